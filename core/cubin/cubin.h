@@ -39,9 +39,9 @@ struct ElfSymbol
 
 struct Relocation
 {
-    int section = -1;     // index of the .rel/.rela section holding it
+    int section = -1;       // index of the .rel/.rela section holding it
     int targetSection = -1; // section it patches (sh_info)
-    uint64_t offset = 0;  // r_offset: byte offset inside targetSection
+    uint64_t offset = 0;    // r_offset: byte offset inside targetSection
     uint32_t type = 0;
     uint32_t symbol = 0;
     int64_t addend = 0;
@@ -54,9 +54,9 @@ struct NvInfoAttribute
 {
     uint8_t format = 0;
     uint8_t attribute = 0;
-    uint16_t value = 0;            // formats 1..3; payload length for format 4
-    std::vector<uint8_t> payload;  // format 4 only
-    uint64_t fileOffset = 0;       // of the record's first byte
+    uint16_t value = 0;           // formats 1..3; payload length for format 4
+    std::vector<uint8_t> payload; // format 4 only
+    uint64_t fileOffset = 0;      // of the record's first byte
 };
 
 // Known attribute ids (sass-notes §4 and public listings).
@@ -78,11 +78,33 @@ constexpr uint8_t MBARRIER_INSTR_OFFSETS = 0x39;
 constexpr uint8_t COROUTINE_RESUME_ID_OFFSETS = 0x3a;
 constexpr uint8_t SW_WAR_MEMBAR_SYS_INSTR_OFFSETS = 0x47;
 constexpr uint8_t IGNOREOOB_CP_ASYNC_BULK_INSTR_OFFSETS = 0x65;
+constexpr uint8_t REQNTID = 0x10;
+constexpr uint8_t FRAME_SIZE = 0x11;
+constexpr uint8_t MIN_STACK_SIZE = 0x12;
+constexpr uint8_t CRS_STACK_SIZE = 0x1e;
+constexpr uint8_t MAX_STACK_SIZE = 0x23;
+constexpr uint8_t CUDA_API_VERSION = 0x37;
+
+// .nv.info record formats (EIFMT_*).
+constexpr uint8_t FORMAT_NONE = 1;  // EIFMT_NVAL: no value
+constexpr uint8_t FORMAT_BYTE = 2;  // EIFMT_BVAL: value in the u16 field
+constexpr uint8_t FORMAT_HALF = 3;  // EIFMT_HVAL: u16 value
+constexpr uint8_t FORMAT_BYTES = 4; // EIFMT_SVAL: u16 length + payload
+
+// .nv.compat attribute that marks an architecture-specific ("sm_90a") cubin in CUDA 13
+// (value 1); e_flags carries no 'a' bit there.
+constexpr uint8_t COMPAT_ARCH_SPECIFIC = 0x09;
 
 // Attributes whose payload is a list of u32 instruction offsets into .text.K.
+// INDIRECT_BRANCH_TARGETS is one of them but has its own layout (see Cubin::parse).
 bool holdsInstructionOffsets(uint8_t attribute);
 // Name as Nsight/cuobjdump print it ("EIATTR_REGCOUNT"), or "EIATTR_0x.." when unknown.
 std::string attributeName(uint8_t attribute);
+// True when attributeName knows the id.
+bool isKnownAttribute(uint8_t attribute);
+// Splits a .nv.info section into records. fileOffset is where `data` starts in the file; every
+// record must fit inside `data` (a length past the end is an Error, not a short read).
+Result<std::vector<NvInfoAttribute>> parseRecords(std::span<const uint8_t> data, uint64_t fileOffset);
 } // namespace nvinfo
 
 struct KernelParam
@@ -95,7 +117,7 @@ struct KernelParam
 struct InstrOffsetList
 {
     uint8_t attribute = 0;
-    std::vector<uint32_t> offsets;    // byte offsets into .text.K
+    std::vector<uint32_t> offsets;     // byte offsets into .text.K
     std::vector<uint64_t> fileOffsets; // where each offset lives in the file
 };
 
@@ -109,12 +131,17 @@ struct Kernel
     std::vector<NvInfoAttribute> attributes;
     std::vector<KernelParam> params; // sorted by ordinal
     std::optional<uint32_t> paramBankSize;
-    std::optional<uint32_t> regCount;     // from .nv.info (global REGCOUNT for this function)
+    std::optional<uint32_t> regCount; // from .nv.info (global REGCOUNT for this function)
     std::optional<uint32_t> maxThreads;
-    uint32_t sharedMemStatic = 0;         // size of .nv.shared.NAME
+    uint32_t sharedMemStatic = 0;              // size of .nv.shared.NAME
     std::vector<InstrOffsetList> instrOffsets; // every instruction-offset attribute
     std::vector<uint8_t> unknownAttributes;    // ids we could not classify
     std::vector<int> relocations;              // indices into Cubin::relocations() that patch .text.NAME
+    bool entry = false;                        // a __global__ kernel (STO_CUDA_ENTRY), not a device function
+    std::optional<uint32_t> frameSize;         // global FRAME_SIZE
+    std::optional<uint32_t> minStackSize;      // global MIN_STACK_SIZE
+    std::optional<uint32_t> maxStackSize;      // global MAX_STACK_SIZE
+    std::vector<NvInfoAttribute> globalAttributes; // records of .nv.info whose symbol is this function
 };
 
 class Cubin
@@ -125,8 +152,8 @@ public:
     static Result<Cubin> load(const std::string& path);
 
     const std::vector<uint8_t>& bytes() const { return m_bytes; }
-    int smVersion() const { return m_sm; }          // 90 for sm_90, 0 if unknown
-    std::string archName() const;                   // "sm_90" / "sm_90a"
+    int smVersion() const { return m_sm; } // 90 for sm_90, 0 if unknown
+    std::string archName() const;          // "sm_90" / "sm_90a"
     bool archSuffixA() const { return m_archA; }
     uint32_t elfFlags() const { return m_flags; }
     uint8_t abiVersion() const { return m_abiVersion; }
@@ -140,6 +167,8 @@ public:
 
     // The raw bytes of a section (empty for SHT_NOBITS).
     std::span<const uint8_t> sectionData(int index) const;
+    // Every record of the global .nv.info section (per-function ones are also in Kernel::globalAttributes).
+    const std::vector<NvInfoAttribute>& globalAttributes() const { return m_globalAttributes; }
 
 private:
     std::vector<uint8_t> m_bytes;
@@ -151,6 +180,7 @@ private:
     std::vector<ElfSymbol> m_symbols;
     std::vector<Relocation> m_relocations;
     std::vector<Kernel> m_kernels;
+    std::vector<NvInfoAttribute> m_globalAttributes;
 };
 
 } // namespace sassx

@@ -1,0 +1,376 @@
+#include "core/cubin/cubin.h"
+#include "core/cubin/elf_reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+
+namespace sassx {
+
+namespace {
+
+constexpr uint32_t SHT_CUDA_INFO = 0x70000000;
+constexpr uint8_t STT_FUNC = 2;
+constexpr uint8_t STO_CUDA_ENTRY = 0x10;
+constexpr uint64_t kSymbolSize = 24;
+constexpr uint64_t kRelSize = 16;
+constexpr uint64_t kRelaSize = 24;
+constexpr uint64_t kMaxFileSize = uint64_t(1) << 32; // a cubin of 4 GiB is not a cubin
+
+bool startsWith(const std::string& s, const std::string& prefix)
+{
+    return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+Error sectionError(const ElfSection& s, int index, const std::string& what)
+{
+    return makeError("section " + std::to_string(index) + " (" + (s.name.empty() ? "unnamed" : s.name) +
+                     "): " + what);
+}
+
+uint32_t payloadU32(const NvInfoAttribute& a, size_t off)
+{
+    return elf::readLe<uint32_t>(std::span<const uint8_t>(a.payload), off);
+}
+
+// Global .nv.info attributes whose SVAL payload starts with the u32 symbol index of a function.
+bool isPerFunctionGlobal(uint8_t attr)
+{
+    switch (attr) {
+    case nvinfo::REGCOUNT:
+    case nvinfo::FRAME_SIZE:
+    case nvinfo::MIN_STACK_SIZE:
+    case nvinfo::MAX_STACK_SIZE:
+    case nvinfo::CRS_STACK_SIZE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
+Result<Cubin> Cubin::load(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError("cannot open " + path);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return makeError("cannot read " + path);
+    auto cubin = parse(std::move(bytes));
+    if (!cubin) return makeError(path + ": " + cubin.message());
+    return cubin;
+}
+
+std::string Cubin::archName() const
+{
+    if (m_sm == 0) return "unknown";
+    return "sm_" + std::to_string(m_sm) + (m_archA ? "a" : "");
+}
+
+const Kernel* Cubin::findKernel(const std::string& name) const
+{
+    for (const auto& k : m_kernels)
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+int Cubin::findSection(const std::string& name) const
+{
+    for (size_t i = 0; i < m_sections.size(); ++i)
+        if (m_sections[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+std::span<const uint8_t> Cubin::sectionData(int index) const
+{
+    if (index < 0 || static_cast<size_t>(index) >= m_sections.size()) return {};
+    const ElfSection& s = m_sections[index];
+    if (s.type == elf::SHT_NOBITS || index == 0) return {};
+    // Ranges were checked in parse(); this stays a view into m_bytes.
+    return std::span<const uint8_t>(m_bytes).subspan(s.offset, s.size);
+}
+
+Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
+{
+    if (bytes.size() >= kMaxFileSize)
+        return makeError("file too large for a cubin (" + std::to_string(bytes.size()) + " bytes)");
+    Cubin c;
+    c.m_bytes = std::move(bytes);
+    const std::span<const uint8_t> data(c.m_bytes);
+
+    auto table = elf::readTable(data, /*requireCuda=*/true);
+    if (!table) return table.error();
+    c.m_sections = std::move(table->sections);
+    c.m_flags = table->header.flags;
+    c.m_abiVersion = table->header.abiVersion;
+    // ELF ABI v8 (CUDA 12.8+/13, EI_OSABI 0x41) moved the SM to bits 8..15 and the 'a' flag to bit 3;
+    // the older layout keeps the SM in the low byte and 'a' at bit 11 (EF_CUDA_ACCELERATORS_V1).
+    const bool newAbi = table->header.osAbi == 0x41 || c.m_abiVersion >= 8;
+    if (newAbi) {
+        c.m_sm = (c.m_flags >> 8) & 0xff;
+        c.m_archA = (c.m_flags & 0x8) != 0;
+    } else {
+        c.m_sm = c.m_flags & 0xff;
+        c.m_archA = (c.m_flags & 0x800) != 0;
+    }
+    const int sectionCount = static_cast<int>(c.m_sections.size());
+
+    // Symbols.
+    int symtab = -1;
+    for (int i = 1; i < sectionCount; ++i)
+        if (c.m_sections[i].type == elf::SHT_SYMTAB) {
+            symtab = i;
+            break;
+        }
+    if (symtab >= 0) {
+        const ElfSection& st = c.m_sections[symtab];
+        if (st.entsize != kSymbolSize)
+            return sectionError(st, symtab,
+                                "symbol entry size " + std::to_string(st.entsize) + " (expected 24)");
+        if (st.size % kSymbolSize != 0)
+            return sectionError(st, symtab, "size " + std::to_string(st.size) + " is not a multiple of 24");
+        if (st.link == 0 || st.link >= c.m_sections.size() || c.m_sections[st.link].type == elf::SHT_NOBITS)
+            return sectionError(st, symtab, "string table index " + std::to_string(st.link) + " is invalid");
+        const auto strtab = c.sectionData(static_cast<int>(st.link));
+        const auto syms = c.sectionData(symtab);
+        const uint64_t count = st.size / kSymbolSize;
+        c.m_symbols.reserve(count);
+        for (uint64_t i = 0; i < count; ++i) {
+            const uint64_t base = i * kSymbolSize;
+            ElfSymbol sym;
+            const uint32_t nameOff = elf::readLe<uint32_t>(syms, base);
+            sym.info = syms[base + 4];
+            sym.other = syms[base + 5];
+            sym.shndx = elf::readLe<uint16_t>(syms, base + 6);
+            sym.value = elf::readLe<uint64_t>(syms, base + 8);
+            sym.size = elf::readLe<uint64_t>(syms, base + 16);
+            sym.index = static_cast<uint32_t>(i);
+            if (i != 0) {
+                auto name = elf::readString(strtab, nameOff, ("symbol " + std::to_string(i)).c_str());
+                if (!name) return name.error();
+                sym.name = std::move(name.value());
+            }
+            c.m_symbols.push_back(std::move(sym));
+        }
+    }
+
+    // Relocations: every REL/RELA section, whatever it patches.
+    for (int i = 1; i < sectionCount; ++i) {
+        const ElfSection& rs = c.m_sections[i];
+        if (rs.type != elf::SHT_REL && rs.type != elf::SHT_RELA) continue;
+        const bool rela = rs.type == elf::SHT_RELA;
+        const uint64_t entry = rela ? kRelaSize : kRelSize;
+        if (rs.entsize != entry && !(rs.entsize == 0 && rs.size == 0))
+            return sectionError(rs, i,
+                                "relocation entry size " + std::to_string(rs.entsize) + " (expected " +
+                                    std::to_string(entry) + ")");
+        if (rs.size % entry != 0)
+            return sectionError(
+                rs, i, "size " + std::to_string(rs.size) + " is not a multiple of " + std::to_string(entry));
+        if (rs.info == 0 || rs.info >= c.m_sections.size())
+            return sectionError(rs, i,
+                                "target section index " + std::to_string(rs.info) + " is out of range");
+        const ElfSection& target = c.m_sections[rs.info];
+        const auto rdata = c.sectionData(i);
+        for (uint64_t off = 0; off < rs.size; off += entry) {
+            Relocation r;
+            r.section = i;
+            r.targetSection = static_cast<int>(rs.info);
+            r.offset = elf::readLe<uint64_t>(rdata, off);
+            const uint64_t info = elf::readLe<uint64_t>(rdata, off + 8);
+            r.type = static_cast<uint32_t>(info & 0xffffffffu);
+            r.symbol = static_cast<uint32_t>(info >> 32);
+            r.hasAddend = rela;
+            if (rela) r.addend = elf::readLe<int64_t>(rdata, off + 16);
+            r.fileOffset = rs.offset + off;
+            if (r.symbol >= c.m_symbols.size() && !(r.symbol == 0 && c.m_symbols.empty()))
+                return sectionError(rs, i,
+                                    "relocation at " + elf::hex(r.fileOffset) + " names symbol " +
+                                        std::to_string(r.symbol) + " of " +
+                                        std::to_string(c.m_symbols.size()));
+            // The patched field (at least 4 bytes) must lie inside the target section.
+            if (!elf::fits(target.size, r.offset, 4))
+                return sectionError(rs, i,
+                                    "relocation offset " + elf::hex(r.offset) + " is outside " + target.name +
+                                        " (" + std::to_string(target.size) + " bytes)");
+            c.m_relocations.push_back(r);
+        }
+    }
+
+    // Kernels: one per .text.NAME section.
+    std::map<std::string, int> kernelByName;
+    for (int i = 1; i < sectionCount; ++i) {
+        const ElfSection& s = c.m_sections[i];
+        if (!startsWith(s.name, ".text.") || s.name.size() == 6) continue;
+        Kernel k;
+        k.name = s.name.substr(6);
+        k.textSection = i;
+        k.codeSize = s.size;
+        int fallback = -1;
+        for (const auto& sym : c.m_symbols) {
+            if ((sym.info & 0xf) != STT_FUNC || sym.shndx != i) continue;
+            if (sym.name == k.name) {
+                k.symbol = static_cast<int>(sym.index);
+                break;
+            }
+            if (fallback < 0) fallback = static_cast<int>(sym.index);
+        }
+        if (k.symbol < 0) k.symbol = fallback;
+        if (k.symbol >= 0) k.entry = (c.m_symbols[k.symbol].other & STO_CUDA_ENTRY) != 0;
+        for (size_t r = 0; r < c.m_relocations.size(); ++r)
+            if (c.m_relocations[r].targetSection == i) k.relocations.push_back(static_cast<int>(r));
+        kernelByName[k.name] = static_cast<int>(c.m_kernels.size());
+        c.m_kernels.push_back(std::move(k));
+    }
+
+    // Per-kernel .nv.info.NAME and .nv.shared.NAME.
+    for (int i = 1; i < sectionCount; ++i) {
+        const ElfSection& s = c.m_sections[i];
+        if (startsWith(s.name, ".nv.shared.")) {
+            auto it = kernelByName.find(s.name.substr(11));
+            if (it == kernelByName.end()) continue; // .nv.shared.reserved.0 and friends
+            if (s.size > std::numeric_limits<uint32_t>::max())
+                return sectionError(s, i, "shared memory size " + elf::hex(s.size) + " is implausible");
+            c.m_kernels[it->second].sharedMemStatic = static_cast<uint32_t>(s.size);
+            continue;
+        }
+        if (!startsWith(s.name, ".nv.info.") || s.type == elf::SHT_NOBITS) continue;
+        auto it = kernelByName.find(s.name.substr(9));
+        if (it == kernelByName.end())
+            continue; // info for a function without code here: nothing to attach it to
+        Kernel& k = c.m_kernels[it->second];
+        auto records = nvinfo::parseRecords(c.sectionData(i), s.offset);
+        if (!records) return sectionError(s, i, records.message());
+        k.nvInfoSection = i;
+        k.attributes = std::move(records.value());
+        for (const NvInfoAttribute& a : k.attributes) {
+            const std::string where = nvinfo::attributeName(a.attribute) + " at " + elf::hex(a.fileOffset);
+            const bool sval = a.format == nvinfo::FORMAT_BYTES;
+            if (a.attribute == nvinfo::KPARAM_INFO) {
+                if (!sval || a.payload.size() < 12)
+                    return sectionError(s, i, where + " is not a 12-byte parameter record");
+                KernelParam p;
+                p.ordinal = elf::readLe<uint16_t>(std::span<const uint8_t>(a.payload), 4);
+                p.offset = elf::readLe<uint16_t>(std::span<const uint8_t>(a.payload), 6);
+                // Flags: bits 0..7 log alignment, 8..11 space, 12..16 cbank, 18..31 size in bytes
+                // (checked against float/double*/int/char kernels: 4/8/4/1).
+                p.size = payloadU32(a, 8) >> 18;
+                k.params.push_back(p);
+            } else if (a.attribute == nvinfo::CBANK_PARAM_SIZE) {
+                if (a.format != nvinfo::FORMAT_HALF)
+                    return sectionError(s, i,
+                                        where + " has format " + std::to_string(a.format) + ", expected 3");
+                k.paramBankSize = a.value;
+            } else if (a.attribute == nvinfo::MAX_THREADS) {
+                if (!sval || a.payload.size() < 12)
+                    return sectionError(s, i, where + " is not an x,y,z triple");
+                uint64_t total = 1;
+                for (size_t d = 0; d < 3; ++d)
+                    if (elf::mulOverflows(total, payloadU32(a, d * 4), &total))
+                        total = std::numeric_limits<uint64_t>::max();
+                k.maxThreads =
+                    static_cast<uint32_t>(std::min<uint64_t>(total, std::numeric_limits<uint32_t>::max()));
+            } else if (a.attribute == nvinfo::INDIRECT_BRANCH_TARGETS) {
+                // Groups of: u32 branch offset, u32 (zero in every cubin seen), u32 count, count x u32
+                // target offsets. Branches and targets are both code offsets that move with instructions.
+                if (!sval || a.payload.size() % 4 != 0)
+                    return sectionError(s, i, where + " has a payload that is not a list of u32");
+                InstrOffsetList list;
+                list.attribute = a.attribute;
+                const std::span<const uint8_t> pl(a.payload);
+                const uint64_t payloadFile = a.fileOffset + 4;
+                uint64_t pos = 0;
+                while (pos < pl.size()) {
+                    if (!elf::fits(pl.size(), pos, 12))
+                        return sectionError(s, i, where + " ends inside a branch record");
+                    const uint32_t count = elf::readLe<uint32_t>(pl, pos + 8);
+                    uint64_t need = 0;
+                    if (elf::mulOverflows(count, 4, &need) || !elf::fits(pl.size(), pos + 12, need))
+                        return sectionError(s, i,
+                                            where + " lists " + std::to_string(count) +
+                                                " targets past the end of its payload");
+                    list.offsets.push_back(elf::readLe<uint32_t>(pl, pos));
+                    list.fileOffsets.push_back(payloadFile + pos);
+                    for (uint32_t t = 0; t < count; ++t) {
+                        const uint64_t at = pos + 12 + uint64_t(t) * 4;
+                        list.offsets.push_back(elf::readLe<uint32_t>(pl, at));
+                        list.fileOffsets.push_back(payloadFile + at);
+                    }
+                    pos += 12 + need;
+                }
+                k.instrOffsets.push_back(std::move(list));
+            } else if (nvinfo::holdsInstructionOffsets(a.attribute)) {
+                if (!sval || a.payload.size() % 4 != 0)
+                    return sectionError(s, i, where + " has a payload that is not a list of u32 offsets");
+                InstrOffsetList list;
+                list.attribute = a.attribute;
+                for (size_t o = 0; o < a.payload.size(); o += 4) {
+                    list.offsets.push_back(payloadU32(a, o));
+                    list.fileOffsets.push_back(a.fileOffset + 4 + o);
+                }
+                k.instrOffsets.push_back(std::move(list));
+            } else if (!nvinfo::isKnownAttribute(a.attribute)) {
+                if (std::find(k.unknownAttributes.begin(), k.unknownAttributes.end(), a.attribute) ==
+                    k.unknownAttributes.end())
+                    k.unknownAttributes.push_back(a.attribute);
+            }
+        }
+        for (const InstrOffsetList& list : k.instrOffsets)
+            for (uint32_t off : list.offsets)
+                if (off >= k.codeSize)
+                    return sectionError(s, i,
+                                        nvinfo::attributeName(list.attribute) + " names offset " +
+                                            elf::hex(off) + " outside .text." + k.name + " (" +
+                                            std::to_string(k.codeSize) + " bytes)");
+        std::sort(k.params.begin(), k.params.end(),
+                  [](const KernelParam& a, const KernelParam& b) { return a.ordinal < b.ordinal; });
+    }
+
+    // Global .nv.info: per-function records carry the function's symbol index first.
+    for (int i = 1; i < sectionCount; ++i) {
+        const ElfSection& s = c.m_sections[i];
+        if (s.name != ".nv.info" || s.type == elf::SHT_NOBITS) continue;
+        auto records = nvinfo::parseRecords(c.sectionData(i), s.offset);
+        if (!records) return sectionError(s, i, records.message());
+        for (const NvInfoAttribute& a : records.value()) {
+            if (!isPerFunctionGlobal(a.attribute) || a.format != nvinfo::FORMAT_BYTES) continue;
+            const std::string where = nvinfo::attributeName(a.attribute) + " at " + elf::hex(a.fileOffset);
+            if (a.payload.size() < 8) return sectionError(s, i, where + " is shorter than symbol + value");
+            const uint32_t symbol = payloadU32(a, 0);
+            const uint32_t value = payloadU32(a, 4);
+            if (symbol >= c.m_symbols.size())
+                return sectionError(s, i,
+                                    where + " names symbol " + std::to_string(symbol) + " of " +
+                                        std::to_string(c.m_symbols.size()));
+            for (Kernel& k : c.m_kernels) {
+                if (k.symbol != static_cast<int>(symbol)) continue;
+                k.globalAttributes.push_back(a);
+                if (a.attribute == nvinfo::REGCOUNT)
+                    k.regCount = value;
+                else if (a.attribute == nvinfo::FRAME_SIZE)
+                    k.frameSize = value;
+                else if (a.attribute == nvinfo::MIN_STACK_SIZE)
+                    k.minStackSize = value;
+                else if (a.attribute == nvinfo::MAX_STACK_SIZE)
+                    k.maxStackSize = value;
+            }
+        }
+        c.m_globalAttributes.insert(c.m_globalAttributes.end(), records->begin(), records->end());
+    }
+
+    // CUDA 13 marks sm_XXa in .nv.compat rather than in e_flags.
+    const int compat = c.findSection(".nv.compat");
+    if (compat > 0 && c.m_sections[compat].type != elf::SHT_NOBITS) {
+        auto records = nvinfo::parseRecords(c.sectionData(compat), c.m_sections[compat].offset);
+        if (!records) return sectionError(c.m_sections[compat], compat, records.message());
+        for (const NvInfoAttribute& a : records.value())
+            if (a.attribute == nvinfo::COMPAT_ARCH_SPECIFIC && a.format == nvinfo::FORMAT_BYTE &&
+                a.value == 1)
+                c.m_archA = true;
+    }
+    return c;
+}
+
+} // namespace sassx
