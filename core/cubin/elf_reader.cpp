@@ -95,6 +95,7 @@ Result<Table> readTable(std::span<const uint8_t> data, bool requireCuda)
                              " bytes)");
     }
     if (shnum == 0) return table;
+    if (shstrndx == 0) return makeError("ELF has no section name table (e_shstrndx 0)");
     if (shstrndx >= shnum)
         return makeError("section name table index " + std::to_string(shstrndx) + " is out of range (" +
                          std::to_string(shnum) + " sections)");

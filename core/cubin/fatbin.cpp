@@ -30,8 +30,11 @@ constexpr uint16_t kKindPtx = 1;
 constexpr uint16_t kKindElf = 2;
 constexpr uint64_t kFlagLz4 = 0x2000;
 constexpr uint64_t kFlagZstd = 0x8000;
-// A decompressed cubin above this is a hostile header, not a kernel: refuse before allocating.
-constexpr uint64_t kMaxDecompressed = uint64_t(1) << 30;
+// A decompressed cubin above this is a hostile header, not a kernel: refuse before allocating
+// (the largest cubins in vendor libraries are tens of MiB).
+constexpr uint64_t kMaxDecompressed = uint64_t(256) << 20;
+// LZ4 cannot expand more than ~255x; a larger claim is a lie we need not allocate for.
+constexpr uint64_t kLz4MaxRatio = 255;
 
 Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> src, uint64_t flags, uint64_t rawSize,
                                         const std::string& where, std::string* method)
@@ -49,6 +52,9 @@ Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> src, uint64_t f
 #ifdef SASSX_HAVE_LZ4
         if (src.size() > static_cast<uint64_t>(std::numeric_limits<int>::max()))
             return makeError(where + ": LZ4 payload too large");
+        if (rawSize > src.size() * kLz4MaxRatio + 64)
+            return makeError(where + ": LZ4 entry claims " + std::to_string(rawSize) + " bytes from " +
+                             std::to_string(src.size()) + ", more than LZ4 can expand");
         std::vector<uint8_t> out(rawSize);
         const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(src.data()),
                                           reinterpret_cast<char*>(out.data()), static_cast<int>(src.size()),
@@ -64,6 +70,11 @@ Result<std::vector<uint8_t>> decompress(std::span<const uint8_t> src, uint64_t f
     }
     *method = "zstd";
 #ifdef SASSX_HAVE_ZSTD
+    const unsigned long long frameSize = ZSTD_getFrameContentSize(src.data(), src.size());
+    if (frameSize == ZSTD_CONTENTSIZE_ERROR) return makeError(where + ": not a zstd frame");
+    if (frameSize != ZSTD_CONTENTSIZE_UNKNOWN && frameSize != rawSize)
+        return makeError(where + ": zstd frame holds " + std::to_string(frameSize) +
+                         " bytes, entry header says " + std::to_string(rawSize));
     std::vector<uint8_t> out(rawSize);
     const size_t n = ZSTD_decompress(out.data(), out.size(), src.data(), src.size());
     if (ZSTD_isError(n)) return makeError(where + ": zstd data is corrupt (" + ZSTD_getErrorName(n) + ")");

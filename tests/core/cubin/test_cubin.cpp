@@ -281,6 +281,7 @@ private slots:
         QTest::newRow("shoff") << "shoff_past_end.bin" << false << "outside the file";
         QTest::newRow("shnum") << "shnum_past_end.bin" << false << "extends past the end of the file";
         QTest::newRow("shstrndx") << "shstrndx_out_of_range.bin" << false << "name table index 77";
+        QTest::newRow("shstrndx zero") << "shstrndx_zero.bin" << false << "no section name table";
         QTest::newRow("section size") << "section_size_overflow.bin" << false << "extends past the end";
         QTest::newRow("name offset") << "name_offset_out_of_range.bin" << false << "name offset 0x10000";
         QTest::newRow("nvinfo length") << "nvinfo_length_past_end.bin" << false << "claims 64 payload bytes";

@@ -79,6 +79,7 @@ def main():
     write("shoff_past_end.bin", elf(base, shoff=0x7FFFFFFFFFFFFFF0))
     write("shnum_past_end.bin", elf(base, shnum=4000))
     write("shstrndx_out_of_range.bin", elf(base, shstrndx=77))
+    write("shstrndx_zero.bin", elf(base, shstrndx=0))  # found by fuzz_cubin
     # Section 1 (.text.k) claims a huge size.
     s = [dict(base[0], size=0xFFFFFFFFFFFFFF00)] + base[1:]
     write("section_size_overflow.bin", elf(s))
