@@ -35,6 +35,7 @@ struct Operand
     // Memory: [base(.64)? + ureg? + offset], optional descriptor desc[URx]
     std::optional<Reg> memBase;       // R or UR base
     uint8_t memBaseWidth = 1;
+    uint8_t memUniformWidth = 1;
     std::optional<Reg> memUniform;    // [R0+UR4]
     std::optional<Reg> memDescriptor; // desc[UR6] (reads a 64-bit pair)
     int64_t memOffset = 0;

@@ -1,0 +1,64 @@
+// sassx-cli: the headless face of sassx. Subcommands live in *_command.cpp beside this file.
+#include "commands.h"
+
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <map>
+
+#ifdef SASSX_HAVE_EVAL
+#include "bench_command.h"
+#endif
+
+namespace {
+
+void usage()
+{
+    std::fputs("usage: sassx-cli <command> [options]\n"
+                "  info FILE [--json]                         cubins, kernels, attributes\n"
+                "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
+                "  legal FILE [--kernel K] [--all] [--json]    legal single moves\n"
+                "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] -o OUT\n"
+                "  diff A B [--kernel K] [--format text|json|html]\n"
+                "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
+                "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics] [--json]\n",
+                stderr);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("sassx-cli");
+    if (argc < 2) {
+        usage();
+        return 1;
+    }
+    std::string cmd = argv[1];
+    Args args(argv + 2, argv + argc);
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        usage();
+        return 0;
+    }
+    static const std::map<std::string, int (*)(const Args&)> commands = {
+        {"info", runInfoCommand},
+        {"annotate", runAnnotateCommand},
+#ifdef SASSX_HAVE_REWRITE
+        {"legal", runLegalCommand},
+        {"move", runMoveCommand},
+        {"diff", runDiffCommand},
+        {"triton-export", runTritonExportCommand},
+        {"triton-restore", runTritonRestoreCommand},
+#endif
+    };
+    if (auto it = commands.find(cmd); it != commands.end())
+        return it->second(args);
+#ifdef SASSX_HAVE_EVAL
+    if (cmd == "bench")
+        return runBenchCommand(args);
+#endif
+    std::fprintf(stderr, "sassx-cli: unknown command '%s'\n", cmd.c_str());
+    usage();
+    return 1;
+}

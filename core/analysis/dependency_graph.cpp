@@ -1,0 +1,493 @@
+#include "core/analysis/dependency_graph.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace sassx {
+
+const char* depKindName(DepKind k)
+{
+    switch (k) {
+    case DepKind::Raw: return "raw";
+    case DepKind::War: return "war";
+    case DepKind::Waw: return "waw";
+    case DepKind::SbProducer: return "sb_producer";
+    case DepKind::SbConsumer: return "sb_consumer";
+    case DepKind::ImplicitCover: return "implicit_cover";
+    case DepKind::Memory: return "memory";
+    }
+    return "?";
+}
+
+int completionPipe(const Instruction& ins)
+{
+    switch (ins.cls) {
+    case InstrClass::LoadShared:
+    case InstrClass::StoreShared:
+        return 1; // MIO shared-memory pipe
+    case InstrClass::LoadGlobal:
+    case InstrClass::StoreGlobal:
+    case InstrClass::LoadLocal:
+    case InstrClass::StoreLocal:
+    case InstrClass::Atomic:
+        return 2; // LSU global path
+    case InstrClass::AsyncCopy:
+        return 3;
+    case InstrClass::LoadConst:
+        return 4;
+    case InstrClass::Texture:
+        return 5;
+    case InstrClass::Tensor:
+        return 6;
+    case InstrClass::Mufu:
+    case InstrClass::Conversion:
+        return 7;
+    case InstrClass::SpecialReg:
+        return 8;
+    case InstrClass::Shuffle:
+        return 9;
+    default:
+        return -1;
+    }
+}
+
+int stateSpace(const Instruction& ins)
+{
+    switch (ins.cls) {
+    case InstrClass::LoadGlobal:
+    case InstrClass::StoreGlobal:
+        return ins.baseOpcode == "LD" || ins.baseOpcode == "ST" ? 6 : 1; // 6 = generic
+    case InstrClass::LoadShared:
+    case InstrClass::StoreShared:
+        return 2;
+    case InstrClass::LoadLocal:
+    case InstrClass::StoreLocal:
+        return 3;
+    case InstrClass::Atomic:
+        return ins.baseOpcode == "ATOMS" ? 2 : (ins.baseOpcode == "ATOM" ? 6 : 1);
+    case InstrClass::AsyncCopy:
+        return 7; // global → shared
+    case InstrClass::Texture:
+        return 5;
+    default:
+        return 0;
+    }
+}
+
+namespace {
+
+constexpr int kNoPipe = -1;
+constexpr int kUnknownPipe = 99;
+constexpr int kKeys = Reg::kKeyCount;
+
+// What is outstanding for one register: a write not yet landed (RAW/WAW hazards) or a source not yet
+// consumed by an asynchronous reader (WAR hazards).
+struct Pending
+{
+    uint8_t sbMask = 0;     // waiting on any of these SBs retires it (in-order completion per SB)
+    int16_t pipe = kNoPipe; // implicit: retired by a wait on a later producer of this pipe
+    int32_t producer = -1;  // in-block producer, -1 if from another block
+    std::array<int32_t, 6> via{-1, -1, -1, -1, -1, -1}; // SB b set by this in-block producer covers it
+
+    bool active() const { return sbMask != 0 || pipe != kNoPipe; }
+    bool operator==(const Pending& o) const { return sbMask == o.sbMask && pipe == o.pipe; }
+};
+
+struct State
+{
+    std::array<Pending, kKeys> write;
+    std::array<Pending, kKeys> read;
+};
+
+bool mergeInto(State& into, const State& from)
+{
+    bool changed = false;
+    auto merge = [&](Pending& a, const Pending& b) {
+        uint8_t mask = a.sbMask | b.sbMask;
+        int16_t pipe = a.pipe;
+        if (b.pipe != kNoPipe && b.pipe != a.pipe)
+            pipe = a.pipe == kNoPipe ? b.pipe : int16_t(kUnknownPipe);
+        if (mask != a.sbMask || pipe != a.pipe) {
+            a.sbMask = mask;
+            a.pipe = pipe;
+            changed = true;
+        }
+        a.producer = -1;
+        a.via.fill(-1);
+    };
+    for (int k = 0; k < kKeys; ++k) {
+        merge(into.write[k], from.write[k]);
+        merge(into.read[k], from.read[k]);
+    }
+    return changed;
+}
+
+// Async readers whose source registers may be read after issue.
+bool readsSourcesLate(const Instruction& ins)
+{
+    return ins.writesMemory() || ins.cls == InstrClass::AsyncCopy;
+}
+
+struct Builder
+{
+    const KernelListing& listing;
+    const ControlFlowGraph& cfg;
+    const LatencyTable& lat;
+    std::vector<Dependency> edges;
+    std::vector<char> unresolved;
+    std::vector<int> cycle;
+    std::set<std::tuple<uint32_t, uint32_t, uint8_t>> seen;
+
+    void addEdge(Dependency d)
+    {
+        if (d.from == d.to)
+            return;
+        if (!seen.insert({d.from, d.to, uint8_t(d.kind)}).second)
+            return;
+        d.distance = cycle[d.to] - cycle[d.from];
+        edges.push_back(d);
+    }
+
+    // Runs the scoreboard model over one block starting from `in`; returns the exit state. With
+    // emit, records edges and unresolved instructions.
+    State transfer(const BasicBlock& b, const State& in, bool emit)
+    {
+        State s = in;
+        const auto& insts = listing.instructions;
+        // Coverer: the in-block wait that retired a register's pending state since its last definition.
+        std::array<int32_t, kKeys> wCover, rCover;
+        wCover.fill(-1);
+        rCover.fill(-1);
+        std::array<std::vector<int32_t>, 6> sbProducers; // in-block producers pending per SB
+        for (uint32_t i = b.first; i < b.end; ++i) {
+            const auto& ins = insts[i];
+            uint8_t mask = ins.control.wait;
+            if (ins.baseOpcode == "DEPBAR") {
+                // DEPBAR.LE SBn, 0 drains SBn; a non-zero count retires an unknown subset: no credit.
+                if (ins.operands.size() >= 2 && ins.operands[0].text.starts_with("SB") &&
+                    ins.operands[1].kind == Operand::Kind::Immediate && ins.operands[1].intValue == 0)
+                    mask |= uint8_t(1u << (ins.operands[0].text[2] - '0'));
+            }
+            if (mask) {
+                for (int sb = 0; sb < 6; ++sb) {
+                    if (!((mask >> sb) & 1))
+                        continue;
+                    if (emit)
+                        for (int32_t p : sbProducers[sb]) {
+                            Dependency d;
+                            d.from = uint32_t(p);
+                            d.to = i;
+                            d.kind = DepKind::SbProducer;
+                            d.scoreboard = int8_t(sb);
+                            d.readScoreboard = insts[p].control.wbar != sb;
+                            addEdge(d);
+                        }
+                    sbProducers[sb].clear();
+                }
+                auto retire = [&](std::array<Pending, kKeys>& pend, std::array<int32_t, kKeys>& cover,
+                                  bool isRead) {
+                    for (int k = 0; k < kKeys; ++k) {
+                        Pending& p = pend[k];
+                        if (!(p.sbMask & mask))
+                            continue;
+                        if (emit && p.producer >= 0 && p.pipe != kNoPipe) {
+                            // Implicit: the producer relied on the later same-pipe producer whose SB this is.
+                            for (int sb = 0; sb < 6; ++sb)
+                                if (((mask >> sb) & 1) && p.via[sb] >= 0) {
+                                    Dependency d;
+                                    d.from = uint32_t(p.producer);
+                                    d.to = uint32_t(p.via[sb]);
+                                    d.kind = DepKind::ImplicitCover;
+                                    d.scoreboard = int8_t(sb);
+                                    d.readScoreboard = isRead;
+                                    d.hasReg = true;
+                                    d.reg = Reg::fromKey(uint16_t(k));
+                                    addEdge(d);
+                                }
+                        }
+                        p = Pending{};
+                        cover[k] = int32_t(i);
+                    }
+                };
+                retire(s.write, wCover, false);
+                retire(s.read, rCover, true);
+            }
+
+            // Hazards of this instruction against what is still outstanding.
+            auto check = [&](const Reg& r, bool isDef) {
+                int k = r.key();
+                auto consider = [&](Pending& p, std::array<int32_t, kKeys>& cover, bool isRead) {
+                    if (p.active()) {
+                        if (emit)
+                            unresolved[i] = 1;
+                        return;
+                    }
+                    if (cover[k] >= 0 && uint32_t(cover[k]) != i && emit) {
+                        Dependency d;
+                        d.from = uint32_t(cover[k]);
+                        d.to = i;
+                        d.kind = DepKind::SbConsumer;
+                        d.hasReg = true;
+                        d.reg = r;
+                        d.readScoreboard = isRead;
+                        addEdge(d);
+                    }
+                };
+                consider(s.write[k], wCover, false);
+                if (isDef)
+                    consider(s.read[k], rCover, true);
+            };
+            for (const auto& r : ins.uses)
+                check(r, false);
+            for (const auto& r : ins.defs)
+                check(r, true);
+
+            // New outstanding state.
+            const int pipe = completionPipe(ins);
+            if (ins.variableLatency) {
+                // A later same-pipe producer's SB also covers earlier implicit entries of that pipe.
+                auto convert = [&](std::array<Pending, kKeys>& pend, uint8_t sb) {
+                    if (sb >= 6 || pipe < 0)
+                        return;
+                    for (auto& p : pend)
+                        if (p.pipe == pipe) {
+                            p.sbMask |= uint8_t(1u << sb);
+                            if (p.via[sb] < 0)
+                                p.via[sb] = int32_t(i);
+                        }
+                };
+                convert(s.write, ins.control.wbar);
+                convert(s.read, ins.control.rbar);
+                if (ins.control.wbar < 6)
+                    sbProducers[ins.control.wbar].push_back(int32_t(i));
+                if (ins.control.rbar < 6 && ins.control.rbar != ins.control.wbar)
+                    sbProducers[ins.control.rbar].push_back(int32_t(i));
+            }
+            for (const auto& r : ins.defs) {
+                int k = r.key();
+                wCover[k] = -1;
+                rCover[k] = -1;
+                Pending p;
+                if (ins.variableLatency) {
+                    p.producer = int32_t(i);
+                    if (ins.control.wbar < 6)
+                        p.sbMask = uint8_t(1u << ins.control.wbar);
+                    else
+                        p.pipe = int16_t(pipe >= 0 ? pipe : kUnknownPipe);
+                }
+                s.write[k] = p;
+                s.read[k] = Pending{};
+            }
+            if (ins.variableLatency && (ins.control.rbar < 6 || readsSourcesLate(ins))) {
+                for (const auto& r : ins.uses) {
+                    if (ins.guard && r == *ins.guard)
+                        continue;
+                    int k = r.key();
+                    Pending& p = s.read[k];
+                    p.producer = int32_t(i);
+                    p.via.fill(-1);
+                    if (ins.control.rbar < 6) {
+                        p.sbMask = uint8_t(p.sbMask | (1u << ins.control.rbar));
+                        p.pipe = kNoPipe;
+                    } else {
+                        p.sbMask = 0;
+                        p.pipe = int16_t(pipe >= 0 ? pipe : kUnknownPipe);
+                    }
+                    rCover[k] = -1;
+                }
+            }
+        }
+        return s;
+    }
+
+    void registerEdges(const BasicBlock& b)
+    {
+        const auto& insts = listing.instructions;
+        std::array<int32_t, kKeys> lastWriter;
+        lastWriter.fill(-1);
+        std::array<std::vector<int32_t>, kKeys> readers;
+        std::vector<int> touched;
+        for (uint32_t i = b.first; i < b.end; ++i) {
+            const auto& ins = insts[i];
+            for (const auto& r : ins.uses) {
+                int k = r.key();
+                if (lastWriter[k] >= 0) {
+                    Dependency d;
+                    d.from = uint32_t(lastWriter[k]);
+                    d.to = i;
+                    d.kind = DepKind::Raw;
+                    d.hasReg = true;
+                    d.reg = r;
+                    d.guardUse = ins.guard && *ins.guard == r;
+                    const auto& prod = insts[d.from];
+                    if (!prod.variableLatency) {
+                        auto l = lat.rawLatency(prod, ins, r, d.guardUse);
+                        d.latencyFromTable = l.has_value();
+                        d.latency = l ? *l : cycle[i] - cycle[d.from];
+                    }
+                    addEdge(d);
+                }
+                readers[k].push_back(int32_t(i));
+            }
+            for (const auto& r : ins.defs) {
+                int k = r.key();
+                for (int32_t rd : readers[k])
+                    if (uint32_t(rd) != i) {
+                        Dependency d;
+                        d.from = uint32_t(rd);
+                        d.to = i;
+                        d.kind = DepKind::War;
+                        d.hasReg = true;
+                        d.reg = r;
+                        addEdge(d);
+                    }
+                if (lastWriter[k] >= 0) {
+                    Dependency d;
+                    d.from = uint32_t(lastWriter[k]);
+                    d.to = i;
+                    d.kind = DepKind::Waw;
+                    d.hasReg = true;
+                    d.reg = r;
+                    addEdge(d);
+                }
+                lastWriter[k] = int32_t(i);
+                readers[k].clear();
+            }
+        }
+    }
+
+    struct Access
+    {
+        uint32_t index;
+        bool write;
+        int space;
+        bool analysable;
+        int baseKey, baseVersion, uniKey, uniVersion, descKey;
+        int64_t lo, hi; // byte range relative to the base
+    };
+
+    void memoryEdges(const BasicBlock& b)
+    {
+        const auto& insts = listing.instructions;
+        std::array<int32_t, kKeys> version;
+        version.fill(-1);
+        std::vector<Access> accesses;
+        for (uint32_t i = b.first; i < b.end; ++i) {
+            const auto& ins = insts[i];
+            int space = stateSpace(ins);
+            if (space != 0 && space != 4) {
+                const Operand* mem = nullptr;
+                for (const auto& op : ins.operands)
+                    if (op.kind == Operand::Kind::Memory) {
+                        mem = &op;
+                        break;
+                    }
+                Access a{};
+                a.index = i;
+                a.space = space;
+                a.write = ins.writesMemory();
+                a.analysable = mem != nullptr && ins.cls != InstrClass::Atomic;
+                if (mem) {
+                    a.baseKey = mem->memBase ? mem->memBase->key() : -1;
+                    a.baseVersion = a.baseKey >= 0 ? version[a.baseKey] : -2;
+                    a.uniKey = mem->memUniform ? mem->memUniform->key() : -1;
+                    a.uniVersion = a.uniKey >= 0 ? version[a.uniKey] : -2;
+                    a.descKey = mem->memDescriptor ? mem->memDescriptor->key() : -1;
+                    a.lo = mem->memOffset;
+                    int bytes = std::max(1, ins.memoryBits / 8);
+                    if (ins.baseOpcode == "LDSM" || ins.baseOpcode == "STSM")
+                        bytes = 16; // each thread supplies one 16-byte row address
+                    a.hi = a.lo + bytes;
+                }
+                auto conflicts = [](int x, int y) {
+                    if (x == y)
+                        return true;
+                    if (x == 6 || y == 6) // generic aliases global, shared and local
+                        return x != 5 && y != 5;
+                    if (x == 7 || y == 7) // async copy: reads global, writes shared
+                        return x == 1 || y == 1 || x == 2 || y == 2;
+                    return false;
+                };
+                for (const auto& p : accesses) {
+                    if (!(a.write || p.write) || !conflicts(a.space, p.space))
+                        continue;
+                    bool disjoint = a.analysable && p.analysable && a.space == p.space && a.baseKey == p.baseKey &&
+                                    a.baseVersion == p.baseVersion && a.uniKey == p.uniKey &&
+                                    a.uniVersion == p.uniVersion && a.descKey == p.descKey &&
+                                    (a.hi <= p.lo || p.hi <= a.lo);
+                    if (disjoint)
+                        continue;
+                    Dependency d;
+                    d.from = p.index;
+                    d.to = i;
+                    d.kind = DepKind::Memory;
+                    addEdge(d);
+                }
+                accesses.push_back(a);
+            }
+            for (const auto& r : ins.defs)
+                version[r.key()] = int32_t(i);
+        }
+    }
+};
+
+} // namespace
+
+DependencyGraph DependencyGraph::build(const KernelListing& listing, const ControlFlowGraph& cfg,
+                                       const LatencyTable& latencies)
+{
+    const size_t n = listing.instructions.size();
+    Builder bld{listing, cfg, latencies, {}, std::vector<char>(n, 0), std::vector<int>(n, 0), {}};
+    for (const auto& b : cfg.blocks) {
+        int c = 0;
+        for (uint32_t i = b.first; i < b.end; ++i) {
+            bld.cycle[i] = c;
+            c += issueCycles(listing.instructions[i]);
+        }
+    }
+    // Outstanding scoreboard state at block entries: forward may-analysis to a fixed point.
+    std::vector<std::unique_ptr<State>> entry(cfg.blocks.size());
+    for (auto& e : entry)
+        e = std::make_unique<State>();
+    std::vector<char> dirty(cfg.blocks.size(), 1);
+    bool changed = true;
+    for (int iter = 0; changed && iter < 50; ++iter) {
+        changed = false;
+        for (const auto& b : cfg.blocks) {
+            if (!dirty[b.index])
+                continue;
+            dirty[b.index] = 0;
+            State out = bld.transfer(b, *entry[b.index], false);
+            for (int s : b.successors)
+                if (mergeInto(*entry[s], out)) {
+                    dirty[s] = 1;
+                    changed = true;
+                }
+        }
+    }
+    for (const auto& b : cfg.blocks) {
+        bld.registerEdges(b);
+        bld.transfer(b, *entry[b.index], true);
+        bld.memoryEdges(b);
+    }
+
+    DependencyGraph g;
+    g.m_edges = std::move(bld.edges);
+    std::sort(g.m_edges.begin(), g.m_edges.end(), [](const Dependency& a, const Dependency& b) {
+        return std::tie(a.from, a.to, a.kind) < std::tie(b.from, b.to, b.kind);
+    });
+    g.m_out.assign(n, {});
+    g.m_in.assign(n, {});
+    for (uint32_t e = 0; e < g.m_edges.size(); ++e) {
+        g.m_out[g.m_edges[e].from].push_back(e);
+        g.m_in[g.m_edges[e].to].push_back(e);
+    }
+    g.m_unresolved = std::move(bld.unresolved);
+    g.m_cycle = std::move(bld.cycle);
+    return g;
+}
+
+} // namespace sassx

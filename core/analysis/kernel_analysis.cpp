@@ -1,0 +1,48 @@
+#include "core/analysis/kernel_analysis.h"
+
+namespace sassx {
+
+std::string wallReason(const Instruction& ins)
+{
+    if (ins.opaque)
+        return ins.baseOpcode + " is not in sassx's operand tables";
+    if (ins.cls == InstrClass::Branch || ins.controlFlow)
+        return ins.baseOpcode + " is control flow";
+    if (ins.cls == InstrClass::Barrier)
+        return ins.baseOpcode + " is a barrier, fence or synchronisation point";
+    const auto& b = ins.baseOpcode;
+    if (b == "LDGDEPBAR" || b == "DEPBAR" || b == "WARPGROUP" || b == "SYNCS" || b == "ELECT" || b == "WARPSYNC")
+        return b + " orders asynchronous work";
+    if (ins.cls == InstrClass::Tensor && (b.ends_with("GMMA")))
+        return b + " is ordered by warpgroup fences";
+    return {};
+}
+
+std::shared_ptr<const KernelAnalysis> KernelAnalysis::build(KernelListing listing, LatencyTable latencies)
+{
+    auto a = std::make_shared<KernelAnalysis>();
+    a->listing = std::move(listing);
+    a->latencies = std::move(latencies);
+    a->cfg = ControlFlowGraph::build(a->listing);
+    a->deps = DependencyGraph::build(a->listing, a->cfg, a->latencies);
+    a->liveness = Liveness::compute(a->listing, a->cfg);
+    const auto& insts = a->listing.instructions;
+    a->facts.resize(insts.size());
+    for (uint32_t i = 0; i < insts.size(); ++i) {
+        auto& f = a->facts[i];
+        f.block = a->cfg.blockOf[i];
+        f.cycle = a->deps.cycles()[i];
+        f.liveGpr = a->liveness.liveGprCount(a->listing, i);
+        f.wallReason = wallReason(insts[i]);
+        f.wall = !f.wallReason.empty();
+    }
+    return a;
+}
+
+std::shared_ptr<const KernelAnalysis> KernelAnalysis::build(KernelListing listing)
+{
+    auto table = LatencyTable::load(listing.sm);
+    return build(std::move(listing), table ? std::move(*table) : LatencyTable{});
+}
+
+} // namespace sassx

@@ -1,0 +1,136 @@
+#include "core/sass/listing.h"
+
+#include "core/cubin/cubin.h"
+#include "core/sass/nvdisasm.h"
+#include "core/sass/semantics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
+namespace sassx {
+namespace {
+
+uint64_t readLe64(const uint8_t* p)
+{
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v; // cubins are little-endian like every host sassx runs on
+}
+
+void parsePredicate(const std::string& text, Instruction& ins)
+{
+    ins.predicateText = text;
+    std::string t = text;
+    if (!t.empty() && t[0] == '@')
+        t.erase(0, 1);
+    if (!t.empty() && t[0] == '!') {
+        ins.guardNegated = true;
+        t.erase(0, 1);
+    }
+    Operand op = parseOperands(t).empty() ? Operand{} : parseOperands(t)[0];
+    if (op.kind == Operand::Kind::Register && op.reg)
+        ins.guard = op.reg;
+}
+
+void parseOpcode(const std::string& opcode, Instruction& ins)
+{
+    ins.opcode = opcode;
+    size_t dot = opcode.find('.');
+    ins.baseOpcode = opcode.substr(0, dot);
+    ins.modifiers.clear();
+    while (dot != std::string::npos) {
+        size_t next = opcode.find('.', dot + 1);
+        ins.modifiers.push_back(opcode.substr(dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1));
+        dot = next;
+    }
+}
+
+bool isBranchWithTarget(const std::string& base)
+{
+    return base == "BRA" || base == "BSSY" || base == "CALL" || base == "JMP" || base == "BREAK" || base == "SSY" ||
+           base == "PBK" || base == "PCNT" || base == "CAL" || base == "BRX" || base == "WARPSYNC";
+}
+
+} // namespace
+
+Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const std::string& text)
+{
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_array() || doc.size() < 2 || !doc[1].is_array())
+        return makeError("nvdisasm -json output is not in the expected form [meta, [functions]]");
+    std::vector<KernelListing> out;
+    for (const auto& fn : doc[1]) {
+        if (!fn.is_object() || !fn.contains("function-name"))
+            continue;
+        KernelListing listing;
+        listing.kernel = fn.value("function-name", "");
+        listing.sm = cubin.smVersion();
+        const Kernel* kernel = cubin.findKernel(listing.kernel);
+        if (!kernel)
+            continue; // device functions without their own .text section
+        auto code = cubin.sectionData(kernel->textSection);
+        uint64_t start = fn.value("start", uint64_t(0));
+        const auto& insts = fn.value("sass-instructions", nlohmann::json::array());
+        if (!insts.is_array())
+            return makeError("nvdisasm listing of " + listing.kernel + " has no instruction array");
+        listing.instructions.reserve(insts.size());
+        uint32_t n = 0;
+        for (const auto& j : insts) {
+            Instruction ins;
+            ins.index = n;
+            ins.offset = start + 16ull * n;
+            if (ins.offset + 16 > code.size())
+                return makeError("nvdisasm lists more instructions for " + listing.kernel +
+                                 " than its .text section holds");
+            ins.lo = readLe64(code.data() + ins.offset);
+            ins.hi = readLe64(code.data() + ins.offset + 8);
+            ins.control = Control::decode(ins.hi);
+            if (j.contains("predicate") && j["predicate"].is_string())
+                parsePredicate(j["predicate"].get<std::string>(), ins);
+            parseOpcode(j.value("opcode", std::string("?")), ins);
+            ins.operandText = j.value("operands", std::string());
+            ins.operands = parseOperands(ins.operandText);
+            if (auto attrs = j.find("other-attributes"); attrs != j.end() && attrs->is_object())
+                ins.controlFlow = attrs->contains("control-flow");
+            if (isBranchWithTarget(ins.baseOpcode)) {
+                for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it) {
+                    if (it->kind == Operand::Kind::Immediate && !it->isFloat) {
+                        it->kind = Operand::Kind::Label;
+                        it->target = uint64_t(it->intValue);
+                        ins.branchTarget = it->target;
+                        break;
+                    }
+                }
+            }
+            applySemantics(ins, listing.sm);
+            listing.instructions.push_back(std::move(ins));
+            ++n;
+        }
+        out.push_back(std::move(listing));
+    }
+    return out;
+}
+
+Result<std::vector<KernelListing>> disassemble(const Cubin& cubin)
+{
+    auto json = runNvdisasm(cubin.bytes(), {"-json"});
+    if (!json)
+        return json.error();
+    return listingsFromJson(cubin, *json);
+}
+
+Result<KernelListing> disassembleKernel(const Cubin& cubin, const std::string& kernel)
+{
+    if (!cubin.findKernel(kernel))
+        return makeError("no kernel named '" + kernel + "' in this cubin");
+    auto all = disassemble(cubin);
+    if (!all)
+        return all.error();
+    for (auto& l : *all)
+        if (l.kernel == kernel)
+            return std::move(l);
+    return makeError("nvdisasm printed no code for kernel '" + kernel + "'");
+}
+
+} // namespace sassx

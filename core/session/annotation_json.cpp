@@ -1,0 +1,215 @@
+#include "core/session/annotation_json.h"
+
+#include "core/sass/semantics.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace sassx {
+
+std::string hex16(uint64_t v)
+{
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+namespace {
+
+const char* kindName(Operand::Kind k)
+{
+    switch (k) {
+    case Operand::Kind::Register: return "register";
+    case Operand::Kind::Memory: return "memory";
+    case Operand::Kind::Constant: return "constant";
+    case Operand::Kind::Immediate: return "immediate";
+    case Operand::Kind::Label: return "label";
+    case Operand::Kind::Special: return "special";
+    case Operand::Kind::Other: return "other";
+    }
+    return "other";
+}
+
+nlohmann::json operandJson(const Operand& op)
+{
+    nlohmann::json j{{"text", op.text}, {"kind", kindName(op.kind)}};
+    switch (op.kind) {
+    case Operand::Kind::Register:
+        j["reg"] = op.reg ? op.reg->name() : (op.text.find("UR") != std::string::npos ? "URZ" : "zero");
+        if (op.regWidth > 1)
+            j["width"] = op.regWidth;
+        if (op.negated)
+            j["negated"] = true;
+        if (op.absolute)
+            j["absolute"] = true;
+        if (op.reuse)
+            j["reuse"] = true;
+        break;
+    case Operand::Kind::Memory:
+        if (op.memBase)
+            j["base"] = op.memBase->name() + (op.memBaseWidth == 2 ? ".64" : "");
+        if (op.memUniform)
+            j["uniform"] = op.memUniform->name();
+        if (op.memDescriptor)
+            j["descriptor"] = op.memDescriptor->name();
+        j["offset"] = op.memOffset;
+        break;
+    case Operand::Kind::Constant:
+        if (op.constBank >= 0)
+            j["bank"] = op.constBank;
+        if (op.constBankReg)
+            j["bank_reg"] = op.constBankReg->name();
+        j["offset"] = op.constOffset;
+        break;
+    case Operand::Kind::Immediate:
+        if (op.isFloat)
+            j["float"] = op.floatValue;
+        else
+            j["value"] = op.intValue;
+        break;
+    case Operand::Kind::Label:
+        j["target"] = op.target;
+        break;
+    default:
+        break;
+    }
+    return j;
+}
+
+nlohmann::json regNames(const RegList& l)
+{
+    auto a = nlohmann::json::array();
+    for (const auto& r : l)
+        a.push_back(r.name());
+    return a;
+}
+
+} // namespace
+
+nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
+{
+    const auto& ins = a.listing.instructions[i];
+    const auto& f = a.facts[i];
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& op : ins.operands)
+        ops.push_back(operandJson(op));
+    nlohmann::json deps = nlohmann::json::array();
+    for (uint32_t e : a.deps.incoming(i)) {
+        const auto& d = a.deps.edges()[e];
+        nlohmann::json dj{{"from", d.from}, {"kind", depKindName(d.kind)}, {"distance", d.distance}};
+        if (d.hasReg)
+            dj["reg"] = d.reg.name();
+        if (d.scoreboard >= 0)
+            dj["sb"] = d.scoreboard;
+        if (d.latency >= 0) {
+            dj["latency"] = d.latency;
+            dj["latency_source"] = d.latencyFromTable ? "table" : "original";
+        }
+        deps.push_back(dj);
+    }
+    return {
+        {"index", ins.index},
+        {"offset", ins.offset},
+        {"predicate", ins.predicateText},
+        {"opcode", ins.opcode},
+        {"operands", ops},
+        {"raw", {hex16(ins.lo), hex16(ins.hi)}},
+        {"control",
+         {{"stall", ins.control.stall},
+          {"yield", ins.control.yield},
+          {"wbar", ins.control.wbar},
+          {"rbar", ins.control.rbar},
+          {"wait", ins.control.wait},
+          {"reuse", ins.control.reuse}}},
+        {"defs", regNames(ins.defs)},
+        {"uses", regNames(ins.uses)},
+        {"class", instrClassName(ins.cls)},
+        {"variable_latency", ins.variableLatency},
+        {"opaque", ins.opaque},
+        {"block", f.block},
+        {"cycle", f.cycle},
+        {"live_regs", f.liveGpr},
+        {"wall", f.wall},
+        {"deps", deps},
+    };
+}
+
+nlohmann::json annotationJson(const KernelAnalysis& a, const std::string& arch)
+{
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& b : a.cfg.blocks)
+        blocks.push_back({{"index", b.index},
+                          {"label", b.label},
+                          {"first", b.first},
+                          {"end", b.end},
+                          {"successors", b.successors},
+                          {"loop_depth", b.loopDepth},
+                          {"loop_header", b.isLoopHeader}});
+    nlohmann::json insts = nlohmann::json::array();
+    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i)
+        insts.push_back(instructionJson(a, i));
+    return {{"arch", arch},
+            {"kernel", a.listing.kernel},
+            {"latency_table", a.latencies.isEmpty() ? "none (original distances kept)" : a.latencies.arch()},
+            {"blocks", blocks},
+            {"instructions", insts}};
+}
+
+std::string annotationText(const KernelAnalysis& a, const std::string& arch)
+{
+    std::ostringstream os;
+    const auto& insts = a.listing.instructions;
+    os << "// kernel " << a.listing.kernel << " (" << arch << "): " << insts.size() << " instructions, "
+       << a.cfg.blocks.size() << " blocks\n";
+    os << "// S=stall Y=yield W=write SB R=read SB wait=SB mask reuse=a/b/c  c=issue cycle in block  live=GPRs\n";
+    char buf[64];
+    for (const auto& b : a.cfg.blocks) {
+        os << "\n// block " << b.index << " " << b.label << (b.isLoopHeader ? " (loop header)" : "")
+           << " depth=" << b.loopDepth << " succ=[";
+        for (size_t k = 0; k < b.successors.size(); ++k)
+            os << (k ? "," : "") << b.successors[k];
+        os << "]\n";
+        for (uint32_t i = b.first; i < b.end; ++i) {
+            const auto& ins = insts[i];
+            const auto& c = ins.control;
+            std::snprintf(buf, sizeof buf, "/*%04llx*/ ", static_cast<unsigned long long>(ins.offset));
+            os << buf;
+            std::string text = ins.text();
+            os << text;
+            for (size_t pad = text.size(); pad < 48; ++pad)
+                os << ' ';
+            std::string wait;
+            for (int sb = 0; sb < 6; ++sb)
+                wait += c.waitsOn(sb) ? char('0' + sb) : '-';
+            std::snprintf(buf, sizeof buf, " S%02d Y%d W%c R%c %s %c%c%c c=%d live=%d", c.stall, c.yield,
+                          c.wbar == 7 ? '-' : char('0' + c.wbar), c.rbar == 7 ? '-' : char('0' + c.rbar),
+                          wait.c_str(), c.reuse & 1 ? 'a' : '-', c.reuse & 2 ? 'b' : '-', c.reuse & 4 ? 'c' : '-',
+                          a.facts[i].cycle, a.facts[i].liveGpr);
+            os << buf;
+            if (a.facts[i].wall)
+                os << " WALL";
+            if (a.deps.unresolved()[i])
+                os << " PINNED";
+            bool first = true;
+            for (uint32_t e : a.deps.incoming(i)) {
+                const auto& d = a.deps.edges()[e];
+                os << (first ? "  <- " : " ");
+                first = false;
+                std::snprintf(buf, sizeof buf, "%s@%04llx", depKindName(d.kind),
+                              static_cast<unsigned long long>(insts[d.from].offset));
+                os << buf;
+                if (d.hasReg)
+                    os << ":" << d.reg.name();
+                if (d.scoreboard >= 0)
+                    os << ":SB" << int(d.scoreboard);
+                os << " d=" << d.distance;
+                if (d.latency >= 0)
+                    os << (d.latencyFromTable ? "/L" : "/O") << d.latency;
+            }
+            os << "\n";
+        }
+    }
+    return os.str();
+}
+
+} // namespace sassx

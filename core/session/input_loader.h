@@ -1,0 +1,38 @@
+#pragma once
+// Turns whatever the user has into cubins: a cubin, a fatbin, a host executable or library, CUDA C++
+// or PTX (compiled with nvcc/ptxas for a chosen arch), or a Triton cache entry directory.
+#include "core/common/result.h"
+#include "core/cubin/cubin.h"
+
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct LoadOptions
+{
+    std::string arch = "sm_90"; // for .cu / .ptx
+    std::vector<std::string> extraCompilerArgs;
+    int compileTimeoutMs = 300000;
+};
+
+struct LoadedCubin
+{
+    std::string origin; // "file.cubin", "fatbin entry 2 of app", "nvcc -arch=sm_90 k.cu"
+    Cubin cubin;
+};
+
+struct LoadedInput
+{
+    std::string path;
+    std::string kind; // "cubin", "fatbin", "host-binary", "cuda", "ptx", "triton-cache"
+    std::vector<LoadedCubin> cubins;
+    std::string tritonMetadataPath; // for triton-cache inputs
+};
+
+Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& options = {});
+
+// nvcc/ptxas discovery: $CUDA_HOME/bin, PATH, /usr/local/cuda/bin.
+Result<std::string> findCudaTool(const std::string& name);
+
+} // namespace sassx

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# sassx set-up and entry point.
+#   ./run.sh          install what is missing, build, then open the explorer on a bundled sample
+#                     (or, without a display, annotate it headlessly and print where the output went)
+#   ./run.sh test     same set-up, then the whole test suite (ctest)
+# Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+BUILD=${SASSX_BUILD_DIR:-$ROOT/build}
+NVDISASM_WHEEL="nvidia-cuda-nvdisasm==13.5.37"
+APT_PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
+              liblz4-dev libzstd-dev libbenchmark-dev clang libclang-rt-14-dev xvfb xauth python3-pip)
+
+log() { printf '[run.sh] %s\n' "$*" >&2; }
+
+install_apt() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+nvdisasm_found() {
+  [ -n "${SASSX_NVDISASM:-}" ] && [ -x "$SASSX_NVDISASM" ] && return 0
+  [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvdisasm" ] && return 0
+  command -v nvdisasm >/dev/null 2>&1 && return 0
+  python3 - <<'PY' 2>/dev/null
+import glob, site, sys
+paths = site.getsitepackages() + [site.getusersitepackages()]
+sys.exit(0 if any(glob.glob(p + "/nvidia/cu*/bin/nvdisasm") for p in paths) else 1)
+PY
+}
+
+install_nvdisasm() {
+  nvdisasm_found && return 0
+  log "installing $NVDISASM_WHEEL (nvdisasm is not in this CUDA toolkit)"
+  python3 -m pip install -q "$NVDISASM_WHEEL" 2>/dev/null ||
+    python3 -m pip install -q --user "$NVDISASM_WHEEL" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "$NVDISASM_WHEEL"
+  nvdisasm_found || { log "nvdisasm still not found after installing $NVDISASM_WHEEL"; exit 1; }
+}
+
+check_nvcc() {
+  if [ -z "${CUDA_HOME:-}" ] && ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export CUDA_HOME=/usr/local/cuda
+  fi
+  command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/nonexistent}/bin/nvcc" ] ||
+    log "warning: nvcc not found: sample cubins cannot be built (install the CUDA toolkit)"
+}
+
+build() {
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
+  cmake --build "$BUILD" -j "$(nproc)"
+}
+
+setup() {
+  install_apt
+  install_nvdisasm
+  check_nvcc
+  build
+}
+
+SAMPLE="$BUILD/samples/sgemm_leakyrelu.sm_90.cubin"
+
+case "${1:-run}" in
+  test)
+    setup
+    cd "$BUILD"
+    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" --timeout 1500
+    ;;
+  run)
+    setup
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$BUILD/app/gui/sassx" ]; then
+      exec "$BUILD/app/gui/sassx" "$SAMPLE"
+    fi
+    mkdir -p "$BUILD/out"
+    OUT="$BUILD/out/sgemm_leakyrelu.sm_90.annotate.json"
+    "$BUILD/app/cli/sassx-cli" annotate "$SAMPLE" --json -o "$OUT"
+    "$BUILD/app/cli/sassx-cli" annotate "$SAMPLE" -o "${OUT%.json}.txt"
+    echo "no display: annotated $SAMPLE headlessly"
+    echo "  JSON: $OUT"
+    echo "  text: ${OUT%.json}.txt"
+    ;;
+  *)
+    echo "usage: ./run.sh [run|test]" >&2
+    exit 2
+    ;;
+esac
