@@ -1,0 +1,79 @@
+#include "core/eval/eval_result.h"
+
+namespace sassx::eval {
+
+using nlohmann::json;
+
+json toJson(const EvalResult& r)
+{
+    json j{{"correct", r.correct},
+           {"source", {{"device", r.source.device}, {"kind", r.source.kind}}},
+           {"wall_ms", r.wallMs}};
+    if (!r.failureKind.empty()) {
+        j["failure_kind"] = r.failureKind;
+        j["failure"] = r.failure;
+    }
+    if (r.timing) j["timing"] = toJson(*r.timing);
+    if (!r.metrics.empty()) {
+        json m = json::array();
+        for (const MetricValue& v : r.metrics)
+            m.push_back({{"name", v.name},
+                         {"value", v.value},
+                         {"unit", v.unit},
+                         {"source", {{"device", v.source.device}, {"kind", v.source.kind}}}});
+        j["metrics"] = m;
+    }
+    if (r.worker >= 0) j["worker"] = r.worker;
+    return j;
+}
+
+EvalResult failedResult(const std::string& kind, const std::string& message)
+{
+    EvalResult r;
+    r.correct = false;
+    r.failureKind = kind;
+    r.failure = message;
+    return r;
+}
+
+EvalResult evalResultFromResponse(const json& resp)
+{
+    if (!resp.is_object() || !resp.contains("status") || !resp.at("status").is_string())
+        return failedResult(failure::kProtocol, "worker response has no status");
+    EvalResult r;
+    if (resp.contains("source") && resp.at("source").is_object()) {
+        r.source.device = resp.at("source").value("device", std::string());
+        r.source.kind = resp.at("source").value("kind", std::string());
+    }
+    const std::string status = resp.at("status").get<std::string>();
+    if (status != "ok") {
+        r.correct = false;
+        r.failureKind = resp.value("failure_kind", status == "fault" ? std::string(failure::kFault)
+                                                                     : std::string(failure::kError));
+        r.failure = resp.value("error", std::string("worker reported ") + status);
+        return r;
+    }
+    r.correct = resp.value("correct", false);
+    if (!r.correct) {
+        r.failureKind = resp.value("failure_kind", std::string(failure::kWrongOutput));
+        r.failure = resp.value("error", std::string("output differs from the reference"));
+    }
+    if (resp.contains("timing")) r.timing = timingFromJson(resp.at("timing"));
+    if (resp.contains("metrics") && resp.at("metrics").is_array()) {
+        for (const json& m : resp.at("metrics")) {
+            MetricValue v;
+            v.name = m.value("name", std::string());
+            v.value = m.value("value", 0.0);
+            v.unit = m.value("unit", std::string());
+            v.source = r.source;
+            if (m.contains("source") && m.at("source").is_object()) {
+                v.source.device = m.at("source").value("device", r.source.device);
+                v.source.kind = m.at("source").value("kind", r.source.kind);
+            }
+            r.metrics.push_back(v);
+        }
+    }
+    return r;
+}
+
+} // namespace sassx::eval

@@ -1,0 +1,63 @@
+#pragma once
+// What an evaluator returns for one candidate. Every figure carries its source so that no screen or
+// report can show an estimate as a measurement.
+#include "core/eval/timing_stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sassx::eval {
+
+// Where a figure comes from: the device (GPU name, or "model" for estimates) and how it was
+// obtained: "measured" (CUDA events in the worker), "ncu" (Nsight Compute), "cupti", "estimate".
+struct FigureSource
+{
+    std::string device;
+    std::string kind;
+    std::string label() const { return kind + (device.empty() ? std::string() : ", " + device); }
+};
+
+struct MetricValue
+{
+    std::string name; // Nsight Compute metric name
+    double value = 0.0;
+    std::string unit;
+    FigureSource source;
+};
+
+// Why a candidate failed. Stable strings: they are part of the protocol and of saved sessions.
+namespace failure {
+inline constexpr const char* kLoad = "load_failed"; // cuModuleLoadData refused the cubin
+inline constexpr const char* kKernelMissing = "kernel_not_found";
+inline constexpr const char* kParams = "param_mismatch"; // KPARAM_INFO / driver disagree with the spec
+inline constexpr const char* kWrongOutput = "wrong_output";
+inline constexpr const char* kFault = "fault";        // illegal address/instruction: context lost
+inline constexpr const char* kTimeout = "timeout";    // deadline passed: worker killed
+inline constexpr const char* kCrash = "worker_crash"; // worker died without answering
+inline constexpr const char* kProtocol = "protocol";  // worker answered something unreadable
+inline constexpr const char* kError = "error";        // anything else (bad request, no baseline)
+} // namespace failure
+
+struct EvalResult
+{
+    bool correct = false;
+    std::string failureKind; // empty when correct
+    std::string failure;     // one sentence for the user
+    std::optional<TimingFigures> timing;
+    std::vector<MetricValue> metrics;
+    FigureSource source;
+    int worker = -1;     // pool slot that answered
+    double wallMs = 0.0; // caller-side time for this evaluation
+    bool ok() const { return correct && failureKind.empty(); }
+};
+
+nlohmann::json toJson(const EvalResult& r);
+// Builds a result from a worker's "evaluate" response (protocol.h); unknown shapes become a
+// protocol failure rather than an exception.
+EvalResult evalResultFromResponse(const nlohmann::json& response);
+EvalResult failedResult(const std::string& kind, const std::string& message);
+
+} // namespace sassx::eval

@@ -1,0 +1,154 @@
+#include "core/eval/gpu_evaluator.h"
+
+#include "core/common/paths.h"
+#include "core/cubin/cubin.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace sassx::eval {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string defaultWorkerPath()
+{
+    if (const char* e = std::getenv("SASSX_WORKER"); e && *e) return e;
+    const fs::path exe = executableDir();
+    if (!exe.empty()) {
+        for (const fs::path& p : {exe / "sassx-worker", exe / ".." / "worker" / "sassx-worker",
+                                  exe / ".." / "app" / "worker" / "sassx-worker",
+                                  exe / ".." / ".." / "app" / "worker" / "sassx-worker"})
+            if (fs::exists(p)) return fs::weakly_canonical(p).string();
+    }
+    if (const char* path = std::getenv("PATH")) {
+        std::stringstream ss(path);
+        std::string dir;
+        while (std::getline(ss, dir, ':'))
+            if (!dir.empty() && fs::exists(fs::path(dir) / "sassx-worker"))
+                return (fs::path(dir) / "sassx-worker").string();
+    }
+    return {};
+}
+
+Result<std::vector<int>> parseGpuList(const std::string& list)
+{
+    std::vector<int> gpus;
+    std::stringstream ss(list);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (item.empty()) continue;
+        char* end = nullptr;
+        const long v = std::strtol(item.c_str(), &end, 10);
+        if (*end || v < 0 || v > 1023) return makeError("--gpus: \"" + item + "\" is not a GPU index");
+        gpus.push_back(int(v));
+    }
+    if (gpus.empty()) return makeError("--gpus: empty list");
+    return gpus;
+}
+
+GpuEvaluator::GpuEvaluator(GpuEvaluatorOptions options) : m_options(std::move(options)) {}
+
+Result<std::unique_ptr<GpuEvaluator>> GpuEvaluator::create(GpuEvaluatorOptions options)
+{
+    if (options.pool.workerPath.empty()) options.pool.workerPath = defaultWorkerPath();
+    if (options.pool.workerPath.empty())
+        return makeError("sassx-worker not found (set SASSX_WORKER or install it beside sassx-cli)");
+    std::unique_ptr<GpuEvaluator> e(new GpuEvaluator(options));
+    e->m_pool = std::make_unique<WorkerPool>(options.pool);
+    if (Status s = e->m_pool->start(); !s) return s.error();
+    return e;
+}
+
+Status GpuEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<uint8_t>& cubin)
+{
+    auto parsed = Cubin::parse(cubin);
+    if (!parsed) return makeError("baseline cubin: " + parsed.message());
+    if (Status s = validateAgainstCubin(spec, parsed.value()); !s) return s;
+    auto answer = m_pool->loadBaseline(protocol::makeLoadBaseline(0, spec, cubin, m_options.baseline));
+    if (!answer) return answer.error();
+    const json& a = answer.value();
+    m_spec = spec;
+    m_hasBaseline = true;
+    m_baseline = {};
+    m_baseline.source = {a.contains("source") ? a.at("source").value("device", std::string()) : std::string(),
+                         "measured"};
+    m_baseline.medianUs = a.value("baseline_median_us", 0.0);
+    m_baseline.noiseFloor = a.value("noise_floor", 0.0);
+    m_baseline.launchMode = a.value("launch_mode", std::string());
+    m_baseline.launchesPerSample = a.value("launches_per_sample", 1);
+    m_baseline.raw = a;
+    return Ok{};
+}
+
+std::chrono::milliseconds GpuEvaluator::evaluateTimeout(const EvalOptions& o) const
+{
+    // Generous: 4x the expected GPU time of all rounds plus correctness, plus module load slack.
+    const double launches = double(m_options.baseline.inputSets + 2) +
+                            2.0 * (o.plan.screenRounds + o.plan.confirmRounds) * m_baseline.launchesPerSample;
+    const auto expected = std::chrono::milliseconds(int64_t(4.0 * launches * m_baseline.medianUs / 1000.0));
+    return std::max(m_options.pool.requestTimeout, expected + std::chrono::milliseconds(5000));
+}
+
+std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vector<uint8_t>>& candidates,
+                                                    const EvalOptions& options)
+{
+    std::vector<EvalResult> results(candidates.size());
+    if (!m_hasBaseline) {
+        for (auto& r : results)
+            r = failedResult(failure::kError, "evaluate before setBaseline");
+        return results;
+    }
+    protocol::EvaluateOptions po;
+    po.plan = options.plan;
+    po.checkOnly = options.checkOnly;
+    std::vector<PoolJob> jobs;
+    std::vector<size_t> jobOf;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        if (m_options.precheck) {
+            auto parsed = Cubin::parse(candidates[i]);
+            Status s = parsed ? validateAgainstCubin(m_spec, parsed.value()) : Status(parsed.error());
+            if (!s) {
+                const bool missing = parsed && !parsed->findKernel(m_spec.kernel);
+                results[i] = failedResult(!parsed   ? failure::kLoad
+                                          : missing ? failure::kKernelMissing
+                                                    : failure::kParams,
+                                          s.message());
+                results[i].source = m_baseline.source;
+                continue;
+            }
+        }
+        jobs.push_back({protocol::makeEvaluate(0, candidates[i], po), evaluateTimeout(options)});
+        jobOf.push_back(i);
+    }
+    std::vector<PoolReply> replies = m_pool->run(std::move(jobs));
+    for (size_t j = 0; j < replies.size(); ++j) {
+        EvalResult r = evalResultFromResponse(replies[j].response);
+        r.worker = replies[j].worker;
+        r.wallMs = replies[j].wallMs;
+        if (r.source.kind.empty()) r.source = m_baseline.source;
+        results[jobOf[j]] = std::move(r);
+    }
+    return results;
+}
+
+EvalResult GpuEvaluator::evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options)
+{
+    return evaluateBatch({candidate}, options).front();
+}
+
+Result<std::vector<MetricValue>> GpuEvaluator::metrics(const std::vector<uint8_t>& candidate,
+                                                       const std::vector<std::string>& names)
+{
+    if (!m_hasBaseline) return makeError("metrics before setBaseline");
+    PoolReply reply = m_pool->runOne({protocol::makeMetrics(0, candidate, names), std::chrono::minutes(5)});
+    const json& r = reply.response;
+    if (r.value("status", std::string()) != "ok")
+        return makeError(r.value("error", std::string("metrics failed")));
+    EvalResult parsed = evalResultFromResponse(r);
+    return parsed.metrics;
+}
+
+} // namespace sassx::eval

@@ -1,0 +1,347 @@
+#include "core/eval/gpu_session.h"
+
+#include "core/eval/compare.h"
+#include "core/eval/eval_result.h"
+#include "core/eval/input_gen.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace sassx::eval {
+
+using nlohmann::json;
+
+namespace {
+json failureResponse(const json& request, const Failure& f)
+{
+    return protocol::makeErrorResponse(request, f.status, f.kind, f.message);
+}
+} // namespace
+
+GpuSession::GpuSession(std::unique_ptr<GpuContext> context) : m_ctx(std::move(context)) {}
+
+GpuSession::~GpuSession()
+{
+    tearDown();
+}
+
+json GpuSession::source() const
+{
+    return {{"device", m_ctx->info().name}, {"kind", "measured"}};
+}
+
+void GpuSession::tearDown()
+{
+    if (m_ctx->lost()) return;
+    m_ctx->unload(m_baseline);
+    for (cu::DevicePtr p : m_work)
+        if (p) m_ctx->release(p);
+    for (auto& set : m_pristine)
+        for (cu::DevicePtr p : set)
+            if (p) m_ctx->release(p);
+    m_work.clear();
+    m_pristine.clear();
+    m_reference.clear();
+    m_compared.clear();
+    m_hasBaseline = false;
+}
+
+std::optional<Failure> GpuSession::setUp(const LaunchSpec& spec, const protocol::BaselineOptions& options)
+{
+    tearDown();
+    m_spec = spec;
+    m_options = options;
+    const size_t n = spec.params.size();
+    m_work.assign(n, 0);
+    m_pristine.assign(size_t(options.inputSets), std::vector<cu::DevicePtr>(n, 0));
+    std::vector<std::vector<uint8_t>> args(n);
+    for (size_t i = 0; i < n; ++i) {
+        const ParamSpec& p = spec.params[i];
+        if (p.kind == ParamKind::Scalar) {
+            args[i] = scalarBytes(p);
+            continue;
+        }
+        cu::DevicePtr ptr = 0;
+        if (p.kind == ParamKind::Buffer) {
+            if (auto f = m_ctx->alloc(p.bufferBytes(), ptr)) return f;
+            m_work[i] = ptr;
+            if (p.role == ParamRole::Output) m_compared.push_back(int(i));
+            if (p.role == ParamRole::InOut) m_compared.push_back(int(i));
+            if (p.initialised()) {
+                for (int k = 0; k < options.inputSets; ++k) {
+                    const std::vector<uint8_t> host =
+                        generateBuffer(p, options.seed, uint32_t(k), uint32_t(i));
+                    cu::DevicePtr copy = 0;
+                    if (auto f = m_ctx->alloc(host.size(), copy)) return f;
+                    if (auto f = m_ctx->check(m_ctx->driver().memcpyHtoD(copy, host.data(), host.size()),
+                                              "cuMemcpyHtoD (inputs)"))
+                        return f;
+                    m_pristine[size_t(k)][i] = copy;
+                }
+            }
+        }
+        args[i].resize(sizeof(cu::DevicePtr));
+        std::memcpy(args[i].data(), &ptr, sizeof ptr);
+    }
+    m_ctx->setLaunch(spec, std::move(args));
+    return std::nullopt;
+}
+
+std::optional<Failure> GpuSession::prepareSet(int k)
+{
+    for (size_t i = 0; i < m_spec.params.size(); ++i) {
+        const ParamSpec& p = m_spec.params[i];
+        if (p.kind != ParamKind::Buffer) continue;
+        // Inputs are restored every time too: a broken candidate may have scribbled over them.
+        if (p.initialised()) {
+            if (auto f = m_ctx->copy(m_work[i], m_pristine[size_t(k)][i], p.bufferBytes())) return f;
+        } else if (auto f = m_ctx->fill(m_work[i], poisonByte(uint32_t(k)), p.bufferBytes())) {
+            return f;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<Failure> GpuSession::runSet(const KernelHandle& kernel, int set,
+                                          std::vector<std::vector<uint8_t>>& outputs)
+{
+    if (auto f = prepareSet(set)) return f;
+    if (auto f = m_ctx->launch(kernel)) return f;
+    if (auto f = m_ctx->synchronize("kernel execution")) return f;
+    outputs.resize(m_compared.size());
+    for (size_t c = 0; c < m_compared.size(); ++c) {
+        const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+        outputs[c].resize(p.bufferBytes());
+        if (auto f = m_ctx->check(m_ctx->driver().memcpyDtoH(outputs[c].data(), m_work[size_t(m_compared[c])],
+                                                             outputs[c].size()),
+                                  "cuMemcpyDtoH (outputs)"))
+            return f;
+    }
+    return std::nullopt;
+}
+
+std::optional<Failure> GpuSession::checkCorrect(const KernelHandle& kernel, std::string& mismatch)
+{
+    mismatch.clear();
+    std::vector<std::vector<uint8_t>> got;
+    for (int k = 0; k < m_options.inputSets; ++k) {
+        if (auto f = runSet(kernel, k, got)) return f;
+        for (size_t c = 0; c < m_compared.size(); ++c) {
+            const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+            const CompareResult r =
+                compareBuffers(p.dtype, m_reference[size_t(k)][c], got[c], m_spec.tolerance);
+            if (!r.pass) {
+                mismatch = "input set " + std::to_string(k) + ", " + r.describe(p.name);
+                return std::nullopt;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<Failure> GpuSession::prepareTiming(KernelHandle& k)
+{
+    if (!m_useGraph || k.graphExec) return std::nullopt;
+    return m_ctx->buildGraph(k, m_launchesPerSample);
+}
+
+std::optional<Failure> GpuSession::interleave(const KernelHandle& a, const KernelHandle& b, int rounds,
+                                              std::vector<double>& ta, std::vector<double>& tb)
+{
+    ta.clear();
+    tb.clear();
+    for (int r = 0; r < rounds; ++r) {
+        double ua = 0, ub = 0;
+        // Alternate the order so that neither kernel always runs second (warmer clocks, hotter L2).
+        const bool aFirst = (r % 2) == 0;
+        for (int pass = 0; pass < 2; ++pass) {
+            const bool doA = (pass == 0) == aFirst;
+            double& u = doA ? ua : ub;
+            if (auto f =
+                    m_ctx->timeSample(doA ? a : b, m_launchesPerSample, m_useGraph, m_options.l2Flush, u))
+                return f;
+        }
+        ta.push_back(ua);
+        tb.push_back(ub);
+    }
+    return std::nullopt;
+}
+
+json GpuSession::loadBaseline(const json& request)
+{
+    auto specResult = request.contains("spec")
+                          ? parseLaunchSpec(request.at("spec"))
+                          : Result<LaunchSpec>(makeError("load_baseline needs a \"spec\""));
+    if (!specResult)
+        return protocol::makeErrorResponse(request, "error", failure::kError, specResult.message());
+    auto cubin = protocol::cubinFromRequest(request);
+    if (!cubin) return protocol::makeErrorResponse(request, "error", failure::kError, cubin.message());
+    const protocol::BaselineOptions options = protocol::baselineOptionsFromJson(request);
+    const LaunchSpec& spec = specResult.value();
+    if (spec.dynamicShared > uint32_t(m_ctx->info().maxSharedOptin) && m_ctx->info().maxSharedOptin > 0)
+        return protocol::makeErrorResponse(request, "error", failure::kError,
+                                           "the spec asks for " + std::to_string(spec.dynamicShared) +
+                                               " bytes of dynamic shared memory; this GPU allows " +
+                                               std::to_string(m_ctx->info().maxSharedOptin));
+    if (auto f = setUp(spec, options)) return failureResponse(request, *f);
+    m_baselineCubin = std::move(cubin.value());
+    if (auto f = m_ctx->load(m_baselineCubin, m_baseline)) {
+        f->message = "baseline: " + f->message;
+        return failureResponse(request, *f);
+    }
+
+    // References, and two checks that the spec itself is sound before any candidate is judged.
+    m_reference.assign(size_t(options.inputSets), {});
+    for (int k = 0; k < options.inputSets; ++k) {
+        if (auto f = runSet(m_baseline, k, m_reference[size_t(k)])) {
+            f->message = "baseline: " + f->message;
+            return failureResponse(request, *f);
+        }
+        for (size_t c = 0; c < m_compared.size(); ++c) {
+            const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+            if (uint64_t nans = countNaN(p.dtype, m_reference[size_t(k)][c]))
+                return protocol::makeErrorResponse(
+                    request, "error", failure::kError,
+                    "baseline output " + p.name + " has " + std::to_string(nans) +
+                        " NaN element(s) on input set " + std::to_string(k) +
+                        ": the original leaves them unwritten (poison) or the inputs make NaN; "
+                        "fix the spec (count, init) before evaluating candidates");
+        }
+    }
+    std::vector<std::vector<uint8_t>> again;
+    if (auto f = runSet(m_baseline, 0, again)) return failureResponse(request, *f);
+    for (size_t c = 0; c < m_compared.size(); ++c) {
+        const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+        const CompareResult r = compareBuffers(p.dtype, m_reference[0][c], again[c], m_spec.tolerance);
+        if (!r.pass)
+            return protocol::makeErrorResponse(
+                request, "error", failure::kError,
+                "the baseline is not reproducible on identical inputs (" + r.describe(p.name) +
+                    "); an order-dependent kernel needs a \"tolerance\" in its spec");
+    }
+
+    // Launch mode: time one launch, then pick graph replay for short kernels and enough launches
+    // per sample that one sample lasts minSampleUs (event resolution is ~0.5 us).
+    for (int i = 0; i < options.warmup; ++i)
+        if (auto f = m_ctx->launch(m_baseline)) return failureResponse(request, *f);
+    double single = 0.0;
+    if (auto f = m_ctx->timeSample(m_baseline, 1, false, options.l2Flush, single))
+        return failureResponse(request, *f);
+    m_useGraph = options.graph == "on" || (options.graph == "auto" && single < options.graphBelowUs);
+    m_launchesPerSample = int(
+        std::clamp(std::ceil(options.minSampleUs / std::max(single, 0.5)), 1.0, m_useGraph ? 2000.0 : 200.0));
+    if (auto f = prepareTiming(m_baseline)) return failureResponse(request, *f);
+    m_hasBaseline = true;
+
+    json resp = protocol::makeResponse(request, "ok");
+    resp["source"] = source();
+    resp["device"] = {{"name", m_ctx->info().name},
+                      {"sm", m_ctx->info().sm},
+                      {"multiprocessors", m_ctx->info().multiprocessors},
+                      {"l2_bytes", m_ctx->info().l2Bytes}};
+    resp["launch_mode"] = m_useGraph ? "graph" : "events";
+    resp["launches_per_sample"] = m_launchesPerSample;
+    resp["single_launch_us"] = single;
+    if (options.noiseRounds > 0) {
+        // Baseline against itself, loaded as a second module so that it goes through the same path
+        // a candidate does: its spread is the noise floor every verdict must clear.
+        KernelHandle twin;
+        if (auto f = m_ctx->load(m_baselineCubin, twin)) return failureResponse(request, *f);
+        std::optional<Failure> f = prepareTiming(twin);
+        std::vector<double> ta, tb;
+        if (!f) f = interleave(m_baseline, twin, options.noiseRounds, ta, tb);
+        m_ctx->unload(twin);
+        if (f) return failureResponse(request, *f);
+        const RatioInterval self = ratioInterval(ta, tb);
+        m_noiseFloor = noiseFloor(self);
+        m_baselineUs = median(ta);
+        resp["noise"] = {{"ratio_median", self.median},
+                         {"ratio_ci95", {self.low, self.high}},
+                         {"rounds", self.rounds},
+                         {"noise_floor", m_noiseFloor}};
+    } else {
+        m_noiseFloor = request.value("noise_floor", 0.0); // a restarted worker inherits the pool's figure
+        m_baselineUs = single;
+    }
+    resp["noise_floor"] = m_noiseFloor;
+    resp["baseline_median_us"] = m_baselineUs;
+    return resp;
+}
+
+json GpuSession::evaluate(const json& request)
+{
+    if (!m_hasBaseline)
+        return protocol::makeErrorResponse(request, "error", failure::kError,
+                                           "evaluate before load_baseline");
+    const auto t0 = std::chrono::steady_clock::now();
+    auto cubin = protocol::cubinFromRequest(request);
+    if (!cubin) return protocol::makeErrorResponse(request, "failed", failure::kLoad, cubin.message());
+    const protocol::EvaluateOptions options = protocol::evaluateOptionsFromJson(request);
+
+    KernelHandle cand;
+    if (auto f = m_ctx->load(cubin.value(), cand)) {
+        json r = failureResponse(request, *f);
+        r["source"] = source();
+        return r;
+    }
+    json resp = protocol::makeResponse(request, "ok");
+    resp["source"] = source();
+    auto finish = [&](json r) {
+        m_ctx->unload(cand);
+        r["worker_ms"] =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    };
+
+    std::string mismatch;
+    if (auto f = checkCorrect(cand, mismatch)) return finish(failureResponse(request, *f));
+    resp["correct"] = mismatch.empty();
+    if (!mismatch.empty()) {
+        resp["failure_kind"] = failure::kWrongOutput;
+        resp["error"] = mismatch;
+        return finish(resp);
+    }
+    if (options.checkOnly) return finish(resp);
+
+    if (auto f = prepareTiming(cand)) return finish(failureResponse(request, *f));
+    std::vector<double> ta, tb;
+    if (auto f = interleave(m_baseline, cand, options.plan.screenRounds, ta, tb))
+        return finish(failureResponse(request, *f));
+    TimingFigures t;
+    t.ratio = ratioInterval(ta, tb);
+    t.screenRounds = options.plan.screenRounds;
+    if (options.plan.shouldConfirm(t.ratio)) {
+        if (auto f = interleave(m_baseline, cand, options.plan.confirmRounds, ta, tb))
+            return finish(failureResponse(request, *f));
+        t.ratio = ratioInterval(ta, tb);
+        t.confirmed = true;
+    }
+    t.baselineMedianUs = median(ta);
+    t.candidateMedianUs = median(tb);
+    t.noiseFloor = m_noiseFloor;
+    t.verdict = decide(t.ratio, m_noiseFloor);
+    t.launchMode = m_useGraph ? "graph" : "events";
+    t.launchesPerSample = m_launchesPerSample;
+    t.l2Flush = m_options.l2Flush;
+    resp["timing"] = toJson(t);
+    return finish(resp);
+}
+
+Status GpuSession::runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed)
+{
+    protocol::BaselineOptions options;
+    options.seed = seed;
+    options.inputSets = 1;
+    if (auto f = setUp(spec, options)) return makeError(f->message);
+    KernelHandle k;
+    if (auto f = m_ctx->load(cubin, k)) return makeError(f->message);
+    std::vector<std::vector<uint8_t>> out;
+    auto f = runSet(k, 0, out);
+    m_ctx->unload(k);
+    if (f) return makeError(f->message);
+    return Ok{};
+}
+
+} // namespace sassx::eval

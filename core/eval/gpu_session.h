@@ -1,0 +1,67 @@
+#pragma once
+// The worker's engine: holds the baseline, its K reference outputs and the device buffers, and
+// answers load_baseline / evaluate requests (protocol.h) with correctness and interleaved timing.
+#include "core/eval/gpu_context.h"
+#include "core/eval/launch_spec.h"
+#include "core/eval/protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace sassx::eval {
+
+class GpuSession
+{
+public:
+    explicit GpuSession(std::unique_ptr<GpuContext> context);
+    ~GpuSession();
+
+    const DeviceInfo& device() const { return m_ctx->info(); }
+    bool contextLost() const { return m_ctx->lost(); }
+
+    // Each returns the full response object for the request.
+    nlohmann::json loadBaseline(const nlohmann::json& request);
+    nlohmann::json evaluate(const nlohmann::json& request);
+
+    // For the one-kernel runner under ncu: set up `spec` with input set 0 and launch `cubin` once.
+    Status runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed);
+
+    const LaunchSpec* spec() const { return m_hasBaseline ? &m_spec : nullptr; }
+    const std::vector<uint8_t>& baselineCubin() const { return m_baselineCubin; }
+    uint64_t seed() const { return m_options.seed; }
+
+private:
+    nlohmann::json source() const;
+    std::optional<Failure> setUp(const LaunchSpec& spec, const protocol::BaselineOptions& options);
+    void tearDown();
+    // Restores input set k into the launch buffers and poisons the outputs.
+    std::optional<Failure> prepareSet(int k);
+    // Runs `k` on input set `set`, downloading every compared buffer into `outputs`.
+    std::optional<Failure> runSet(const KernelHandle& kernel, int set,
+                                  std::vector<std::vector<uint8_t>>& outputs);
+    // Compares against the references of every input set; returns an empty string when all match.
+    std::optional<Failure> checkCorrect(const KernelHandle& kernel, std::string& mismatch);
+    // `rounds` interleaved rounds (A B, then B A, ...): per-launch microseconds of each.
+    std::optional<Failure> interleave(const KernelHandle& a, const KernelHandle& b, int rounds,
+                                      std::vector<double>& ta, std::vector<double>& tb);
+    std::optional<Failure> prepareTiming(KernelHandle& k);
+
+    std::unique_ptr<GpuContext> m_ctx;
+    bool m_hasBaseline = false;
+    LaunchSpec m_spec;
+    protocol::BaselineOptions m_options;
+    std::vector<uint8_t> m_baselineCubin;
+    KernelHandle m_baseline;
+    std::vector<cu::DevicePtr> m_work;                  // per param: what the kernel receives (0 if none)
+    std::vector<std::vector<cu::DevicePtr>> m_pristine; // [set][param]: input copies, never launched on
+    std::vector<std::vector<std::vector<uint8_t>>> m_reference; // [set][compared buffer]
+    std::vector<int> m_compared;                                // param indices of compared buffers
+    bool m_useGraph = false;
+    int m_launchesPerSample = 1;
+    double m_noiseFloor = 0.0;
+    double m_baselineUs = 0.0;
+};
+
+} // namespace sassx::eval

@@ -1,0 +1,77 @@
+#pragma once
+// Statistics of interleaved timing rounds. A round times the baseline (A) and the candidate (B)
+// back to back, so clock ramps and thermal drift hit both; we compare per-round ratios B/A rather
+// than two separate medians (sass-notes §7: the first variant measured ran ~3% slow from clock ramp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sassx::eval {
+
+double median(std::vector<double> v);
+
+struct RatioInterval
+{
+    double median = 1.0; // median of the per-round ratios candidate/baseline (< 1: candidate faster)
+    double low = 1.0;    // 95% bootstrap percentile interval of that median
+    double high = 1.0;
+    int rounds = 0;
+};
+
+// Median of the per-round ratios b[i]/a[i] with a percentile bootstrap interval (`resamples` draws,
+// deterministic for a given seed so that the same rounds always give the same interval).
+RatioInterval ratioInterval(const std::vector<double>& a, const std::vector<double>& b, int resamples = 2000,
+                            uint64_t seed = 0x5eed);
+
+// Noise floor from baseline-against-baseline rounds: how far from 1.0 two identical kernels appear,
+// max(|median - 1|, half the interval's width). A candidate must clear it to count as a change.
+double noiseFloor(const RatioInterval& selfInterval);
+
+enum class Verdict
+{
+    Faster,
+    Slower,
+    Same, // indistinguishable from the baseline at this noise level
+};
+std::string verdictName(Verdict v);
+
+// The "faster" rule: the whole 95% interval lies below 1 and the median gain exceeds the noise floor.
+// "Slower" mirrors it; anything else is "same".
+Verdict decide(const RatioInterval& r, double noiseFloor);
+
+// Adaptive measurement: every candidate gets `screenRounds`; only one whose screen interval reaches
+// below `incumbentRatio` (it may beat the best so far) gets `confirmRounds` fresh rounds, and then
+// its figures come from those fresh rounds alone: selecting on the screen and estimating on new data
+// is what keeps the winner's curse out of reported gains.
+struct AdaptivePlan
+{
+    int screenRounds = 10;
+    int confirmRounds = 50;
+    double incumbentRatio = 1.0;
+    bool shouldConfirm(const RatioInterval& screen) const
+    {
+        return confirmRounds > 0 && screen.low < incumbentRatio;
+    }
+};
+
+struct TimingFigures
+{
+    RatioInterval ratio;
+    double baselineMedianUs = 0.0;
+    double candidateMedianUs = 0.0;
+    double noiseFloor = 0.0;
+    Verdict verdict = Verdict::Same;
+    bool confirmed = false; // figures come from fresh confirmation rounds
+    int screenRounds = 0;   // rounds spent screening (not in `ratio` when confirmed)
+    std::string launchMode; // "events" or "graph"
+    int launchesPerSample = 1;
+    bool l2Flush = false;
+};
+
+nlohmann::json toJson(const TimingFigures& t);
+std::optional<TimingFigures> timingFromJson(const nlohmann::json& j);
+
+} // namespace sassx::eval

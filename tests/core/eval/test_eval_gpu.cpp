@@ -1,0 +1,180 @@
+// The GPU evaluator end to end: real sassx-worker processes, real cubins. Skips (with the reason)
+// where there is no CUDA driver or GPU, or the test kernels were not compiled (no nvcc).
+#include "core/eval/cuda_driver.h"
+#include "core/eval/gpu_evaluator.h"
+#include "core/eval/ncu_metrics.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <iterator>
+
+using namespace sassx;
+using namespace sassx::eval;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+std::vector<uint8_t> cubin(const char* stem)
+{
+    std::ifstream in(std::string(SASSX_EVAL_KERNELS_DIR) + "/" + stem + ".cubin", std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+LaunchSpec addSpec(int n)
+{
+    json j{{"name", "eval_add"},
+           {"kernel", "eval_add"},
+           {"grid", {(n + 255) / 256}},
+           {"block", {256}},
+           {"params",
+            {{{"name", "x"},
+              {"kind", "buffer"},
+              {"dtype", "f32"},
+              {"count", n},
+              {"init", {{"kind", "uniform"}, {"low", -1}, {"high", 1}}}},
+             {{"name", "y"},
+              {"kind", "buffer"},
+              {"dtype", "f32"},
+              {"count", n},
+              {"init", {{"kind", "normal"}, {"mean", 0}, {"std", 1}}}},
+             {{"name", "out"}, {"kind", "buffer"}, {"dtype", "f32"}, {"count", n}, {"role", "output"}},
+             {{"name", "a"}, {"kind", "scalar"}, {"dtype", "f32"}, {"value", 1.5}},
+             {{"name", "n"}, {"kind", "scalar"}, {"dtype", "i32"}, {"value", n}}}}};
+    return parseLaunchSpec(j).value();
+}
+} // namespace
+
+class TestEvalGpu : public QObject
+{
+    Q_OBJECT
+    std::unique_ptr<GpuEvaluator> m_eval;
+
+    std::unique_ptr<GpuEvaluator> make(bool precheck, std::chrono::milliseconds timeout = 20s)
+    {
+        GpuEvaluatorOptions o;
+        o.pool.workerPath = SASSX_WORKER_PATH;
+        o.pool.requestTimeout = timeout;
+        o.precheck = precheck;
+        o.baseline.noiseRounds = 20;
+        auto e = GpuEvaluator::create(o);
+        if (!e) qFatal("%s", e.message().c_str());
+        return std::move(e.value());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        auto drv = cu::loadDriver();
+        if (!drv) QSKIP(("no CUDA driver: " + drv.message()).c_str());
+        int count = 0;
+        if (drv.value()->deviceGetCount(&count) != 0 || count == 0)
+            QSKIP("CUDA driver present but no GPU visible");
+        if (cubin("eval_add").empty()) QSKIP("test kernels not compiled (no nvcc at build time)");
+        m_eval = make(false);
+        Status s = m_eval->setBaseline(addSpec(1 << 20), cubin("eval_add"));
+        QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+        QVERIFY(m_eval->baseline().medianUs > 0);
+        QCOMPARE(m_eval->baseline().source.kind, std::string("measured"));
+        qInfo("baseline %.2f us, noise floor %.3f%%, %s x%d on %s", m_eval->baseline().medianUs,
+              m_eval->baseline().noiseFloor * 100, m_eval->baseline().launchMode.c_str(),
+              m_eval->baseline().launchesPerSample, m_eval->baseline().source.device.c_str());
+    }
+
+    void baselineAgainstItself()
+    {
+        EvalOptions o;
+        o.plan.incumbentRatio = 10; // force confirmation rounds
+        EvalResult r = m_eval->evaluate(cubin("eval_add"), o);
+        QVERIFY2(r.ok(), r.failure.c_str());
+        QVERIFY(r.timing.has_value());
+        QVERIFY(r.timing->confirmed);
+        QCOMPARE(r.timing->ratio.rounds, 50);
+        QVERIFY(r.timing->ratio.low <= 1.0 + 0.02 && r.timing->ratio.high >= 1.0 - 0.02);
+        QVERIFY(r.timing->verdict != Verdict::Faster);
+        QVERIFY(!r.source.device.empty());
+    }
+
+    void wrongOutputsAreCaught()
+    {
+        EvalResult wrong = m_eval->evaluate(cubin("eval_add_wrong"));
+        QCOMPARE(wrong.failureKind, std::string("wrong_output"));
+        QVERIFY2(wrong.failure.find("[524288]") != std::string::npos, wrong.failure.c_str());
+        EvalResult partial = m_eval->evaluate(cubin("eval_add_partial"));
+        QCOMPARE(partial.failureKind, std::string("wrong_output"));
+        QVERIFY2(partial.failure.find("NaN") != std::string::npos, partial.failure.c_str());
+    }
+
+    void brokenCandidatesFailAndWorkContinues()
+    {
+        auto faulted = m_eval->evaluate(cubin("eval_add_oob"));
+        QCOMPARE(faulted.failureKind, std::string("fault"));
+        QVERIFY2(faulted.failure.find("ILLEGAL_ADDRESS") != std::string::npos, faulted.failure.c_str());
+        QVERIFY(m_eval->evaluate(cubin("eval_add"), {}).ok()); // restarted worker, baseline replayed
+        QCOMPARE(m_eval->evaluate(cubin("eval_add_renamed")).failureKind, std::string("kernel_not_found"));
+        QCOMPARE(m_eval->evaluate(cubin("eval_add_params")).failureKind, std::string("param_mismatch"));
+        std::vector<uint8_t> garbage(4096, 0x42);
+        QCOMPARE(m_eval->evaluate(garbage).failureKind, std::string("load_failed"));
+        QVERIFY(m_eval->evaluate(cubin("eval_add")).ok());
+    }
+
+    void hangsHitTheDeadline()
+    {
+        auto e = make(true, 3s);
+        QVERIFY(e->setBaseline(addSpec(1 << 16), cubin("eval_add")).ok());
+        const auto t0 = std::chrono::steady_clock::now();
+        EvalResult r = e->evaluate(cubin("eval_add_hang"));
+        QCOMPARE(r.failureKind, std::string("timeout"));
+        QVERIFY(std::chrono::steady_clock::now() - t0 < 30s);
+        QVERIFY(e->evaluate(cubin("eval_add")).ok());
+        QCOMPARE(e->pool().restarts(), 1);
+    }
+
+    void precheckUsesKparamInfo()
+    {
+        auto e = make(true);
+        QVERIFY(e->setBaseline(addSpec(4096), cubin("eval_add")).ok());
+        EvalResult r = e->evaluate(cubin("eval_add_params"));
+        QCOMPARE(r.failureKind, std::string("param_mismatch"));
+        QVERIFY2(r.failure.find("KPARAM_INFO") != std::string::npos, r.failure.c_str());
+        Status bad = e->setBaseline(addSpec(4096), cubin("eval_add_params"));
+        QVERIFY(!bad.ok());
+    }
+
+    void dynamicSharedAbove48KiB()
+    {
+        const int n = 132 * 256;
+        json j{{"kernel", "eval_smem"},
+               {"grid", {132}},
+               {"block", {256}},
+               {"dynamic_shared", 100 * 1024},
+               {"params",
+                {{{"name", "x"},
+                  {"kind", "buffer"},
+                  {"dtype", "f32"},
+                  {"count", n},
+                  {"init", {{"kind", "iota"}}}},
+                 {{"name", "out"}, {"kind", "buffer"}, {"dtype", "f32"}, {"count", n}, {"role", "output"}},
+                 {{"name", "n"}, {"kind", "scalar"}, {"dtype", "i32"}, {"value", n}}}}};
+        auto e = make(true);
+        Status s = e->setBaseline(parseLaunchSpec(j).value(), cubin("eval_smem"));
+        QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+        QVERIFY(e->evaluate(cubin("eval_smem")).ok());
+    }
+
+    void metricsThroughNcu()
+    {
+        if (findNcu().empty()) QSKIP("ncu not installed");
+        auto m = m_eval->metrics({});
+        QVERIFY2(m.ok(), m.ok() ? "" : m.message().c_str());
+        bool sawDuration = false;
+        for (const MetricValue& v : m.value()) {
+            QCOMPARE(v.source.kind, std::string("ncu"));
+            if (v.name == "gpu__time_duration.sum") sawDuration = v.value > 0;
+        }
+        QVERIFY(sawDuration);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEvalGpu)
+#include "test_eval_gpu.moc"
