@@ -154,6 +154,11 @@ std::optional<Failure> GpuContext::load(const std::vector<uint8_t>& cubin, Kerne
 
 void GpuContext::unload(KernelHandle& k)
 {
+    // On a dead context the process is about to exit; driver calls there gain nothing.
+    if (m_lost) {
+        k = {};
+        return;
+    }
     if (k.graphExec) m_drv->graphExecDestroy(k.graphExec);
     if (k.graph) m_drv->graphDestroy(k.graph);
     if (k.module) m_drv->moduleUnload(k.module);

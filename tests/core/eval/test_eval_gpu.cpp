@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -15,9 +16,22 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
+// Build-tree paths, overridable so that binaries built elsewhere can run on a GPU machine.
+std::string kernelsDir()
+{
+    const char* e = std::getenv("SASSX_EVAL_KERNELS_DIR");
+    return e && *e ? e : SASSX_EVAL_KERNELS_DIR;
+}
+
+std::string workerPath()
+{
+    const char* e = std::getenv("SASSX_WORKER");
+    return e && *e ? e : SASSX_WORKER_PATH;
+}
+
 std::vector<uint8_t> cubin(const char* stem)
 {
-    std::ifstream in(std::string(SASSX_EVAL_KERNELS_DIR) + "/" + stem + ".cubin", std::ios::binary);
+    std::ifstream in(kernelsDir() + "/" + stem + ".cubin", std::ios::binary);
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
@@ -53,7 +67,7 @@ class TestEvalGpu : public QObject
     std::unique_ptr<GpuEvaluator> make(bool precheck, std::chrono::milliseconds timeout = 20s)
     {
         GpuEvaluatorOptions o;
-        o.pool.workerPath = SASSX_WORKER_PATH;
+        o.pool.workerPath = workerPath();
         o.pool.requestTimeout = timeout;
         o.precheck = precheck;
         o.baseline.noiseRounds = 20;

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs into .deps/evaldev (git-ignored): binaries built here (the GPU
+# machine has no Qt 6 dev packages and no network), their Qt/ICU runtime libraries with an RPATH of
+# $ORIGIN/../lib, the test and benchmark cubins, and the launch specs with their cubins side by side.
+# Usage: bench/eval/pack_device.sh [BUILD_DIR]   (from the repo root; needs patchelf)
+set -euo pipefail
+build=${1:-build-eval}
+dst=.deps/evaldev
+rm -rf "$dst"
+mkdir -p "$dst"/{bin,lib,kernels,broken,specs}
+bins=("$build"/app/worker/sassx-worker "$build"/bench/eval/sassx-eval-bench
+      "$build"/tests/core/eval/test_eval_gpu "$build"/tests/core/eval/test_eval_pool
+      "$build"/tests/core/eval/test_eval_data "$build"/tests/core/eval/sassx_fake_worker)
+[ -x "$build"/app/cli/sassx-cli ] && bins+=("$build"/app/cli/sassx-cli)
+for b in "${bins[@]}"; do
+  cp "$b" "$dst"/bin/
+  strip "$dst/bin/$(basename "$b")"
+  patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$dst/bin/$(basename "$b")"
+done
+# Every shared library outside glibc/libstdc++ (those are newer on the GPU machine's image).
+for lib in $(ldd "${bins[@]}" 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
+    *) cp -L "$lib" "$dst"/lib/ ;;
+  esac
+done
+for l in "$dst"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$l" 2>/dev/null || true; done
+cp "$build"/tests/core/eval/kernels/*.cubin "$dst"/kernels/
+for v in oob hang renamed params wrong partial; do
+  cp "$build"/tests/core/eval/kernels/eval_add_$v.cubin "$dst"/broken/
+done
+cp bench/eval/specs/*.launch.json "$dst"/specs/
+cp "$build"/tests/core/eval/kernels/eval_add.cubin "$build"/bench/eval/*.cubin "$dst"/specs/
+# A small eval_add spec for the fault test (fast baseline, so the faults dominate the time).
+python3 - "$dst" <<'PY'
+import json, sys
+s = json.load(open("bench/eval/specs/eval_add.launch.json"))
+n = 1 << 20
+s["name"] = "eval_add (1M elements, fault test)"; s["grid"] = [n // 256, 1, 1]
+for p in s["params"]:
+    if p["kind"] == "buffer": p["count"] = n
+    if p["name"] == "n": p["value"] = n
+json.dump(s, open(sys.argv[1] + "/specs/eval_add_small.launch.json.fault", "w"), indent=1)
+PY
+mv "$dst"/specs/eval_add_small.launch.json.fault "$dst"/eval_add_small.launch.json
+cp "$dst"/specs/eval_add.cubin "$dst"/
+du -sh "$dst"; ls "$dst"/specs
