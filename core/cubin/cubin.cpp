@@ -199,8 +199,15 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         }
     }
 
-    // Kernels: one per .text.NAME section.
+    // Kernels: one per .text.NAME section. Symbols and relocations are indexed by section first so
+    // vendor cubins with thousands of kernels stay linear.
     std::map<std::string, int> kernelByName;
+    std::map<int, std::vector<uint32_t>> funcsBySection;
+    for (const auto& sym : c.m_symbols)
+        if ((sym.info & 0xf) == STT_FUNC) funcsBySection[sym.shndx].push_back(sym.index);
+    std::map<int, std::vector<int>> relocsBySection;
+    for (size_t r = 0; r < c.m_relocations.size(); ++r)
+        relocsBySection[c.m_relocations[r].targetSection].push_back(static_cast<int>(r));
     for (int i = 1; i < sectionCount; ++i) {
         const ElfSection& s = c.m_sections[i];
         if (!startsWith(s.name, ".text.") || s.name.size() == 6) continue;
@@ -209,8 +216,8 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         k.textSection = i;
         k.codeSize = s.size;
         int fallback = -1;
-        for (const auto& sym : c.m_symbols) {
-            if ((sym.info & 0xf) != STT_FUNC || sym.shndx != i) continue;
+        for (uint32_t index : funcsBySection[i]) {
+            const ElfSymbol& sym = c.m_symbols[index];
             if (sym.name == k.name) {
                 k.symbol = static_cast<int>(sym.index);
                 break;
@@ -219,8 +226,7 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         }
         if (k.symbol < 0) k.symbol = fallback;
         if (k.symbol >= 0) k.entry = (c.m_symbols[k.symbol].other & STO_CUDA_ENTRY) != 0;
-        for (size_t r = 0; r < c.m_relocations.size(); ++r)
-            if (c.m_relocations[r].targetSection == i) k.relocations.push_back(static_cast<int>(r));
+        k.relocations = relocsBySection[i];
         kernelByName[k.name] = static_cast<int>(c.m_kernels.size());
         c.m_kernels.push_back(std::move(k));
     }
@@ -329,6 +335,9 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
     }
 
     // Global .nv.info: per-function records carry the function's symbol index first.
+    std::map<int, size_t> kernelBySymbol;
+    for (size_t k = 0; k < c.m_kernels.size(); ++k)
+        if (c.m_kernels[k].symbol >= 0) kernelBySymbol.emplace(c.m_kernels[k].symbol, k);
     for (int i = 1; i < sectionCount; ++i) {
         const ElfSection& s = c.m_sections[i];
         if (s.name != ".nv.info" || s.type == elf::SHT_NOBITS) continue;
@@ -344,8 +353,9 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
                 return sectionError(s, i,
                                     where + " names symbol " + std::to_string(symbol) + " of " +
                                         std::to_string(c.m_symbols.size()));
-            for (Kernel& k : c.m_kernels) {
-                if (k.symbol != static_cast<int>(symbol)) continue;
+            auto owner = kernelBySymbol.find(static_cast<int>(symbol));
+            if (owner != kernelBySymbol.end()) { // else a function without code here (extern)
+                Kernel& k = c.m_kernels[owner->second];
                 k.globalAttributes.push_back(a);
                 if (a.attribute == nvinfo::REGCOUNT)
                     k.regCount = value;

@@ -106,7 +106,8 @@ private slots:
         }
         QCOMPARE(p->paramBankSize.value_or(0), 21u);
         QVERIFY(p->regCount.has_value() && *p->regCount > 0 && *p->regCount <= 255);
-        QVERIFY(p->unknownAttributes.empty() || true); // newer ptxas may add ids; only collected
+        for (uint8_t id : p->unknownAttributes) // newer ptxas may add ids: collected, never misnamed
+            QVERIFY(!nvinfo::isKnownAttribute(id));
 
         // EXIT_INSTR_OFFSETS lists exactly the EXIT instructions of the code.
         const auto text = c->sectionData(p->textSection);
