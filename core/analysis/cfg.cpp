@@ -83,6 +83,21 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
         if (fallsThrough && b.index + 1 < int(g.blocks.size()))
             addSucc(b.index + 1);
     }
+    // Subroutines (CALL.REL … RET): the callee is a successor of the call, and RET returns to every
+    // call site's continuation, so that the caller's live values stay live through the callee.
+    std::vector<int> returnSites;
+    for (auto& b : g.blocks) {
+        const auto& last = insts[b.end - 1];
+        if (last.baseOpcode == "CALL" && b.index + 1 < int(g.blocks.size()))
+            returnSites.push_back(b.index + 1);
+    }
+    for (auto& b : g.blocks) {
+        if (insts[b.end - 1].baseOpcode != "RET")
+            continue;
+        for (int r : returnSites)
+            if (std::find(b.successors.begin(), b.successors.end(), r) == b.successors.end())
+                b.successors.push_back(r);
+    }
     for (auto& b : g.blocks)
         for (int s : b.successors)
             g.blocks[s].predecessors.push_back(b.index);

@@ -15,6 +15,7 @@ struct Liveness
     std::vector<RegSet> liveOut; // live just after it
     std::vector<RegSet> blockLiveIn;
     std::vector<RegSet> blockLiveOut;
+    int stackPointerFrom = -1; // index of the instruction initialising R1 (the stack pointer), if any
 
     static Liveness compute(const KernelListing& listing, const ControlFlowGraph& cfg);
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 namespace sassx {
@@ -28,9 +29,9 @@ void parsePredicate(const std::string& text, Instruction& ins)
         ins.guardNegated = true;
         t.erase(0, 1);
     }
-    Operand op = parseOperands(t).empty() ? Operand{} : parseOperands(t)[0];
-    if (op.kind == Operand::Kind::Register && op.reg)
-        ins.guard = op.reg;
+    auto ops = parseOperands(t);
+    if (!ops.empty() && ops[0].kind == Operand::Kind::Register && ops[0].reg)
+        ins.guard = ops[0].reg;
 }
 
 void parseOpcode(const std::string& opcode, Instruction& ins)
@@ -50,6 +51,39 @@ bool isBranchWithTarget(const std::string& base)
 {
     return base == "BRA" || base == "BSSY" || base == "CALL" || base == "JMP" || base == "BREAK" || base == "SSY" ||
            base == "PBK" || base == "PCNT" || base == "CAL" || base == "BRX" || base == "WARPSYNC";
+}
+
+// Before sm_90 nvdisasm does not print the memory descriptor of global accesses (`LDG.E R2, [R4.64]`),
+// yet the instruction reads the uniform pair ptxas loaded from c[0x0][0x118] (sass-notes §3). Every
+// such pair in the kernel counts as read: conservative when there are several.
+void addHiddenDescriptorUses(KernelListing& listing)
+{
+    if (listing.sm >= 90)
+        return;
+    std::vector<Reg> pairs;
+    for (const auto& ins : listing.instructions)
+        if (ins.baseOpcode == "ULDC" && ins.operands.size() == 2 && ins.operands[0].reg &&
+            ins.operands[1].kind == Operand::Kind::Constant && ins.operands[1].constBank == 0 &&
+            ins.operands[1].constOffset == 0x118)
+            pairs.push_back(*ins.operands[0].reg);
+    if (pairs.empty())
+        return;
+    for (auto& ins : listing.instructions) {
+        bool extended = std::find(ins.modifiers.begin(), ins.modifiers.end(), "E") != ins.modifiers.end();
+        if (!extended || !(ins.isMemory() || ins.cls == InstrClass::Atomic))
+            continue;
+        bool printed = false;
+        for (const auto& op : ins.operands)
+            printed = printed || op.memDescriptor.has_value();
+        if (printed)
+            continue;
+        for (const auto& p : pairs) {
+            ins.uses.push_back(p);
+            ins.uses.push_back(Reg{p.file, uint16_t(p.index + 1)});
+        }
+        std::sort(ins.uses.begin(), ins.uses.end());
+        ins.uses.erase(std::unique(ins.uses.begin(), ins.uses.end()), ins.uses.end());
+    }
 }
 
 } // namespace
@@ -93,7 +127,17 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
             ins.operands = parseOperands(ins.operandText);
             if (auto attrs = j.find("other-attributes"); attrs != j.end() && attrs->is_object())
                 ins.controlFlow = attrs->contains("control-flow");
-            if (isBranchWithTarget(ins.baseOpcode)) {
+            if (ins.baseOpcode == "CALL" && !ins.operands.empty() && ins.operands.back().kind == Operand::Kind::Other) {
+                // CALL.REL to a named subroutine inside this section: resolve through the symbol table.
+                auto& op = ins.operands.back();
+                for (const auto& sym : cubin.symbols())
+                    if (sym.name == op.text && int(sym.shndx) == kernel->textSection) {
+                        op.kind = Operand::Kind::Label;
+                        op.target = sym.value;
+                        ins.branchTarget = sym.value;
+                    }
+            }
+            if (isBranchWithTarget(ins.baseOpcode) && !ins.branchTarget) {
                 for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it) {
                     if (it->kind == Operand::Kind::Immediate && !it->isFloat) {
                         it->kind = Operand::Kind::Label;
@@ -107,6 +151,7 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
             listing.instructions.push_back(std::move(ins));
             ++n;
         }
+        addHiddenDescriptorUses(listing);
         out.push_back(std::move(listing));
     }
     return out;

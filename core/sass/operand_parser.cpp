@@ -268,12 +268,47 @@ Operand parseOperand(const std::string& raw)
     return op;
 }
 
+// nvdisasm -json glues the two addresses of copy instructions into one operand: LDGSTS prints
+// "desc[UR6][R2.64][R7]" (global source, then shared destination) or "[R7][R2.64]" before sm_90.
+// Split them back into the order the text listing uses: destination first.
+std::vector<std::string> splitGluedAddresses(const std::string& part)
+{
+    std::vector<std::pair<size_t, size_t>> groups; // [open, close]
+    size_t lb = part.find('[');
+    if (lb == std::string::npos)
+        return {part};
+    std::string head = part.substr(0, lb);
+    if (head != "" && head != "desc")
+        return {part};
+    size_t p = lb;
+    while (p < part.size() && part[p] == '[') {
+        size_t close = part.find(']', p);
+        if (close == std::string::npos)
+            return {part};
+        groups.emplace_back(p, close);
+        p = close + 1;
+    }
+    if (p != part.size())
+        return {part};
+    auto text = [&](size_t a, size_t b) { return part.substr(groups[a].first, groups[b].second - groups[a].first + 1); };
+    if (head == "desc" && groups.size() >= 3)
+        return {text(2, groups.size() - 1), head + text(0, 1)};
+    if (head.empty() && groups.size() >= 2) {
+        std::vector<std::string> out;
+        for (size_t g = 0; g < groups.size(); ++g)
+            out.push_back(text(g, g));
+        return out;
+    }
+    return {part};
+}
+
 std::vector<Operand> parseOperands(const std::string& text)
 {
     std::vector<Operand> ops;
     for (const auto& part : splitOperands(text))
         if (!part.empty())
-            ops.push_back(parseOperand(part));
+            for (const auto& piece : splitGluedAddresses(part))
+                ops.push_back(parseOperand(piece));
     return ops;
 }
 

@@ -389,12 +389,21 @@ void applySemantics(Instruction& ins, int sm)
             if (srcs.size() >= 3 && ops[srcs[2]].kind == Operand::Kind::Register)
                 width[srcs[2]] = 2;
         }
+    } else if (base == "RET") {
+        auto r = regIndices();
+        if (!r.empty())
+            width[r[0]] = 2; // 64-bit return address
     } else if (base == "CS2R") {
         if (!hasModifier(ins, "32")) {
             auto r = regIndices();
             if (!r.empty())
                 width[r[0]] = 2;
         }
+    } else if (dataWidth > 1 && (base == "ULDC" || base == "LDC" || base == "LDCU" || base == "S2UR" ||
+                                 base == "UMOV" || base == "R2UR")) {
+        auto r = regIndices();
+        if (!r.empty())
+            width[r[0]] = dataWidth;
     } else if (dataWidth == 2 && (base == "IADD" || base == "MOV" || base == "UIADD3" || base == "UMOV" ||
                                   base == "SEL" || base == "USEL")) {
         for (size_t i = 0; i < ops.size(); ++i)
@@ -463,6 +472,9 @@ void applySemantics(Instruction& ins, int sm)
         for (uint16_t p = 0; p < 7; ++p)
             defs.push_back(Reg{base == "R2P" ? RegFile::P : RegFile::UP, p});
     }
+    if (base == "CALL") // ABI: the callee returns in R0-R3 (and may clobber more; calls end blocks anyway)
+        for (uint16_t r = 0; r < 4; ++r)
+            defs.push_back(Reg{RegFile::R, r});
     dedupe(defs);
     dedupe(uses);
     ins.defs = std::move(defs);
