@@ -1,0 +1,142 @@
+#include "core/rewrite/cubin_writer.h"
+
+#include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/patch_limits.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace sassx {
+
+namespace {
+
+std::string hex(uint64_t v)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%04llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+template <class T> void writeLe(std::vector<uint8_t>& bytes, uint64_t off, T value)
+{
+    std::memcpy(bytes.data() + off, &value, sizeof(T)); // host and cubin are little-endian
+}
+
+template <class T> T readLe(const std::vector<uint8_t>& bytes, uint64_t off)
+{
+    T v{};
+    std::memcpy(&v, bytes.data() + off, sizeof(T));
+    return v;
+}
+
+std::string at(const KernelAnalysis& a, uint32_t i)
+{
+    const auto& ins = a.listing.instructions[i];
+    return ins.opcode + " at " + hex(ins.offset);
+}
+
+// Structure: a permutation that keeps every instruction inside its own basic block.
+Status checkStructure(const KernelAnalysis& a, const Kernel& k, const Schedule& s)
+{
+    const size_t n = a.listing.instructions.size();
+    if (k.codeSize % 16 || k.codeSize / 16 != n)
+        return makeError("the listing of " + k.name + " has " + std::to_string(n) +
+                         " instructions but .text." + k.name + " holds " + std::to_string(k.codeSize) +
+                         " bytes");
+    if (s.order.size() != n || s.control.size() != n)
+        return makeError("the schedule covers " + std::to_string(s.order.size()) +
+                         " positions, the kernel has " + std::to_string(n) + " instructions");
+    std::vector<bool> seen(n);
+    for (uint32_t p = 0; p < n; ++p) {
+        const uint32_t i = s.order[p];
+        if (i >= n || seen[i])
+            return makeError("the schedule's order is not a permutation (position " + std::to_string(p) +
+                             ")");
+        seen[i] = true;
+        if (a.cfg.blockOf.size() == n && a.cfg.blockOf[i] != a.cfg.blockOf[p])
+            return makeError(at(a, i) + " would leave its basic block (to " + hex(uint64_t(p) * 16) +
+                             "); block starts must stay fixed so branch offsets stay valid");
+    }
+    return Ok{};
+}
+
+// The limits of patch_limits.h, checked against this order.
+Status checkLimits(const KernelAnalysis& a, const Kernel& k, const Cubin& cubin, const Schedule& s)
+{
+    bool moves = false;
+    for (uint32_t p = 0; p < s.order.size(); ++p)
+        moves = moves || s.order[p] != p;
+    if (!moves) return Ok{};
+    const PatchLimits limits = patchLimits(cubin, k);
+    if (!limits.refuseAll.empty()) return makeError("cannot reorder " + k.name + ": " + limits.refuseAll);
+    for (const auto& pin : limits.pins)
+        if (s.order[pin.index] != pin.index)
+            return makeError("cannot move " + at(a, pin.index) + ": " + pin.reason);
+    for (const auto& f : limits.fences)
+        for (uint32_t p = 0; p < s.order.size(); ++p)
+            if ((p < f.index) != (s.order[p] < f.index))
+                return makeError(at(a, s.order[p]) + " would cross " + hex(uint64_t(f.index) * 16) + ": " +
+                                 f.reason);
+    return Ok{};
+}
+
+} // namespace
+
+std::vector<PatchedRange> patchedRanges(const Cubin& cubin, const Kernel& k)
+{
+    std::vector<PatchedRange> out;
+    out.push_back({cubin.sections()[k.textSection].offset, k.codeSize});
+    for (const InstrOffsetList& l : k.instrOffsets)
+        for (uint64_t f : l.fileOffsets)
+            out.push_back({f, 4});
+    for (int r : k.relocations)
+        out.push_back({cubin.relocations()[r].fileOffset, 8});
+    return out;
+}
+
+Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnalysis& a, const Schedule& s)
+{
+    const Kernel* k = cubin.findKernel(a.listing.kernel);
+    if (!k) return makeError("the cubin has no kernel " + a.listing.kernel);
+    if (auto st = checkStructure(a, *k, s); !st) return st.error();
+    if (auto st = checkLimits(a, *k, cubin, s); !st) return st.error();
+
+    std::vector<uint8_t> out = cubin.bytes();
+    const std::vector<uint8_t>& in = cubin.bytes();
+    const uint64_t text = cubin.sections()[k->textSection].offset;
+    const uint32_t n = uint32_t(s.order.size());
+    for (uint32_t p = 0; p < n; ++p) {
+        const uint32_t i = s.order[p];
+        // Words come from the file, not the listing: the file is the truth, the listing a view of it.
+        const uint64_t lo = readLe<uint64_t>(in, text + uint64_t(i) * 16);
+        const uint64_t hi = readLe<uint64_t>(in, text + uint64_t(i) * 16 + 8);
+        writeLe<uint64_t>(out, text + uint64_t(p) * 16, lo);
+        writeLe<uint64_t>(out, text + uint64_t(p) * 16 + 8, s.control[i].encode(hi));
+    }
+
+    const std::vector<uint32_t> pos = s.positionOf();
+    for (const InstrOffsetList& l : k->instrOffsets) {
+        if (l.attribute == nvinfo::INDIRECT_BRANCH_TARGETS) continue; // pinned by checkLimits
+        for (size_t e = 0; e < l.offsets.size(); ++e) {
+            const uint32_t off = l.offsets[e];
+            if (off % 16) {
+                if (s.order[off / 16] != off / 16 ||
+                    (off / 16 + 1 < n && s.order[off / 16 + 1] != off / 16 + 1))
+                    return makeError(nvinfo::attributeName(l.attribute) + " names " + hex(off) +
+                                     ", inside an instruction; refusing to move it");
+                continue;
+            }
+            writeLe<uint32_t>(out, l.fileOffsets[e], pos[off / 16] * 16);
+        }
+    }
+    for (int ri : k->relocations) {
+        const Relocation& r = cubin.relocations()[ri];
+        if (r.offset >= k->codeSize)
+            return makeError("a relocation patches " + hex(r.offset) + ", past the code");
+        const uint64_t moved = uint64_t(pos[r.offset / 16]) * 16 + r.offset % 16;
+        writeLe<uint64_t>(out, r.fileOffset, moved);
+    }
+    return out;
+}
+
+} // namespace sassx

@@ -1,0 +1,31 @@
+#pragma once
+// Writes a schedule back into the cubin: the new .text.K words, every instruction-offset attribute of
+// .nv.info.K and every relocation r_offset into .text.K follow their instruction; every other byte
+// stays identical. Refuses (with a sentence) what it cannot follow (core/rewrite/patch_limits.h).
+#include "core/common/result.h"
+#include "core/cubin/cubin.h"
+#include "core/rewrite/variant.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct KernelAnalysis;
+
+// schedule.order[newPosition] = original index; schedule.control[originalIndex] = its new control bits.
+// Moves must stay inside basic blocks (block starts fixed keeps every PC-relative branch valid).
+Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnalysis& analysis,
+                                           const Schedule& schedule);
+
+// Byte ranges of the file that writeSchedule may change for this kernel (the code, each offset slot,
+// each r_offset): everything outside them must come out identical (tests check this).
+struct PatchedRange
+{
+    uint64_t fileOffset = 0;
+    uint64_t size = 0;
+};
+std::vector<PatchedRange> patchedRanges(const Cubin& cubin, const Kernel& kernel);
+
+} // namespace sassx

@@ -1,0 +1,380 @@
+#include "core/rewrite/patch_limits.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+
+namespace sassx {
+
+namespace {
+
+std::string hex(uint64_t v)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%04llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+template <class T> bool readAt(std::span<const uint8_t> d, uint64_t off, T* out)
+{
+    if (off > d.size() || sizeof(T) > d.size() - off) return false;
+    std::memcpy(out, d.data() + off, sizeof(T));
+    return true;
+}
+
+bool readUleb(std::span<const uint8_t> d, uint64_t& pos, uint64_t* out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; pos < d.size() && shift < 64; shift += 7) {
+        uint8_t b = d[pos++];
+        v |= uint64_t(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool skipLeb(std::span<const uint8_t> d, uint64_t& pos)
+{
+    uint64_t dummy;
+    return readUleb(d, pos, &dummy);
+}
+
+// Lines that .nv_debug_line_sass / .debug_line / -G sections hold map every code offset: any move
+// changes them, and sassx does not rewrite DWARF line programs.
+constexpr const char* kLineSections[] = {".nv_debug_line_sass", ".debug_line",   ".debug_info",
+                                         ".debug_loc",          ".debug_ranges", ".nv_debug_info_reg_sass"};
+
+// True when symbol `s` stands for the start of .text.K (the function symbol or the section symbol).
+bool namesKernelStart(const Cubin& cubin, const Kernel& k, uint32_t s)
+{
+    if (s >= cubin.symbols().size()) return false;
+    if (int(s) == k.symbol) return true;
+    const ElfSymbol& sym = cubin.symbols()[s];
+    constexpr uint8_t STT_SECTION = 3;
+    return (sym.info & 0xf) == STT_SECTION && sym.shndx == k.textSection;
+}
+
+// .debug_frame (64-bit DWARF CFI as ptxas writes it): every FDE of this kernel's code contributes its
+// start, its end and every row boundary (DW_CFA_advance_loc*) as fences. A row covers the same
+// instructions after a schedule that crosses none of them, so the section needs no update.
+void scanDebugFrame(const Cubin& cubin, const Kernel& k, PatchLimits& out)
+{
+    const int sec = cubin.findSection(".debug_frame");
+    if (sec < 0) return;
+    const auto d = cubin.sectionData(sec);
+    // Which FDE locations are relocated against this kernel: r_offset → addend.
+    std::map<uint64_t, int64_t> kernelLocs;
+    for (const Relocation& r : cubin.relocations())
+        if (r.targetSection == sec && namesKernelStart(cubin, k, r.symbol)) kernelLocs[r.offset] = r.addend;
+    if (kernelLocs.empty()) return;
+    auto fail = [&](const std::string& why) {
+        out.refuseAll = ".debug_frame could not be read (" + why + "), so the code offsets it holds for " +
+                        k.name + " cannot be checked";
+    };
+    std::map<uint64_t, uint64_t> codeAlign; // CIE offset → code alignment factor
+    uint64_t pos = 0;
+    while (pos < d.size()) {
+        const uint64_t entryStart = pos;
+        uint32_t len32 = 0;
+        if (!readAt(d, pos, &len32)) return fail("truncated entry length");
+        pos += 4;
+        uint64_t len = len32, idSize = 4;
+        if (len32 == 0xffffffffu) {
+            if (!readAt(d, pos, &len)) return fail("truncated 64-bit length");
+            pos += 8;
+            idSize = 8;
+        }
+        if (len == 0) continue;
+        if (len > d.size() - pos) return fail("an entry runs past the section");
+        const uint64_t end = pos + len;
+        uint64_t id = 0;
+        if (idSize == 8 ? !readAt(d, pos, &id) : !readAt(d, pos, reinterpret_cast<uint32_t*>(&id)))
+            return fail("truncated CIE id");
+        pos += idSize;
+        const bool isCie = idSize == 8 ? id == ~0ull : id == 0xffffffffull;
+        if (isCie) {
+            uint8_t version = 0;
+            if (!readAt(d, pos, &version)) return fail("truncated CIE");
+            ++pos;
+            while (pos < end && d[pos] != 0)
+                ++pos; // augmentation string
+            ++pos;
+            if (version >= 4) pos += 2; // address_size, segment_selector_size
+            uint64_t align = 0;
+            if (!readUleb(d, pos, &align) || align == 0) return fail("bad code alignment factor");
+            codeAlign[entryStart] = align;
+            pos = end;
+            continue;
+        }
+        const uint64_t locField = pos;
+        uint64_t range = 0;
+        if (!readAt(d, pos + 8, &range)) return fail("truncated FDE");
+        pos += 16;
+        auto loc = kernelLocs.find(locField);
+        if (loc == kernelLocs.end()) {
+            pos = end;
+            continue; // another function's FDE
+        }
+        auto cie = codeAlign.find(id);
+        if (cie == codeAlign.end()) return fail("an FDE names a CIE that precedes no entry");
+        uint64_t at = uint64_t(loc->second);
+        std::vector<uint64_t> rows{at, at + range};
+        while (pos < end) {
+            const uint8_t op = d[pos++];
+            const uint8_t hi = op >> 6, lo = op & 0x3f;
+            uint64_t delta = 0;
+            bool advance = false, ok = true;
+            if (hi == 1) {
+                delta = lo, advance = true;
+            } else if (hi == 2) {
+                ok = skipLeb(d, pos); // DW_CFA_offset: reg in op, ULEB offset
+            } else if (hi == 3) {
+                // DW_CFA_restore: no operands
+            } else {
+                switch (lo) {
+                case 0x00:
+                case 0x0a:
+                case 0x0b:
+                    break; // nop, remember/restore_state
+                case 0x02: {
+                    uint8_t v;
+                    ok = readAt(d, pos, &v);
+                    delta = v;
+                    pos += 1;
+                    advance = true;
+                    break;
+                }
+                case 0x03: {
+                    uint16_t v;
+                    ok = readAt(d, pos, &v);
+                    delta = v;
+                    pos += 2;
+                    advance = true;
+                    break;
+                }
+                case 0x04: {
+                    uint32_t v;
+                    ok = readAt(d, pos, &v);
+                    delta = v;
+                    pos += 4;
+                    advance = true;
+                    break;
+                }
+                case 0x06:
+                case 0x07:
+                case 0x08:
+                case 0x0d:
+                case 0x0e:
+                case 0x13:
+                case 0x2e:
+                    ok = skipLeb(d, pos);
+                    break;
+                case 0x05:
+                case 0x09:
+                case 0x0c:
+                case 0x11:
+                case 0x12:
+                case 0x14:
+                case 0x15:
+                case 0x2f:
+                    ok = skipLeb(d, pos) && skipLeb(d, pos);
+                    break;
+                case 0x0f: {
+                    uint64_t n;
+                    ok = readUleb(d, pos, &n) && n <= end - pos;
+                    pos += n;
+                    break;
+                }
+                case 0x10:
+                case 0x16: {
+                    uint64_t n;
+                    ok = skipLeb(d, pos) && readUleb(d, pos, &n) && n <= end - pos;
+                    pos += n;
+                    break;
+                }
+                default: // DW_CFA_set_loc (relocated address) or a vendor op: cannot place its rows
+                    return fail("call-frame op " + hex(op) + " in the FDE of " + k.name);
+                }
+            }
+            if (!ok || pos > end) return fail("truncated call-frame instruction");
+            if (advance) {
+                at += delta * cie->second;
+                rows.push_back(at);
+            }
+        }
+        for (uint64_t b : rows) {
+            if (b == 0 || b >= k.codeSize) continue; // the ends of the code are no constraint
+            if (b % 16) return fail("a row starts at " + hex(b) + ", inside an instruction");
+            out.fences.push_back({uint32_t(b / 16), ".debug_frame starts a call-frame row at " + hex(b) +
+                                                        " that the writer keeps in place"});
+        }
+        pos = end;
+    }
+}
+
+} // namespace
+
+bool isValueOnlyAttribute(uint8_t a)
+{
+    switch (a) {
+    case 0x02: // IMAGE_SLOT
+    case 0x04: // CTAIDZ_USED
+    case 0x05: // MAX_THREADS
+    case 0x0a: // PARAM_CBANK (section symbol + offset/size in the constant bank)
+    case 0x0b: // SMEM_PARAM_OFFSETS (shared-memory offsets, not code)
+    case 0x0c: // CBANK_PARAM_OFFSETS (constant-bank offsets, not code)
+    case 0x0d: // SYNC_STACK
+    case 0x10: // REQNTID
+    case 0x11: // FRAME_SIZE
+    case 0x12: // MIN_STACK_SIZE
+    case 0x17: // KPARAM_INFO
+    case 0x18: // SMEM_PARAM_SIZE
+    case 0x19: // CBANK_PARAM_SIZE
+    case 0x1b: // MAXREG_COUNT
+    case 0x1e: // CRS_STACK_SIZE
+    case 0x21: // EXPLICIT_CACHING
+    case 0x22: // ISTYPEP_USED
+    case 0x23: // MAX_STACK_SIZE
+    case 0x24: // SUQ_USED
+    case 0x26: // LOAD_CACHE_REQUEST
+    case 0x29: // COOP_GROUP_MAX_REGIDS
+    case 0x2b: // WMMA_USED
+    case 0x2f: // REGCOUNT
+    case 0x32: // SHARED_SCRATCH
+    case 0x36: // SW_WAR (a flag word)
+    case 0x37: // CUDA_API_VERSION
+    case 0x38: // NUM_MBARRIERS
+    case 0x3b: // SAM_REGION_STACK_SIZE
+    case 0x3d: // CTA_PER_CLUSTER
+    case 0x3e: // EXPLICIT_CLUSTER
+    case 0x3f: // MAX_CLUSTER_RANK
+    case 0x41: // RESERVED_SMEM_USED
+    case 0x42: // RESERVED_SMEM_0_SIZE
+    case 0x45: // KPARAM_INFO_V2
+    case 0x4c: // NUM_BARRIERS
+    case 0x50: // SPARSE_MMA_MASK
+    case 0x51: // TCGEN05_1CTA_USED
+    case 0x52: // TCGEN05_2CTA_USED
+    case 0x53: // GEN_ERRBAR_AT_EXIT
+    case 0x54: // REG_RECONFIG
+    case 0x56: // SANITIZE
+    case 0x58: // STUB_FUNCTION_KIND
+    // 0x5f (unnamed, every CUDA 13 kernel): format 3 (EIFMT_HVAL), value 0x0101 in every kernel we
+    // inspected (sizes 0x200..0xa00 bytes, sm_80..sm_90, CUDA and Triton). A single u16 that is not a
+    // multiple of 16 and does not follow the code size is a flag pair, not an instruction offset.
+    case 0x5f:
+        return true;
+    default:
+        return false;
+    }
+}
+
+PatchLimits patchLimits(const Cubin& cubin, const Kernel& k)
+{
+    PatchLimits out;
+    const uint64_t n = k.codeSize / 16;
+    auto pinOffset = [&](uint64_t off, const std::string& why) {
+        if (off < k.codeSize && off % 16 == 0) out.pins.push_back({uint32_t(off / 16), why});
+    };
+
+    for (const char* s : kLineSections)
+        if (cubin.findSection(s) >= 0) {
+            out.refuseAll = std::string("the cubin carries ") + s +
+                            ", which maps every code offset to a source line and is not rewritten; "
+                            "rebuild without -lineinfo/-G to reorder instructions";
+            return out;
+        }
+
+    for (const NvInfoAttribute& a : k.attributes) {
+        const std::string name = nvinfo::attributeName(a.attribute);
+        if (a.attribute == nvinfo::INDIRECT_BRANCH_TARGETS) {
+            // Both the BRX and its targets: the constant-bank tables hold offsets the writer does not
+            // rewrite (and may hold them relative to the branch).
+            for (const InstrOffsetList& l : k.instrOffsets)
+                if (l.attribute == a.attribute)
+                    for (uint32_t off : l.offsets) {
+                        pinOffset(off,
+                                  name + " names " + hex(off) + " (an indirect branch or jump-table target)");
+                        if (off % 16 == 0 && off > 0 && off < k.codeSize)
+                            out.fences.push_back({off / 16, name + ": jump-table target " + hex(off)});
+                    }
+            continue;
+        }
+        if (nvinfo::holdsInstructionOffsets(a.attribute) || isValueOnlyAttribute(a.attribute)) continue;
+        // Anything else might name code. A single u16 value can only be an offset if it looks like one;
+        // a payload we cannot decode might hold offsets anywhere, so nothing may move.
+        if (a.format == nvinfo::FORMAT_BYTES) {
+            out.refuseAll = name + " (" + std::to_string(a.payload.size()) + " bytes) in .nv.info." + k.name +
+                            " is not known to be free of instruction offsets, so no instruction may move";
+            return out;
+        }
+        if (a.format != nvinfo::FORMAT_NONE)
+            pinOffset(a.value, name + " holds the value " + hex(a.value) +
+                                   ", which could be this instruction's offset");
+    }
+
+    // Global .nv.info records that name this kernel's symbol first: only value-only ones are understood.
+    for (const NvInfoAttribute& a : cubin.globalAttributes()) {
+        if (a.format != nvinfo::FORMAT_BYTES || a.payload.size() < 4 || isValueOnlyAttribute(a.attribute))
+            continue;
+        uint32_t sym = 0;
+        std::memcpy(&sym, a.payload.data(), 4);
+        if (int(sym) != k.symbol) continue;
+        out.refuseAll = "global .nv.info record " + nvinfo::attributeName(a.attribute) + " names " + k.name +
+                        " and may hold instruction offsets the writer does not rewrite";
+        return out;
+    }
+
+    // Relocations of other sections against this kernel's code with an addend point into the code
+    // (jump tables, function addresses); their addends are not rewritten.
+    const int debugFrame = cubin.findSection(".debug_frame");
+    for (const Relocation& r : cubin.relocations()) {
+        if (r.targetSection == k.textSection || r.targetSection == debugFrame) continue;
+        if (!namesKernelStart(cubin, k, r.symbol) || r.addend <= 0) continue;
+        const std::string where = r.targetSection >= 0 && r.targetSection < int(cubin.sections().size())
+                                      ? cubin.sections()[r.targetSection].name
+                                      : std::string("another section");
+        const uint64_t off = uint64_t(r.addend);
+        pinOffset(off, "a relocation in " + where + " holds code address " + hex(off));
+        if (off % 16 == 0 && off < k.codeSize)
+            out.fences.push_back({uint32_t(off / 16), "a relocation in " + where + " points at " + hex(off)});
+    }
+
+    scanDebugFrame(cubin, k, out);
+    (void)n;
+    return out;
+}
+
+std::vector<UnpatchableInstruction> unpatchableInstructionsWithReasons(const Cubin& cubin, const Kernel& k)
+{
+    const PatchLimits limits = patchLimits(cubin, k);
+    std::map<uint32_t, std::string> by;
+    if (!limits.refuseAll.empty()) {
+        for (uint32_t i = 0; i < k.codeSize / 16; ++i)
+            by[i] = limits.refuseAll;
+    } else {
+        for (const auto& p : limits.pins)
+            by.emplace(p.index, p.reason);
+        for (const auto& f : limits.fences)
+            by.emplace(f.index, f.reason);
+    }
+    std::vector<UnpatchableInstruction> out;
+    for (auto& [i, why] : by)
+        out.push_back({i, why});
+    return out;
+}
+
+std::vector<uint32_t> unpatchableInstructions(const Cubin& cubin, const Kernel& k)
+{
+    std::vector<uint32_t> out;
+    for (const auto& u : unpatchableInstructionsWithReasons(cubin, k))
+        out.push_back(u.index);
+    return out;
+}
+
+} // namespace sassx

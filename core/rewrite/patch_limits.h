@@ -1,0 +1,55 @@
+#pragma once
+// What the cubin writer cannot follow when instructions move: code offsets held in places it does not
+// rewrite (jump tables, unhandled offset attributes, debug frames, line tables). The writer refuses
+// schedules that break these limits; the legality checker treats the same instructions as walls, so
+// the search never proposes a schedule the writer would refuse.
+#include "core/cubin/cubin.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct PatchLimits
+{
+    // Instructions that must keep their position: an offset names them and the writer cannot update it.
+    struct Pin
+    {
+        uint32_t index = 0;
+        std::string reason;
+    };
+    // Boundaries nothing may cross: instruction indices b such that every instruction before b stays
+    // before b (and every one from b on stays there). Offsets that name a *place* (a row of
+    // .debug_frame, a jump target) rather than one instruction only need this.
+    struct Fence
+    {
+        uint32_t index = 0;
+        std::string reason;
+    };
+    std::vector<Pin> pins;
+    std::vector<Fence> fences;
+    // Non-empty: no instruction of this kernel may move at all (a sentence saying why).
+    std::string refuseAll;
+};
+
+// Scans .nv.info.K, the global .nv.info, relocations of every section and .debug_frame for offsets
+// into .text.K that the writer does not rewrite.
+PatchLimits patchLimits(const Cubin& cubin, const Kernel& kernel);
+
+// Instructions the checker should treat as walls (pins and fence instructions; every instruction when
+// nothing may move), sorted and unique. Each comes with the sentence to show.
+struct UnpatchableInstruction
+{
+    uint32_t index = 0;
+    std::string reason;
+};
+std::vector<UnpatchableInstruction> unpatchableInstructionsWithReasons(const Cubin& cubin,
+                                                                       const Kernel& kernel);
+std::vector<uint32_t> unpatchableInstructions(const Cubin& cubin, const Kernel& kernel);
+
+// Attributes of .nv.info.K that hold no code offsets at all (sizes, flags, parameter layout). Every
+// other attribute is either rewritten (nvinfo::holdsInstructionOffsets) or limits moves.
+bool isValueOnlyAttribute(uint8_t attribute);
+
+} // namespace sassx
