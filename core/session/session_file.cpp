@@ -1,0 +1,152 @@
+#include "core/session/session_file.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QSaveFile>
+#include <QString>
+
+namespace sassx {
+
+using nlohmann::json;
+
+namespace {
+
+json sourceJson(const eval::FigureSource& s)
+{
+    return {{"device", s.device}, {"kind", s.kind}};
+}
+
+eval::FigureSource sourceFromJson(const json& j, const eval::FigureSource& fallback = {})
+{
+    eval::FigureSource s = fallback;
+    if (j.is_object()) {
+        s.device = j.value("device", s.device);
+        s.kind = j.value("kind", s.kind);
+    }
+    return s;
+}
+
+} // namespace
+
+json figuresToJson(const VariantFigures& f)
+{
+    // eval's own encoding, so a report and the session agree on field names.
+    json j = eval::toJson(f.result);
+    j["when"] = f.when;
+    return j;
+}
+
+Result<VariantFigures> figuresFromJson(const json& j)
+{
+    if (!j.is_object()) return makeError("figures are not a JSON object");
+    VariantFigures f;
+    auto& r = f.result;
+    r.correct = j.value("correct", false);
+    r.source = sourceFromJson(j.value("source", json()));
+    if (r.source.kind.empty())
+        return makeError("figures carry no source: refusing to show unlabelled numbers");
+    r.failureKind = j.value("failure_kind", std::string());
+    r.failure = j.value("failure", std::string());
+    r.wallMs = j.value("wall_ms", 0.0);
+    r.worker = j.value("worker", -1);
+    if (j.contains("timing")) r.timing = eval::timingFromJson(j.at("timing"));
+    if (j.contains("metrics") && j.at("metrics").is_array())
+        for (const json& m : j.at("metrics")) {
+            eval::MetricValue v;
+            v.name = m.value("name", std::string());
+            v.value = m.value("value", 0.0);
+            v.unit = m.value("unit", std::string());
+            v.source = sourceFromJson(m.value("source", json()), r.source);
+            r.metrics.push_back(v);
+        }
+    f.when = j.value("when", std::string());
+    return f;
+}
+
+json toJson(const SessionFile& file)
+{
+    json variants = json::array();
+    for (const VariantRecord& v : file.variants) {
+        Variant asVariant{v.name, file.kernel, v.edits};
+        json jv = asVariant.toJson();
+        jv["id"] = v.id;
+        jv["parent"] = v.parent;
+        if (v.figures) jv["figures"] = figuresToJson(*v.figures);
+        variants.push_back(jv);
+    }
+    return {{"format", "sassx-session"},
+            {"version", SessionFile::kVersion},
+            {"input", file.input},
+            {"arch", file.arch},
+            {"kernel", file.kernel},
+            {"launch_spec", file.launchSpec},
+            {"current_variant", file.currentVariant},
+            {"selected", file.selected},
+            {"variants", variants}};
+}
+
+Result<SessionFile> sessionFileFromJson(const json& j)
+{
+    if (!j.is_object() || j.value("format", std::string()) != "sassx-session")
+        return makeError("not a sassx session file (no \"format\": \"sassx-session\")");
+    if (j.value("version", 0) > SessionFile::kVersion)
+        return makeError("session file version " + std::to_string(j.value("version", 0)) +
+                         " is newer than this sassx understands (" + std::to_string(SessionFile::kVersion) +
+                         ")");
+    SessionFile f;
+    f.input = j.value("input", std::string());
+    f.arch = j.value("arch", std::string("sm_90"));
+    f.kernel = j.value("kernel", std::string());
+    f.launchSpec = j.value("launch_spec", std::string());
+    f.currentVariant = j.value("current_variant", 0);
+    f.selected = j.value("selected", -1);
+    if (f.input.empty()) return makeError("session file names no input");
+    if (!j.contains("variants") || !j.at("variants").is_array())
+        return makeError("session file has no variants array");
+    for (const json& jv : j.at("variants")) {
+        auto v = Variant::fromJson(jv);
+        if (!v) return v.error();
+        VariantRecord r;
+        r.id = jv.value("id", -1);
+        r.parent = jv.value("parent", -1);
+        r.name = v->name;
+        r.edits = v->edits;
+        if (r.id < 0) return makeError("variant '" + r.name + "' has no id");
+        if (jv.contains("figures")) {
+            auto fig = figuresFromJson(jv.at("figures"));
+            if (!fig) return makeError("variant '" + r.name + "': " + fig.message());
+            r.figures = std::move(*fig);
+        }
+        f.variants.push_back(std::move(r));
+    }
+    return f;
+}
+
+Status writeSessionFile(const std::string& path, const SessionFile& file)
+{
+    QSaveFile out(QString::fromStdString(path));
+    if (!out.open(QIODevice::WriteOnly))
+        return makeError("cannot write " + path + ": " + out.errorString().toStdString());
+    const std::string text = toJson(file).dump(2) + "\n";
+    if (out.write(text.data(), qint64(text.size())) != qint64(text.size())) {
+        out.cancelWriting();
+        return makeError("cannot write " + path + ": " + out.errorString().toStdString());
+    }
+    if (!out.commit()) return makeError("cannot save " + path + ": " + out.errorString().toStdString());
+    return Ok{};
+}
+
+Result<SessionFile> readSessionFile(const std::string& path)
+{
+    QFile in(QString::fromStdString(path));
+    if (!in.open(QIODevice::ReadOnly))
+        return makeError("cannot read " + path + ": " + in.errorString().toStdString());
+    const QByteArray bytes = in.readAll();
+    json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return makeError(path + " is not valid JSON");
+    auto f = sessionFileFromJson(j);
+    if (!f) return makeError(path + ": " + f.message());
+    return f;
+}
+
+} // namespace sassx

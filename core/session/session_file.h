@@ -1,0 +1,37 @@
+#pragma once
+// The session file (JSON): what to reopen (input, arch, kernel, launch spec) and everything the user
+// made (variants with their edits, figures and sources). Written through QSaveFile so a crash while
+// saving never leaves a half-written session behind.
+#include "core/common/result.h"
+#include "core/session/variant_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct SessionFile
+{
+    static constexpr int kVersion = 1;
+    std::string input; // absolute path
+    std::string arch;
+    std::string kernel;
+    std::string launchSpec;
+    int currentVariant = 0;
+    int selected = -1;
+    std::vector<VariantRecord> variants;
+};
+
+nlohmann::json toJson(const SessionFile& file);
+Result<SessionFile> sessionFileFromJson(const nlohmann::json& j);
+
+nlohmann::json figuresToJson(const VariantFigures& figures);
+Result<VariantFigures> figuresFromJson(const nlohmann::json& j);
+
+// Atomic write (QSaveFile: temp file + rename).
+Status writeSessionFile(const std::string& path, const SessionFile& file);
+Result<SessionFile> readSessionFile(const std::string& path);
+
+} // namespace sassx

@@ -1,0 +1,37 @@
+#pragma once
+// One node of a session's variant tree: a name, where it came from, the full edit list from the
+// original, and the figures last obtained for it together with their source. Figures are dropped when
+// the edits change, so a figure on screen always belongs to the schedule next to it.
+#include "core/eval/eval_result.h"
+#include "core/rewrite/variant.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct VariantFigures
+{
+    eval::EvalResult result; // correctness, timing ratio with interval, metrics; each with its source
+    std::string when;        // ISO 8601, when the evaluator answered
+
+    // "estimate" or "measured on NVIDIA H100" (never an unlabelled number).
+    std::string sourceLabel() const;
+};
+
+struct VariantRecord
+{
+    int id = 0;      // stable for the life of the session (and in the session file)
+    int parent = -1; // -1 for the original
+    std::string name;
+    std::vector<Edit> edits; // from the original, in order (a child repeats its parent's edits first)
+    std::optional<VariantFigures> figures;
+
+    bool isOriginal() const { return parent < 0; }
+};
+
+// Label of one figure source: "estimate", "measured on GPU", "ncu on GPU".
+std::string figureSourceLabel(const eval::FigureSource& source);
+
+} // namespace sassx
