@@ -162,11 +162,21 @@ def run_spec(spec_path, spec, cubin, log, timing_iters=20):
     mod = cp.RawModule(path=cubin)
     fn = mod.get_function(spec["kernel"])
     dyn = int(spec.get("dynamic_shared", 0))
-    if dyn > 48 * 1024:
-        fn.max_dynamic_shared_size_bytes = dyn
+    drv = cp.cuda.driver
+    if dyn > 48 * 1024:  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+        try:
+            drv.funcSetAttribute(fn.ptr, 8, dyn)
+        except Exception:
+            fn.max_dynamic_shared_size_bytes = dyn
+
+    def attr(a, fallback):  # CU_FUNC_ATTRIBUTE_NUM_REGS = 4, SHARED_SIZE_BYTES = 1
+        try:
+            return drv.funcGetAttribute(a, fn.ptr)
+        except Exception:
+            return getattr(fn, fallback, "?")
     grid = tuple(spec["grid"]) + (1,) * (3 - len(spec["grid"]))
     block = tuple(spec["block"]) + (1,) * (3 - len(spec["block"]))
-    log(f"  regs {fn.num_regs}, static smem {fn.shared_size_bytes} B, dynamic smem {dyn} B, "
+    log(f"  regs {attr(4, 'num_regs')}, static smem {attr(1, 'shared_size_bytes')} B, dynamic smem {dyn} B, "
         f"grid {grid}, block {block}")
 
     outputs = [p["name"] for p in spec["params"] if p.get("role") in ("output", "inout")]
