@@ -46,6 +46,8 @@ int main(int argc, char** argv)
         {"annotate", runAnnotateCommand},
 #ifdef SASSX_HAVE_REWRITE
         {"legal", runLegalCommand},
+#endif
+#if __has_include("core/rewrite/cubin_writer.h")
         {"move", runMoveCommand},
         {"diff", runDiffCommand},
         {"triton-export", runTritonExportCommand},

@@ -157,6 +157,54 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
     return out;
 }
 
+Instruction makeInstruction(const std::string& text, const Control& control, int sm)
+{
+    Instruction ins;
+    std::string t = text;
+    while (!t.empty() && t.back() == ';')
+        t.pop_back();
+    size_t p = t.find_first_not_of(' ');
+    t = p == std::string::npos ? "" : t.substr(p);
+    if (!t.empty() && t[0] == '@') {
+        size_t sp = t.find(' ');
+        parsePredicate(t.substr(0, sp), ins);
+        t = sp == std::string::npos ? "" : t.substr(sp + 1);
+    }
+    size_t sp = t.find(' ');
+    parseOpcode(t.substr(0, sp), ins);
+    ins.operandText = sp == std::string::npos ? "" : t.substr(sp + 1);
+    ins.operands = parseOperands(ins.operandText);
+    ins.control = control;
+    ins.hi = control.encode(0);
+    if (isBranchWithTarget(ins.baseOpcode))
+        for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it)
+            if (it->kind == Operand::Kind::Immediate && !it->isFloat) {
+                it->kind = Operand::Kind::Label;
+                it->target = uint64_t(it->intValue);
+                ins.branchTarget = it->target;
+                break;
+            }
+    ins.controlFlow = ins.baseOpcode == "BRA" || ins.baseOpcode == "EXIT" || ins.baseOpcode == "RET" ||
+                      ins.baseOpcode == "CALL" || ins.baseOpcode == "BSSY" || ins.baseOpcode == "BSYNC";
+    applySemantics(ins, sm);
+    return ins;
+}
+
+KernelListing makeListing(const std::vector<std::pair<std::string, Control>>& lines, int sm)
+{
+    KernelListing l;
+    l.kernel = "handmade";
+    l.sm = sm;
+    for (const auto& [text, c] : lines) {
+        Instruction ins = makeInstruction(text, c, sm);
+        ins.index = uint32_t(l.instructions.size());
+        ins.offset = 16ull * ins.index;
+        l.instructions.push_back(std::move(ins));
+    }
+    addHiddenDescriptorUses(l);
+    return l;
+}
+
 Result<std::vector<KernelListing>> disassemble(const Cubin& cubin)
 {
     auto json = runNvdisasm(cubin.bytes(), {"-json"});

@@ -25,6 +25,11 @@ Result<KernelListing> disassembleKernel(const Cubin& cubin, const std::string& k
 // benchmarks, which bypass the nvdisasm process).
 Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const std::string& json);
 
+// Builds one instruction from listing text ("@!P0 LDG.E.64 R4, desc[UR6][R2.64]") and control bits:
+// used by tests and tools that reason about hand-written sequences. Raw words hold only the control.
+Instruction makeInstruction(const std::string& text, const Control& control, int sm = 90);
+KernelListing makeListing(const std::vector<std::pair<std::string, Control>>& lines, int sm = 90);
+
 // Parses one "operands" string as nvdisasm prints it into Operand values.
 std::vector<Operand> parseOperands(const std::string& text);
 

@@ -1,0 +1,111 @@
+#if __has_include("core/rewrite/cubin_writer.h")
+#include "commands.h"
+#include "kernel_selection.h"
+
+#include "core/rewrite/cubin_writer.h"
+#include "core/rewrite/legality.h"
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+
+namespace {
+
+bool parseUint(const std::string& s, uint32_t& v)
+{
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc{} && p == s.data() + s.size();
+}
+
+// "--move 12:9" or "--edit 14:stall=3" / "14:yield=0" / "14:reuse=0x1", in command-line order.
+sassx::Result<std::vector<sassx::Edit>> parseEdits(const ParsedArgs& args)
+{
+    using namespace sassx;
+    std::vector<Edit> edits;
+    for (const auto& [name, value] : args.options) {
+        if (name != "--move" && name != "--edit")
+            continue;
+        auto colon = value.find(':');
+        if (colon == std::string::npos)
+            return makeError("bad " + name + " '" + value + "'");
+        uint32_t first = 0;
+        if (!parseUint(value.substr(0, colon), first))
+            return makeError("bad index in " + name + " '" + value + "'");
+        std::string rest = value.substr(colon + 1);
+        if (name == "--move") {
+            uint32_t to = 0;
+            if (!parseUint(rest, to))
+                return makeError("bad target in --move '" + value + "'");
+            edits.push_back(Edit::move(first, to));
+            continue;
+        }
+        auto eq = rest.find('=');
+        if (eq == std::string::npos)
+            return makeError("bad --edit '" + value + "' (want INDEX:stall=N|yield=B|reuse=MASK)");
+        std::string field = rest.substr(0, eq), num = rest.substr(eq + 1);
+        unsigned long v = 0;
+        try {
+            size_t used = 0;
+            v = std::stoul(num, &used, 0);
+            if (used != num.size())
+                throw std::invalid_argument(num);
+        } catch (...) {
+            return makeError("bad value in --edit '" + value + "'");
+        }
+        if (v > 255)
+            return makeError("value out of range in --edit '" + value + "'");
+        auto u = uint8_t(v);
+        if (field == "stall")
+            edits.push_back(Edit::control(first, u, std::nullopt, std::nullopt));
+        else if (field == "yield")
+            edits.push_back(Edit::control(first, std::nullopt, u, std::nullopt));
+        else if (field == "reuse")
+            edits.push_back(Edit::control(first, std::nullopt, std::nullopt, u));
+        else
+            return makeError("unknown control field '" + field + "' (stall, yield, reuse)");
+    }
+    return edits;
+}
+
+} // namespace
+
+int runMoveCommand(const Args& raw)
+{
+    using namespace sassx;
+    std::string err;
+    auto args = parseArgs(raw, {"--kernel", "--move", "--edit", "-o", "--arch"}, err);
+    if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
+        return fail(err.empty() ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
+                                  "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--repair] -o OUT.cubin"
+                                : err);
+    auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
+    if (!sel)
+        return fail(sel.message());
+    auto edits = parseEdits(args);
+    if (!edits)
+        return fail(edits.message());
+    LegalityChecker checker(sel->analysis);
+    auto schedule = applyEdits(*sel->analysis, *edits);
+    if (!schedule)
+        return fail(schedule.message(), 2);
+    checker.fixReuse(*schedule);
+    if (args.has("--repair"))
+        checker.repairLatencies(*schedule);
+    auto report = checker.check(*schedule);
+    if (!report.legal()) {
+        std::cerr << "sassx-cli: illegal: " << report.hazards.front().message << "\n";
+        for (size_t k = 1; k < report.hazards.size() && k < 8; ++k)
+            std::cerr << "  also: " << report.hazards[k].message << "\n";
+        return 2;
+    }
+    auto bytes = writeSchedule(sel->cubin(), *sel->analysis, *schedule);
+    if (!bytes)
+        return fail(bytes.message());
+    std::string out = args.value("-o");
+    std::ofstream f(out, std::ios::binary);
+    if (!f || !f.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size())))
+        return fail("cannot write " + out);
+    std::cerr << "wrote " << out << " (" << edits->size() << " edit(s), legal)\n";
+    return 0;
+}
+#endif

@@ -1,0 +1,86 @@
+#pragma once
+// Decides whether a whole schedule (an order of every block plus control bits) keeps the kernel's
+// results, and explains every hazard in words. Sound by construction: anything the model cannot
+// prove safe is refused (see docs/legality.md).
+#include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/variant.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+enum class HazardKind : uint8_t {
+    Register,        // RAW/WAR/WAW order inverted
+    Scoreboard,      // a consumer no longer after the wait covering its producer; SB set too soon after a wait
+    ImplicitCoverage,// a producer without its own SB moved past the producer whose SB covers it
+    Latency,         // fixed-latency distance below the bound
+    MemoryOrder,     // two conflicting accesses to one state space swapped
+    IssueSpacing,    // same-class memory instructions closer than ptxas ever placed them
+    Wall,            // something crossed a wall (barrier, control flow, opaque opcode, …)
+    Pinned,          // an instruction whose protection the analysis could not attribute
+    Structure,       // not a permutation inside blocks, block boundary moved, bad control value
+    Reuse,           // a reuse flag that is not valid in the new order
+};
+
+struct Hazard
+{
+    HazardKind kind = HazardKind::Structure;
+    uint32_t first = 0;  // original instruction indices involved
+    uint32_t second = 0;
+    std::string message; // a sentence a person can read, naming the hazard and both instructions
+    int missingCycles = 0; // for Latency: how many stall cycles a repair would add
+};
+
+struct LegalityReport
+{
+    std::vector<Hazard> hazards;
+    bool legal() const { return hazards.empty(); }
+    std::string summary() const; // first hazard's message, or "legal"
+};
+
+struct CheckOptions
+{
+    bool stopAtFirst = false; // searches only need a yes/no
+};
+
+class LegalityChecker
+{
+public:
+    explicit LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis);
+
+    LegalityReport check(const Schedule& schedule, const CheckOptions& options = {}) const;
+    LegalityReport check(const std::vector<Edit>& edits, const CheckOptions& options = {}) const;
+
+    // All legal single moves from the current schedule of the instruction at position `pos`
+    // (positions in the current schedule), as target positions.
+    std::vector<uint32_t> legalTargets(const Schedule& current, uint32_t pos) const;
+
+    // Reuse fix-up: clears reuse flags whose pairing changed in the new order (a reuse flag on operand
+    // slot k is valid only if the next instruction reads the same register in the same slot).
+    void fixReuse(Schedule& schedule) const;
+
+    // Repair mode: raise stall counts so that every latency bound is met; returns false if the
+    // schedule has hazards a stall cannot fix.
+    bool repairLatencies(Schedule& schedule) const;
+
+    const KernelAnalysis& analysis() const { return *m_analysis; }
+
+private:
+    void checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int block, LegalityReport& report,
+                    const CheckOptions& options) const;
+    void computeCrossBlockDistances();
+    bool reuseValid(const Schedule& s, uint32_t instruction, uint32_t position, uint8_t flags) const;
+
+    std::shared_ptr<const KernelAnalysis> m_analysis;
+    // Cycles since the last fixed-latency write of each register when a block starts (entry) and
+    // until its first read after the block ends (exit), capped at the longest fixed latency.
+    std::vector<std::vector<uint8_t>> m_entryAge, m_exitDistance;
+    int m_maxFixed = 15;
+    // Per memory class (base opcode): the smallest issue distance ptxas left between two of them.
+    std::map<std::string, int> m_spacing;
+};
+
+} // namespace sassx

@@ -1,0 +1,63 @@
+#pragma once
+// A variant = the original kernel + an ordered list of edits. It resolves to a permutation of the
+// kernel's 16-byte instruction words plus new control bits, and serialises to JSON.
+#include "core/common/result.h"
+#include "core/sass/control.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct KernelAnalysis;
+
+struct Edit
+{
+    enum class Kind : uint8_t { Move, Control };
+    Kind kind = Kind::Move;
+    // Move: the instruction at position `from` (positions at the time of this edit) goes to `to`,
+    // inside its basic block; |from - to| == 1 is an adjacent swap.
+    uint32_t from = 0;
+    uint32_t to = 0;
+    // Control: the instruction at position `at` gets these fields (unset = unchanged).
+    uint32_t at = 0;
+    std::optional<uint8_t> stall, yield, reuse;
+
+    static Edit move(uint32_t from, uint32_t to);
+    static Edit control(uint32_t at, std::optional<uint8_t> stall, std::optional<uint8_t> yield,
+                        std::optional<uint8_t> reuse);
+    std::string describe() const; // "move 12 → 9", "stall of 14 = 3"
+    bool operator==(const Edit&) const = default;
+};
+
+struct Variant
+{
+    std::string name;
+    std::string kernel;
+    std::vector<Edit> edits;
+
+    nlohmann::json toJson() const;
+    static Result<Variant> fromJson(const nlohmann::json& j);
+};
+
+// What a variant amounts to: order[newPosition] = original index; control[originalIndex] = the
+// control bits the instruction will carry (after edits and reuse fix-ups).
+struct Schedule
+{
+    std::vector<uint32_t> order;
+    std::vector<Control> control;
+
+    static Schedule identity(const KernelAnalysis& a);
+    std::vector<uint32_t> positionOf() const; // inverse of order
+    bool isIdentity(const KernelAnalysis& a) const;
+};
+
+// Applies the edits in order without judging legality beyond structure (indices in range, moves inside
+// one basic block, control values in range). Legality is LegalityChecker's job.
+Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& edits);
+
+} // namespace sassx
