@@ -30,7 +30,7 @@ for v in oob hang renamed params wrong partial; do
   cp "$build"/tests/core/eval/kernels/eval_add_$v.cubin "$dst"/broken/
 done
 cp bench/eval/specs/*.launch.json "$dst"/specs/
-cp "$build"/tests/core/eval/kernels/eval_add.cubin "$build"/bench/eval/*.cubin "$dst"/specs/
+cp "$build"/tests/core/eval/kernels/eval_add.cubin "$build"/bench/eval/eval_fma.cubin "$dst"/specs/
 # A small eval_add spec for the fault test (fast baseline, so the faults dominate the time).
 python3 - "$dst" <<'PY'
 import json, sys
@@ -44,4 +44,12 @@ json.dump(s, open(sys.argv[1] + "/specs/eval_add_small.launch.json.fault", "w"),
 PY
 mv "$dst"/specs/eval_add_small.launch.json.fault "$dst"/eval_add_small.launch.json
 cp "$dst"/specs/eval_add.cubin "$dst"/
+# The sm_90 samples: their launch specs and cubins, side by side as the samples' build lays them out.
+for spec in "$build"/samples/*.launch.json; do
+  c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("cubin",""))' "$spec")
+  if [ -f "$build/samples/$c" ]; then cp "$spec" "$build/samples/$c" "$dst"/specs/; fi
+done
+rm -f "$dst"/specs/*.sm_80.cubin
+# ICU data is large: ship the libraries compressed, run_device.sh unpacks them.
+tar -cJf "$dst"/lib.tar.xz -C "$dst" lib && rm -rf "$dst"/lib
 du -sh "$dst"; ls "$dst"/specs

@@ -1,28 +1,38 @@
 #!/usr/bin/env bash
 # The evaluator's device run (one call): GPU tests, injected faults, throughput and noise per
 # spec, and the ncu cross-check. Expects .deps/evaldev from pack_device.sh (carried) and writes
-# results under $OUT. Each step has its own time limit so one stuck step cannot eat the others.
+# results under $OUT. Steps run in priority order, each with its own time limit, and a step is
+# skipped once the whole run nears BUDGET seconds, so a slow step cannot eat the rest.
 set -uo pipefail
 D=$PWD/.deps/evaldev
 OUT=${OUT:-/tmp/evalout}
+BUDGET=${BUDGET:-540}
 mkdir -p "$OUT"
+[ -f "$D/lib.tar.xz" ] && [ ! -d "$D/lib" ] && tar -xJf "$D/lib.tar.xz" -C "$D"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_EVAL_KERNELS_DIR=$D/kernels SASSX_RESOURCES=$PWD/resources
 export PATH=$PATH:/usr/local/cuda/bin
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; which ncu; ncu --version | tail -1; } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
-step() { local name=$1 limit=$2; shift 2; echo "=== $name"; local t0=$SECONDS; timeout "$limit" "$@"; echo "=== $name rc=$? $((SECONDS - t0))s"; }
-step gpu_tests 150 "$D"/bin/test_eval_gpu -o "$OUT/gpu_tests.txt,txt" -o -,txt
-tail -3 "$OUT/gpu_tests.txt"
-step pool_tests 60 "$D"/bin/test_eval_pool -o -,txt 2>&1 | tail -3
-step faults 200 "$D"/bin/sassx-eval-bench faults "$D"/eval_add_small.launch.json --broken "$D"/broken --n 100 --timeout-ms 3000 --json "$OUT/eval-faults.json" | tail -25
-for spec in "$D"/specs/*.launch.json; do
-  n=$(basename "$spec" .launch.json)
-  step "throughput $n" 120 "$D"/bin/sassx-eval-bench throughput "$spec" --n 60 --json "$OUT/tp-$n.json" > /dev/null
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); b=j["baseline"]; print(j["spec"], "baseline_us", round(b.get("baseline_median_us",0),2), "noise", b.get("noise_floor"), "screen/s", round(j["screen_only"]["evaluations_per_s"],1), "adaptive/s", round(j["adaptive"]["evaluations_per_s"],1), "false_faster", j["adaptive"]["false_faster"])' "$OUT/tp-$n.json" 2>&1
-done
-step ncu_crosscheck 240 python3 bench/eval/ncu_crosscheck.py "$D"/bin/sassx-eval-bench "$OUT/eval-ncu-crosscheck" "$D"/specs/*.launch.json > "$OUT/ncu.log" 2>&1
-tail -5 "$OUT/ncu.log"
-if [ -x "$D"/bin/sassx-cli ]; then step cli_bench 60 "$D"/bin/sassx-cli bench "$D"/specs/eval_fma.launch.json --metrics; fi
+step() {
+  local name=$1 limit=$2; shift 2
+  if (( SECONDS + 10 > BUDGET )); then echo "=== $name SKIPPED (budget)"; return; fi
+  (( SECONDS + limit > BUDGET )) && limit=$((BUDGET - SECONDS))
+  echo "=== $name (limit ${limit}s)"; local t0=$SECONDS
+  timeout "$limit" "$@"; echo "=== $name rc=$? $((SECONDS - t0))s"
+}
+tp() {
+  local n; n=$(basename "$1" .launch.json)
+  step "throughput $n" "$2" "$D"/bin/sassx-eval-bench throughput "$1" --n "$3" --json "$OUT/tp-$n.json" > /dev/null
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); b=j["baseline"]; print(j["spec"], "| baseline_us", round(b.get("baseline_median_us",0),2), b.get("launch_mode"), b.get("launches_per_sample"), "| noise", round(100*b.get("noise_floor",0),3), "% | screen/s", round(j["screen_only"]["evaluations_per_s"],1), "| adaptive/s", round(j["adaptive"]["evaluations_per_s"],1), "| false_faster", j["adaptive"]["false_faster"], j["screen_only"]["false_faster"])' "$OUT/tp-$n.json" 2>&1 | tail -1
+}
+step gpu_tests 100 "$D"/bin/test_eval_gpu -o "$OUT/gpu_tests.txt,txt" -o -,txt
+step faults 100 "$D"/bin/sassx-eval-bench faults "$D"/eval_add_small.launch.json --broken "$D"/broken --n 100 --timeout-ms 1500 --json "$OUT/eval-faults.json" | tail -22
+for s in sgemm_leakyrelu hgemm_leakyrelu rmsnorm flash_attn_fwd eval_fma; do tp "$D/specs/$s.launch.json" 40 24; done
+step ncu_crosscheck 150 python3 bench/eval/ncu_crosscheck.py "$D"/bin/sassx-eval-bench "$OUT/eval-ncu-crosscheck" \
+  "$D"/specs/sgemm_leakyrelu.launch.json "$D"/specs/rmsnorm.launch.json "$D"/specs/eval_fma.launch.json \
+  "$D"/specs/hgemm_leakyrelu.launch.json > "$OUT/ncu.log" 2>&1
+tail -4 "$OUT/ncu.log"
+for s in big_unrolled huge_unrolled eval_add; do tp "$D/specs/$s.launch.json" 40 12; done
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
@@ -30,4 +40,4 @@ merged = {os.path.basename(p)[3:-5]: json.load(open(p)) for p in sorted(glob.glo
 json.dump(merged, open(out + "/eval-throughput.json", "w"), indent=2)
 for p in glob.glob(out + "/tp-*.json"): os.remove(p)
 PY
-ls -la "$OUT"
+ls -la "$OUT"; echo "total ${SECONDS}s"

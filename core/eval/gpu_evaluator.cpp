@@ -89,7 +89,7 @@ std::chrono::milliseconds GpuEvaluator::evaluateTimeout(const EvalOptions& o) co
     const double launches = double(m_options.baseline.inputSets + 2) +
                             2.0 * (o.plan.screenRounds + o.plan.confirmRounds) * m_baseline.launchesPerSample;
     const auto expected = std::chrono::milliseconds(int64_t(4.0 * launches * m_baseline.medianUs / 1000.0));
-    return std::max(m_options.pool.requestTimeout, expected + std::chrono::milliseconds(5000));
+    return std::max(m_options.pool.requestTimeout, expected + m_options.timeoutSlack);
 }
 
 std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vector<uint8_t>>& candidates,

@@ -15,6 +15,8 @@ struct GpuEvaluatorOptions
     // Parse each candidate and check its KPARAM_INFO before sending it to a worker. Off only in
     // tests that must exercise the worker's own checks.
     bool precheck = true;
+    // Added to the expected GPU time of an evaluation to form its deadline (module load, copies).
+    std::chrono::milliseconds timeoutSlack{5000};
 };
 
 // $SASSX_WORKER, then sassx-worker beside the running executable, then the build tree's

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <cstdlib>
+#include <set>
 
 using namespace sassx;
 using namespace sassx::eval;
