@@ -1,0 +1,56 @@
+#pragma once
+// A test double for eval::Evaluator: answers instantly with fixed, recognisable figures labelled
+// "estimate" (the estimate backend is declared in core/eval but not implemented yet). Test-only: its
+// numbers never reach a user.
+#include "core/eval/evaluator.h"
+
+#include <atomic>
+
+namespace sassx::test {
+
+class FakeEvaluator : public eval::Evaluator
+{
+public:
+    Status setBaseline(const eval::LaunchSpec&, const std::vector<uint8_t>& cubin) override
+    {
+        m_baseline.source = {"model", "estimate"};
+        m_baseline.medianUs = 100.0;
+        baselineCalls++;
+        return Ok{};
+    }
+    const eval::BaselineInfo& baseline() const override { return m_baseline; }
+    eval::EvalResult evaluate(const std::vector<uint8_t>& candidate, const eval::EvalOptions& = {}) override
+    {
+        evaluateCalls++;
+        eval::EvalResult r;
+        r.correct = true;
+        r.source = {"model", "estimate"};
+        eval::TimingFigures t;
+        t.ratio.median = ratio;
+        t.ratio.low = ratio;
+        t.ratio.high = ratio;
+        t.baselineMedianUs = 100.0;
+        t.candidateMedianUs = 100.0 * ratio;
+        r.timing = t;
+        return r;
+    }
+    Result<std::vector<eval::MetricValue>> metrics(const std::vector<uint8_t>&,
+                                                   const std::vector<std::string>& = {}) override
+    {
+        return std::vector<eval::MetricValue>{
+            {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 61.5, "%", {"model", "estimate"}},
+            {"lts__throughput.avg.pct_of_peak_sustained_elapsed", 48.0, "%", {"model", "estimate"}},
+            {"lts__t_sector_hit_rate.pct", 72.0, "%", {"model", "estimate"}},
+        };
+    }
+    std::string sourceKind() const override { return "estimate"; }
+
+    double ratio = 0.8; // candidate/baseline: speedup 1.25×
+    std::atomic<int> baselineCalls{0};
+    std::atomic<int> evaluateCalls{0};
+
+private:
+    eval::BaselineInfo m_baseline;
+};
+
+} // namespace sassx::test

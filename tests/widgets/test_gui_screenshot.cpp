@@ -1,0 +1,198 @@
+// The explorer in a real xcb window under Xvfb: a sample open, an instruction's dependency arrows
+// shown, a refused drop with its reason visible, and a diff. The PNGs are written to
+// <build>/tests/widgets/screenshots/ (docs/images/ holds copies). Skips when Xvfb is not installed.
+#include "widget_test_support.h"
+#include "widgets/commands/edit_controller.h"
+#include "widgets/dependency_gutter.h"
+#include "widgets/diff_view.h"
+#include "widgets/listing_panel.h"
+#include "widgets/listing_view.h"
+#include "widgets/main_window.h"
+#include "widgets/models/listing_model.h"
+#include "widgets/variants_panel.h"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QLabel>
+#include <QScrollBar>
+#include <QStandardPaths>
+#include <QToolButton>
+#include <QtTest>
+
+#include <csignal>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace sassx;
+
+namespace {
+
+// Starts Xvfb on a free display (-displayfd: the server picks one and writes its number); returns
+// the pid or -1.
+pid_t startXvfb(QByteArray* display)
+{
+    const QString exe = QStandardPaths::findExecutable(QStringLiteral("Xvfb"));
+    if (exe.isEmpty()) return -1;
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        const std::string fd = std::to_string(fds[1]);
+        const std::string path = exe.toStdString();
+        execl(path.c_str(), "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1600x1000x24", "-nolisten",
+              "tcp", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    QByteArray number;
+    pollfd p{fds[0], POLLIN, 0};
+    while (!number.endsWith('\n') && poll(&p, 1, 10000) > 0) {
+        char c;
+        if (read(fds[0], &c, 1) != 1) break;
+        number.append(c);
+    }
+    close(fds[0]);
+    if (number.trimmed().isEmpty()) {
+        kill(pid, SIGTERM);
+        waitpid(pid, nullptr, 0);
+        return -1;
+    }
+    *display = ":" + number.trimmed();
+    return pid;
+}
+
+} // namespace
+
+class TestGuiScreenshot : public QObject
+{
+    Q_OBJECT
+public:
+    bool haveX = false;
+
+private:
+    static QString shotPath(const QString& name)
+    {
+        const QString dir = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(dir);
+        return dir + QLatin1Char('/') + name;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (!haveX) QSKIP("Xvfb not available: no real X window for the screenshot");
+        QCoreApplication::setOrganizationName(QStringLiteral("sassx-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-screenshot"));
+        QCOMPARE(QGuiApplication::platformName(), QStringLiteral("xcb"));
+    }
+
+    void listingWithArrowsAndRefusal()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.resize(1560, 960);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::openAndWait(*session, cubin));
+        EditController* controller = w.editController();
+        ListingView* view = w.listingPanel()->view();
+        ListingModel* model = view->listingModel();
+        const auto& a = *session->analysis();
+
+        // A legal move first, so the variants panel shows a variant.
+        auto dragCase = [&](bool needLegal) {
+            for (uint32_t p = 0; p < session->schedule().order.size(); ++p) {
+                if (!a.listing.instructions[session->schedule().order[p]].isMemory()) continue;
+                const auto t = controller->legalTargets(p);
+                const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[p])];
+                if (needLegal && t.empty()) continue;
+                for (int d = 1; d < 6; ++d)
+                    for (int q : {int(p) - d, int(p) + d})
+                        if (q >= int(b.first) && q < int(b.end) &&
+                            (needLegal ? std::find(t.begin(), t.end(), uint32_t(q)) != t.end()
+                                       : !controller->check(Edit::move(p, uint32_t(q))).accepted) &&
+                            !a.deps.incoming(session->schedule().order[p]).empty())
+                            return std::pair<int, int>(int(p), q);
+            }
+            return std::pair<int, int>(-1, -1);
+        };
+        const auto legal = dragCase(true);
+        if (legal.first >= 0)
+            QVERIFY(controller->apply(Edit::move(uint32_t(legal.first), uint32_t(legal.second))).accepted);
+        const auto illegal = dragCase(false);
+        QVERIFY(illegal.first >= 0);
+
+        // Scroll so that the dragged instruction sits in the upper part of the view, then drag it
+        // through the real window onto an illegal row.
+        const int fromRow = model->rowOfPosition(illegal.first);
+        const int toRow = model->rowOfPosition(illegal.second);
+        view->scrollTo(model->index(std::max(0, fromRow - 8), 0), QAbstractItemView::PositionAtTop);
+        QWidget* vp = view->viewport();
+        const QPoint from = view->visualRect(model->index(fromRow, 2)).center();
+        const QPoint to = view->visualRect(model->index(toRow, 2)).center();
+        QTest::mousePress(vp, Qt::LeftButton, {}, from);
+        QTest::mouseMove(vp, from + QPoint(0, 4));
+        QTest::mouseMove(vp, to);
+        QTest::mouseRelease(vp, Qt::LeftButton, {}, to);
+        QVERIFY(!view->refusalText().isEmpty());
+        QVERIFY(view->refusalBanner()->isVisible());
+        QCOMPARE(session->selectedInstruction(), int(session->schedule().order[size_t(illegal.first)]));
+        QTest::qWait(200);
+        w.listingPanel()->gutter()->repaint();
+        QVERIFY(!w.listingPanel()->gutter()->drawnEdges().empty());
+
+        const QString main = shotPath(QStringLiteral("sassx-listing.png"));
+        QVERIFY(w.grab().save(main));
+        qInfo("screenshot: %s", qPrintable(main));
+
+        // The diff of the original and the edited variant.
+        if (session->currentVariantId() != 0) {
+            w.variantsPanel()->selectVariants({0, session->currentVariantId()});
+            for (auto* b : w.variantsPanel()->findChildren<QToolButton*>())
+                if (b->text() == QLatin1String("Diff")) b->click();
+            QTest::qWait(200);
+            QVERIFY(w.diffView()->movedCount() >= 1);
+            auto* dock = w.findChild<QDockWidget*>(QStringLiteral("diffDock"));
+            QVERIFY(dock && dock->isVisible());
+            const int centre = model->rowOfPosition(legal.second);
+            w.diffView()->verticalScrollBar()->setValue(std::max(0, legal.second - 6));
+            view->scrollTo(model->index(centre, 0), QAbstractItemView::PositionAtCenter);
+            QTest::qWait(200);
+            const QString diff = shotPath(QStringLiteral("sassx-diff.png"));
+            QVERIFY(w.grab().save(diff));
+            qInfo("screenshot: %s", qPrintable(diff));
+        }
+    }
+};
+
+int main(int argc, char** argv)
+{
+    QByteArray display;
+    const pid_t xvfb = startXvfb(&display);
+    if (xvfb > 0) {
+        qputenv("DISPLAY", display);
+        qputenv("QT_QPA_PLATFORM", "xcb");
+    } else {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    int rc = 0;
+    {
+        QApplication app(argc, argv);
+        TestGuiScreenshot test;
+        test.haveX = xvfb > 0;
+        rc = QTest::qExec(&test, argc, argv);
+    }
+    if (xvfb > 0) {
+        kill(xvfb, SIGTERM);
+        waitpid(xvfb, nullptr, 0);
+    }
+    return rc;
+}
+
+#include "test_gui_screenshot.moc"

@@ -1,0 +1,244 @@
+// Editing through the listing as a user does it: a drag with QTest mouse events onto a legal row and
+// onto an illegal one (refused, with the checker's reason shown next to the drop row), Alt+Down,
+// undo/redo, find, go to address, branch jump and back, the dependency gutter.
+#include "widget_test_support.h"
+#include "widgets/commands/edit_controller.h"
+#include "widgets/dependency_gutter.h"
+#include "widgets/listing_panel.h"
+#include "widgets/listing_view.h"
+#include "widgets/models/listing_model.h"
+
+#include <QLabel>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace sassx;
+
+class TestListingEditing : public QObject
+{
+    Q_OBJECT
+
+    struct Fixture
+    {
+        Session session;
+        QUndoStack undo;
+        EditController controller{&session, &undo};
+        ListingPanel panel{&session, &controller};
+        ListingView* view() { return panel.view(); }
+        ListingModel* model() { return panel.view()->listingModel(); }
+        QPoint rowPoint(int row)
+        {
+            view()->scrollTo(model()->index(row, 0));
+            return view()->visualRect(model()->index(row, ListingModel::InstructionColumn)).center();
+        }
+    };
+
+    // A memory instruction at `position` with a legal target and an illegal one nearby (same block).
+    struct DragCase
+    {
+        int from = -1, legal = -1, illegal = -1;
+    };
+    static DragCase findDragCase(Fixture& f)
+    {
+        const auto& a = *f.session.analysis();
+        const Schedule& s = f.session.schedule();
+        for (uint32_t p = 0; p < s.order.size(); ++p) {
+            if (!a.listing.instructions[s.order[p]].isMemory()) continue;
+            const auto targets = f.controller.legalTargets(p);
+            if (targets.empty()) continue;
+            const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[p])];
+            DragCase c;
+            c.from = int(p);
+            c.legal = int(*std::min_element(targets.begin(), targets.end(), [&](uint32_t x, uint32_t y) {
+                return std::abs(int(x) - int(p)) < std::abs(int(y) - int(p));
+            }));
+            for (int d = 1; d < 40 && c.illegal < 0; ++d)
+                for (int q : {int(p) - d, int(p) + d})
+                    if (q >= int(b.first) && q < int(b.end) && c.illegal < 0 &&
+                        std::find(targets.begin(), targets.end(), uint32_t(q)) == targets.end() &&
+                        !f.controller.check(Edit::move(p, uint32_t(q))).accepted)
+                        c.illegal = q;
+            if (c.illegal >= 0) return c;
+        }
+        return {};
+    }
+
+    void drag(Fixture& f, int fromRow, int toRow)
+    {
+        QWidget* vp = f.view()->viewport();
+        const QPoint from = f.rowPoint(fromRow);
+        QTest::mousePress(vp, Qt::LeftButton, {}, from);
+        QTest::mouseMove(vp, from + QPoint(0, 3));
+        QTest::mouseMove(vp, from + QPoint(0, 8));
+        const QPoint to =
+            f.view()->visualRect(f.model()->index(toRow, ListingModel::InstructionColumn)).center();
+        QTest::mouseMove(vp, to);
+        QVERIFY(f.view()->isDragging());
+        QTest::mouseRelease(vp, Qt::LeftButton, {}, to);
+    }
+
+    QString m_cubin;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-tests"));
+        m_cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+    }
+
+    void dragDropUndoRedo()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        f.session.setAutosaveInterval(0);
+        f.panel.resize(1200, 2000);
+        f.panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&f.panel));
+        QString error;
+        QVERIFY2(test::openAndWait(f.session, m_cubin, &error), qPrintable(error));
+        const DragCase c = findDragCase(f);
+        if (c.from < 0)
+            QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
+        const uint32_t moved = f.session.schedule().order[size_t(c.from)];
+
+        // Legal drop: a variant is created holding the move.
+        const int fromRow = f.model()->rowOfPosition(c.from);
+        const int legalRow = f.model()->rowOfPosition(c.legal);
+        {
+            QWidget* vp = f.view()->viewport();
+            const QPoint from = f.rowPoint(fromRow);
+            QTest::mousePress(vp, Qt::LeftButton, {}, from);
+            QTest::mouseMove(vp, from + QPoint(0, 3));
+            QTest::mouseMove(vp, from + QPoint(0, 8));
+            QVERIFY(f.view()->isDragging());
+            // While dragging, exactly the checker's legal targets light up.
+            QCOMPARE(f.view()->legalDropRows().size(), f.controller.legalTargets(uint32_t(c.from)).size());
+            QVERIFY(f.view()->legalDropRows().count(legalRow));
+            const QPoint to = f.view()->visualRect(f.model()->index(legalRow, 2)).center();
+            QTest::mouseMove(vp, to);
+            QTest::mouseRelease(vp, Qt::LeftButton, {}, to);
+        }
+        QVERIFY(!f.view()->isDragging());
+        QCOMPARE(f.session.variants().size(), size_t(2));
+        QVERIFY(f.session.currentVariantId() != 0);
+        QCOMPARE(f.session.currentVariant()->edits.size(), size_t(1));
+        QCOMPARE(f.session.schedule().order[size_t(c.legal)], moved);
+        QVERIFY(f.view()->refusalText().isEmpty());
+        QCOMPARE(f.undo.count(), 1);
+
+        // Illegal drop: refused, nothing changes, and the checker's reason is shown in place.
+        const DragCase c2 = findDragCase(f);
+        QVERIFY(c2.from >= 0);
+        const auto editsBefore = f.session.currentVariant()->edits;
+        const QString expected =
+            f.controller.check(Edit::move(uint32_t(c2.from), uint32_t(c2.illegal))).reason;
+        QVERIFY(!expected.isEmpty());
+        drag(f, f.model()->rowOfPosition(c2.from), f.model()->rowOfPosition(c2.illegal));
+        QCOMPARE(f.session.currentVariant()->edits, editsBefore);
+        QCOMPARE(f.undo.count(), 1);
+        QVERIFY(f.view()->refusalText().contains(expected));
+        QVERIFY(f.view()->refusalBanner()->isVisible());
+        // The banner sits next to the drop row.
+        const QRect dropRect =
+            f.view()->visualRect(f.model()->index(f.model()->rowOfPosition(c2.illegal), 2));
+        QVERIFY(std::abs(f.view()->refusalBanner()->geometry().top() - dropRect.bottom()) < 8 ||
+                std::abs(f.view()->refusalBanner()->geometry().bottom() - dropRect.top()) < 8);
+        qInfo("refused with: %s", qPrintable(expected));
+
+        // Undo removes the variant the first edit created; redo brings it back.
+        const int variantId = f.session.currentVariantId();
+        f.undo.undo();
+        QCOMPARE(f.session.currentVariantId(), 0);
+        QVERIFY(!f.session.variant(variantId));
+        QCOMPARE(f.session.schedule().order[size_t(c.from)], moved);
+        f.undo.redo();
+        QCOMPARE(f.session.currentVariantId(), variantId);
+        QCOMPARE(f.session.schedule().order[size_t(c.legal)], moved);
+    }
+
+    void altArrowsAndControlEdits()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        f.session.setAutosaveInterval(0);
+        f.panel.resize(1200, 900);
+        f.panel.show();
+        QVERIFY(test::openAndWait(f.session, m_cubin));
+        // Any instruction (not only memory) whose next position is legal.
+        int from = -1;
+        for (uint32_t p = 0; p + 1 < f.session.schedule().order.size() && from < 0; ++p) {
+            const auto t = f.controller.legalTargets(p);
+            if (std::find(t.begin(), t.end(), p + 1) != t.end()) from = int(p);
+        }
+        if (from < 0) QSKIP("no instruction can move down by one in this sample");
+        const uint32_t orig = f.session.schedule().order[size_t(from)];
+        f.session.setSelectedInstruction(int(orig));
+        f.view()->setFocus();
+        QTest::keyClick(f.view(), Qt::Key_Down, Qt::AltModifier);
+        QCOMPARE(f.session.schedule().order[size_t(from + 1)], orig);
+        QCOMPARE(f.session.selectedInstruction(), int(orig)); // the selection follows the instruction
+        // A control edit goes through the same checker and the same variant.
+        const int variant = f.session.currentVariantId();
+        const EditOutcome o =
+            f.controller.apply(Edit::control(uint32_t(from + 1), 15, std::nullopt, std::nullopt));
+        if (o.accepted) {
+            QCOMPARE(f.session.currentVariantId(), variant);
+            QCOMPARE(f.session.schedule().control[orig].stall, uint8_t(15));
+            QCOMPARE(f.undo.count(), 2);
+            f.undo.undo();
+        } else {
+            QVERIFY(!o.reason.isEmpty());
+        }
+        f.undo.undo();
+        QCOMPARE(f.session.schedule().order[size_t(from)], orig);
+    }
+
+    void navigationAndGutter()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        f.session.setAutosaveInterval(0);
+        f.panel.resize(1200, 900);
+        f.panel.show();
+        QVERIFY(test::openAndWait(f.session, m_cubin));
+        // Find (regex).
+        QVERIFY(f.panel.find(QStringLiteral("^\\s*EXIT|\\bEXIT\\b")));
+        QCOMPARE(QString::fromStdString(f.session.analysis()
+                                            ->listing.instructions[size_t(f.session.selectedInstruction())]
+                                            .baseOpcode),
+                 QStringLiteral("EXIT"));
+        QVERIFY(!f.panel.find(QStringLiteral("(unbalanced")));
+        // Go to address.
+        QVERIFY(f.view()->goToAddress(0x20));
+        QCOMPARE(f.session.selectedInstruction(), 2);
+        // Branch target and back.
+        const auto& insts = f.session.analysis()->listing.instructions;
+        auto branch = std::find_if(insts.begin(), insts.end(), [](const Instruction& i) {
+            return i.branchTarget && i.baseOpcode == "BRA";
+        });
+        if (branch != insts.end()) {
+            f.session.setSelectedInstruction(int(branch->index));
+            QVERIFY(f.view()->followBranch());
+            QCOMPARE(uint64_t(f.session.selectedInstruction()) * 16, *branch->branchTarget);
+            QVERIFY(f.view()->goBack());
+            QCOMPARE(f.session.selectedInstruction(), int(branch->index));
+        }
+        // Gutter: an instruction with producers gets arrows, each explained in words.
+        const auto& deps = f.session.analysis()->deps;
+        int withEdges = -1;
+        for (uint32_t i = 0; i < insts.size() && withEdges < 0; ++i)
+            if (!deps.incoming(i).empty() && !deps.outgoing(i).empty()) withEdges = int(i);
+        QVERIFY(withEdges >= 0);
+        f.session.setSelectedInstruction(withEdges);
+        f.panel.gutter()->repaint();
+        QCOMPARE(f.panel.gutter()->drawnEdges().size(),
+                 deps.incoming(uint32_t(withEdges)).size() + deps.outgoing(uint32_t(withEdges)).size());
+        for (const auto& e : f.panel.gutter()->drawnEdges())
+            QVERIFY(e.text.contains(QStringLiteral("cycle")));
+    }
+};
+
+QTEST_MAIN(TestListingEditing)
+#include "test_listing_editing.moc"

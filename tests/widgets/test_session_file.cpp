@@ -1,0 +1,120 @@
+// Session save → reopen: input, kernel, launch spec, variants (tree, names, edits), figures with their
+// source, current variant and selection come back exactly; the write is atomic; bad files are refused
+// with a sentence.
+#include "core/session/session_file.h"
+#include "widget_test_support.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace sassx;
+
+class TestSessionFile : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("sassx-tests")); }
+
+    void saveAndReopen()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.sassx.json"));
+        std::vector<VariantRecord> before;
+        {
+            Session s;
+            s.setAutosaveInterval(0);
+            QVERIFY(test::openAndWait(s, cubin));
+            const auto& a = *s.analysis();
+            uint32_t first = 0;
+            for (const auto& b : a.cfg.blocks)
+                if (b.size() >= 3) {
+                    first = b.first;
+                    break;
+                }
+            const int v1 = s.addVariant(0, QStringLiteral("swap"), {Edit::move(first + 1, first)});
+            const int v2 =
+                s.addVariant(v1, QStringLiteral("swap+stall"),
+                             {Edit::move(first + 1, first), Edit::control(first, 4, 1, std::nullopt)});
+            VariantRecord r = *s.variant(v2);
+            r.figures = VariantFigures{};
+            r.figures->result.correct = true;
+            r.figures->result.source = {"NVIDIA H100 80GB HBM3", "measured"};
+            eval::TimingFigures t;
+            t.ratio = {0.95, 0.93, 0.97, 50};
+            t.baselineMedianUs = 10;
+            t.candidateMedianUs = 9.5;
+            r.figures->result.timing = t;
+            r.figures->result.metrics.push_back(
+                {"lts__t_sector_hit_rate.pct", 80.0, "%", {"NVIDIA H100", "ncu"}});
+            r.figures->when = "2024-01-01T00:00:00";
+            s.restoreVariant(r);
+            s.setCurrentVariant(v2);
+            s.setSelectedInstruction(int(first));
+            QVERIFY(s.isModified());
+            QString error;
+            QVERIFY2(s.save(path, &error), qPrintable(error));
+            QVERIFY(!s.isModified());
+            before = s.variants();
+        }
+        Session reopened;
+        reopened.setAutosaveInterval(0);
+        QSignalSpy restored(&reopened, &Session::sessionRestored);
+        QString error;
+        QVERIFY2(reopened.openSession(path, &error), qPrintable(error));
+        QVERIFY(restored.wait(120000));
+        QCOMPARE(reopened.inputPath(), QFileInfo(cubin).absoluteFilePath());
+        QCOMPARE(reopened.kernelName(), QStringLiteral("rmsnorm"));
+        QCOMPARE(reopened.variants().size(), before.size());
+        for (size_t i = 0; i < before.size(); ++i) {
+            const auto& a = before[i];
+            const auto& b = reopened.variants()[i];
+            QCOMPARE(b.id, a.id);
+            QCOMPARE(b.parent, a.parent);
+            QCOMPARE(b.name, a.name);
+            QVERIFY(b.edits == a.edits);
+            QCOMPARE(b.figures.has_value(), a.figures.has_value());
+            if (a.figures) {
+                QCOMPARE(b.figures->sourceLabel(), std::string("measured on NVIDIA H100 80GB HBM3"));
+                QCOMPARE(b.figures->result.timing->ratio.median, 0.95);
+                QCOMPARE(b.figures->result.metrics.front().source.kind, std::string("ncu"));
+                QCOMPARE(b.figures->when, a.figures->when);
+            }
+        }
+        QCOMPARE(reopened.currentVariantId(), before.back().id);
+        QVERIFY(!reopened.schedule().isIdentity(*reopened.analysis()));
+        QVERIFY(reopened.selectedInstruction() >= 0);
+        QVERIFY(!reopened.isModified());
+        // Saving again writes the same document (nothing lost or invented on the round trip).
+        const QString again = dir.filePath(QStringLiteral("again.sassx.json"));
+        QVERIFY(reopened.save(again));
+        auto f1 = readSessionFile(path.toStdString());
+        auto f2 = readSessionFile(again.toStdString());
+        QVERIFY(f1 && f2);
+        QCOMPARE(toJson(*f1).dump(), toJson(*f2).dump());
+    }
+
+    void refusesBadFiles()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.sassx.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"something-else\"}");
+        f.close();
+        Session s;
+        QString error;
+        QVERIFY(!s.openSession(path, &error));
+        QVERIFY(error.contains(QStringLiteral("not a sassx session")));
+        QVERIFY(!s.openSession(dir.filePath(QStringLiteral("missing.json")), &error));
+        QVERIFY(error.contains(QStringLiteral("cannot read")));
+        // Figures without a source are refused rather than shown unlabelled.
+        auto fig = figuresFromJson(nlohmann::json{{"correct", true}});
+        QVERIFY(!fig);
+    }
+};
+
+QTEST_MAIN(TestSessionFile)
+#include "test_session_file.moc"

@@ -1,0 +1,127 @@
+#include "widgets/listing_delegate.h"
+
+#include "core/sass/instruction.h"
+#include "widgets/models/listing_model.h"
+
+#include <QApplication>
+#include <QPainter>
+
+namespace sassx {
+
+QColor ListingDelegate::opcodeColor(int instrClass, bool isMemory)
+{
+    if (isMemory) return QColor(0xb3, 0x3c, 0x00); // memory: the instructions worth moving
+    switch (InstrClass(instrClass)) {
+    case InstrClass::Branch:
+        return QColor(0x1f, 0x5f, 0xbf);
+    case InstrClass::Barrier:
+        return QColor(0xc0, 0x00, 0x40);
+    case InstrClass::Tensor:
+        return QColor(0x00, 0x80, 0x80);
+    case InstrClass::Mufu:
+    case InstrClass::Conversion:
+        return QColor(0x7a, 0x3f, 0xb0);
+    case InstrClass::Uniform:
+    case InstrClass::LoadConst:
+    case InstrClass::SpecialReg:
+        return QColor(0x55, 0x6b, 0x2f);
+    default:
+        return QApplication::palette().color(QPalette::Text);
+    }
+}
+
+QSize ListingDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const
+{
+    QSize s = QStyledItemDelegate::sizeHint(option, index);
+    if (index.column() == ListingModel::StallColumn) s.setWidth(std::max(s.width(), 54));
+    return s;
+}
+
+void ListingDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                            const QModelIndex& index) const
+{
+    const bool separator = index.data(ListingModel::IsSeparatorRole).toBool();
+    const QPalette& pal = option.palette;
+    painter->save();
+    if (separator) {
+        painter->fillRect(option.rect, pal.color(QPalette::AlternateBase).darker(108));
+        painter->setPen(pal.color(QPalette::Mid));
+        painter->drawLine(option.rect.topLeft(), option.rect.topRight());
+        const QString text = index.data().toString();
+        if (!text.isEmpty()) {
+            QFont f = option.font;
+            f.setBold(true);
+            painter->setFont(f);
+            painter->setPen(pal.color(QPalette::Text));
+            // The label may run across the narrow control columns: no clipping to this cell.
+            painter->setClipping(false);
+            painter->drawText(option.rect.adjusted(4, 0, 400, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+        }
+        painter->restore();
+        return;
+    }
+
+    const bool selected = option.state & QStyle::State_Selected;
+    const bool memory = index.data(ListingModel::IsMemoryRole).toBool();
+    const int column = index.column();
+    QColor background = selected ? pal.color(QPalette::Highlight) : QColor();
+    if (!selected && memory) background = QColor(255, 236, 214);
+    const bool controlChanged = index.data(ListingModel::ControlChangedRole).toBool();
+    if (!selected && controlChanged && column >= ListingModel::StallColumn &&
+        column <= ListingModel::ReuseColumn)
+        background = QColor(255, 246, 160);
+    if (background.isValid()) painter->fillRect(option.rect, background);
+    const QColor text = selected ? pal.color(QPalette::HighlightedText) : pal.color(QPalette::Text);
+    const QRect r = option.rect.adjusted(4, 0, -4, 0);
+    painter->setFont(option.font);
+
+    switch (column) {
+    case ListingModel::InstructionColumn: {
+        const QString opcode = index.data(ListingModel::OpcodeRole).toString();
+        const QString operands = index.data(ListingModel::OperandsRole).toString();
+        QFont f = option.font;
+        f.setBold(memory);
+        painter->setFont(f);
+        painter->setPen(selected ? text
+                                 : opcodeColor(index.data(ListingModel::InstrClassRole).toInt(), memory));
+        painter->drawText(r, Qt::AlignVCenter | Qt::AlignLeft, opcode);
+        const int w = QFontMetrics(f).horizontalAdvance(opcode + QLatin1Char(' '));
+        painter->setFont(option.font);
+        painter->setPen(text);
+        painter->drawText(r.adjusted(w, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                          option.fontMetrics.elidedText(operands, Qt::ElideRight, r.width() - w));
+        break;
+    }
+    case ListingModel::StallColumn: {
+        const int stall = index.data(ListingModel::StallRole).toInt();
+        const int barMax = r.width() - option.fontMetrics.horizontalAdvance(QStringLiteral("15 "));
+        const QRect bar(r.left(), r.center().y() - 3, std::max(1, barMax * stall / 15), 6);
+        painter->fillRect(bar, selected ? text : QColor(0x4a, 0x90, 0xd9));
+        painter->setPen(text);
+        painter->drawText(r, Qt::AlignVCenter | Qt::AlignRight, QString::number(stall));
+        break;
+    }
+    case ListingModel::AddressColumn: {
+        QFont f = option.font;
+        // Moved instructions: italic address and a marker at the left edge.
+        const bool moved = index.data(ListingModel::MovedRole).toBool();
+        f.setItalic(moved);
+        painter->setFont(f);
+        painter->setPen(selected ? text : pal.color(QPalette::PlaceholderText));
+        painter->drawText(r, Qt::AlignVCenter | Qt::AlignLeft, index.data().toString());
+        if (moved)
+            painter->fillRect(QRect(option.rect.left(), option.rect.top() + 1, 3, option.rect.height() - 2),
+                              QColor(0xe0, 0x8a, 0x00));
+        break;
+    }
+    default: {
+        painter->setPen(column == ListingModel::PredicateColumn && !selected ? QColor(0x80, 0x50, 0x90)
+                                                                             : text);
+        const int align = index.data(Qt::TextAlignmentRole).toInt();
+        painter->drawText(r, align, index.data().toString());
+    }
+    }
+    painter->restore();
+}
+
+} // namespace sassx

@@ -1,0 +1,23 @@
+#pragma once
+// Paints listing rows: block separators as bands, opcodes coloured by class (memory instructions stand
+// out), the stall count as a small bar, and changed control bits / moved instructions marked so a
+// variant's differences from the original are visible at a glance.
+#include <QStyledItemDelegate>
+
+namespace sassx {
+
+class ListingDelegate : public QStyledItemDelegate
+{
+    Q_OBJECT
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override;
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+
+    // Colour of an opcode of this instruction class (sassx::InstrClass as int).
+    static QColor opcodeColor(int instrClass, bool isMemory);
+};
+
+} // namespace sassx

@@ -1,0 +1,97 @@
+#include "widgets/listing_panel.h"
+
+#include "widgets/dependency_gutter.h"
+#include "widgets/listing_view.h"
+#include "widgets/models/listing_model.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QShortcut>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace sassx {
+
+ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget* parent)
+    : QWidget(parent), m_session(session)
+{
+    m_view = new ListingView(session, controller, this);
+    m_gutter = new DependencyGutter(session, m_view, this);
+
+    m_findBar = new QWidget(this);
+    auto* findLayout = new QHBoxLayout(m_findBar);
+    findLayout->setContentsMargins(4, 2, 4, 2);
+    m_findEdit = new QLineEdit(m_findBar);
+    m_findEdit->setPlaceholderText(tr("Find (regular expression), e.g. LDG|STS or R1[0-9]\\b"));
+    m_findEdit->setClearButtonEnabled(true);
+    m_findStatus = new QLabel(m_findBar);
+    auto* prev = new QToolButton(m_findBar);
+    prev->setText(tr("Previous"));
+    auto* next = new QToolButton(m_findBar);
+    next->setText(tr("Next"));
+    auto* close = new QToolButton(m_findBar);
+    close->setText(tr("Close"));
+    findLayout->addWidget(new QLabel(tr("Find:"), m_findBar));
+    findLayout->addWidget(m_findEdit, 1);
+    findLayout->addWidget(prev);
+    findLayout->addWidget(next);
+    findLayout->addWidget(m_findStatus);
+    findLayout->addWidget(close);
+    m_findBar->hide();
+    connect(m_findEdit, &QLineEdit::returnPressed, this, [this] { find(m_findEdit->text(), true); });
+    connect(next, &QToolButton::clicked, this, [this] { find(m_findEdit->text(), true); });
+    connect(prev, &QToolButton::clicked, this, [this] { find(m_findEdit->text(), false); });
+    connect(close, &QToolButton::clicked, m_findBar, &QWidget::hide);
+    auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), m_findBar);
+    connect(esc, &QShortcut::activated, m_findBar, &QWidget::hide);
+
+    auto* body = new QHBoxLayout;
+    body->setContentsMargins(0, 0, 0, 0);
+    body->setSpacing(0);
+    body->addWidget(m_gutter);
+    body->addWidget(m_view, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_findBar);
+    layout->addLayout(body, 1);
+}
+
+void ListingPanel::showFind()
+{
+    m_findBar->show();
+    m_findEdit->setFocus();
+    m_findEdit->selectAll();
+}
+
+bool ListingPanel::find(const QString& pattern, bool forward)
+{
+    const QRegularExpression re(pattern, QRegularExpression::CaseInsensitiveOption);
+    if (!re.isValid() || pattern.isEmpty()) {
+        m_findStatus->setText(pattern.isEmpty() ? QString() : tr("invalid: %1").arg(re.errorString()));
+        return false;
+    }
+    const ListingModel* m = m_view->listingModel();
+    const int rows = m->rowCount();
+    if (rows == 0) return false;
+    const int start = std::max(0, m_view->currentIndex().row());
+    for (int k = 1; k <= rows; ++k) {
+        const int row = ((forward ? start + k : start - k) % rows + rows) % rows;
+        if (m->positionOfRow(row) < 0) continue;
+        const QString text = m->index(row, ListingModel::PredicateColumn).data().toString() +
+                             QLatin1Char(' ') +
+                             m->index(row, ListingModel::InstructionColumn).data().toString();
+        if (re.match(text).hasMatch()) {
+            m_view->setCurrentIndex(m->index(row, ListingModel::InstructionColumn));
+            m_view->scrollTo(m->index(row, 0), QAbstractItemView::PositionAtCenter);
+            m_findStatus->setText(QString());
+            return true;
+        }
+    }
+    m_findStatus->setText(tr("no match"));
+    return false;
+}
+
+} // namespace sassx

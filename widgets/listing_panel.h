@@ -1,0 +1,38 @@
+#pragma once
+// The listing with its dependency gutter and a find bar (regular expressions over the instruction
+// text). What the main window docks as "Listing".
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+
+namespace sassx {
+class DependencyGutter;
+class EditController;
+class ListingView;
+class Session;
+
+class ListingPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    ListingPanel(Session* session, EditController* controller, QWidget* parent = nullptr);
+
+    ListingView* view() const { return m_view; }
+    DependencyGutter* gutter() const { return m_gutter; }
+
+    void showFind();
+    // Selects the next (or previous) instruction whose text matches `pattern` (a regular expression);
+    // false when none does or the pattern is invalid (the bar says which).
+    bool find(const QString& pattern, bool forward = true);
+
+private:
+    Session* m_session;
+    ListingView* m_view;
+    DependencyGutter* m_gutter;
+    QWidget* m_findBar;
+    QLineEdit* m_findEdit;
+    QLabel* m_findStatus;
+};
+
+} // namespace sassx

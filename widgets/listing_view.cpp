@@ -1,0 +1,400 @@
+#include "widgets/listing_view.h"
+
+#include "core/session/session.h"
+#include "widgets/commands/edit_controller.h"
+#include "widgets/listing_delegate.h"
+#include "widgets/models/listing_model.h"
+
+#include <QApplication>
+#include <QContextMenuEvent>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMenu>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSettings>
+#include <QTimer>
+
+namespace sassx {
+
+namespace {
+constexpr auto kHeaderKey = "listing/headerState";
+}
+
+ListingView::ListingView(Session* session, EditController* controller, QWidget* parent)
+    : QTableView(parent), m_session(session), m_controller(controller),
+      m_model(new ListingModel(session, this))
+{
+    setModel(m_model);
+    setItemDelegate(new ListingDelegate(this));
+    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setSelectionBehavior(SelectRows);
+    setSelectionMode(SingleSelection);
+    setShowGrid(false);
+    setWordWrap(false);
+    setMouseTracking(true);
+    setEditTriggers(NoEditTriggers);
+    setHorizontalScrollMode(ScrollPerPixel);
+    // 100,000 rows: fixed row heights keep layout O(1) (no per-row size hints).
+    verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    verticalHeader()->hide();
+    horizontalHeader()->setSectionsMovable(true);
+    horizontalHeader()->setHighlightSections(false);
+    horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    horizontalHeader()->setStretchLastSection(false);
+    const int ch = fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    const int widths[ListingModel::ColumnCount] = {7, 6, 60, 7, 3, 5, 5, 6, 5, 6, 5};
+    for (int c = 0; c < ListingModel::ColumnCount; ++c)
+        horizontalHeader()->resizeSection(c, widths[c] * ch + 12);
+    restoreHeaderState();
+    connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this] { saveHeaderState(); });
+    connect(horizontalHeader(), &QHeaderView::sectionMoved, this, [this] { saveHeaderState(); });
+    connect(horizontalHeader(), &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        for (int c = 0; c < ListingModel::ColumnCount; ++c) {
+            QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+            a->setCheckable(true);
+            a->setChecked(!isColumnHidden(c));
+            a->setEnabled(c != ListingModel::InstructionColumn);
+            connect(a, &QAction::toggled, this, [this, c](bool on) {
+                setColumnHidden(c, !on);
+                saveHeaderState();
+            });
+        }
+        menu.exec(horizontalHeader()->mapToGlobal(pos));
+    });
+
+    m_banner = new QLabel(viewport());
+    m_banner->setObjectName(QStringLiteral("refusalBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(
+        QStringLiteral("QLabel { background: #fde2e1; color: #7a0c0c; border: 1px solid #d9534f;"
+                       " border-radius: 3px; padding: 4px 6px; }"));
+    m_banner->hide();
+    m_bannerTimer = new QTimer(this);
+    m_bannerTimer->setSingleShot(true);
+    m_bannerTimer->setInterval(12000);
+    connect(m_bannerTimer, &QTimer::timeout, m_banner, &QWidget::hide);
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this] {
+        if (m_banner->isVisible()) showRefusal(m_bannerRow, m_banner->text().section(QLatin1Char('\n'), 1));
+    });
+
+    connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!m_syncing && current.isValid())
+                    m_session->setSelectedInstruction(m_model->originalOfRow(current.row()));
+            });
+    connect(m_session, &Session::selectionChanged, this, &ListingView::syncFromSession);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        // A reset (edit, undo, variant switch) keeps the selected instruction selected, wherever it went.
+        cancelDrag();
+        syncFromSession();
+    });
+}
+
+void ListingView::saveHeaderState() const
+{
+    QSettings().setValue(QLatin1String(kHeaderKey), horizontalHeader()->saveState());
+}
+
+void ListingView::restoreHeaderState()
+{
+    const QByteArray state = QSettings().value(QLatin1String(kHeaderKey)).toByteArray();
+    if (!state.isEmpty()) horizontalHeader()->restoreState(state);
+}
+
+void ListingView::syncFromSession()
+{
+    const int row = m_model->rowOfOriginal(m_session->selectedInstruction());
+    m_syncing = true;
+    if (row < 0) {
+        clearSelection();
+    } else if (currentIndex().row() != row) {
+        setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
+        scrollTo(m_model->index(row, 0));
+    }
+    m_syncing = false;
+    viewport()->update();
+}
+
+void ListingView::selectRow(int row, bool pushHistory)
+{
+    if (row < 0 || m_model->positionOfRow(row) < 0) return;
+    if (pushHistory && m_session->selectedInstruction() >= 0) {
+        m_history.push_back(m_session->selectedInstruction());
+        Q_EMIT historyChanged();
+    }
+    setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
+    scrollTo(m_model->index(row, 0), PositionAtCenter);
+}
+
+bool ListingView::goToAddress(uint64_t offset)
+{
+    const int row = m_model->rowOfAddress(offset & ~uint64_t(15));
+    if (row < 0) {
+        Q_EMIT statusMessage(tr("No instruction at 0x%1").arg(offset, 0, 16));
+        return false;
+    }
+    selectRow(row, true);
+    return true;
+}
+
+bool ListingView::followBranch()
+{
+    const QVariant target = m_model->index(currentIndex().row(), 0).data(ListingModel::BranchTargetRole);
+    if (!target.isValid()) {
+        Q_EMIT statusMessage(tr("The selected instruction is not a direct branch"));
+        return false;
+    }
+    return goToAddress(target.toULongLong());
+}
+
+bool ListingView::goBack()
+{
+    if (m_history.empty()) return false;
+    const int original = m_history.back();
+    m_history.pop_back();
+    Q_EMIT historyChanged();
+    selectRow(m_model->rowOfOriginal(original));
+    return true;
+}
+
+QString ListingView::refusalText() const
+{
+    return m_banner->isVisible() || !m_banner->isHidden() ? m_banner->text() : QString();
+}
+
+void ListingView::showRefusal(int row, const QString& reason)
+{
+    m_bannerRow = row;
+    m_banner->setText(tr("Refused: this move is not legal.") + QLatin1Char('\n') + reason);
+    const QRect rowRect = visualRect(m_model->index(std::max(row, 0), ListingModel::InstructionColumn));
+    const int width = std::min(viewport()->width() - 16, 720);
+    m_banner->setFixedWidth(std::max(width, 200));
+    m_banner->adjustSize();
+    int y = rowRect.bottom() + 3;
+    if (y + m_banner->height() > viewport()->height())
+        y = std::max(0, rowRect.top() - m_banner->height() - 3);
+    m_banner->move(std::max(8, rowRect.left()), y);
+    m_banner->show();
+    m_banner->raise();
+    m_bannerTimer->start();
+    Q_EMIT statusMessage(reason);
+}
+
+void ListingView::applyEdit(const Edit& edit, int row)
+{
+    const EditOutcome outcome = m_controller->apply(edit);
+    if (!outcome.accepted)
+        showRefusal(row, outcome.reason);
+    else
+        m_banner->hide();
+}
+
+bool ListingView::moveCurrent(int delta)
+{
+    const int row = currentIndex().row();
+    const int position = m_model->positionOfRow(row);
+    if (position < 0) return false;
+    const int target = position + delta;
+    if (target < 0 || size_t(target) >= m_session->schedule().order.size()) return false;
+    const int targetRow = m_model->rowOfPosition(target);
+    // Block boundary: applyEdits would refuse with a structural message; say it plainly instead.
+    if (m_session->analysis()->cfg.blockOf[size_t(position)] !=
+        m_session->analysis()->cfg.blockOf[size_t(target)]) {
+        showRefusal(row, tr("Instructions never leave their basic block (block starts stay fixed so every "
+                            "branch stays valid)."));
+        return false;
+    }
+    const EditOutcome outcome = m_controller->apply(Edit::move(uint32_t(position), uint32_t(target)));
+    if (!outcome.accepted) {
+        showRefusal(targetRow, outcome.reason);
+        return false;
+    }
+    m_banner->hide();
+    return true;
+}
+
+// ---- drag and drop ------------------------------------------------------------------------------
+// Not QDrag: a drop inside one view needs no MIME round trip, and plain mouse events keep the legal
+// targets painted live and let tests drive the gesture with QTest.
+
+void ListingView::mousePressEvent(QMouseEvent* event)
+{
+    m_banner->hide();
+    m_pressRow = -1;
+    if (event->button() == Qt::LeftButton) {
+        const int row = rowAt(event->pos().y());
+        if (row >= 0 && m_model->index(row, 0).data(ListingModel::IsMemoryRole).toBool()) {
+            m_pressRow = row;
+            m_pressPos = event->pos();
+        }
+    }
+    QTableView::mousePressEvent(event);
+}
+
+void ListingView::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_pressRow >= 0 && !m_dragging &&
+        (event->pos() - m_pressPos).manhattanLength() >= QApplication::startDragDistance()) {
+        m_dragging = true;
+        m_dragPosition = m_model->positionOfRow(m_pressRow);
+        m_legalRows.clear();
+        for (uint32_t p : m_controller->legalTargets(uint32_t(m_dragPosition)))
+            m_legalRows.insert(m_model->rowOfPosition(int(p)));
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        Q_EMIT statusMessage(
+            tr("Drop on a highlighted row: %n legal position(s)", nullptr, int(m_legalRows.size())));
+    }
+    if (m_dragging) {
+        m_hoverRow = rowAt(event->pos().y());
+        viewport()->update();
+        return; // no rubber-band selection while dragging
+    }
+    QTableView::mouseMoveEvent(event);
+}
+
+void ListingView::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_dragging) {
+        finishDrag(rowAt(event->pos().y()));
+        return;
+    }
+    m_pressRow = -1;
+    QTableView::mouseReleaseEvent(event);
+}
+
+void ListingView::finishDrag(int targetRow)
+{
+    const int from = m_dragPosition;
+    cancelDrag();
+    const int to = m_model->positionOfRow(targetRow);
+    if (from < 0 || to < 0 || to == from) return;
+    if (m_session->analysis()->cfg.blockOf[size_t(from)] != m_session->analysis()->cfg.blockOf[size_t(to)]) {
+        showRefusal(targetRow,
+                    tr("Instructions never leave their basic block (block starts stay fixed so every "
+                       "branch stays valid)."));
+        return;
+    }
+    applyEdit(Edit::move(uint32_t(from), uint32_t(to)), targetRow);
+}
+
+void ListingView::cancelDrag()
+{
+    m_dragging = false;
+    m_pressRow = -1;
+    m_dragPosition = -1;
+    m_hoverRow = -1;
+    m_legalRows.clear();
+    viewport()->unsetCursor();
+    viewport()->update();
+}
+
+void ListingView::paintEvent(QPaintEvent* event)
+{
+    QTableView::paintEvent(event);
+    if (!m_dragging) return;
+    QPainter p(viewport());
+    const int first = std::max(0, rowAt(0));
+    int last = rowAt(viewport()->height());
+    if (last < 0) last = m_model->rowCount() - 1;
+    const int sourceRow = m_model->rowOfPosition(m_dragPosition);
+    for (int row = first; row <= last; ++row) {
+        const int y = rowViewportPosition(row);
+        const QRect band(0, y, viewport()->width(), rowHeight(row));
+        if (m_legalRows.count(row)) p.fillRect(band, QColor(60, 180, 75, 60));
+        if (row == sourceRow) p.fillRect(band, QColor(0, 0, 0, 40));
+    }
+    if (m_hoverRow >= 0 && m_hoverRow != sourceRow) {
+        const bool legal = m_legalRows.count(m_hoverRow);
+        const int y = rowViewportPosition(m_hoverRow);
+        p.setPen(QPen(legal ? QColor(30, 140, 50) : QColor(200, 30, 30), 2));
+        p.drawRect(QRect(1, y, viewport()->width() - 3, rowHeight(m_hoverRow) - 1));
+    }
+}
+
+// ---- keyboard, context menu ---------------------------------------------------------------------
+
+void ListingView::keyPressEvent(QKeyEvent* event)
+{
+    if (event->modifiers() == Qt::AltModifier &&
+        (event->key() == Qt::Key_Up || event->key() == Qt::Key_Down)) {
+        moveCurrent(event->key() == Qt::Key_Up ? -1 : +1);
+        return;
+    }
+    if (event->modifiers() == Qt::AltModifier && event->key() == Qt::Key_Left) {
+        goBack();
+        return;
+    }
+    if (event->key() == Qt::Key_Escape && m_dragging) {
+        cancelDrag();
+        return;
+    }
+    QTableView::keyPressEvent(event);
+}
+
+void ListingView::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    const int row = rowAt(event->pos().y());
+    if (row >= 0 && m_model->index(row, 0).data(ListingModel::BranchTargetRole).isValid()) {
+        selectRow(row);
+        followBranch();
+        return;
+    }
+    QTableView::mouseDoubleClickEvent(event);
+}
+
+void ListingView::contextMenuEvent(QContextMenuEvent* event)
+{
+    const int row = rowAt(event->pos().y());
+    const int position = m_model->positionOfRow(row);
+    if (position < 0) return;
+    selectRow(row);
+    const uint32_t orig = m_session->schedule().order[size_t(position)];
+    const Control c = m_session->schedule().control[orig];
+    QMenu menu(this);
+    QMenu* stall = menu.addMenu(tr("Stall"));
+    for (int s = 0; s <= 15; ++s) {
+        QAction* a = stall->addAction(QString::number(s));
+        a->setCheckable(true);
+        a->setChecked(s == c.stall);
+        connect(a, &QAction::triggered, this, [this, position, s, row] {
+            applyEdit(Edit::control(uint32_t(position), uint8_t(s), std::nullopt, std::nullopt), row);
+        });
+    }
+    QAction* yield = menu.addAction(tr("Yield bit"));
+    yield->setCheckable(true);
+    yield->setChecked(c.yield);
+    connect(yield, &QAction::triggered, this, [this, position, c, row] {
+        applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt),
+                  row);
+    });
+    QMenu* reuse = menu.addMenu(tr("Reuse flags"));
+    static const char* slotNames[] = {"a", "b", "c"};
+    for (int k = 0; k < 3; ++k) {
+        QAction* a = reuse->addAction(tr("Slot %1").arg(QLatin1String(slotNames[k])));
+        a->setCheckable(true);
+        a->setChecked((c.reuse >> k) & 1);
+        connect(a, &QAction::triggered, this, [this, position, c, k, row] {
+            applyEdit(
+                Edit::control(uint32_t(position), std::nullopt, std::nullopt, uint8_t(c.reuse ^ (1 << k))),
+                row);
+        });
+    }
+    menu.addSeparator();
+    QAction* up = menu.addAction(tr("Move Up"), this, [this] { moveCurrent(-1); });
+    up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+    QAction* down = menu.addAction(tr("Move Down"), this, [this] { moveCurrent(+1); });
+    down->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
+    menu.addSeparator();
+    QAction* follow = menu.addAction(tr("Jump to Branch Target"), this, [this] { followBranch(); });
+    follow->setEnabled(m_model->index(row, 0).data(ListingModel::BranchTargetRole).isValid());
+    QAction* back = menu.addAction(tr("Back"), this, [this] { goBack(); });
+    back->setEnabled(canGoBack());
+    menu.exec(event->globalPos());
+}
+
+} // namespace sassx

@@ -1,0 +1,83 @@
+#pragma once
+// The SASS listing of the current variant. Selecting an instruction selects it in the session (the
+// dependency gutter draws its edges); dragging a memory instruction moves it (legal drop rows light up
+// while dragging; an illegal drop is refused and the checker's reason appears next to the drop row);
+// Alt+Up/Down moves any instruction; the context menu edits control bits. Branch targets can be
+// followed (Ctrl+J / double click) and returned from (Alt+Left) through a history.
+#include <QTableView>
+
+#include <set>
+#include <vector>
+
+class QLabel;
+class QTimer;
+
+namespace sassx {
+class EditController;
+class ListingModel;
+class Session;
+struct Edit;
+
+class ListingView : public QTableView
+{
+    Q_OBJECT
+public:
+    ListingView(Session* session, EditController* controller, QWidget* parent = nullptr);
+
+    ListingModel* listingModel() const { return m_model; }
+
+    // Rows (not positions) lighting up as legal drop targets; empty unless a drag is in progress.
+    bool isDragging() const { return m_dragging; }
+    const std::set<int>& legalDropRows() const { return m_legalRows; }
+    // The refusal banner shown after an illegal drop or edit (empty when hidden).
+    QString refusalText() const;
+    QLabel* refusalBanner() const { return m_banner; }
+    void showRefusal(int row, const QString& reason);
+
+    bool goToAddress(uint64_t offset);
+    bool followBranch();         // current instruction's branch target; pushes history
+    bool goBack();               // returns to where the last jump started
+    bool moveCurrent(int delta); // Alt+Up/Down
+    bool canGoBack() const { return !m_history.empty(); }
+
+    void saveHeaderState() const;
+    void restoreHeaderState();
+
+Q_SIGNALS:
+    void historyChanged();
+    void statusMessage(const QString& message);
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    void syncFromSession();
+    void selectRow(int row, bool pushHistory = false);
+    void applyEdit(const Edit& edit, int row);
+    void finishDrag(int targetRow);
+    void cancelDrag();
+
+    Session* m_session;
+    EditController* m_controller;
+    ListingModel* m_model;
+    QLabel* m_banner;
+    QTimer* m_bannerTimer;
+    int m_bannerRow = -1;
+
+    int m_pressRow = -1;
+    QPoint m_pressPos;
+    bool m_dragging = false;
+    int m_dragPosition = -1;
+    int m_hoverRow = -1;
+    std::set<int> m_legalRows;
+    std::vector<int> m_history; // original indices
+    bool m_syncing = false;
+};
+
+} // namespace sassx

@@ -1,0 +1,67 @@
+#pragma once
+// The explorer's window: wires the panels to one Session and one undo stack, and owns the menus and
+// the open/save dialogs. Panels do the work; this class only connects them.
+#include <QMainWindow>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QUndoStack;
+
+namespace sassx {
+class DiffView;
+class EditController;
+class ListingPanel;
+class MetricsView;
+class Session;
+class VariantsPanel;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(Session* session = nullptr, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // A cubin/fatbin/executable/.cu/.ptx/Triton cache directory, or a session file (*.sassx.json).
+    void openPath(const QString& path);
+
+    Session* session() const { return m_session; }
+    QUndoStack* undoStack() const { return m_undoStack; }
+    EditController* editController() const { return m_controller; }
+    ListingPanel* listingPanel() const { return m_listing; }
+    VariantsPanel* variantsPanel() const { return m_variants; }
+    MetricsView* metricsView() const { return m_metrics; }
+    DiffView* diffView() const { return m_diff; }
+
+    static QStringList recentFiles();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void openDialog();
+    void openSessionDialog();
+    bool saveSession(bool askPath);
+    void setLaunchSpecDialog();
+    void goToAddressDialog();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void pickKernel();
+    void updateTitle();
+    void showDiff(int left, int right);
+
+    Session* m_session;
+    QUndoStack* m_undoStack;
+    EditController* m_controller;
+    ListingPanel* m_listing;
+    VariantsPanel* m_variants;
+    MetricsView* m_metrics;
+    DiffView* m_diff;
+    QMenu* m_recentMenu = nullptr;
+    QLabel* m_busyLabel = nullptr;
+    QString m_pendingKernel;
+};
+
+} // namespace sassx

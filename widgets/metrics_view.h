@@ -1,0 +1,38 @@
+#pragma once
+// Nsight-style comparison of variants: throughput and hit-rate percentages as grouped bars (one group
+// per metric, one bar per variant) above the full table. Every legend entry and column header names
+// the figures' source (measured on a GPU, or estimate).
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QTableView;
+
+namespace sassx {
+class MetricsModel;
+class Session;
+
+class MetricsView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit MetricsView(Session* session, QWidget* parent = nullptr);
+
+    void setVariants(const std::vector<int>& ids);
+    MetricsModel* model() const { return m_model; }
+    QCustomPlot* plot() const { return m_plot; }
+    QTableView* table() const { return m_table; }
+    // Bars currently plotted (tests): one entry per variant.
+    int barSeriesCount() const;
+
+private:
+    void replot();
+
+    Session* m_session;
+    MetricsModel* m_model;
+    QCustomPlot* m_plot;
+    QTableView* m_table;
+};
+
+} // namespace sassx

@@ -1,0 +1,349 @@
+#include "widgets/models/listing_model.h"
+
+#include "core/session/session.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QFontDatabase>
+
+namespace sassx {
+
+namespace {
+
+QString sbText(uint8_t sb)
+{
+    return sb == kNoBarrier ? QString() : QStringLiteral("SB%1").arg(sb);
+}
+
+QString waitText(uint8_t mask)
+{
+    QStringList sbs;
+    for (int k = 0; k < 6; ++k)
+        if ((mask >> k) & 1) sbs << QString::number(k);
+    return sbs.join(QLatin1Char(' '));
+}
+
+QString reuseText(uint8_t mask)
+{
+    static const char* slotNames[] = {"a", "b", "c", "d"};
+    QString s;
+    for (int k = 0; k < 4; ++k)
+        if ((mask >> k) & 1) s += QLatin1String(slotNames[k]);
+    return s;
+}
+
+QString hexAddress(uint64_t offset)
+{
+    return QStringLiteral("%1").arg(offset, 4, 16, QLatin1Char('0'));
+}
+
+} // namespace
+
+ListingModel::ListingModel(Session* session, QObject* parent)
+    : QAbstractTableModel(parent), m_session(session)
+{
+    connect(session, &Session::scheduleChanged, this, &ListingModel::rebuild);
+    connect(session, &Session::analysisReady, this, &ListingModel::rebuild);
+    rebuild();
+}
+
+void ListingModel::rebuild()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_rowOfPosition.clear();
+    m_cycles.clear();
+    m_positionOfOriginal.clear();
+    const auto analysis = m_session->analysis();
+    const Schedule& s = m_session->schedule();
+    if (analysis && s.order.size() == analysis->listing.instructions.size()) {
+        const auto& blocks = analysis->cfg.blocks;
+        const size_t n = s.order.size();
+        m_rows.reserve(n + blocks.size());
+        m_rowOfPosition.assign(n, -1);
+        m_cycles.assign(n, 0);
+        m_positionOfOriginal.assign(n, -1);
+        for (size_t p = 0; p < n; ++p)
+            m_positionOfOriginal[s.order[p]] = int32_t(p);
+        for (const BasicBlock& b : blocks) {
+            m_rows.push_back(-(b.index + 1));
+            int cycle = 0;
+            for (uint32_t p = b.first; p < b.end && p < n; ++p) {
+                m_rowOfPosition[p] = int32_t(m_rows.size());
+                m_rows.push_back(int32_t(p));
+                m_cycles[p] = cycle;
+                const Control& c = s.control[s.order[p]];
+                cycle += c.stall == 0 ? 1 : c.stall;
+            }
+        }
+    }
+    endResetModel();
+}
+
+int ListingModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ListingModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+int ListingModel::rowOfOriginal(int originalIndex) const
+{
+    return rowOfPosition(positionOfOriginal(originalIndex));
+}
+
+int ListingModel::positionOfOriginal(int originalIndex) const
+{
+    return originalIndex >= 0 && size_t(originalIndex) < m_positionOfOriginal.size()
+               ? m_positionOfOriginal[size_t(originalIndex)]
+               : -1;
+}
+
+int ListingModel::rowOfPosition(int position) const
+{
+    return position >= 0 && size_t(position) < m_rowOfPosition.size() ? m_rowOfPosition[size_t(position)]
+                                                                      : -1;
+}
+
+int ListingModel::positionOfRow(int row) const
+{
+    return row >= 0 && size_t(row) < m_rows.size() && m_rows[size_t(row)] >= 0 ? m_rows[size_t(row)] : -1;
+}
+
+int ListingModel::originalOfRow(int row) const
+{
+    const int p = positionOfRow(row);
+    return p < 0 ? -1 : int(m_session->schedule().order[size_t(p)]);
+}
+
+int ListingModel::rowOfAddress(uint64_t offset) const
+{
+    return offset % 16 == 0 ? rowOfPosition(int(offset / 16)) : -1;
+}
+
+QString ListingModel::columnToolTip(int column)
+{
+    switch (column) {
+    case AddressColumn:
+        return tr("Byte address of the instruction in this variant (block starts never move).");
+    case PredicateColumn:
+        return tr("Guard predicate: the instruction only takes effect in threads where it is true.");
+    case InstructionColumn:
+        return tr("Opcode with modifiers and operands, as nvdisasm prints them. Memory instructions are "
+                  "highlighted; they can be dragged.");
+    case StallColumn:
+        return tr("Stall count (control bits 105-108): cycles the warp waits before issuing the next "
+                  "instruction. Fixed-latency results rely on it.");
+    case YieldColumn:
+        return tr("Yield bit (bit 109) as encoded: a hint that the scheduler may switch to another warp.");
+    case WriteSbColumn:
+        return tr("Write scoreboard: set when this variable-latency instruction issues, cleared when its "
+                  "result is written. Consumers wait on it.");
+    case ReadSbColumn:
+        return tr("Read scoreboard: cleared once this instruction has read its source registers, so they "
+                  "may be overwritten.");
+    case WaitColumn:
+        return tr("Wait mask: scoreboards that must be clear before this instruction issues.");
+    case ReuseColumn:
+        return tr("Operand reuse cache flags (a, b, c slots): the register is kept for the next "
+                  "instruction reading the same slot.");
+    case CycleColumn:
+        return tr("Static issue cycle inside the block, from the stall counts of this variant "
+                  "(no memory latency: a schedule model, not a measurement).");
+    case LiveColumn:
+        return tr("Live 32-bit registers at this instruction, from the liveness analysis of the original "
+                  "order (counted as nvdisasm -plr does).");
+    }
+    return {};
+}
+
+QVariant ListingModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole) return columnToolTip(section);
+    if (role != Qt::DisplayRole) return {};
+    switch (section) {
+    case AddressColumn:
+        return tr("Address");
+    case PredicateColumn:
+        return tr("Pred");
+    case InstructionColumn:
+        return tr("Instruction");
+    case StallColumn:
+        return tr("Stall");
+    case YieldColumn:
+        return tr("Y");
+    case WriteSbColumn:
+        return tr("W-SB");
+    case ReadSbColumn:
+        return tr("R-SB");
+    case WaitColumn:
+        return tr("Wait");
+    case ReuseColumn:
+        return tr("Reuse");
+    case CycleColumn:
+        return tr("Cycle");
+    case LiveColumn:
+        return tr("Live");
+    }
+    return {};
+}
+
+Qt::ItemFlags ListingModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid()) return Qt::NoItemFlags;
+    if (m_rows[size_t(index.row())] < 0) return Qt::ItemIsEnabled; // separators are labels, not instructions
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariant ListingModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size())) return {};
+    const auto analysis = m_session->analysis();
+    if (!analysis) return {};
+    const int32_t entry = m_rows[size_t(index.row())];
+    const int column = index.column();
+
+    if (entry < 0) {
+        const BasicBlock& b = analysis->cfg.blocks[size_t(-(entry + 1))];
+        switch (role) {
+        case IsSeparatorRole:
+            return true;
+        case BlockRole:
+            return b.index;
+        case OriginalIndexRole:
+        case PositionRole:
+            return -1;
+        case Qt::DisplayRole:
+            if (column == AddressColumn) return hexAddress(uint64_t(b.first) * 16);
+            if (column == InstructionColumn) {
+                QString s = tr("block %1  %2").arg(b.index).arg(QString::fromStdString(b.label));
+                if (b.isLoopHeader) s += tr("  · loop header");
+                if (b.loopDepth > 0) s += tr("  · depth %1").arg(b.loopDepth);
+                s += tr("  · %n instruction(s)", nullptr, int(b.size()));
+                return s;
+            }
+            return {};
+        case Qt::ToolTipRole:
+            return tr("Basic block %1 (%2): instructions never leave their block, and block starts never "
+                      "move, so every branch stays valid.")
+                .arg(b.index)
+                .arg(QString::fromStdString(b.label));
+        }
+        return {};
+    }
+
+    const int position = entry;
+    const Schedule& s = m_session->schedule();
+    const uint32_t orig = s.order[size_t(position)];
+    const Instruction& ins = analysis->listing.instructions[orig];
+    const Control& c = s.control[orig];
+    switch (role) {
+    case IsSeparatorRole:
+        return false;
+    case OriginalIndexRole:
+        return int(orig);
+    case PositionRole:
+        return position;
+    case BlockRole:
+        return analysis->cfg.blockOf[orig];
+    case InstrClassRole:
+        return int(ins.cls);
+    case IsMemoryRole:
+        return ins.isMemory();
+    case StallRole:
+        return int(c.stall);
+    case MovedRole:
+        return orig != uint32_t(position);
+    case ControlChangedRole:
+        return !(c == ins.control);
+    case OpcodeRole:
+        return QString::fromStdString(ins.opcode);
+    case OperandsRole:
+        return QString::fromStdString(ins.operandText);
+    case BranchTargetRole:
+        return ins.branchTarget ? QVariant(qulonglong(*ins.branchTarget)) : QVariant();
+    case Qt::TextAlignmentRole:
+        if (column >= StallColumn) return int(Qt::AlignCenter);
+        return int(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::DisplayRole:
+        switch (column) {
+        case AddressColumn:
+            return hexAddress(uint64_t(position) * 16);
+        case PredicateColumn:
+            return QString::fromStdString(ins.predicateText);
+        case InstructionColumn:
+            return QString::fromStdString(ins.opcode +
+                                          (ins.operandText.empty() ? "" : " " + ins.operandText));
+        case StallColumn:
+            return int(c.stall);
+        case YieldColumn:
+            return c.yield ? QStringLiteral("Y") : QString();
+        case WriteSbColumn:
+            return sbText(c.wbar);
+        case ReadSbColumn:
+            return sbText(c.rbar);
+        case WaitColumn:
+            return waitText(c.wait);
+        case ReuseColumn:
+            return reuseText(c.reuse);
+        case CycleColumn:
+            return size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0;
+        case LiveColumn:
+            return orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        switch (column) {
+        case AddressColumn:
+            return orig == uint32_t(position)
+                       ? tr("At %1, where ptxas placed it.").arg(hexAddress(ins.offset))
+                       : tr("Moved: at %1 in this variant, %2 in the original.")
+                             .arg(hexAddress(uint64_t(position) * 16), hexAddress(ins.offset));
+        case StallColumn:
+            return tr("Stall %1: the warp waits %1 cycle(s) before issuing the next instruction.")
+                .arg(c.stall);
+        case YieldColumn:
+            return tr("Yield bit = %1 (as encoded).").arg(c.yield);
+        case WriteSbColumn:
+            return c.wbar == kNoBarrier ? tr("Sets no write scoreboard.")
+                                        : tr("Sets SB%1 until its result is written; instructions that need "
+                                             "the result wait on SB%1.")
+                                              .arg(c.wbar);
+        case ReadSbColumn:
+            return c.rbar == kNoBarrier ? tr("Sets no read scoreboard.")
+                                        : tr("Sets SB%1 until its source registers have been read; an "
+                                             "instruction that overwrites them waits on SB%1.")
+                                              .arg(c.rbar);
+        case WaitColumn:
+            return c.wait == 0
+                       ? tr("Waits on no scoreboard.")
+                       : tr("Waits until scoreboard(s) %1 are clear before issuing.").arg(waitText(c.wait));
+        case ReuseColumn:
+            return c.reuse == 0 ? tr("No operand reuse.")
+                                : tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
+                                      .arg(reuseText(c.reuse));
+        case LiveColumn:
+            return tr("%1 live 32-bit registers (liveness analysis of the original order).")
+                .arg(orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0);
+        case CycleColumn:
+            return tr("Issues at static cycle %1 of its block (sum of this variant's stalls; a model).")
+                .arg(size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0);
+        default: {
+            QString tip = QString::fromStdString(ins.text());
+            if (orig < analysis->facts.size() && analysis->facts[orig].wall)
+                tip += tr("\nWall: %1").arg(QString::fromStdString(analysis->facts[orig].wallReason));
+            if (ins.isMemory())
+                tip += tr("\nMemory instruction: drag it to move it; legal positions light up.");
+            return tip;
+        }
+        }
+    }
+    return {};
+}
+
+} // namespace sassx

@@ -1,0 +1,173 @@
+#include "widgets/models/metrics_model.h"
+
+#include "core/common/paths.h"
+#include "core/session/session.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace sassx {
+
+MetricsModel::MetricsModel(Session* session, QObject* parent)
+    : QAbstractTableModel(parent), m_session(session)
+{
+    connect(session, &Session::variantChanged, this, [this](int id) {
+        if (std::find(m_variants.begin(), m_variants.end(), id) != m_variants.end()) rebuild();
+    });
+    connect(session, &Session::variantsChanged, this, [this] {
+        // Deleted variants leave the comparison.
+        std::vector<int> kept;
+        for (int id : m_variants)
+            if (m_session->variant(id)) kept.push_back(id);
+        m_variants = kept;
+        rebuild();
+    });
+    rebuild();
+}
+
+std::vector<MetricInfo> MetricsModel::knownMetrics()
+{
+    static const std::vector<MetricInfo> cached = [] {
+        std::vector<MetricInfo> out;
+        QFile f(QString::fromStdString((resourcesDir() / "metrics" / "nsight.json").string()));
+        if (!f.open(QIODevice::ReadOnly)) return out;
+        const QJsonArray list =
+            QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("metrics")).toArray();
+        for (const auto& m : list) {
+            const QJsonObject o = m.toObject();
+            out.push_back({o.value(QStringLiteral("name")).toString(),
+                           o.value(QStringLiteral("label")).toString(),
+                           o.value(QStringLiteral("unit")).toString(),
+                           o.value(QStringLiteral("kind")).toString() == QLatin1String("percent")});
+        }
+        return out;
+    }();
+    return cached;
+}
+
+void MetricsModel::setVariants(const std::vector<int>& ids)
+{
+    m_variants.clear();
+    for (int id : ids)
+        if (m_session->variant(id) && std::find(m_variants.begin(), m_variants.end(), id) == m_variants.end())
+            m_variants.push_back(id);
+    rebuild();
+}
+
+void MetricsModel::rebuild()
+{
+    beginResetModel();
+    m_metrics.clear();
+    m_metrics.push_back({QStringLiteral("speedup"), tr("Speedup"), QStringLiteral("×"), false});
+    m_metrics.push_back({QStringLiteral("time"), tr("Time per launch"), QStringLiteral("µs"), false});
+    // Known metrics in their documented order, then any others an evaluator returned.
+    std::vector<MetricInfo> known = knownMetrics();
+    std::vector<QString> present;
+    for (int id : m_variants)
+        if (const VariantRecord* v = m_session->variant(id); v && v->figures)
+            for (const auto& m : v->figures->result.metrics)
+                present.push_back(QString::fromStdString(m.name));
+    for (const MetricInfo& k : known)
+        if (std::find(present.begin(), present.end(), k.name) != present.end()) m_metrics.push_back(k);
+    for (const QString& name : present)
+        if (std::none_of(m_metrics.begin(), m_metrics.end(),
+                         [&](const MetricInfo& m) { return m.name == name; }))
+            m_metrics.push_back({name, name, QString(), name.contains(QLatin1String("pct"))});
+    endResetModel();
+}
+
+int MetricsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_metrics.size());
+}
+
+int MetricsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_variants.size());
+}
+
+bool MetricsModel::value(int row, int column, double* out, QString* source) const
+{
+    const VariantRecord* v = m_session->variant(m_variants[size_t(column)]);
+    if (!v || !v->figures) return false;
+    const auto& r = v->figures->result;
+    const MetricInfo& m = m_metrics[size_t(row)];
+    *source = QString::fromStdString(figureSourceLabel(r.source));
+    if (m.name == QLatin1String("speedup")) {
+        if (!r.timing || r.timing->ratio.median <= 0) return false;
+        *out = 1.0 / r.timing->ratio.median;
+        return true;
+    }
+    if (m.name == QLatin1String("time")) {
+        if (!r.timing || r.timing->candidateMedianUs <= 0) return false;
+        *out = r.timing->candidateMedianUs;
+        return true;
+    }
+    for (const auto& mv : r.metrics)
+        if (QString::fromStdString(mv.name) == m.name) {
+            *out = mv.value;
+            *source = QString::fromStdString(figureSourceLabel(mv.source));
+            return true;
+        }
+    return false;
+}
+
+QVariant MetricsModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+    const MetricInfo& m = m_metrics[size_t(index.row())];
+    double v = 0;
+    QString source;
+    const bool has = value(index.row(), index.column(), &v, &source);
+    switch (role) {
+    case ValueRole:
+        return has ? QVariant(v) : QVariant();
+    case SourceRole:
+        return source;
+    case MetricNameRole:
+        return m.name;
+    case IsPercentRole:
+        return m.percent;
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        return has ? tr("%1 = %2 %3 (%4)").arg(m.label).arg(v, 0, 'g', 6).arg(m.unit, source)
+                   : tr("%1: no figure for this variant").arg(m.label);
+    case Qt::DisplayRole:
+        if (!has) return QStringLiteral("—");
+        if (m.percent) return QStringLiteral("%1 %").arg(v, 0, 'f', 1);
+        if (m.name == QLatin1String("speedup")) return QStringLiteral("%1×").arg(v, 0, 'f', 3);
+        return QStringLiteral("%1 %2").arg(v, 0, 'g', 5).arg(m.unit);
+    }
+    return {};
+}
+
+QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation == Qt::Vertical) {
+        if (section < 0 || section >= rowCount()) return {};
+        if (role == Qt::DisplayRole) return m_metrics[size_t(section)].label;
+        if (role == Qt::ToolTipRole) return m_metrics[size_t(section)].name;
+        return {};
+    }
+    if (section < 0 || section >= columnCount()) return {};
+    const VariantRecord* v = m_session->variant(m_variants[size_t(section)]);
+    if (!v) return {};
+    const QString source =
+        v->figures ? QString::fromStdString(v->figures->sourceLabel()) : tr("not measured");
+    switch (role) {
+    case Qt::DisplayRole:
+        return QStringLiteral("%1\n(%2)").arg(QString::fromStdString(v->name), source);
+    case Qt::ToolTipRole:
+        return tr("Figures of %1: %2").arg(QString::fromStdString(v->name), source);
+    case VariantIdRole:
+        return v->id;
+    }
+    return {};
+}
+
+} // namespace sassx

@@ -1,0 +1,57 @@
+#pragma once
+// Table of figures for the variants being compared: one row per figure (speedup, time, then the
+// Nsight-named metrics), one column per variant. Every cell carries its source (SourceRole) and the
+// column header names it, so an estimate can never pass for a measurement.
+#include <QAbstractTableModel>
+#include <QString>
+
+#include <vector>
+
+namespace sassx {
+class Session;
+
+struct MetricInfo
+{
+    QString name;  // Nsight Compute name, or "speedup" / "time"
+    QString label; // what the GUI shows
+    QString unit;
+    bool percent = false;
+};
+
+class MetricsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Roles
+    {
+        ValueRole = Qt::UserRole + 1, // double, invalid when the variant has no such figure
+        SourceRole,                   // QString: "estimate", "measured on …", "ncu on …"
+        MetricNameRole,               // QString: the metric's Nsight name
+        IsPercentRole,                // bool: plotted as a throughput/hit-rate bar
+        VariantIdRole,                // int (header data, horizontal)
+    };
+
+    explicit MetricsModel(Session* session, QObject* parent = nullptr);
+
+    void setVariants(const std::vector<int>& ids);
+    const std::vector<int>& variants() const { return m_variants; }
+    const std::vector<MetricInfo>& metrics() const { return m_metrics; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // Known metrics from resources/metrics/nsight.json (labels and units), in file order.
+    static std::vector<MetricInfo> knownMetrics();
+
+private:
+    void rebuild();
+    bool value(int row, int column, double* out, QString* source) const;
+
+    Session* m_session;
+    std::vector<int> m_variants;
+    std::vector<MetricInfo> m_metrics;
+};
+
+} // namespace sassx

@@ -1,0 +1,138 @@
+#include "widgets/variants_panel.h"
+
+#include "core/session/session.h"
+#include "widgets/commands/variant_edit_command.h"
+#include "widgets/models/variants_model.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QToolButton>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+namespace sassx {
+
+VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* parent)
+    : QWidget(parent), m_session(session), m_undoStack(undoStack), m_model(new VariantsModel(session, this))
+{
+    m_tree = new QTreeView(this);
+    m_tree->setModel(m_model);
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tree->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->expandAll();
+
+    auto button = [this](const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        return b;
+    };
+    m_measure = button(tr("Measure"), {});
+    m_compare =
+        button(tr("Compare"), tr("Show the selected variants' figures side by side in the metrics view"));
+    m_diff = button(tr("Diff"), tr("Side-by-side listing of two selected variants"));
+    m_rename = button(tr("Rename"), tr("Rename the selected variant (F2)"));
+    m_delete =
+        button(tr("Delete"), tr("Delete the selected variant (undoable; its children move to its parent)"));
+    auto* buttons = new QHBoxLayout;
+    buttons->setContentsMargins(2, 2, 2, 2);
+    for (QToolButton* b : {m_measure, m_compare, m_diff, m_rename, m_delete})
+        buttons->addWidget(b);
+    buttons->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(buttons);
+    layout->addWidget(m_tree, 1);
+
+    connect(m_measure, &QToolButton::clicked, this, &VariantsPanel::measureSelected);
+    connect(m_compare, &QToolButton::clicked, this, [this] { Q_EMIT compareRequested(selectedVariants()); });
+    connect(m_diff, &QToolButton::clicked, this, [this] {
+        const auto ids = selectedVariants();
+        if (ids.size() == 2)
+            Q_EMIT diffRequested(ids[0], ids[1]);
+        else if (ids.size() == 1)
+            Q_EMIT diffRequested(
+                m_session->variant(ids[0])->parent < 0 ? 0 : m_session->variant(ids[0])->parent, ids[0]);
+    });
+    connect(m_rename, &QToolButton::clicked, this, &VariantsPanel::renameSelected);
+    connect(m_delete, &QToolButton::clicked, this, &VariantsPanel::deleteSelected);
+    connect(m_tree, &QTreeView::activated, this,
+            [this](const QModelIndex& index) { m_session->setCurrentVariant(m_model->variantIdOf(index)); });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_tree->expandAll();
+        selectVariants({m_session->currentVariantId()});
+    });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &VariantsPanel::updateActions);
+    connect(m_session, &Session::variantChanged, this, &VariantsPanel::updateActions);
+    connect(m_session, &Session::currentVariantChanged, this, [this](int id) { selectVariants({id}); });
+    connect(m_session, &Session::measureFinished, this, &VariantsPanel::updateActions);
+    connect(m_session, &Session::measureFailed, this, &VariantsPanel::updateActions);
+    updateActions();
+}
+
+std::vector<int> VariantsPanel::selectedVariants() const
+{
+    std::vector<int> ids;
+    for (const QModelIndex& i : m_tree->selectionModel()->selectedRows())
+        ids.push_back(m_model->variantIdOf(i));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+void VariantsPanel::selectVariants(const std::vector<int>& ids)
+{
+    QItemSelection selection;
+    for (int id : ids) {
+        const QModelIndex i = m_model->indexOfVariant(id);
+        if (i.isValid()) selection.select(i, m_model->indexOfVariant(id, VariantsModel::ColumnCount - 1));
+    }
+    m_tree->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+    if (!ids.empty())
+        m_tree->selectionModel()->setCurrentIndex(m_model->indexOfVariant(ids.front()),
+                                                  QItemSelectionModel::NoUpdate);
+}
+
+void VariantsPanel::updateActions()
+{
+    const auto ids = selectedVariants();
+    QString why = ids.empty() ? tr("Select a variant to measure") : QString();
+    for (int id : ids)
+        if (why.isEmpty()) why = m_session->measureUnavailableReason(id);
+    m_measure->setEnabled(why.isEmpty() && !m_session->isMeasuring());
+    m_measure->setToolTip(why.isEmpty() ? tr("Run the evaluator on the selected variants in the background "
+                                             "(GPU worker when available, otherwise the estimate backend)")
+                                        : why);
+    m_compare->setEnabled(!ids.empty());
+    m_diff->setEnabled(ids.size() == 1 || ids.size() == 2);
+    const bool oneEditable = ids.size() == 1 && ids[0] != 0;
+    m_rename->setEnabled(oneEditable);
+    m_delete->setEnabled(oneEditable);
+}
+
+void VariantsPanel::measureSelected()
+{
+    for (int id : selectedVariants())
+        m_session->measure(id);
+    updateActions();
+}
+
+void VariantsPanel::deleteSelected()
+{
+    const auto ids = selectedVariants();
+    if (ids.size() == 1 && ids[0] != 0) m_undoStack->push(new DeleteVariantCommand(m_session, ids[0]));
+}
+
+void VariantsPanel::renameSelected()
+{
+    const auto ids = selectedVariants();
+    if (ids.size() == 1 && ids[0] != 0)
+        m_tree->edit(m_model->indexOfVariant(ids[0], VariantsModel::NameColumn));
+}
+
+} // namespace sassx

@@ -1,0 +1,50 @@
+#pragma once
+// The variant tree with each variant's figures and their source; measure, compare, diff, rename and
+// delete act on the selected variants. Activating a variant makes it the current one (the listing
+// shows it, and edits go to it).
+#include <QWidget>
+
+#include <vector>
+
+class QTreeView;
+class QToolButton;
+class QUndoStack;
+
+namespace sassx {
+class Session;
+class VariantsModel;
+
+class VariantsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* parent = nullptr);
+
+    QTreeView* tree() const { return m_tree; }
+    VariantsModel* model() const { return m_model; }
+    std::vector<int> selectedVariants() const;
+    void selectVariants(const std::vector<int>& ids);
+
+    void measureSelected();
+    void deleteSelected();
+    void renameSelected();
+
+Q_SIGNALS:
+    void compareRequested(const std::vector<int>& ids);
+    void diffRequested(int left, int right);
+
+private:
+    void updateActions();
+
+    Session* m_session;
+    QUndoStack* m_undoStack;
+    VariantsModel* m_model;
+    QTreeView* m_tree;
+    QToolButton* m_measure;
+    QToolButton* m_compare;
+    QToolButton* m_diff;
+    QToolButton* m_rename;
+    QToolButton* m_delete;
+};
+
+} // namespace sassx
