@@ -32,7 +32,7 @@ step ncu_crosscheck 150 python3 bench/eval/ncu_crosscheck.py "$D"/bin/sassx-eval
   "$D"/specs/sgemm_leakyrelu.launch.json "$D"/specs/rmsnorm.launch.json "$D"/specs/eval_fma.launch.json \
   "$D"/specs/hgemm_leakyrelu.launch.json > "$OUT/ncu.log" 2>&1
 tail -4 "$OUT/ncu.log"
-for s in big_unrolled huge_unrolled eval_add; do tp "$D/specs/$s.launch.json" 40 12; done
+for s in gemm_leakyrelu attention_fwd big_unrolled huge_unrolled eval_add; do tp "$D/specs/$s.launch.json" 35 12; done
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
