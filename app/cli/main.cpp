@@ -49,7 +49,11 @@ int main(int argc, char** argv)
 #endif
 #if __has_include("core/rewrite/cubin_writer.h")
         {"move", runMoveCommand},
+#endif
+#if __has_include("diff_command.cpp")
         {"diff", runDiffCommand},
+#endif
+#if __has_include("triton_command.cpp")
         {"triton-export", runTritonExportCommand},
         {"triton-restore", runTritonRestoreCommand},
 #endif

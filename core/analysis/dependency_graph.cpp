@@ -138,6 +138,7 @@ struct Builder
     const LatencyTable& lat;
     std::vector<Dependency> edges;
     std::vector<char> unresolved;
+    std::vector<std::string> reasons;
     std::vector<int> cycle;
     std::set<std::tuple<uint32_t, uint32_t, uint8_t>> seen;
 
@@ -221,8 +222,23 @@ struct Builder
                 int k = r.key();
                 auto consider = [&](Pending& p, std::array<int32_t, kKeys>& cover, bool isRead) {
                     if (p.active()) {
-                        if (emit)
+                        if (emit && !unresolved[i]) {
                             unresolved[i] = 1;
+                            std::string why = r.name() + (isRead ? " may still be read asynchronously by " :
+                                                                   " may still be written by ");
+                            why += p.producer >= 0 ? listing.instructions[p.producer].opcode + " in this block"
+                                                   : std::string("an instruction in another block");
+                            if (p.sbMask) {
+                                why += " (SB";
+                                for (int sb = 0; sb < 6; ++sb)
+                                    if ((p.sbMask >> sb) & 1)
+                                        why += (why.back() == 'B' ? "" : ",") + std::to_string(sb);
+                                why += " not waited on here)";
+                            } else {
+                                why += " (no scoreboard; no covering wait found)";
+                            }
+                            reasons[i] = why;
+                        }
                         return;
                     }
                     if (cover[k] >= 0 && uint32_t(cover[k]) != i && emit) {
@@ -440,7 +456,7 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
                                        const LatencyTable& latencies)
 {
     const size_t n = listing.instructions.size();
-    Builder bld{listing, cfg, latencies, {}, std::vector<char>(n, 0), std::vector<int>(n, 0), {}};
+    Builder bld{listing, cfg, latencies, {}, std::vector<char>(n, 0), std::vector<std::string>(n), std::vector<int>(n, 0), {}};
     for (const auto& b : cfg.blocks) {
         int c = 0;
         for (uint32_t i = b.first; i < b.end; ++i) {
@@ -486,6 +502,7 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
         g.m_in[g.m_edges[e].to].push_back(e);
     }
     g.m_unresolved = std::move(bld.unresolved);
+    g.m_unresolvedReason = std::move(bld.reasons);
     g.m_cycle = std::move(bld.cycle);
     return g;
 }

@@ -52,6 +52,7 @@ public:
     // Instructions whose protection the analysis could not attribute to a wait inside its block
     // (a value possibly pending from another block, covered by no wait we can see): never move them.
     const std::vector<char>& unresolved() const { return m_unresolved; }
+    const std::string& unresolvedReason(uint32_t i) const { return m_unresolvedReason[i]; }
 
     // Issue cycle of each instruction relative to its block's start (sum of the stalls before it).
     const std::vector<int>& cycles() const { return m_cycle; }
@@ -60,6 +61,7 @@ private:
     std::vector<Dependency> m_edges;
     std::vector<std::vector<uint32_t>> m_out, m_in;
     std::vector<char> m_unresolved;
+    std::vector<std::string> m_unresolvedReason;
     std::vector<int> m_cycle;
 };
 

@@ -228,9 +228,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             if (wall == i)
                 add(a.facts[i].wall ? HazardKind::Wall : HazardKind::Pinned, i, i,
                     a.facts[i].wall ? insts[i].opcode + at(a, i) + " cannot move: " + a.facts[i].wallReason
-                                    : insts[i].opcode + at(a, i) +
-                                          " cannot move: it reads or overwrites a register whose producer (in another "
-                                          "block) is covered by no wait sassx can attribute");
+                                    : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
             else
                 add(a.facts[wall].wall ? HazardKind::Wall : HazardKind::Pinned, i, wall,
                     insts[i].opcode + at(a, i) + " would cross " + insts[wall].opcode + at(a, wall) + ": " +

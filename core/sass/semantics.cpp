@@ -38,7 +38,8 @@ const std::unordered_map<std::string, OpInfo>& opTable()
              "UFSEL", "UIADD3.64", "ULEPC"},
             C::Uniform, false);
         add({"MUFU", "POPC", "FLO", "BREV", "RRO"}, C::Mufu, true);
-        add({"F2F", "F2I", "I2F", "I2I", "FRND", "F2FP", "I2FP", "F2IP", "UF2FP", "F2UF"}, C::Conversion, true);
+        add({"F2F", "F2I", "I2F", "I2I", "FRND", "I2FP", "F2IP", "UF2FP", "F2UF"}, C::Conversion, true);
+        add({"F2FP"}, C::Fma, false); // packing conversions run on the FMA pipe with fixed latency
         // FP64 is variable latency on consumer parts and multi-cycle everywhere: treat as scoreboarded.
         add({"DADD", "DFMA", "DMUL", "DSETP", "DMNMX", "DSET"}, C::Conversion, true);
         add({"HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA", "OMMA", "QMMA", "UTCHMMA",
@@ -264,6 +265,10 @@ void applySemantics(Instruction& ins, int sm)
         ins.variableLatency = true; // unknown: assume the worst
         ins.opaque = true;
     }
+    // Warp-level MMA without a write scoreboard is scheduled by ptxas with stall counts (fixed
+    // latency on sm_80+): treat it so, keeping ptxas' distances (the table does not know them).
+    if ((base == "HMMA" || base == "IMMA" || base == "DMMA" || base == "BMMA") && ins.control.wbar == kNoBarrier)
+        ins.variableLatency = false;
     // IMAD.MOV / IMAD.SHL / IMAD.IADD are ALU; IMAD.WIDE runs on the FMA-heavy pipe but is fixed latency.
     if (ins.cls == InstrClass::Barrier && (base == "BSSY" || base == "BSYNC" || base == "BREAK"))
         ins.cls = InstrClass::Branch;

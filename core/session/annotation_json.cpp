@@ -189,7 +189,7 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
             if (a.facts[i].wall)
                 os << " WALL";
             if (a.deps.unresolved()[i])
-                os << " PINNED";
+                os << " PINNED(" << a.deps.unresolvedReason(i) << ")";
             bool first = true;
             for (uint32_t e : a.deps.incoming(i)) {
                 const auto& d = a.deps.edges()[e];
