@@ -82,6 +82,12 @@ Status checkLimits(const KernelAnalysis& a, const Kernel& k, const Cubin& cubin,
 
 } // namespace
 
+uint64_t withControl(uint64_t hi, const Control& c)
+{
+    constexpr uint64_t kControlBits = 0x1FFFFFull << 41;
+    return c.encode(hi & ~kControlBits);
+}
+
 std::vector<PatchedRange> patchedRanges(const Cubin& cubin, const Kernel& k)
 {
     std::vector<PatchedRange> out;
@@ -111,7 +117,7 @@ Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnaly
         const uint64_t lo = readLe<uint64_t>(in, text + uint64_t(i) * 16);
         const uint64_t hi = readLe<uint64_t>(in, text + uint64_t(i) * 16 + 8);
         writeLe<uint64_t>(out, text + uint64_t(p) * 16, lo);
-        writeLe<uint64_t>(out, text + uint64_t(p) * 16 + 8, s.control[i].encode(hi));
+        writeLe<uint64_t>(out, text + uint64_t(p) * 16 + 8, withControl(hi, s.control[i]));
     }
 
     const std::vector<uint32_t> pos = s.positionOf();

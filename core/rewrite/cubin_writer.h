@@ -19,6 +19,11 @@ struct KernelAnalysis;
 Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnalysis& analysis,
                                            const Schedule& schedule);
 
+// hi with its control fields (bits 105-125 of the instruction: stall, yield, scoreboards, wait mask,
+// reuse) replaced by c; every other bit untouched. Clears all 21 bits itself rather than trusting the
+// mask in Control::encode, which covered only 17 of them and so could only ever set reuse flags.
+uint64_t withControl(uint64_t hi, const Control& c);
+
 // Byte ranges of the file that writeSchedule may change for this kernel (the code, each offset slot,
 // each r_offset): everything outside them must come out identical (tests check this).
 struct PatchedRange

@@ -56,9 +56,9 @@ private slots:
                      {"LDS.128 R20, [R4]", ctl(1, 0)},
                      {"IADD3 R6, R6, 0x1, RZ", ctl(4)},
                      {"FFMA R28, R16, R20, R28", ctl(4, 7, 7, 0b1)}};
-        QTest::newRow("lds implicit write coverage") << lds << std::vector<Edit>{Edit::move(0, 1)}
-                                                     << int(HazardKind::ImplicitCoverage)
-                                                     << "without its own scoreboard";
+        QTest::newRow("lds implicit write coverage")
+            << lds << std::vector<Edit>{Edit::move(0, 1)} << int(HazardKind::ImplicitCoverage)
+            << "without its own scoreboard";
         QTest::newRow("lds independent move is legal")
             << lds << std::vector<Edit>{Edit::move(2, 0)} << -1 << "";
 
@@ -69,9 +69,11 @@ private slots:
                         {"LDGSTS.E.BYPASS.128 [R11], desc[UR14][R22.64]", ctl(4, 7, 3)},
                         {"IADD3 R20, P0, R20, 0x40, RZ", ctl(4, 7, 7, 0b1000)}};
         QTest::newRow("ldgsts implicit read coverage")
-            << ldgsts << std::vector<Edit>{Edit::move(1, 2)} << int(HazardKind::ImplicitCoverage) << "read asynchronously";
+            << ldgsts << std::vector<Edit>{Edit::move(1, 2)} << int(HazardKind::ImplicitCoverage)
+            << "read asynchronously";
 
-        Lines raw = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"LOP3.LUT R5, R2, 0xff, RZ, 0xc0, !PT", ctl(6)},
+        Lines raw = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)},
+                     {"LOP3.LUT R5, R2, 0xff, RZ, 0xc0, !PT", ctl(6)},
                      {"IADD3 R9, R9, 0x1, RZ", ctl(6)}};
         QTest::newRow("raw") << raw << std::vector<Edit>{Edit::move(1, 0)} << int(HazardKind::Register)
                              << "R2 is written by";
@@ -86,16 +88,18 @@ private slots:
         Lines carry = {{"IADD3 R2, P0, R3, R4, RZ", ctl(6)},
                        {"IADD3 R8, R8, 0x1, RZ", ctl(6)},
                        {"IADD3.X R5, R6, R7, RZ, P0, !PT", ctl(6)}};
-        QTest::newRow("carry predicate") << carry << std::vector<Edit>{Edit::move(2, 0)}
-                                         << int(HazardKind::Register) << "P0";
+        QTest::newRow("carry predicate")
+            << carry << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Register) << "P0";
 
         Lines latency = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"IADD3 R5, R2, 0x1, RZ", ctl(1)}};
         QTest::newRow("lowered stall breaks latency")
             << latency << std::vector<Edit>{Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)}
             << int(HazardKind::Latency) << "needs";
 
-        Lines mem = {{"STS [R7], R2", ctl(1, 7, 0)}, {"LDS R3, [R7+0x4]", ctl(1, 1)},
-                     {"LDS R4, [R7]", ctl(1, 2)},  {"IADD3 R9, R9, 0x1, RZ", ctl(1)}};
+        Lines mem = {{"STS [R7], R2", ctl(1, 7, 0)},
+                     {"LDS R3, [R7+0x4]", ctl(1, 1)},
+                     {"LDS R4, [R7]", ctl(1, 2)},
+                     {"IADD3 R9, R9, 0x1, RZ", ctl(1)}};
         QTest::newRow("store then load of the same address")
             << mem << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::MemoryOrder) << "same memory";
         QTest::newRow("provably disjoint offsets") << mem << std::vector<Edit>{Edit::move(1, 0)} << -1 << "";
@@ -104,8 +108,8 @@ private slots:
                       {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6)},
                       {"LDS R4, [R8]", ctl(1, 2)},
                       {"IADD3 R9, R9, 0x1, RZ", ctl(1)}};
-        QTest::newRow("barrier is a wall") << wall << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Wall)
-                                           << "BAR";
+        QTest::newRow("barrier is a wall")
+            << wall << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Wall) << "BAR";
 
         Lines spacing = {{"LDGSTS.E.BYPASS.128 [R7], desc[UR14][R16.64]", ctl(2, 7, 2)},
                          {"IMAD.MOV.U32 R9, RZ, RZ, R11", ctl(2)},
@@ -118,7 +122,8 @@ private slots:
                         {"IADD3 R9, R9, 0x1, RZ", ctl(4, 7, 7, 0b100)},
                         {"FADD R7, R4, 1", ctl(4)}};
         QTest::newRow("consumer relies on an earlier wait")
-            << sbwait << std::vector<Edit>{Edit::move(2, 1)} << int(HazardKind::Scoreboard) << "scoreboard wait";
+            << sbwait << std::vector<Edit>{Edit::move(2, 1)} << int(HazardKind::Scoreboard)
+            << "scoreboard wait";
     }
 
     void handmade()
@@ -168,8 +173,7 @@ private slots:
     // check (the fast path and the full check agree).
     void samples()
     {
-        if (!findNvdisasm())
-            QSKIP("nvdisasm not installed");
+        if (!findNvdisasm()) QSKIP("nvdisasm not installed");
         QFETCH(QString, path);
         auto cubin = Cubin::load(path.toStdString());
         QVERIFY(cubin.ok());
@@ -184,8 +188,7 @@ private slots:
             QVERIFY2(report.legal(), (a->listing.kernel + ": " + report.summary()).c_str());
             int offered = 0;
             for (uint32_t i = 0; i < a->listing.instructions.size(); ++i) {
-                if (!a->listing.instructions[i].isMemory())
-                    continue;
+                if (!a->listing.instructions[i].isMemory()) continue;
                 for (uint32_t t : checker.legalTargets(identity, i)) {
                     ++offered;
                     auto r = checker.check({Edit::move(i, t)});
