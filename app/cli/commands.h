@@ -11,6 +11,7 @@ int runMoveCommand(const Args& args);
 int runDiffCommand(const Args& args);
 int runTritonExportCommand(const Args& args);
 int runTritonRestoreCommand(const Args& args);
+int runVariantsCommand(const Args& args);
 
 // Small shared helpers.
 struct ParsedArgs

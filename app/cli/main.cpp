@@ -19,6 +19,7 @@ void usage()
                 "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
                 "  legal FILE [--kernel K] [--all] [--json]    legal single moves\n"
                 "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] -o OUT\n"
+                "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip] -o OUT.jsonl\n"
                 "  diff A B [--kernel K] [--format text|json|html]\n"
                 "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
                 "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics] [--json]\n",
@@ -49,6 +50,7 @@ int main(int argc, char** argv)
 #endif
 #if __has_include("core/rewrite/cubin_writer.h")
         {"move", runMoveCommand},
+        {"variants", runVariantsCommand},
 #endif
 #if __has_include("diff_command.cpp")
         {"diff", runDiffCommand},

@@ -29,7 +29,7 @@ struct Control
     // Writes these fields into hi, leaving all other bits untouched.
     uint64_t encode(uint64_t hi) const
     {
-        constexpr uint64_t mask = 0x1FFFFull << 41;
+        constexpr uint64_t mask = 0x1FFFFFull << 41; // 21 bits: stall 4, yield 1, wbar 3, rbar 3, wait 6, reuse 4
         hi &= ~mask;
         hi |= uint64_t(stall & 0xF) << 41 | uint64_t(yield & 1) << 45 | uint64_t(wbar & 7) << 46 |
               uint64_t(rbar & 7) << 49 | uint64_t(wait & 0x3F) << 52 | uint64_t(reuse & 0xF) << 58;

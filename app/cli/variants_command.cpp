@@ -1,0 +1,98 @@
+// sassx-cli variants: random legal variants (or SIP-rule ones) written as byte patches against the
+// original cubin, one JSON object per line, so a GPU harness can rebuild the exact cubins the
+// rewriter produced without shipping thousands of files.
+#include "commands.h"
+#include "kernel_selection.h"
+
+#include "core/rewrite/cubin_writer.h"
+#include "core/search/random_variants.h"
+#include "core/session/annotation_json.h"
+
+#include <fstream>
+#include <iostream>
+
+namespace {
+
+std::string hexBytes(const uint8_t* p, size_t n)
+{
+    static const char* d = "0123456789abcdef";
+    std::string s;
+    s.reserve(n * 2);
+    for (size_t i = 0; i < n; ++i) {
+        s += d[p[i] >> 4];
+        s += d[p[i] & 15];
+    }
+    return s;
+}
+
+} // namespace
+
+int runVariantsCommand(const Args& raw)
+{
+    using namespace sassx;
+    std::string err;
+    auto args = parseArgs(raw, {"--kernel", "--count", "--seed", "--rule", "--max-edits", "-o", "--arch"}, err);
+    if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
+        return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
+                                  "[--rule sassx|sip] [--max-edits M] [--memory-only] -o OUT.jsonl"
+                                : err);
+    auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
+    if (!sel)
+        return fail(sel.message());
+    const std::string rule = args.value("--rule", "sassx");
+    if (rule != "sassx" && rule != "sip")
+        return fail("--rule is sassx or sip");
+    int count = std::stoi(args.value("--count", "100"));
+    int maxEdits = std::stoi(args.value("--max-edits", "30"));
+    std::mt19937_64 rng(std::stoull(args.value("--seed", "1")));
+    LegalityChecker checker(sel->analysis);
+    const auto& original = sel->cubin().bytes();
+    std::ofstream out(args.value("-o"));
+    if (!out)
+        return fail("cannot write " + args.value("-o"));
+    RandomVariantOptions opts;
+    opts.maxEdits = maxEdits;
+    opts.memoryOnly = args.has("--memory-only");
+    int written = 0, legalCount = 0, refused = 0;
+    for (int v = 0; v < count; ++v) {
+        Schedule s = Schedule::identity(*sel->analysis);
+        std::vector<Edit> edits = rule == "sip"
+                                      ? sipRuleEdits(*sel->analysis, rng,
+                                                     std::uniform_int_distribution<int>(1, maxEdits)(rng), s)
+                                      : randomLegalEdits(checker, rng, opts, s);
+        if (edits.empty())
+            continue;
+        auto report = checker.check(s);
+        if (rule == "sassx" && !report.legal())
+            return fail("internal error: a random legal variant failed the full check: " + report.summary());
+        auto bytes = writeSchedule(sel->cubin(), *sel->analysis, s);
+        if (!bytes) {
+            ++refused;
+            continue;
+        }
+        nlohmann::json patches = nlohmann::json::array();
+        for (size_t off = 0; off < bytes->size(); off += 16) {
+            size_t len = std::min<size_t>(16, bytes->size() - off);
+            if (std::equal(bytes->begin() + long(off), bytes->begin() + long(off + len), original.begin() + long(off)))
+                continue;
+            patches.push_back({off, hexBytes(bytes->data() + off, len)});
+        }
+        Variant var;
+        var.name = rule + "-" + std::to_string(v);
+        var.kernel = sel->kernel;
+        var.edits = edits;
+        nlohmann::json line = var.toJson();
+        line["rule"] = rule;
+        line["legal"] = report.legal();
+        if (!report.legal())
+            line["hazard"] = report.summary();
+        line["patches"] = patches;
+        out << line.dump() << "\n";
+        ++written;
+        legalCount += report.legal();
+    }
+    std::cerr << "wrote " << written << " " << rule << " variants of " << sel->kernel << " (" << legalCount
+              << " legal by sassx's model" << (refused ? ", " + std::to_string(refused) + " refused by the writer" : "")
+              << ") -> " << args.value("-o") << "\n";
+    return 0;
+}

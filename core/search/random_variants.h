@@ -1,0 +1,28 @@
+#pragma once
+// Random schedules: legal ones (every edit checked) for testing the checker and writer on a GPU and for
+// seeding searches, and ones built by SIP's rule (swap a memory instruction with a neighbour, no checks)
+// as the baseline sassx's legality model is compared against.
+#include "core/rewrite/legality.h"
+
+#include <random>
+
+namespace sassx {
+
+struct RandomVariantOptions
+{
+    int minEdits = 1;
+    int maxEdits = 30;
+    bool memoryOnly = false;            // moves of memory instructions only (else any instruction)
+    double controlEditProbability = 0.25; // share of edits that change a stall or the yield bit
+};
+
+// Applies between minEdits and maxEdits random legal edits; returns the edits actually applied (an
+// edit whose every candidate is illegal is skipped, so fewer may result) and the schedule.
+std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_64& rng,
+                                   const RandomVariantOptions& options, Schedule& schedule);
+
+// SIP's move rule: pick a random LDG/STG/LDS/LDSM/LDGSTS and swap it with its upper or lower
+// neighbour, refusing only swaps across a basic-block boundary. No legality checks at all.
+std::vector<Edit> sipRuleEdits(const KernelAnalysis& analysis, std::mt19937_64& rng, int swaps, Schedule& schedule);
+
+} // namespace sassx
