@@ -70,8 +70,8 @@ class TestListingEditing : public QObject
         QWidget* vp = f.view()->viewport();
         const QPoint from = f.rowPoint(fromRow);
         QTest::mousePress(vp, Qt::LeftButton, {}, from);
-        QTest::mouseMove(vp, from + QPoint(0, 3));
-        QTest::mouseMove(vp, from + QPoint(0, 8));
+        QTest::mouseMove(vp, from + QPoint(2, 0));
+        QTest::mouseMove(vp, from + QPoint(QApplication::startDragDistance() + 2, 0));
         const QPoint to =
             f.view()->visualRect(f.model()->index(toRow, ListingModel::InstructionColumn)).center();
         QTest::mouseMove(vp, to);
@@ -110,8 +110,8 @@ private Q_SLOTS:
             QWidget* vp = f.view()->viewport();
             const QPoint from = f.rowPoint(fromRow);
             QTest::mousePress(vp, Qt::LeftButton, {}, from);
-            QTest::mouseMove(vp, from + QPoint(0, 3));
-            QTest::mouseMove(vp, from + QPoint(0, 8));
+            QTest::mouseMove(vp, from + QPoint(2, 0));
+            QTest::mouseMove(vp, from + QPoint(QApplication::startDragDistance() + 2, 0));
             QVERIFY(f.view()->isDragging());
             // While dragging, exactly the checker's legal targets light up.
             QCOMPARE(f.view()->legalDropRows().size(), f.controller.legalTargets(uint32_t(c.from)).size());
