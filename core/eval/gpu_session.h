@@ -58,6 +58,7 @@ private:
     std::vector<std::vector<cu::DevicePtr>> m_pristine; // [set][param]: input copies, never launched on
     std::vector<std::vector<std::vector<uint8_t>>> m_reference; // [set][compared buffer]
     std::vector<int> m_compared;                                // param indices of compared buffers
+    std::vector<std::vector<uint8_t>> m_got; // candidate outputs, reused: no 16 MB reallocation per run
     bool m_useGraph = false;
     int m_launchesPerSample = 1;
     double m_noiseFloor = 0.0;

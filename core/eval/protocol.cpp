@@ -24,6 +24,8 @@ json makeLoadBaseline(int id, const LaunchSpec& spec, std::span<const uint8_t> c
             {"seed", o.seed},
             {"input_sets", o.inputSets},
             {"noise_rounds", o.noiseRounds},
+            {"noise_twins", o.noiseTwins},
+            {"noise_twin_rounds", o.noiseTwinRounds},
             {"l2_flush", o.l2Flush},
             {"graph", o.graph},
             {"graph_below_us", o.graphBelowUs},
@@ -109,6 +111,8 @@ BaselineOptions baselineOptionsFromJson(const json& r)
     o.seed = r.value("seed", o.seed);
     o.inputSets = std::max(1, r.value("input_sets", o.inputSets));
     o.noiseRounds = std::max(0, r.value("noise_rounds", o.noiseRounds));
+    o.noiseTwins = std::max(0, r.value("noise_twins", o.noiseTwins));
+    o.noiseTwinRounds = std::max(2, r.value("noise_twin_rounds", o.noiseTwinRounds));
     o.l2Flush = r.value("l2_flush", o.l2Flush);
     o.graph = r.value("graph", o.graph);
     o.graphBelowUs = r.value("graph_below_us", o.graphBelowUs);
