@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+using namespace sassx;
 using namespace sassx::eval;
 using nlohmann::json;
 
