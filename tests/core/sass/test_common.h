@@ -13,8 +13,5 @@ inline QStringList sampleCubins()
     for (const auto& f : d.entryList({"*.cubin"}, QDir::Files, QDir::Name))
         if (!f.startsWith("big_") && !f.startsWith("huge_"))
             out << d.filePath(f);
-    QDir triton(QString(SASSX_SOURCE_DIR) + "/samples/triton/captured");
-    for (const auto& f : triton.entryList({"*.cubin"}, QDir::Files, QDir::Name))
-        out << triton.filePath(f);
     return out;
 }
