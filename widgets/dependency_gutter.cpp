@@ -161,6 +161,7 @@ void DependencyGutter::paintEvent(QPaintEvent*)
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     p.setFont(small);
+    std::vector<QRect> labels;
     for (size_t k = 0; k < items.size(); ++k) {
         const Item& it = items[k];
         const Dependency& d = a->deps.edges()[size_t(it.edge)];
@@ -193,7 +194,15 @@ void DependencyGutter::paintEvent(QPaintEvent*)
         // Distance label at the bend.
         p.setPen(color);
         const QString label = QStringLiteral("%1c").arg(distance);
-        p.drawText(QRect(x - 30, (y1 + y2) / 2 - 8, 28, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+        // Labels of nested arrows would pile up at the same height: move down until free.
+        QRect labelRect(x - 30, (y1 + y2) / 2 - 8, 28, 16);
+        for (int tries = 0;
+             tries < 20 && std::any_of(labels.begin(), labels.end(),
+                                       [&](const QRect& r) { return r.intersects(labelRect); });
+             ++tries)
+            labelRect.translate(0, 14);
+        labels.push_back(labelRect);
+        p.drawText(labelRect, Qt::AlignRight | Qt::AlignVCenter, label);
         if (!it.visible) {
             // The other end is off screen: an open marker at the clamped end says so.
             p.drawText(QRect(x + 2, it.y - (it.y < selY ? 0 : 14), 30, 14), Qt::AlignLeft,

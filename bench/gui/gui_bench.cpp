@@ -4,6 +4,7 @@
 // Prints a Markdown table (and writes it to argv[2] when given).
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
+#include "widgets/dependency_gutter.h"
 #include "widgets/listing_panel.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
