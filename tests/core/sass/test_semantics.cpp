@@ -42,7 +42,11 @@ private slots:
         auto listings = disassemble(*cubin);
         QVERIFY2(listings.ok(), listings.ok() ? "" : listings.message().c_str());
         auto plrText = runNvdisasm(cubin->bytes(), {"-plr", "-c"});
-        QVERIFY(plrText.ok());
+        // Documented exception: nvdisasm refuses life ranges for Triton's "old format" cubins ("flow
+        // analysis is disabled"); their defs/uses are still covered by the golden listings.
+        if (!plrText.ok() && plrText.message().find("flow analysis") != std::string::npos)
+            QSKIP("nvdisasm cannot print life ranges for this cubin (flow analysis disabled)");
+        QVERIFY2(plrText.ok(), plrText.ok() ? "" : plrText.message().c_str());
         auto plr = parseLifeRanges(*plrText);
         QVERIFY(plr.ok());
         int checked = 0;
