@@ -61,13 +61,14 @@ Status checkStructure(const KernelAnalysis& a, const Kernel& k, const Schedule& 
 }
 
 // The limits of patch_limits.h, checked against this order.
-Status checkLimits(const KernelAnalysis& a, const Kernel& k, const Cubin& cubin, const Schedule& s)
+Status checkLimits(const KernelAnalysis& a, const Kernel& k, const Cubin& cubin, const Schedule& s,
+                   const PatchOptions& options)
 {
     bool moves = false;
     for (uint32_t p = 0; p < s.order.size(); ++p)
         moves = moves || s.order[p] != p;
     if (!moves) return Ok{};
-    const PatchLimits limits = patchLimits(cubin, k);
+    const PatchLimits limits = patchLimits(cubin, k, options);
     if (!limits.refuseAll.empty()) return makeError("cannot reorder " + k.name + ": " + limits.refuseAll);
     for (const auto& pin : limits.pins)
         if (s.order[pin.index] != pin.index)
@@ -100,12 +101,13 @@ std::vector<PatchedRange> patchedRanges(const Cubin& cubin, const Kernel& k)
     return out;
 }
 
-Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnalysis& a, const Schedule& s)
+Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnalysis& a, const Schedule& s,
+                                           const PatchOptions& options)
 {
     const Kernel* k = cubin.findKernel(a.listing.kernel);
     if (!k) return makeError("the cubin has no kernel " + a.listing.kernel);
     if (auto st = checkStructure(a, *k, s); !st) return st.error();
-    if (auto st = checkLimits(a, *k, cubin, s); !st) return st.error();
+    if (auto st = checkLimits(a, *k, cubin, s, options); !st) return st.error();
 
     std::vector<uint8_t> out = cubin.bytes();
     const std::vector<uint8_t>& in = cubin.bytes();

@@ -4,6 +4,7 @@
 // stays identical. Refuses (with a sentence) what it cannot follow (core/rewrite/patch_limits.h).
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
+#include "core/rewrite/patch_limits.h"
 #include "core/rewrite/variant.h"
 
 #include <cstdint>
@@ -17,7 +18,7 @@ struct KernelAnalysis;
 // schedule.order[newPosition] = original index; schedule.control[originalIndex] = its new control bits.
 // Moves must stay inside basic blocks (block starts fixed keeps every PC-relative branch valid).
 Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnalysis& analysis,
-                                           const Schedule& schedule);
+                                           const Schedule& schedule, const PatchOptions& options = {});
 
 // hi with its control fields (bits 105-125 of the instruction: stall, yield, scoreboards, wait mask,
 // reuse) replaced by c; every other bit untouched. Clears all 21 bits itself rather than trusting the

@@ -59,6 +59,92 @@ bool namesKernelStart(const Cubin& cubin, const Kernel& k, uint32_t s)
     return (sym.info & 0xf) == STT_SECTION && sym.shndx == k.textSection;
 }
 
+// The CFA rule as far as sassx follows it; any other rule change makes `changed` sticky.
+struct Cfa
+{
+    uint64_t reg = 0, offset = 0;
+    bool known = true;
+    int otherOps = 0; // rules other than the CFA (offset/restore/same_value…) applied so far
+    bool operator==(const Cfa&) const = default;
+};
+
+// DW_CFA_advance_loc*: 1 and the delta, 0 when the op at pos is not an advance, -1 when truncated.
+int advanceOp(std::span<const uint8_t> d, uint64_t& pos, uint64_t end, uint64_t* delta)
+{
+    const uint8_t op = d[pos];
+    if ((op >> 6) == 1) return *delta = op & 0x3f, ++pos, 1;
+    auto take = [&](auto v) {
+        if (!readAt(d, pos + 1, &v) || pos + 1 + sizeof(v) > end) return -1;
+        *delta = v;
+        pos += 1 + sizeof(v);
+        return 1;
+    };
+    if (op == 0x02) return take(uint8_t{});
+    if (op == 0x03) return take(uint16_t{});
+    if (op == 0x04) return take(uint32_t{});
+    return 0;
+}
+
+// Applies one non-advance call-frame op; false for an op it cannot size (DW_CFA_set_loc, vendor ops).
+bool cfaOp(std::span<const uint8_t> d, uint64_t& pos, uint64_t end, Cfa& cfa)
+{
+    const uint8_t op = d[pos++];
+    const uint8_t hi = op >> 6, lo = op & 0x3f;
+    bool ok = true;
+    uint64_t n = 0;
+    if (hi == 2)
+        ok = skipLeb(d, pos), ++cfa.otherOps; // DW_CFA_offset
+    else if (hi == 3)
+        ++cfa.otherOps; // DW_CFA_restore
+    else if (hi == 0) {
+        switch (lo) {
+        case 0x00:
+            break; // nop
+        case 0x0c:
+            ok = readUleb(d, pos, &cfa.reg) && readUleb(d, pos, &cfa.offset);
+            break;
+        case 0x0d:
+            ok = readUleb(d, pos, &cfa.reg);
+            break;
+        case 0x0e:
+            ok = readUleb(d, pos, &cfa.offset);
+            break;
+        case 0x0a:
+        case 0x0b:
+            ++cfa.otherOps;
+            break;
+        case 0x06:
+        case 0x07:
+        case 0x08:
+        case 0x13:
+        case 0x2e:
+            ok = skipLeb(d, pos), ++cfa.otherOps;
+            break;
+        case 0x05:
+        case 0x09:
+        case 0x11:
+        case 0x12:
+        case 0x14:
+        case 0x15:
+        case 0x2f:
+            ok = skipLeb(d, pos) && skipLeb(d, pos), ++cfa.otherOps;
+            break;
+        case 0x0f:
+            ok = readUleb(d, pos, &n) && n <= end - pos, pos += n, ++cfa.otherOps;
+            break;
+        case 0x10:
+        case 0x16:
+            ok = skipLeb(d, pos) && readUleb(d, pos, &n) && n <= end - pos, pos += n, ++cfa.otherOps;
+            break;
+        default:
+            return false;
+        }
+    } else {
+        return false;
+    }
+    return ok && pos <= end;
+}
+
 // .debug_frame (64-bit DWARF CFI as ptxas writes it): every FDE of this kernel's code contributes its
 // start, its end and every row boundary (DW_CFA_advance_loc*) as fences. A row covers the same
 // instructions after a schedule that crosses none of them, so the section needs no update.
@@ -77,6 +163,7 @@ void scanDebugFrame(const Cubin& cubin, const Kernel& k, PatchLimits& out)
                         k.name + " cannot be checked";
     };
     std::map<uint64_t, uint64_t> codeAlign; // CIE offset → code alignment factor
+    std::map<uint64_t, Cfa> initialCfa;     // CIE offset → CFA rule after its initial instructions
     uint64_t pos = 0;
     while (pos < d.size()) {
         const uint64_t entryStart = pos;
@@ -108,6 +195,15 @@ void scanDebugFrame(const Cubin& cubin, const Kernel& k, PatchLimits& out)
             uint64_t align = 0;
             if (!readUleb(d, pos, &align) || align == 0) return fail("bad code alignment factor");
             codeAlign[entryStart] = align;
+            uint64_t ra = 0;
+            if (!skipLeb(d, pos) || !(version == 1 ? (++pos, true) : readUleb(d, pos, &ra)))
+                return fail("truncated CIE");
+            Cfa cfa;
+            uint64_t p = pos;
+            while (p < end && cfa.known) {
+                if (!cfaOp(d, p, end, cfa)) cfa.known = false;
+            }
+            initialCfa[entryStart] = cfa;
             pos = end;
             continue;
         }
@@ -122,90 +218,24 @@ void scanDebugFrame(const Cubin& cubin, const Kernel& k, PatchLimits& out)
         }
         auto cie = codeAlign.find(id);
         if (cie == codeAlign.end()) return fail("an FDE names a CIE that precedes no entry");
+        if (loc->second < 0) return fail("an FDE location has no readable addend");
         uint64_t at = uint64_t(loc->second);
+        // Only a boundary where the rule changes constrains moves: ptxas restates the entry rule
+        // (DW_CFA_def_cfa with the CIE's operands) after EXITs and pads with advances and nops.
         std::vector<uint64_t> rows{at, at + range};
+        Cfa cfa = initialCfa[id];
         while (pos < end) {
-            const uint8_t op = d[pos++];
-            const uint8_t hi = op >> 6, lo = op & 0x3f;
             uint64_t delta = 0;
-            bool advance = false, ok = true;
-            if (hi == 1) {
-                delta = lo, advance = true;
-            } else if (hi == 2) {
-                ok = skipLeb(d, pos); // DW_CFA_offset: reg in op, ULEB offset
-            } else if (hi == 3) {
-                // DW_CFA_restore: no operands
-            } else {
-                switch (lo) {
-                case 0x00:
-                case 0x0a:
-                case 0x0b:
-                    break; // nop, remember/restore_state
-                case 0x02: {
-                    uint8_t v;
-                    ok = readAt(d, pos, &v);
-                    delta = v;
-                    pos += 1;
-                    advance = true;
-                    break;
-                }
-                case 0x03: {
-                    uint16_t v;
-                    ok = readAt(d, pos, &v);
-                    delta = v;
-                    pos += 2;
-                    advance = true;
-                    break;
-                }
-                case 0x04: {
-                    uint32_t v;
-                    ok = readAt(d, pos, &v);
-                    delta = v;
-                    pos += 4;
-                    advance = true;
-                    break;
-                }
-                case 0x06:
-                case 0x07:
-                case 0x08:
-                case 0x0d:
-                case 0x0e:
-                case 0x13:
-                case 0x2e:
-                    ok = skipLeb(d, pos);
-                    break;
-                case 0x05:
-                case 0x09:
-                case 0x0c:
-                case 0x11:
-                case 0x12:
-                case 0x14:
-                case 0x15:
-                case 0x2f:
-                    ok = skipLeb(d, pos) && skipLeb(d, pos);
-                    break;
-                case 0x0f: {
-                    uint64_t n;
-                    ok = readUleb(d, pos, &n) && n <= end - pos;
-                    pos += n;
-                    break;
-                }
-                case 0x10:
-                case 0x16: {
-                    uint64_t n;
-                    ok = skipLeb(d, pos) && readUleb(d, pos, &n) && n <= end - pos;
-                    pos += n;
-                    break;
-                }
-                default: // DW_CFA_set_loc (relocated address) or a vendor op: cannot place its rows
-                    return fail("call-frame op " + hex(op) + " in the FDE of " + k.name);
-                }
-            }
-            if (!ok || pos > end) return fail("truncated call-frame instruction");
-            if (advance) {
+            const Cfa before = cfa;
+            const int r = advanceOp(d, pos, end, &delta);
+            if (r < 0) return fail("truncated call-frame instruction");
+            if (r > 0) {
                 at += delta * cie->second;
-                rows.push_back(at);
+                continue;
             }
+            if (!cfaOp(d, pos, end, cfa))
+                return fail("call-frame op " + hex(d[pos]) + " in the FDE of " + k.name);
+            if (!(cfa == before)) rows.push_back(at);
         }
         for (uint64_t b : rows) {
             if (b == 0 || b >= k.codeSize) continue; // the ends of the code are no constraint
@@ -264,9 +294,10 @@ bool isValueOnlyAttribute(uint8_t a)
     case 0x54: // REG_RECONFIG
     case 0x56: // SANITIZE
     case 0x58: // STUB_FUNCTION_KIND
-    // 0x5f (unnamed, every CUDA 13 kernel): format 3 (EIFMT_HVAL), value 0x0101 in every kernel we
-    // inspected (sizes 0x200..0xa00 bytes, sm_80..sm_90, CUDA and Triton). A single u16 that is not a
-    // multiple of 16 and does not follow the code size is a flag pair, not an instruction offset.
+    // 0x5f (unnamed, every CUDA 13 kernel): format 3 (EIFMT_HVAL) with value 0x0000 or 0x0101 in all
+    // 18 sample kernels inspected (CUDA sm_80..sm_90 and Triton, code sizes 0x200..0x9000 bytes). One
+    // u16 that does not follow the code size and is never a non-zero multiple of 16 is a flag pair,
+    // not an instruction offset.
     case 0x5f:
         return true;
     default:
@@ -274,7 +305,7 @@ bool isValueOnlyAttribute(uint8_t a)
     }
 }
 
-PatchLimits patchLimits(const Cubin& cubin, const Kernel& k)
+PatchLimits patchLimits(const Cubin& cubin, const Kernel& k, const PatchOptions& options)
 {
     PatchLimits out;
     const uint64_t n = k.codeSize / 16;
@@ -283,10 +314,14 @@ PatchLimits patchLimits(const Cubin& cubin, const Kernel& k)
     };
 
     for (const char* s : kLineSections)
-        if (cubin.findSection(s) >= 0) {
-            out.refuseAll = std::string("the cubin carries ") + s +
-                            ", which maps every code offset to a source line and is not rewritten; "
-                            "rebuild without -lineinfo/-G to reorder instructions";
+        if (cubin.findSection(s) >= 0 &&
+            !(options.keepStaleLineInfo && std::string(s) != ".debug_info" &&
+              std::string(s) != ".debug_loc" && std::string(s) != ".debug_ranges" &&
+              std::string(s) != ".nv_debug_info_reg_sass")) {
+            out.refuseAll =
+                std::string("the cubin carries ") + s +
+                ", which maps every code offset to a source line and is not rewritten; "
+                "rebuild without -lineinfo/-G, or accept stale line info (--keep-stale-line-info)";
             return out;
         }
 
@@ -350,9 +385,10 @@ PatchLimits patchLimits(const Cubin& cubin, const Kernel& k)
     return out;
 }
 
-std::vector<UnpatchableInstruction> unpatchableInstructionsWithReasons(const Cubin& cubin, const Kernel& k)
+std::vector<UnpatchableInstruction> unpatchableInstructionsWithReasons(const Cubin& cubin, const Kernel& k,
+                                                                       const PatchOptions& options)
 {
-    const PatchLimits limits = patchLimits(cubin, k);
+    const PatchLimits limits = patchLimits(cubin, k, options);
     std::map<uint32_t, std::string> by;
     if (!limits.refuseAll.empty()) {
         for (uint32_t i = 0; i < k.codeSize / 16; ++i)
@@ -369,10 +405,11 @@ std::vector<UnpatchableInstruction> unpatchableInstructionsWithReasons(const Cub
     return out;
 }
 
-std::vector<uint32_t> unpatchableInstructions(const Cubin& cubin, const Kernel& k)
+std::vector<uint32_t> unpatchableInstructions(const Cubin& cubin, const Kernel& k,
+                                              const PatchOptions& options)
 {
     std::vector<uint32_t> out;
-    for (const auto& u : unpatchableInstructionsWithReasons(cubin, k))
+    for (const auto& u : unpatchableInstructionsWithReasons(cubin, k, options))
         out.push_back(u.index);
     return out;
 }

@@ -33,9 +33,18 @@ struct PatchLimits
     std::string refuseAll;
 };
 
+struct PatchOptions
+{
+    // Line tables (.nv_debug_line_sass, .debug_line; Triton always emits them) map code offsets to
+    // source lines for profilers and debuggers; the GPU never reads them. By default any move in a
+    // cubin that has them is refused. true: moves are allowed and the tables are left as they are, so
+    // a moved instruction is attributed to the line of the instruction now at its old offset.
+    bool keepStaleLineInfo = false;
+};
+
 // Scans .nv.info.K, the global .nv.info, relocations of every section and .debug_frame for offsets
 // into .text.K that the writer does not rewrite.
-PatchLimits patchLimits(const Cubin& cubin, const Kernel& kernel);
+PatchLimits patchLimits(const Cubin& cubin, const Kernel& kernel, const PatchOptions& options = {});
 
 // Instructions the checker should treat as walls (pins and fence instructions; every instruction when
 // nothing may move), sorted and unique. Each comes with the sentence to show.
@@ -45,8 +54,10 @@ struct UnpatchableInstruction
     std::string reason;
 };
 std::vector<UnpatchableInstruction> unpatchableInstructionsWithReasons(const Cubin& cubin,
-                                                                       const Kernel& kernel);
-std::vector<uint32_t> unpatchableInstructions(const Cubin& cubin, const Kernel& kernel);
+                                                                       const Kernel& kernel,
+                                                                       const PatchOptions& options = {});
+std::vector<uint32_t> unpatchableInstructions(const Cubin& cubin, const Kernel& kernel,
+                                              const PatchOptions& options = {});
 
 // Attributes of .nv.info.K that hold no code offsets at all (sizes, flags, parameter layout). Every
 // other attribute is either rewritten (nvinfo::holdsInstructionOffsets) or limits moves.
