@@ -2,6 +2,9 @@
 
 #include "commands.h"
 #include "core/eval/gpu_evaluator.h"
+#ifdef SASSX_HAVE_ESTIMATE
+#include "core/eval/estimate_evaluator.h"
+#endif
 #include "core/eval/ncu_metrics.h"
 
 #include <nlohmann/json.hpp>
@@ -31,6 +34,54 @@ std::string pct(double ratio)
     return b;
 }
 
+#ifdef SASSX_HAVE_ESTIMATE
+// --backend estimate: the schedule model's figures for the original and the candidate. Nothing runs,
+// so correctness is "unverified" and every figure says [estimate].
+int runEstimateBench(const ParsedArgs& p, const LaunchSpec& spec, const std::vector<uint8_t>& baseline,
+                     const std::vector<uint8_t>& candidate, const std::string& candidatePath)
+{
+    EstimateEvaluator ev;
+    if (Status s = ev.setBaseline(spec, baseline); !s) return fail(s.message());
+    const EvalResult r = ev.evaluate(candidate);
+    if (!r.failureKind.empty()) return fail("candidate: " + r.failure);
+    const Estimate& b = ev.baselineEstimate();
+    const double cycles = r.metrics.empty() ? 0.0 : r.metrics[0].value;
+    const TimingFigures& t = *r.timing;
+    const std::string src = "[" + r.source.label() + "]";
+    if (p.has("--json")) {
+        json j{{"spec", spec.name},
+               {"kernel", spec.kernel},
+               {"candidate", candidatePath},
+               {"backend", "estimate"},
+               {"correct", "unverified"},
+               {"note", kUnverified},
+               {"baseline", ev.baseline().raw},
+               {"candidate_cycles", cycles},
+               {"candidate_us", t.candidateMedianUs},
+               {"ratio", t.ratio.median},
+               {"source", {{"device", r.source.device}, {"kind", r.source.kind}}}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+    std::printf("spec         %s (kernel %s, grid %ux%ux%u, block %ux%ux%u, %u B dynamic shared)\n",
+                spec.name.c_str(), spec.kernel.c_str(), spec.grid[0], spec.grid[1], spec.grid[2],
+                spec.block[0], spec.block[1], spec.block[2], spec.dynamicShared);
+    std::printf(
+        "model        %d block(s)/SM (limit: %s), %d warp(s)/SMSP, %llu wave(s), %.0f MHz nominal  %s\n",
+        b.occupancy.blocksPerSm, b.occupancy.limiter.c_str(), b.occupancy.warpsPerSmsp,
+        (unsigned long long)b.occupancy.waves, ev.params()->clockMhz, src.c_str());
+    std::printf("baseline     %.0f cycles  (%.3f us at the nominal clock)  %s\n", b.cycles, b.microseconds,
+                src.c_str());
+    std::printf("candidate    %s\n", candidatePath.c_str());
+    std::printf("estimate     %.0f cycles  (%.3f us at the nominal clock)  %s\n", cycles, t.candidateMedianUs,
+                src.c_str());
+    std::printf("ratio        %.4f  (%s, candidate/baseline)  %s\n", t.ratio.median,
+                pct(t.ratio.median).c_str(), src.c_str());
+    std::printf("correct      unverified (nothing ran; use --backend gpu to check outputs)\n");
+    return 0;
+}
+#endif
+
 } // namespace
 
 int runBenchCommand(const std::vector<std::string>& args)
@@ -45,10 +96,7 @@ int runBenchCommand(const std::vector<std::string>& args)
     auto spec = loadLaunchSpec(p.positional[0]);
     if (!spec) return fail(spec.message());
     const std::string backend = p.value("--backend", "gpu");
-    if (backend == "estimate")
-        return fail(
-            "the estimate backend is not available in this build yet (docs/evaluator.md); use --backend gpu");
-    if (backend != "gpu") return fail("--backend must be gpu or estimate");
+    if (backend != "gpu" && backend != "estimate") return fail("--backend must be gpu or estimate");
 
     std::vector<uint8_t> baseline, candidate;
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
@@ -56,6 +104,13 @@ int runBenchCommand(const std::vector<std::string>& args)
         return fail("cannot read the original cubin " + spec->cubinPath());
     const std::string candidatePath = p.value("--cubin", spec->cubinPath());
     if (!readFile(candidatePath, candidate)) return fail("cannot read " + candidatePath);
+    if (backend == "estimate") {
+#ifdef SASSX_HAVE_ESTIMATE
+        return runEstimateBench(p, spec.value(), baseline, candidate, candidatePath);
+#else
+        return fail("this build has no estimate backend (it needs the analysis and rewrite layers)");
+#endif
+    }
 
     GpuEvaluatorOptions options;
     if (p.has("--gpus")) {

@@ -1,35 +1,71 @@
 #pragma once
-// The estimate backend (no GPU): a static schedule model over the kernel's hot blocks (per-class
-// latencies from resources/, scoreboard waits, memory-pipe throughput) returning estimated cycles,
-// every figure labelled "estimate". Declared here with the Evaluator interface so that callers can
-// be written against it; the model itself builds on core/sass + core/analysis and is NOT
-// implemented in this release (docs/evaluator.md, "Estimate backend"): there is no definition of
-// these members yet, so nothing may construct one until it lands.
+// The estimate backend (no GPU): a static schedule model over the kernel's hot code (per-class
+// latencies from resources/estimate/, scoreboard waits, memory-pipe throughput; schedule_model.h)
+// returning estimated cycles, every figure labelled source "estimate". Same Evaluator interface as
+// GpuEvaluator, plus a fast path that estimates a Schedule of the baseline's analysis directly
+// (no cubin writing, no nvdisasm) for searches.
+//
+// Correctness cannot be known without running. A result that parsed, matches the spec's parameters
+// and is the same kernel has correct = true in the sense "not refuted" only: failure then says
+// "unverified: ..." and every caller that prints it (sassx-cli bench) must show "unverified",
+// never "correct".
 #include "core/eval/evaluator.h"
+#include "core/eval/schedule_model.h"
+
+#include <memory>
+#include <optional>
+
+namespace sassx {
+struct KernelAnalysis;
+}
 
 namespace sassx::eval {
+
+inline constexpr const char* kUnverified =
+    "unverified: the estimate backend runs nothing, so the candidate's output was not checked";
 
 class EstimateEvaluator : public Evaluator
 {
 public:
-    EstimateEvaluator();
+    EstimateEvaluator();                            // model parameters from resources/ per arch
+    explicit EstimateEvaluator(ModelParams params); // fixed parameters (tests, experiments)
     ~EstimateEvaluator() override;
 
     Status setBaseline(const LaunchSpec& spec, const std::vector<uint8_t>& cubin) override;
     const BaselineInfo& baseline() const override { return m_baseline; }
-    // Correctness cannot be known without running: results carry correct=true only for "the cubin
-    // parses and its parameters match", with failure set otherwise; timing.ratio is the ratio of
-    // estimated cycles and the interval collapses to that point.
+    // timing.ratio is the ratio of estimated cycles (candidate / baseline); its interval collapses
+    // to that point (rounds = 0) and the noise floor is 0: the model is deterministic.
     EvalResult evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options = {}) override;
+    // Fast path: a schedule of the baseline's kernel, as analysed by setBaseline.
+    EvalResult evaluate(const Schedule& schedule);
+    // Figures named estimate__cycles, estimate__duration_us, estimate__warps_per_smsp,
+    // estimate__blocks_per_sm, estimate__waves (all source "estimate"); Nsight Compute names are
+    // refused: the model has no hardware counters.
     Result<std::vector<MetricValue>> metrics(const std::vector<uint8_t>& candidate,
                                              const std::vector<std::string>& names = {}) override;
     std::string sourceKind() const override { return "estimate"; }
 
+    // The model itself, for callers that hold an analysis (search) or a cubin (tools).
+    Result<Estimate> estimate(const KernelAnalysis& analysis, const Schedule& schedule) const;
+    Result<Estimate> estimateCubin(const std::vector<uint8_t>& cubin) const;
+    const KernelAnalysis* baselineAnalysis() const { return m_analysis.get(); }
+    const Estimate& baselineEstimate() const { return m_baselineEstimate; }
+    const ModelParams* params() const { return m_params ? &*m_params : nullptr; }
+    FigureSource figureSource() const;
+
 private:
+    Result<std::shared_ptr<const KernelAnalysis>> analyse(const std::vector<uint8_t>& cubin,
+                                                          LaunchShape* shape) const;
+    EvalResult resultFor(const Result<Estimate>& e) const;
+
     BaselineInfo m_baseline;
     LaunchSpec m_spec;
-    std::vector<uint8_t> m_baselineCubin;
-    double m_baselineCycles = 0.0;
+    bool m_hasBaseline = false;
+    std::optional<ModelParams> m_params;
+    bool m_fixedParams = false;
+    LaunchShape m_shape;
+    std::shared_ptr<const KernelAnalysis> m_analysis;
+    Estimate m_baselineEstimate;
 };
 
 } // namespace sassx::eval
