@@ -1,6 +1,9 @@
 #include "widgets/main_window.h"
 
 #include "core/eval/gpu_evaluator.h"
+#ifdef SASSX_HAVE_ESTIMATE
+#include "core/eval/estimate_evaluator.h"
+#endif
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/diff_view.h"
@@ -123,7 +126,20 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     connect(m_session, &Session::currentVariantChanged, this, &MainWindow::updateTitle);
     connect(m_session, &Session::modifiedChanged, this, &MainWindow::updateTitle);
 
-    // A GPU worker measures when one is installed; without one the session says why Measure is off.
+    // A GPU worker measures when one is installed; without one the estimate backend predicts (every
+    // figure labelled "estimate"), and without either the session says why Measure is off.
+#ifdef SASSX_HAVE_ESTIMATE
+    m_session->setScheduleEvaluate(
+        [](eval::Evaluator& evaluator, const Schedule& schedule) -> std::optional<eval::EvalResult> {
+            if (auto* estimate = dynamic_cast<eval::EstimateEvaluator*>(&evaluator))
+                return estimate->evaluate(schedule);
+            return std::nullopt;
+        });
+    if (eval::defaultWorkerPath().empty())
+        m_session->setEvaluatorFactory([]() -> Result<std::shared_ptr<eval::Evaluator>> {
+            return std::shared_ptr<eval::Evaluator>(std::make_shared<eval::EstimateEvaluator>());
+        });
+#endif
     if (!eval::defaultWorkerPath().empty()) {
         m_session->setEvaluatorFactory([]() -> Result<std::shared_ptr<eval::Evaluator>> {
             auto ev = eval::GpuEvaluator::create({});

@@ -416,6 +416,11 @@ void Session::setCubinBuilder(CubinBuilder builder)
     m_cubinBuilder = std::move(builder);
 }
 
+void Session::setScheduleEvaluate(ScheduleEvaluate evaluate)
+{
+    m_scheduleEvaluate = std::move(evaluate);
+}
+
 QString Session::measureUnavailableReason(int variantId) const
 {
     const VariantRecord* v = variant(variantId);
@@ -427,7 +432,7 @@ QString Session::measureUnavailableReason(int variantId) const
         return tr(
             "No launch spec: choose one with File ▸ Set Launch Spec… (the evaluator needs to know how to "
             "run the kernel).");
-    if (!v->isOriginal() && !v->edits.empty() && !m_cubinBuilder)
+    if (!v->isOriginal() && !v->edits.empty() && !m_cubinBuilder && !m_scheduleEvaluate)
         return tr("Measuring an edited variant needs its tuned cubin, and the cubin writer "
                   "(core/rewrite/cubin_writer) is not in this build yet.");
     return {};
@@ -455,6 +460,7 @@ quint64 Session::measure(int variantId)
     const std::string kernel = m_kernel.toStdString();
     const std::string specPath = m_launchSpecPath.toStdString();
     auto builder = m_cubinBuilder;
+    auto scheduleEvaluate = m_scheduleEvaluate;
     auto factory = m_evaluatorFactory;
     // The evaluator and the "baseline is set" flag are only touched on the measure thread; the UI
     // thread hands them over through this holder and reads back what the job created.
@@ -491,18 +497,28 @@ quint64 Session::measure(int variantId)
             if (!st) return fail(QString::fromStdString(st.message()));
             shared->baselineSet = true;
         }
-        std::vector<uint8_t> bytes;
-        if (original) {
-            bytes = original_.bytes();
-        } else {
-            auto built = builder(original_, kernel, *analysis, schedule);
-            if (!built) return fail(QString::fromStdString(built.message()));
-            bytes = std::move(*built);
-        }
         const auto t0 = std::chrono::steady_clock::now();
         VariantFigures figures;
-        figures.result = shared->evaluator->evaluate(bytes);
-        if (figures.result.ok()) {
+        std::vector<uint8_t> bytes;
+        std::optional<eval::EvalResult> direct;
+        if (!original && scheduleEvaluate) direct = scheduleEvaluate(*shared->evaluator, schedule);
+        if (direct) {
+            figures.result = std::move(*direct); // no cubin: no per-cubin metrics either
+        } else {
+            if (original) {
+                bytes = original_.bytes();
+            } else {
+                if (!builder)
+                    return fail(
+                        tr("this evaluator needs the tuned cubin, and the cubin writer is not in this "
+                           "build yet"));
+                auto built = builder(original_, kernel, *analysis, schedule);
+                if (!built) return fail(QString::fromStdString(built.message()));
+                bytes = std::move(*built);
+            }
+            figures.result = shared->evaluator->evaluate(bytes);
+        }
+        if (!bytes.empty() && figures.result.ok()) {
             auto metrics = shared->evaluator->metrics(bytes);
             if (metrics)
                 figures.result.metrics.insert(figures.result.metrics.end(), metrics->begin(), metrics->end());

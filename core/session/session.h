@@ -39,6 +39,10 @@ public:
     using CubinBuilder =
         std::function<Result<std::vector<uint8_t>>(const Cubin& original, const std::string& kernel,
                                                    const KernelAnalysis& analysis, const Schedule& schedule)>;
+    // Evaluates a schedule directly, without a cubin, when the evaluator can (the estimate backend's fast
+    // path); returns nothing when it cannot. Called on the measure thread.
+    using ScheduleEvaluate =
+        std::function<std::optional<eval::EvalResult>(eval::Evaluator& evaluator, const Schedule& schedule)>;
     // Creates the evaluator on first use (starting GPU workers takes seconds: worker thread).
     using EvaluatorFactory = std::function<Result<std::shared_ptr<eval::Evaluator>>()>;
 
@@ -101,6 +105,7 @@ public:
     void setEvaluatorFactory(EvaluatorFactory factory);
     void setCubinBuilder(CubinBuilder builder);
     bool hasCubinBuilder() const { return bool(m_cubinBuilder); }
+    void setScheduleEvaluate(ScheduleEvaluate evaluate);
     // Empty when `variantId` can be measured now, else the reason in words.
     QString measureUnavailableReason(int variantId) const;
     quint64 measure(int variantId);
@@ -170,6 +175,7 @@ private:
     std::shared_ptr<eval::Evaluator> m_evaluator;
     EvaluatorFactory m_evaluatorFactory;
     CubinBuilder m_cubinBuilder;
+    ScheduleEvaluate m_scheduleEvaluate;
     int m_measuring = 0;
     bool m_baselineSet = false;
 

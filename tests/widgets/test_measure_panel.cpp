@@ -4,6 +4,7 @@
 // uses a test double with the same interface (fake_evaluator.h).
 #include "fake_evaluator.h"
 #include "widget_test_support.h"
+#include "widgets/commands/edit_controller.h"
 #include "widgets/main_window.h"
 #include "widgets/metrics_view.h"
 #include "widgets/models/metrics_model.h"
@@ -16,6 +17,10 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <QtTest>
+
+#ifdef SASSX_HAVE_ESTIMATE
+#include "core/eval/estimate_evaluator.h"
+#endif
 
 using namespace sassx;
 
@@ -38,7 +43,9 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*session, cubin));
         QCOMPARE(session->launchSpecPath(), test::sampleSpec(QStringLiteral("rmsnorm")));
 
-        // Without a cubin writer an edited variant cannot be measured, and the panel says why.
+        // Without a cubin writer (and without the estimate backend's schedule fast path) an edited
+        // variant cannot be measured, and the panel says why.
+        session->setScheduleEvaluate({});
         const int v = session->addVariant(0, QStringLiteral("v1"), {});
         session->setVariantEdits(v, {Edit::control(0, 2, std::nullopt, std::nullopt)});
         auto fake = std::make_shared<test::FakeEvaluator>();
@@ -95,6 +102,57 @@ private Q_SLOTS:
         QCOMPARE(fake->baselineCalls.load(), 1);
         session->setVariantEdits(v, {});
         QCOMPARE(model->indexOfVariant(v, VariantsModel::SourceColumn).data().toString(), QString());
+    }
+
+    // The real estimate backend (core/eval, no GPU): the original through its cubin, an edited
+    // variant through the schedule fast path; both labelled "estimate" in the panel and metrics view.
+    void estimateBackend()
+    {
+#ifndef SASSX_HAVE_ESTIMATE
+        QSKIP("sassx_estimate is not in this build");
+#else
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow window(session);
+        session->setParent(&window);
+        session->setEvaluatorFactory([]() -> Result<std::shared_ptr<eval::Evaluator>> {
+            return std::shared_ptr<eval::Evaluator>(std::make_shared<eval::EstimateEvaluator>());
+        });
+        QVERIFY(test::openAndWait(*session, cubin));
+        // A legal edit through the controller (creates v1).
+        bool edited = false;
+        for (uint32_t p = 0; p < session->schedule().order.size() && !edited; ++p)
+            for (uint32_t t : window.editController()->legalTargets(p))
+                if (!edited) edited = window.editController()->apply(Edit::move(p, t)).accepted;
+        if (!edited) QSKIP("no legal move in this sample");
+        const int v = session->currentVariantId();
+        QVERIFY(session->measureUnavailableReason(v).isEmpty());
+        QSignalSpy finished(session, &Session::measureFinished);
+        QSignalSpy failed(session, &Session::measureFailed);
+        window.variantsPanel()->selectVariants({0, v});
+        window.variantsPanel()->measureSelected();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() >= 2, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().at(1).toString()));
+        VariantsModel* model = window.variantsPanel()->model();
+        for (int id : {0, v}) {
+            QCOMPARE(model->indexOfVariant(id, VariantsModel::SourceColumn).data().toString().left(8),
+                     QStringLiteral("estimate"));
+            QVERIFY(model->indexOfVariant(id, VariantsModel::SpeedupColumn)
+                        .data()
+                        .toString()
+                        .endsWith(QChar(0xd7)));
+        }
+        const auto& ids = window.metricsView()->model()->variants();
+        QVERIFY(std::find(ids.begin(), ids.end(), v) != ids.end());
+        for (int c = 0; c < window.metricsView()->model()->columnCount(); ++c)
+            QVERIFY(
+                window.metricsView()->model()->headerData(c, Qt::Horizontal).toString().contains("estimate"));
+        qInfo("estimate speedup of %s: %s", session->variant(v)->name.c_str(),
+              qPrintable(model->indexOfVariant(v, VariantsModel::SpeedupColumn).data().toString()));
+#endif
     }
 };
 

@@ -28,8 +28,8 @@ inline bool openAndWait(Session& session, const QString& path, QString* error = 
     QSignalSpy loadFailed(&session, &Session::loadFailed);
     QSignalSpy analysisFailed(&session, &Session::analysisFailed);
     session.openInput(path);
-    QTest::qWaitFor([&] { return !ready.isEmpty() || !loadFailed.isEmpty() || !analysisFailed.isEmpty(); },
-                    timeoutMs);
+    (void)QTest::qWaitFor(
+        [&] { return !ready.isEmpty() || !loadFailed.isEmpty() || !analysisFailed.isEmpty(); }, timeoutMs);
     if (!ready.isEmpty()) return true;
     if (error && loadFailed.isEmpty() && analysisFailed.isEmpty())
         *error = QStringLiteral("timed out");
