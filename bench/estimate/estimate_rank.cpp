@@ -92,7 +92,7 @@ int estimateMode(const LaunchSpec& spec, const std::vector<uint8_t>& cubin,
            {"baseline", ev.baseline().raw},
            {"variants", list},
            {"seconds_per_estimate", vs.empty() ? 0.0 : s / double(vs.size())}};
-    std::printf("%s: baseline %.0f cycles [estimate], %zu variants, %.1f ms each (incl. nvdisasm)\n",
+    std::printf("%s: baseline %.0f cycles [estimate], %zu variants, %.1f ms each\n",
                 spec.name.c_str(), ev.baselineEstimate().cycles, vs.size(),
                 1000 * s / std::max<size_t>(1, vs.size()));
     write(j, out);
