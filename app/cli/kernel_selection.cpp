@@ -45,3 +45,14 @@ sassx::Result<SelectedKernel> selectKernel(const std::string& path, const std::s
     sel.analysis = KernelAnalysis::build(std::move(*listing));
     return sel;
 }
+
+sassx::LegalityChecker makeChecker(const SelectedKernel& sel, const sassx::PatchOptions& options)
+{
+    sassx::LegalityChecker checker(sel.analysis);
+    std::vector<std::pair<uint32_t, std::string>> walls;
+    if (const auto* kernel = sel.cubin().findKernel(sel.kernel))
+        for (const auto& u : sassx::unpatchableInstructionsWithReasons(sel.cubin(), *kernel, options))
+            walls.emplace_back(u.index, u.reason);
+    checker.addWalls(walls);
+    return checker;
+}

@@ -16,5 +16,10 @@ struct SelectedKernel
     const sassx::Cubin& cubin() const { return input.cubins[cubinIndex].cubin; }
 };
 
+// A checker that also treats what the cubin writer cannot follow as walls.
+#include "core/rewrite/legality.h"
+#include "core/rewrite/patch_limits.h"
+sassx::LegalityChecker makeChecker(const SelectedKernel& sel, const sassx::PatchOptions& options);
+
 sassx::Result<SelectedKernel> selectKernel(const std::string& path, const std::string& kernel,
                                            const std::string& arch = "sm_90");

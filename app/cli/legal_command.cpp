@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 int runLegalCommand(const Args& raw)
 {
@@ -19,20 +20,18 @@ int runLegalCommand(const Args& raw)
     if (!sel)
         return fail(sel.message());
     const auto& a = *sel->analysis;
-    LegalityChecker checker(sel->analysis);
+    PatchOptions patchOptions;
+    patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");
+    LegalityChecker checker = makeChecker(*sel, patchOptions);
     const Schedule identity = Schedule::identity(a);
     const bool all = args.has("--all");
     nlohmann::json moves = nlohmann::json::array();
-    size_t movable = 0;
-    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-        const auto& ins = a.listing.instructions[i];
-        if (!all && !ins.isMemory())
-            continue;
-        auto targets = checker.legalTargets(identity, i);
-        movable += !targets.empty();
-        for (uint32_t t : targets)
-            moves.push_back({{"from", i}, {"to", t}});
+    std::set<uint32_t> movableSet;
+    for (auto [from, to] : checker.legalMoves(identity, !all)) {
+        moves.push_back({{"from", from}, {"to", to}});
+        movableSet.insert(from);
     }
+    const size_t movable = movableSet.size();
     if (args.has("--json")) {
         std::cout << nlohmann::json{{"kernel", sel->kernel},
                                     {"arch", sel->cubin().archName()},

@@ -84,7 +84,9 @@ int runMoveCommand(const Args& raw)
     auto edits = parseEdits(args);
     if (!edits)
         return fail(edits.message());
-    LegalityChecker checker(sel->analysis);
+    PatchOptions patchOptions;
+    patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");
+    LegalityChecker checker = makeChecker(*sel, patchOptions);
     auto schedule = applyEdits(*sel->analysis, *edits);
     if (!schedule)
         return fail(schedule.message(), 2);
@@ -98,7 +100,7 @@ int runMoveCommand(const Args& raw)
             std::cerr << "  also: " << report.hazards[k].message << "\n";
         return 2;
     }
-    auto bytes = writeSchedule(sel->cubin(), *sel->analysis, *schedule);
+    auto bytes = writeSchedule(sel->cubin(), *sel->analysis, *schedule, patchOptions);
     if (!bytes)
         return fail(bytes.message());
     std::string out = args.value("-o");

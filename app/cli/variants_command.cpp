@@ -40,12 +40,14 @@ int runVariantsCommand(const Args& raw)
     if (!sel)
         return fail(sel.message());
     const std::string rule = args.value("--rule", "sassx");
-    if (rule != "sassx" && rule != "sip")
-        return fail("--rule is sassx or sip");
+    if (rule != "sassx" && rule != "sip" && rule != "stalls")
+        return fail("--rule is sassx, sip or stalls (stall increases only: a control experiment)");
     int count = std::stoi(args.value("--count", "100"));
     int maxEdits = std::stoi(args.value("--max-edits", "30"));
     std::mt19937_64 rng(std::stoull(args.value("--seed", "1")));
-    LegalityChecker checker(sel->analysis);
+    PatchOptions patchOptions;
+    patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");
+    LegalityChecker checker = makeChecker(*sel, patchOptions);
     const auto& original = sel->cubin().bytes();
     std::ofstream out(args.value("-o"));
     if (!out)
@@ -53,6 +55,7 @@ int runVariantsCommand(const Args& raw)
     RandomVariantOptions opts;
     opts.maxEdits = maxEdits;
     opts.memoryOnly = args.has("--memory-only");
+    opts.onlyRaiseStalls = rule == "stalls";
     int written = 0, legalCount = 0, refused = 0;
     for (int v = 0; v < count; ++v) {
         Schedule s = Schedule::identity(*sel->analysis);
@@ -63,9 +66,9 @@ int runVariantsCommand(const Args& raw)
         if (edits.empty())
             continue;
         auto report = checker.check(s);
-        if (rule == "sassx" && !report.legal())
+        if (rule != "sip" && !report.legal())
             return fail("internal error: a random legal variant failed the full check: " + report.summary());
-        auto bytes = writeSchedule(sel->cubin(), *sel->analysis, s);
+        auto bytes = writeSchedule(sel->cubin(), *sel->analysis, s, patchOptions);
         if (!bytes) {
             ++refused;
             continue;

@@ -14,6 +14,9 @@ for spec in "$BUILD"/samples/*.launch.json; do
   case "$name" in big_*|huge_*) continue;; esac
   cp "$cubin" "$spec" "$OUT/"
   kernel=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['kernel'])" "$spec")
-  "$CLI" variants "$cubin" --kernel "$kernel" --count "$COUNT" --seed 7 --rule sassx -o "$OUT/$name.sassx.jsonl"
-  "$CLI" variants "$cubin" --kernel "$kernel" --count "$COUNT" --seed 7 --rule sip -o "$OUT/$name.sip.jsonl"
+  "$CLI" variants "$cubin" --keep-stale-line-info --kernel "$kernel" --count "$COUNT" --seed 7 --rule sassx -o "$OUT/$name.sassx.jsonl"
+  "$CLI" variants "$cubin" --keep-stale-line-info --kernel "$kernel" --count "$COUNT" --seed 7 --rule sip -o "$OUT/$name.sip.jsonl"
+  # Control experiment: stall increases only (cannot shorten any distance); mismatches here mean the
+  # kernel itself is timing-dependent, not that a move was unsound.
+  "$CLI" variants "$cubin" --keep-stale-line-info --kernel "$kernel" --count 100 --seed 7 --rule stalls --max-edits 5 -o "$OUT/$name.stalls.jsonl"
 done

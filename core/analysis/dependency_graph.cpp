@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_set>
 
 namespace sassx {
 
@@ -140,13 +141,13 @@ struct Builder
     std::vector<char> unresolved;
     std::vector<std::string> reasons;
     std::vector<int> cycle;
-    std::set<std::tuple<uint32_t, uint32_t, uint8_t>> seen;
+    std::unordered_set<uint64_t> seen;
 
     void addEdge(Dependency d)
     {
         if (d.from == d.to)
             return;
-        if (!seen.insert({d.from, d.to, uint8_t(d.kind)}).second)
+        if (!seen.insert(uint64_t(d.from) << 35 | uint64_t(d.to) << 4 | uint64_t(d.kind)).second)
             return;
         d.distance = cycle[d.to] - cycle[d.from];
         edges.push_back(d);
@@ -343,6 +344,11 @@ struct Builder
                         auto l = lat.rawLatency(prod, ins, r, d.guardUse);
                         d.latencyFromTable = l.has_value();
                         d.latency = l ? *l : cycle[i] - cycle[d.from];
+                    } else if (prod.control.wbar == kNoBarrier) {
+                        // A "variable-latency" instruction ptxas gave no scoreboard may be fixed latency
+                        // on this arch (MUFU.EX2 on sm_90 is): keep ptxas' distance as well as any
+                        // implicit coverage the scoreboard model finds.
+                        d.latency = cycle[i] - cycle[d.from];
                     }
                     addEdge(d);
                 }
@@ -358,6 +364,9 @@ struct Builder
                         d.kind = DepKind::War;
                         d.hasReg = true;
                         d.reg = r;
+                        const auto& reader = insts[d.from];
+                        if (reader.variableLatency && reader.control.rbar == kNoBarrier && readsSourcesLate(reader))
+                            d.latency = cycle[i] - cycle[d.from]; // it may read late: keep ptxas' distance
                         addEdge(d);
                     }
                 if (lastWriter[k] >= 0) {
@@ -385,12 +394,32 @@ struct Builder
         int64_t lo, hi; // byte range relative to the base
     };
 
+    // Memory order with transitive pruning: scanning back from a new access X stops at the first
+    // earlier write W that conflicts with X; everything before W is ordered before W (hence before X)
+    // except W's "skipped" set (accesses proven disjoint from W, or skipped by W's own predecessor),
+    // which X checks directly. Keeps the edge count linear on long straight-line blocks.
     void memoryEdges(const BasicBlock& b)
     {
         const auto& insts = listing.instructions;
         std::array<int32_t, kKeys> version;
         version.fill(-1);
         std::vector<Access> accesses;
+        std::vector<std::vector<uint32_t>> skipped; // per access: indices into accesses
+        std::vector<uint32_t> writes;               // indices into accesses
+        auto conflicts = [](int x, int y) {
+            if (x == y)
+                return true;
+            if (x == 6 || y == 6) // generic aliases global, shared and local
+                return x != 5 && y != 5;
+            if (x == 7 || y == 7) // async copy: reads global, writes shared
+                return x == 1 || y == 1 || x == 2 || y == 2;
+            return false;
+        };
+        auto disjoint = [](const Access& a, const Access& p) {
+            return a.analysable && p.analysable && a.space == p.space && a.baseKey == p.baseKey &&
+                   a.baseVersion == p.baseVersion && a.uniKey == p.uniKey && a.uniVersion == p.uniVersion &&
+                   a.descKey == p.descKey && (a.hi <= p.lo || p.hi <= a.lo);
+        };
         for (uint32_t i = b.first; i < b.end; ++i) {
             const auto& ins = insts[i];
             int space = stateSpace(ins);
@@ -418,31 +447,47 @@ struct Builder
                         bytes = 16; // each thread supplies one 16-byte row address
                     a.hi = a.lo + bytes;
                 }
-                auto conflicts = [](int x, int y) {
-                    if (x == y)
-                        return true;
-                    if (x == 6 || y == 6) // generic aliases global, shared and local
-                        return x != 5 && y != 5;
-                    if (x == 7 || y == 7) // async copy: reads global, writes shared
-                        return x == 1 || y == 1 || x == 2 || y == 2;
-                    return false;
-                };
-                for (const auto& p : accesses) {
+                std::vector<uint32_t> mySkipped;
+                auto consider = [&](uint32_t k) -> bool { // true: ordered (edge added or read-read)
+                    const Access& p = accesses[k];
                     if (!(a.write || p.write) || !conflicts(a.space, p.space))
-                        continue;
-                    bool disjoint = a.analysable && p.analysable && a.space == p.space && a.baseKey == p.baseKey &&
-                                    a.baseVersion == p.baseVersion && a.uniKey == p.uniKey &&
-                                    a.uniVersion == p.uniVersion && a.descKey == p.descKey &&
-                                    (a.hi <= p.lo || p.hi <= a.lo);
-                    if (disjoint)
-                        continue;
+                        return true; // no ordering needed
+                    if (disjoint(a, p)) {
+                        mySkipped.push_back(k);
+                        return false;
+                    }
                     Dependency d;
                     d.from = p.index;
                     d.to = i;
                     d.kind = DepKind::Memory;
                     addEdge(d);
+                    return true;
+                };
+                int32_t cover = -1;
+                if (a.write) {
+                    for (size_t k = accesses.size(); k-- > 0;) {
+                        bool ordered = consider(uint32_t(k));
+                        if (ordered && accesses[k].write && conflicts(a.space, accesses[k].space)) {
+                            cover = int32_t(k);
+                            break;
+                        }
+                    }
+                } else {
+                    for (size_t w = writes.size(); w-- > 0;) {
+                        uint32_t k = writes[w];
+                        if (consider(k) && conflicts(a.space, accesses[k].space)) {
+                            cover = int32_t(k);
+                            break;
+                        }
+                    }
                 }
+                if (cover >= 0)
+                    for (uint32_t k : skipped[cover])
+                        consider(k);
+                if (a.write)
+                    writes.push_back(uint32_t(accesses.size()));
                 accesses.push_back(a);
+                skipped.push_back(std::move(mySkipped));
             }
             for (const auto& r : ins.defs)
                 version[r.key()] = int32_t(i);

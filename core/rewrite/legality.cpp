@@ -22,6 +22,26 @@ std::string spacingClass(const Instruction& ins)
 
 } // namespace
 
+void LegalityChecker::addWalls(const std::vector<std::pair<uint32_t, std::string>>& walls)
+{
+    m_extraWalls.resize(m_analysis->listing.instructions.size());
+    for (const auto& [i, why] : walls)
+        if (i < m_extraWalls.size())
+            m_extraWalls[i] = why;
+}
+
+bool LegalityChecker::isWall(uint32_t i) const
+{
+    return m_analysis->facts[i].wall || (i < m_extraWalls.size() && !m_extraWalls[i].empty());
+}
+
+std::string LegalityChecker::wallReasonOf(uint32_t i) const
+{
+    if (m_analysis->facts[i].wall)
+        return m_analysis->facts[i].wallReason;
+    return i < m_extraWalls.size() ? m_extraWalls[i] : std::string();
+}
+
 std::string LegalityReport::summary() const
 {
     return hazards.empty() ? std::string("legal") : hazards.front().message;
@@ -49,6 +69,10 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
         }
     }
     m_spacing = std::move(minSpacing);
+    for (const auto& ins : a.listing.instructions) {
+        m_observedStalls[ins.baseOpcode] |= uint16_t(1u << ins.control.stall);
+        m_observedYield[ins.baseOpcode] |= uint8_t(1u << ins.control.yield);
+    }
     computeCrossBlockDistances();
 }
 
@@ -120,6 +144,42 @@ void LegalityChecker::computeCrossBlockDistances()
             }
         }
     }
+    // Per instruction: the least issue cycle from its block start (it reads a young value from before
+    // the block) and the least cycles to its block end (it writes a value read soon after the block).
+    m_needFromStart.assign(insts.size(), 0);
+    m_needToEnd.assign(insts.size(), 0);
+    for (const auto& b : a.cfg.blocks) {
+        for (uint32_t i = b.first; i < b.end; ++i) {
+            const auto& ins = insts[i];
+            for (const auto& r : ins.uses) {
+                int age = m_entryAge[b.index][r.key()];
+                if (age >= m_maxFixed)
+                    continue;
+                bool inBlock = false;
+                for (uint32_t e : a.deps.incoming(i)) {
+                    const auto& d = a.deps.edges()[e];
+                    inBlock = inBlock || ((d.kind == DepKind::Raw || d.kind == DepKind::Waw) && d.hasReg && d.reg == r);
+                }
+                if (!inBlock)
+                    m_needFromStart[i] = std::max(m_needFromStart[i], std::min(m_maxFixed - age, a.facts[i].cycle));
+            }
+            if (ins.variableLatency)
+                continue;
+            const int origTail = length[b.index] - a.facts[i].cycle;
+            for (const auto& r : ins.defs) {
+                int dist = m_exitDistance[b.index][r.key()];
+                if (dist >= m_maxFixed)
+                    continue;
+                bool redefined = false;
+                for (uint32_t e : a.deps.outgoing(i)) {
+                    const auto& d = a.deps.edges()[e];
+                    redefined = redefined || (d.kind == DepKind::Waw && d.hasReg && d.reg == r);
+                }
+                if (!redefined)
+                    m_needToEnd[i] = std::max(m_needToEnd[i], std::min(m_maxFixed - dist, origTail));
+            }
+        }
+    }
 }
 
 LegalityReport LegalityChecker::check(const std::vector<Edit>& edits, const CheckOptions& options) const
@@ -188,12 +248,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             c += s.control[s.order[p]].stall == 0 ? 1 : s.control[s.order[p]].stall;
         return c;
     }();
-    const int origBlockCycles = [&] {
-        int c = 0;
-        for (uint32_t i = b.first; i < b.end; ++i)
-            c += issueCycles(insts[i]);
-        return c;
-    }();
+
 
     // 1. Membership, walls and pinned instructions.
     uint32_t lastWall = b.first; // segment start (original)
@@ -201,7 +256,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
     {
         uint32_t seg = 0;
         for (uint32_t i = b.first; i < b.end; ++i) {
-            bool fixed = a.facts[i].wall || a.deps.unresolved()[i];
+            bool fixed = isWall(i) || a.deps.unresolved()[i];
             if (fixed)
                 ++seg;
             segment[i - b.first] = seg;
@@ -221,21 +276,41 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             uint32_t lo = std::min(i, p), hi = std::max(i, p);
             uint32_t wall = lo;
             for (uint32_t k = lo; k <= hi; ++k)
-                if (a.facts[k].wall || a.deps.unresolved()[k]) {
+                if (isWall(k) || a.deps.unresolved()[k]) {
                     wall = k;
                     break;
                 }
             if (wall == i)
-                add(a.facts[i].wall ? HazardKind::Wall : HazardKind::Pinned, i, i,
-                    a.facts[i].wall ? insts[i].opcode + at(a, i) + " cannot move: " + a.facts[i].wallReason
+                add(isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
+                    isWall(i) ? at(a, i) + " cannot move: " + wallReasonOf(i)
                                     : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
             else
-                add(a.facts[wall].wall ? HazardKind::Wall : HazardKind::Pinned, i, wall,
-                    insts[i].opcode + at(a, i) + " would cross " + insts[wall].opcode + at(a, wall) + ": " +
-                        (a.facts[wall].wall ? a.facts[wall].wallReason
+                add(isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
+                    at(a, i) + " would cross " + at(a, wall) + ": " +
+                        (isWall(wall) ? wallReasonOf(wall)
                                             : std::string("its ordering against waits cannot be proven")));
             if (done())
                 return;
+        }
+    }
+
+    // 1b. Operand-reuse pairs stay glued: an instruction carrying reuse flags keeps both neighbours
+    // ptxas gave it. Moves that only cleared such flags still gave wrong results on an H200, so the
+    // reuse cache's pairing is not modelled beyond "unchanged".
+    for (uint32_t i = b.first; i < b.end; ++i) {
+        if (insts[i].control.reuse == 0)
+            continue;
+        for (uint32_t n : {i > b.first ? i - 1 : i, i + 1 < b.end ? i + 1 : i}) {
+            if (n == i)
+                continue;
+            uint32_t lo = std::min(i, n), hi = std::max(i, n);
+            if (pos[hi] != pos[lo] + 1) {
+                add(HazardKind::Reuse, lo, hi,
+                    at(a, i) + " carries operand-reuse flags; it must stay next to " + at(a, n));
+                if (done())
+                    return;
+                break;
+            }
         }
     }
 
@@ -290,14 +365,19 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     return;
                 continue;
             }
-            if (d.kind == DepKind::Raw && d.latency >= 0) {
+            if ((d.kind == DepKind::Raw || d.kind == DepKind::War) && d.latency >= 0) {
                 // Bound: the table's latency, never more than ptxas' own distance (ptxas knows the truth).
                 int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
                 int dist = cycleOf(i) - cycleOf(f);
                 if (dist < required) {
+                    const std::string what =
+                        d.kind == DepKind::Raw
+                            ? at(a, i) + " reads " + reg + " " + std::to_string(dist) + " cycles after " + at(a, f) +
+                                  " writes it"
+                            : at(a, i) + " overwrites " + reg + " " + std::to_string(dist) + " cycles after " +
+                                  at(a, f) + " (which may read it late, without a read scoreboard) reads it";
                     add(HazardKind::Latency, f, i,
-                        at(a, i) + " reads " + reg + " " + std::to_string(dist) + " cycles after " + at(a, f) +
-                            " writes it; it needs " + std::to_string(required) +
+                        what + "; it needs " + std::to_string(required) +
                             (d.latencyFromTable ? " (" + a.latencies.arch() + " latency table)"
                                                 : " (the distance ptxas left; the table does not know this pair)"),
                         required - dist);
@@ -308,53 +388,23 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         }
     }
 
-    // 3. Distances to producers and consumers in other blocks: a value crossing the block edge keeps
-    // the distance ptxas gave it, where that distance is shorter than the longest fixed latency.
+    // 3. Distances to producers and consumers in other blocks (precomputed bounds).
     for (uint32_t i = b.first; i < b.end; ++i) {
-        const auto& ins = insts[i];
-        int needFromStart = 0;
-        for (const auto& r : ins.uses) {
-            int age = m_entryAge[b.index][r.key()];
-            if (age >= m_maxFixed)
-                continue;
-            bool inBlock = false;
-            for (uint32_t e : a.deps.incoming(i)) {
-                const auto& d = a.deps.edges()[e];
-                inBlock = inBlock || ((d.kind == DepKind::Raw || d.kind == DepKind::Waw) && d.hasReg && d.reg == r);
-            }
-            if (!inBlock)
-                needFromStart = std::max(needFromStart, std::min(m_maxFixed - age, a.facts[i].cycle));
-        }
-        if (cycleOf(i) < needFromStart) {
+        if (cycleOf(i) < m_needFromStart[i]) {
             add(HazardKind::Latency, i, i,
                 at(a, i) + " reads a value written shortly before its block; it would issue " +
-                    std::to_string(cycleOf(i)) + " cycles into the block, it needs " + std::to_string(needFromStart),
-                needFromStart - cycleOf(i));
+                    std::to_string(cycleOf(i)) + " cycles into the block, it needs " +
+                    std::to_string(m_needFromStart[i]),
+                m_needFromStart[i] - cycleOf(i));
             if (done())
                 return;
         }
-        if (ins.variableLatency)
-            continue;
-        int needToEnd = 0;
-        const int origTail = origBlockCycles - a.facts[i].cycle;
-        for (const auto& r : ins.defs) {
-            int dist = m_exitDistance[b.index][r.key()];
-            if (dist >= m_maxFixed)
-                continue;
-            bool redefined = false;
-            for (uint32_t e : a.deps.outgoing(i)) {
-                const auto& d = a.deps.edges()[e];
-                redefined = redefined || (d.kind == DepKind::Waw && d.hasReg && d.reg == r);
-            }
-            if (!redefined)
-                needToEnd = std::max(needToEnd, std::min(m_maxFixed - dist, origTail));
-        }
         int tail = blockCycles - cycleOf(i);
-        if (tail < needToEnd) {
+        if (tail < m_needToEnd[i]) {
             add(HazardKind::Latency, i, i,
                 at(a, i) + " writes a value read shortly after its block; it would issue " + std::to_string(tail) +
-                    " cycles before the block ends, it needs " + std::to_string(needToEnd),
-                needToEnd - tail);
+                    " cycles before the block ends, it needs " + std::to_string(m_needToEnd[i]),
+                m_needToEnd[i] - tail);
             if (done())
                 return;
         }
@@ -423,6 +473,26 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         const Control& c = s.control[i];
         if (c.stall == 0 && insts[i].control.stall != 0) {
             add(HazardKind::Structure, i, i, at(a, i) + ": a stall of 0 is only kept where ptxas used it");
+            if (done())
+                return;
+        }
+        // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC): allow
+        // only values ptxas itself used on the same opcode in this kernel.
+        if (c.stall != insts[i].control.stall) {
+            auto it = m_observedStalls.find(insts[i].baseOpcode);
+            if (it == m_observedStalls.end() || !((it->second >> c.stall) & 1)) {
+                add(HazardKind::Structure, i, i,
+                    at(a, i) + ": ptxas never used a stall of " + std::to_string(c.stall) + " on " +
+                        insts[i].baseOpcode + " in this kernel, so the encoding is not known to be valid");
+                if (done())
+                    return;
+            }
+        }
+        if (c.yield != insts[i].control.yield) {
+            // Toggling bit 109 alone changed results on an H200 (bench/legality): its meaning is not
+            // known well enough to edit it.
+            add(HazardKind::Structure, i, i,
+                at(a, i) + ": the yield bit is not editable (toggling it changed results on the GPU)");
             if (done())
                 return;
         }
@@ -531,48 +601,184 @@ bool LegalityChecker::repairLatencies(Schedule& s) const
 
 std::vector<uint32_t> LegalityChecker::legalTargets(const Schedule& current, uint32_t p) const
 {
+    if (p >= current.order.size())
+        return {};
+    const auto pos = current.positionOf();
+    const auto& b = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
+    std::vector<int> cyc(b.size() + 1);
+    for (uint32_t q = b.first; q < b.end; ++q) {
+        const Control& c = current.control[current.order[q]];
+        cyc[q - b.first + 1] = cyc[q - b.first] + (c.stall == 0 ? 1 : int(c.stall));
+    }
+    return targetsFor(current, pos, cyc, p);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> LegalityChecker::legalMoves(const Schedule& current,
+                                                                       bool memoryOnly) const
+{
+    const auto& a = *m_analysis;
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    const auto pos = current.positionOf();
+    for (const auto& b : a.cfg.blocks) {
+        std::vector<int> cyc(b.size() + 1);
+        for (uint32_t q = b.first; q < b.end; ++q) {
+            const Control& c = current.control[current.order[q]];
+            cyc[q - b.first + 1] = cyc[q - b.first] + (c.stall == 0 ? 1 : int(c.stall));
+        }
+        for (uint32_t p = b.first; p < b.end; ++p) {
+            if (memoryOnly && !a.listing.instructions[current.order[p]].isMemory())
+                continue;
+            for (uint32_t t : targetsFor(current, pos, cyc, p))
+                out.emplace_back(p, t);
+        }
+    }
+    return out;
+}
+
+std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
+                                                  const std::vector<int>& cyc, uint32_t p) const
+{
     std::vector<uint32_t> out;
     const auto& a = *m_analysis;
-    if (p >= current.order.size())
-        return out;
+    const auto& insts = a.listing.instructions;
     const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
-    uint32_t x = current.order[p];
-    if (a.facts[x].wall || a.deps.unresolved()[x])
+    const uint32_t x = current.order[p];
+    if (isWall(x) || a.deps.unresolved()[x])
         return out;
-    auto pos = current.positionOf();
-    // Edges bound the range: x stays after its predecessors and before its successors.
+    // Edges bound the range: x stays after its predecessors and before its successors; walls too.
     uint32_t lo = b.first, hi = b.end - 1;
     for (uint32_t e : a.deps.incoming(x))
         lo = std::max(lo, pos[a.deps.edges()[e].from] + 1);
     for (uint32_t e : a.deps.outgoing(x))
         if (pos[a.deps.edges()[e].to] > 0)
             hi = std::min(hi, pos[a.deps.edges()[e].to] - 1);
-    // Walls too.
     for (uint32_t q = p; q-- > lo;)
-        if (a.facts[current.order[q]].wall || a.deps.unresolved()[current.order[q]]) {
+        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
             lo = q + 1;
             break;
         }
     for (uint32_t q = p + 1; q <= hi; ++q)
-        if (a.facts[current.order[q]].wall || a.deps.unresolved()[current.order[q]]) {
+        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
             hi = q - 1;
             break;
         }
-    CheckOptions opts;
-    opts.stopAtFirst = true;
-    for (uint32_t t = lo; t <= hi && t < b.end; ++t) {
+    if (lo > hi)
+        return out;
+    // cyc: current issue cycles of the block; a move changes cycles only between its two positions.
+    auto stallOf = [&](uint32_t inst) {
+        const Control& c = current.control[inst];
+        return c.stall == 0 ? 1 : int(c.stall);
+    };
+    const int blockCycles = cyc[b.size()];
+    for (uint32_t t = lo; t <= hi; ++t) {
         if (t == p)
             continue;
-        Schedule s = current;
-        if (p < t)
-            std::rotate(s.order.begin() + p, s.order.begin() + p + 1, s.order.begin() + t + 1);
-        else
-            std::rotate(s.order.begin() + t, s.order.begin() + p, s.order.begin() + p + 1);
-        fixReuse(s);
-        auto npos = s.positionOf();
-        LegalityReport r;
-        checkBlock(s, npos, b.index, r, opts);
-        if (r.legal())
+        const uint32_t rlo = std::min(p, t), rhi = std::max(p, t);
+        auto orderAt = [&](uint32_t q) -> uint32_t {
+            if (q < rlo || q > rhi)
+                return current.order[q];
+            if (q == t)
+                return x;
+            return p < t ? current.order[q + 1] : current.order[q - 1];
+        };
+        // New cycles inside [rlo, rhi]; outside, unchanged.
+        std::vector<int> rc(rhi - rlo + 1);
+        int c = cyc[rlo - b.first];
+        for (uint32_t q = rlo; q <= rhi; ++q) {
+            rc[q - rlo] = c;
+            c += stallOf(orderAt(q));
+        }
+        auto newPos = [&](uint32_t i) -> uint32_t {
+            if (i == x)
+                return t;
+            uint32_t q = pos[i];
+            if (q < rlo || q > rhi)
+                return q;
+            return p < t ? q - 1 : q + 1;
+        };
+        auto newCycle = [&](uint32_t i) {
+            uint32_t q = newPos(i);
+            return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first];
+        };
+        bool ok = true;
+        // Reuse-flagged instructions keep both neighbours: check the pairs around the region.
+        for (uint32_t q = rlo > b.first ? rlo - 1 : rlo; q <= rhi && q + 1 < b.end && ok; ++q) {
+            const uint32_t u = orderAt(q), v = orderAt(q + 1);
+            if (v != u + 1 && ((insts[u].control.reuse != 0) || (insts[v].control.reuse != 0)))
+                ok = false;
+            // Also the original neighbours of a flagged instruction must end up adjacent.
+        }
+        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
+            const uint32_t u = orderAt(q);
+            if (insts[u].control.reuse == 0)
+                continue;
+            if ((u > b.first && newPos(u - 1) + 1 != newPos(u)) || (u + 1 < b.end && newPos(u) + 1 != newPos(u + 1)))
+                ok = false;
+        }
+        // Fixed-latency distances of every edge touching the region, and the cross-block bounds.
+        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
+            const uint32_t y = orderAt(q);
+            const int cy = rc[q - rlo];
+            if (cy < m_needFromStart[y] || blockCycles - cy < m_needToEnd[y]) {
+                ok = false;
+                break;
+            }
+            for (uint32_t e : a.deps.incoming(y)) {
+                const auto& d = a.deps.edges()[e];
+                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0)
+                    continue;
+                int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
+                if (cy - newCycle(d.from) < required) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (!ok)
+                break;
+            for (uint32_t e : a.deps.outgoing(y)) {
+                const auto& d = a.deps.edges()[e];
+                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0)
+                    continue;
+                int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
+                if (newCycle(d.to) - cy < required) {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        // Scoreboard re-arm and issue spacing look back a few cycles from each instruction that may
+        // have a new neighbour: the region and what issues within a few cycles after it.
+        auto cycleAtPos = [&](uint32_t q) { return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first]; };
+        int window = 2;
+        for (const auto& [cls, sp] : m_spacing)
+            window = std::max(window, sp);
+        for (uint32_t q = rlo; q < b.end && ok; ++q) {
+            const int cq = cycleAtPos(q);
+            if (q > rhi && cq - cycleAtPos(rhi) > window)
+                break;
+            const uint32_t y = orderAt(q);
+            const Control& cy = current.control[y];
+            const std::string cls = spacingClass(insts[y]);
+            auto spacing = cls.empty() ? m_spacing.end() : m_spacing.find(cls);
+            for (uint32_t r = q; r-- > b.first;) {
+                const int dist = cq - cycleAtPos(r);
+                if (dist >= window)
+                    break;
+                const uint32_t w = orderAt(r);
+                for (uint8_t sb : {cy.wbar, cy.rbar})
+                    if (sb < 6 && current.control[w].waitsOn(sb) && dist < 2) {
+                        int orig = a.facts[y].cycle - a.facts[w].cycle;
+                        bool sameAsPtxas = orig >= 0 && orig < 2 && dist >= orig;
+                        if (!sameAsPtxas)
+                            ok = false;
+                    }
+                if (spacing != m_spacing.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
+                    ok = false;
+                if (!ok)
+                    break;
+            }
+        }
+        if (ok)
             out.push_back(t);
     }
     return out;

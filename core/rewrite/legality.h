@@ -57,6 +57,8 @@ public:
     // All legal single moves from the current schedule of the instruction at position `pos`
     // (positions in the current schedule), as target positions.
     std::vector<uint32_t> legalTargets(const Schedule& current, uint32_t pos) const;
+    // Every legal single move (from position, to position) of the current schedule, computed in one pass.
+    std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
 
     // Reuse fix-up: clears reuse flags whose pairing changed in the new order (a reuse flag on operand
     // slot k is valid only if the next instruction reads the same register in the same slot).
@@ -68,17 +70,28 @@ public:
 
     const KernelAnalysis& analysis() const { return *m_analysis; }
 
+    // Instructions the cubin writer cannot follow (offsets it does not rewrite): walls with a reason.
+    void addWalls(const std::vector<std::pair<uint32_t, std::string>>& walls);
+    bool isWall(uint32_t i) const;
+    std::string wallReasonOf(uint32_t i) const;
+
 private:
     void checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int block, LegalityReport& report,
                     const CheckOptions& options) const;
     void computeCrossBlockDistances();
+    std::vector<uint32_t> targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
+                                     const std::vector<int>& blockCycles, uint32_t position) const;
     bool reuseValid(const Schedule& s, uint32_t instruction, uint32_t position, uint8_t flags) const;
 
     std::shared_ptr<const KernelAnalysis> m_analysis;
+    std::vector<std::string> m_extraWalls; // per instruction, empty if none
     // Cycles since the last fixed-latency write of each register when a block starts (entry) and
     // until its first read after the block ends (exit), capped at the longest fixed latency.
     std::vector<std::vector<uint8_t>> m_entryAge, m_exitDistance;
     int m_maxFixed = 15;
+    std::vector<int> m_needFromStart, m_needToEnd;
+    std::map<std::string, uint16_t> m_observedStalls; // base opcode → stall values ptxas used
+    std::map<std::string, uint8_t> m_observedYield;
     // Per memory class (base opcode): the smallest issue distance ptxas left between two of them.
     std::map<std::string, int> m_spacing;
 };

@@ -197,7 +197,7 @@ void addOperandUses(RegList& uses, const Operand& op, int width)
         if (op.memUniform)
             addRegs(uses, *op.memUniform, op.memUniformWidth);
         if (op.memDescriptor)
-            addRegs(uses, *op.memDescriptor, 2);
+            addRegs(uses, *op.memDescriptor, op.text.starts_with("gdesc") ? 4 : 2);
         break;
     case Operand::Kind::Constant:
         if (op.constBankReg)

@@ -14,7 +14,7 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
         return applied;
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < n; ++i)
-        if (!a.facts[i].wall && !a.deps.unresolved()[i] &&
+        if (!checker.isWall(i) && !a.deps.unresolved()[i] &&
             (!options.memoryOnly || a.listing.instructions[i].isMemory()))
             candidates.push_back(i);
     if (candidates.empty())
@@ -27,12 +27,14 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
         auto pos = schedule.positionOf();
         uint32_t inst = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
         uint32_t p = pos[inst];
-        if (coin(rng) < options.controlEditProbability) {
+        if (options.onlyRaiseStalls || coin(rng) < options.controlEditProbability) {
             Schedule trial = schedule;
             Control& c = trial.control[inst];
             Edit e;
-            if (coin(rng) < 0.8) {
-                int stall = std::uniform_int_distribution<int>(1, 15)(rng);
+            if (true) { // stall edits only: the yield bit is not editable
+                int stall = std::uniform_int_distribution<int>(options.onlyRaiseStalls ? c.stall + 1 : 1, 15)(rng);
+                if (stall > 15)
+                    continue;
                 if (stall == c.stall)
                     continue;
                 c.stall = uint8_t(stall);

@@ -14,6 +14,7 @@ struct RandomVariantOptions
     int maxEdits = 30;
     bool memoryOnly = false;            // moves of memory instructions only (else any instruction)
     double controlEditProbability = 0.25; // share of edits that change a stall or the yield bit
+    bool onlyRaiseStalls = false;         // control experiment: only stall increases, no moves
 };
 
 // Applies between minEdits and maxEdits random legal edits; returns the edits actually applied (an

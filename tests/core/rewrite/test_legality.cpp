@@ -60,7 +60,7 @@ private slots:
             << lds << std::vector<Edit>{Edit::move(0, 1)} << int(HazardKind::ImplicitCoverage)
             << "without its own scoreboard";
         QTest::newRow("lds independent move is legal")
-            << lds << std::vector<Edit>{Edit::move(2, 0)} << -1 << "";
+            << lds << std::vector<Edit>{Edit::move(2, 1)} << -1 << "";
 
         // Read-scoreboard coverage: the LDGSTS reading R20 sets no read SB; the overwrite of R20 waits on
         // the next LDGSTS's read SB. Swapping those two gave wrong output on an H100.
@@ -92,6 +92,9 @@ private slots:
             << carry << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Register) << "P0";
 
         Lines latency = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"IADD3 R5, R2, 0x1, RZ", ctl(1)}};
+        QTest::newRow("stall value ptxas never used on the opcode")
+            << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)}
+            << int(HazardKind::Structure) << "never used a stall of 9";
         QTest::newRow("lowered stall breaks latency")
             << latency << std::vector<Edit>{Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)}
             << int(HazardKind::Latency) << "needs";
@@ -149,6 +152,23 @@ private slots:
         QVERIFY2(found, report.summary().c_str());
     }
 
+    void reuseNeighboursStay()
+    {
+        Control r = ctl(1);
+        r.reuse = 1;
+        Lines lines = {{"FFMA R45, R26.reuse, R12, R45", r},
+                       {"FFMA R38, R26, R15, R38", ctl(1)},
+                       {"FFMA R54, R27, R12, R54", ctl(1)},
+                       {"IADD3 R9, R9, 0x1, RZ", ctl(1)}};
+        auto a = analyse(lines);
+        LegalityChecker checker(a);
+        auto report = checker.check({Edit::move(2, 1)});
+        QVERIFY(!report.legal());
+        QCOMPARE(int(report.hazards.front().kind), int(HazardKind::Reuse));
+        QVERIFY(checker.check({Edit::move(3, 2)}).legal());
+        QVERIFY(!checker.check({Edit::control(1, std::nullopt, uint8_t(0), std::nullopt)}).legal());
+    }
+
     void repairRaisesStall()
     {
         Lines lines = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"IADD3 R5, R2, 0x1, RZ", ctl(1)}};
@@ -189,11 +209,21 @@ private slots:
             int offered = 0;
             for (uint32_t i = 0; i < a->listing.instructions.size(); ++i) {
                 if (!a->listing.instructions[i].isMemory()) continue;
-                for (uint32_t t : checker.legalTargets(identity, i)) {
+                auto fast = checker.legalTargets(identity, i);
+                for (uint32_t t : fast) {
                     ++offered;
                     auto r = checker.check({Edit::move(i, t)});
                     QVERIFY2(r.legal(), r.summary().c_str());
                 }
+                // The fast path misses nothing the full check would allow.
+                const auto& blk = a->cfg.blocks[a->cfg.blockOf[i]];
+                std::vector<uint32_t> full;
+                CheckOptions stop;
+                stop.stopAtFirst = true;
+                for (uint32_t t = blk.first; t < blk.end; ++t)
+                    if (t != i && checker.check({Edit::move(i, t)}, stop).legal())
+                        full.push_back(t);
+                QCOMPARE(fast, full);
             }
             qInfo("%s: %d legal single memory moves", a->listing.kernel.c_str(), offered);
         }
