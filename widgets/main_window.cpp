@@ -1,5 +1,8 @@
 #include "widgets/main_window.h"
 
+#include "core/rewrite/cubin_writer.h"
+#include "widgets/export_actions.h"
+
 #include "core/eval/gpu_evaluator.h"
 #ifdef SASSX_HAVE_ESTIMATE
 #include "core/eval/estimate_evaluator.h"
@@ -47,6 +50,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
 {
     setObjectName(QStringLiteral("sassxMainWindow"));
     m_controller = new EditController(m_session, m_undoStack, this);
+    if (!m_session->hasCubinBuilder())
+        m_session->setCubinBuilder([](const Cubin& original, const std::string&, const KernelAnalysis& analysis,
+                                      const Schedule& schedule) {
+            PatchOptions options;
+            options.keepStaleLineInfo = true; // line tables are for profilers; the GPU never reads them
+            return writeSchedule(original, analysis, schedule, options);
+        });
     m_listing = new ListingPanel(m_session, m_controller, this);
     setCentralWidget(m_listing);
 
@@ -172,25 +182,7 @@ void MainWindow::createActions()
     file->addAction(tr("Set &Launch Spec…"), this, &MainWindow::setLaunchSpecDialog);
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setToolTipsVisible(true);
-    // The writers live in core/rewrite (a colleague's issue); until they land these stay off and say why,
-    // rather than writing something that is not the real thing.
-    const struct
-    {
-        QString text, why;
-    } exports[] = {
-        {tr("Tuned &Cubin…"),
-         tr("Needs core/rewrite's cubin writer (writeSchedule), not in this build yet.")},
-        {tr("&Diff (Text/HTML)…"), tr("Needs core/rewrite's diff export, not in this build yet.")},
-        {tr("&Report…"), tr("Needs core/rewrite's report export, not in this build yet.")},
-        {tr("&Triton Cache Write-Back…"),
-         tr("Needs core/rewrite's Triton write-back, not in this build yet.")},
-    };
-    for (const auto& e : exports) {
-        QAction* a = exportMenu->addAction(e.text);
-        a->setEnabled(false);
-        a->setToolTip(e.why);
-        a->setStatusTip(e.why);
-    }
+    (new ExportActions(m_session, this))->populate(exportMenu);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

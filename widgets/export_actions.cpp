@@ -1,0 +1,129 @@
+#include "widgets/export_actions.h"
+
+#include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/cubin_writer.h"
+#include "core/rewrite/diff_export.h"
+#include "core/rewrite/patch_limits.h"
+#include "core/rewrite/schedule_diff.h"
+#include "core/rewrite/triton_cache.h"
+#include "core/session/session.h"
+
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
+
+namespace sassx {
+
+namespace {
+
+// Line tables only map offsets to source lines for profilers; the GPU never reads them. Exports keep
+// them (stale for moved instructions) so Triton cubins, which always carry them, can be tuned.
+PatchOptions exportOptions()
+{
+    PatchOptions o;
+    o.keepStaleLineInfo = true;
+    return o;
+}
+
+} // namespace
+
+ExportActions::ExportActions(Session* session, QWidget* dialogParent)
+    : QObject(dialogParent), m_session(session), m_parent(dialogParent)
+{
+}
+
+void ExportActions::populate(QMenu* menu)
+{
+    menu->addAction(tr("Tuned &Cubin…"), this, &ExportActions::exportCubin);
+    menu->addAction(tr("&Diff as Text…"), this, [this] { exportDiff(false); });
+    menu->addAction(tr("Diff as &HTML…"), this, [this] { exportDiff(true); });
+    menu->addSeparator();
+    QAction* wb = menu->addAction(tr("&Triton Cache Write-Back"), this, &ExportActions::writeBackTriton);
+    QAction* rs = menu->addAction(tr("Triton Cache &Restore"), this, &ExportActions::restoreTriton);
+    auto refresh = [this, wb, rs] {
+        bool triton = m_session->inputKind() == QLatin1String("triton-cache");
+        for (QAction* a : {wb, rs}) {
+            a->setEnabled(triton);
+            a->setToolTip(triton ? QString() : tr("Open a Triton cache entry directory to write back into it."));
+        }
+    };
+    connect(menu, &QMenu::aboutToShow, this, refresh);
+    menu->setToolTipsVisible(true);
+}
+
+void ExportActions::exportCubin()
+{
+    const Cubin* cubin = m_session->currentCubin();
+    auto analysis = m_session->analysis();
+    if (!cubin || !analysis) {
+        QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin"),
+                                                m_session->kernelName() + QStringLiteral(".tuned.cubin"),
+                                                tr("Cubins (*.cubin)"));
+    if (path.isEmpty())
+        return;
+    auto bytes = writeSchedule(*cubin, *analysis, m_session->schedule(), exportOptions());
+    if (!bytes) {
+        QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
+        return;
+    }
+    if (auto s = writeFileAtomically(path.toStdString(), *bytes); !s)
+        QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
+}
+
+void ExportActions::exportDiff(bool html)
+{
+    auto analysis = m_session->analysis();
+    if (!analysis) {
+        QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(
+        m_parent, tr("Export Diff"), m_session->kernelName() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
+        html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
+    if (path.isEmpty())
+        return;
+    const auto* current = m_session->currentVariant();
+    auto a = DiffSide::fromSchedule(*analysis, Schedule::identity(*analysis), "original");
+    auto b = DiffSide::fromSchedule(*analysis, m_session->schedule(),
+                                    current ? current->name : std::string("current"));
+    auto diff = diffSchedules(a, b, m_session->kernelName().toStdString());
+    if (!diff) {
+        QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(diff.message()));
+        return;
+    }
+    std::string text = html ? diffToHtml(*diff) : diffToText(*diff);
+    if (auto s = writeFileAtomically(path.toStdString(), std::vector<uint8_t>(text.begin(), text.end())); !s)
+        QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
+}
+
+void ExportActions::writeBackTriton()
+{
+    const Cubin* cubin = m_session->currentCubin();
+    auto analysis = m_session->analysis();
+    if (!cubin || !analysis)
+        return;
+    auto bytes = writeSchedule(*cubin, *analysis, m_session->schedule(), exportOptions());
+    if (!bytes) {
+        QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
+        return;
+    }
+    auto s = exportToTritonCache(m_session->inputPath().toStdString(), *bytes, m_session->kernelName().toStdString());
+    if (!s)
+        QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(s.message()));
+    else
+        QMessageBox::information(m_parent, tr("Triton Write-Back"),
+                                 tr("Written; the original is kept as a .sassx-orig backup. Restart the Triton "
+                                    "process so it reloads the cubin."));
+}
+
+void ExportActions::restoreTriton()
+{
+    auto s = restoreTritonCache(m_session->inputPath().toStdString());
+    if (!s)
+        QMessageBox::warning(m_parent, tr("Triton Restore"), QString::fromStdString(s.message()));
+}
+
+} // namespace sassx

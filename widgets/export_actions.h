@@ -1,0 +1,30 @@
+#pragma once
+// File ▸ Export: the tuned cubin of the current variant, its diff against the original (text or HTML)
+// and the Triton cache write-back, all through core/rewrite.
+#include <QObject>
+
+class QMenu;
+class QWidget;
+
+namespace sassx {
+
+class Session;
+
+class ExportActions : public QObject
+{
+    Q_OBJECT
+public:
+    ExportActions(Session* session, QWidget* dialogParent);
+    void populate(QMenu* menu);
+
+private:
+    void exportCubin();
+    void exportDiff(bool html);
+    void writeBackTriton();
+    void restoreTriton();
+
+    Session* m_session;
+    QWidget* m_parent;
+};
+
+} // namespace sassx
