@@ -92,7 +92,20 @@ def worker(spec_path, cubin_path, n_inputs, tasks, results):
             outs.append([buf.view(cp.uint8).copy() for _, buf, _ in outputs])
         return outs
 
-    reference = launch(cubin_path)
+    # References live on the host and inputs are checksummed: a broken candidate that writes out of
+    # bounds can corrupt device memory without faulting, and must not make later candidates look wrong.
+    reference = [[o.get() for o in outs] for outs in launch(cubin_path)]
+
+    def input_sums():
+        sums = []
+        for args, outputs in sets:
+            out_ids = {id(buf) for _, buf, _ in outputs}
+            for a in args:
+                if isinstance(a, cp.ndarray) and id(a) not in out_ids:
+                    sums.append(int(a.view(cp.uint32 if a.nbytes % 4 == 0 else cp.uint8).astype(cp.uint64).sum()))
+        return sums
+
+    pristine = input_sums()
     results.put(("ready", None, None))
     original = open(cubin_path, "rb").read()
     tmpdir = tempfile.mkdtemp()
@@ -105,8 +118,10 @@ def worker(spec_path, cubin_path, n_inputs, tasks, results):
         for off, hexs in patches:
             b = bytes.fromhex(hexs)
             data[off:off + len(b)] = b
-        path = os.path.join(tmpdir, "v.cubin")
-        open(path, "wb").write(data)
+        # A fresh file name per candidate: module loaders may cache by path.
+        path = os.path.join(tmpdir, "v%d.cubin" % vid)
+        with open(path, "wb") as f:
+            f.write(data)
         results.put(("started", vid, None))
         try:
             outs = launch(path)
@@ -118,20 +133,24 @@ def worker(spec_path, cubin_path, n_inputs, tasks, results):
         bad = 0
         for ref_set, out_set in zip(reference, outs):
             for r, o in zip(ref_set, out_set):
-                if not bool((r == o).all()):
+                if not (r == o.get()).all():
                     bad += 1
+        if input_sums() != pristine:
+            # This candidate wrote over our inputs: it is wrong, and this worker's state is no longer clean.
+            results.put(("mismatch", vid, "overwrote input buffers"))
+            results.close()
+            results.join_thread()
+            os._exit(4)
         if bad:
-            # A candidate may have scribbled over our own buffers without faulting: re-run the original;
-            # if it no longer reproduces its reference, this worker is contaminated and the variant is
-            # retried in a fresh one.
-            again = launch(cubin_path)
-            clean = all(bool((r == o).all()) for rs, os_ in zip(reference, again) for r, o in zip(rs, os_))
-            if not clean:
-                results.put(("contaminated", vid, bad))
-                results.close()
-                results.join_thread()
-                os._exit(4)
-        results.put(("mismatch" if bad else "match", vid, bad))
+            # Broken candidates can corrupt device state without faulting (even code or pool memory we do
+            # not own): a mismatch counts only once it reproduces in a fresh process, so this worker
+            # exits and the variant is retried first thing in a new one.
+            results.put(("suspect", vid, bad))
+            results.close()
+            results.join_thread()
+            os._exit(5)
+        os.unlink(path)
+        results.put(("match", vid, 0))
 
 
 def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
@@ -157,12 +176,13 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
         start()
     owner = {}
     retried = set()
+    recovered = 0
     t0 = time.time()
     while len(outcome) < len(lines):
         # feed idle, ready workers
         for wid, w in list(workers.items()):
-            p, q, cur, since, ready = w
-            if ready and cur is None and pending:
+            p, q, cur, since, ready = w[:5]
+            if ready and cur is None and pending and p.is_alive():
                 vid = pending.pop()
                 w[2], w[3] = vid, time.time()
                 owner[vid] = wid
@@ -180,10 +200,24 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
             pass
         elif kind in ("match", "mismatch"):
             outcome[vid] = (kind, info)
-            workers[owner[vid]][2] = None
+            if kind == "match" and vid in retried:
+                recovered += 1  # failed in a used worker, passed in a fresh one
+            if owner[vid] in workers:
+                workers[owner[vid]][2] = None
+        elif kind == "suspect":
+            if vid in retried:
+                outcome[vid] = ("mismatch", info)
+            else:
+                retried.add(vid)
+                pending.append(vid)
+            w = workers.pop(owner[vid], None)
+            if w:
+                w[0].join(5)
+            start()
         elif kind in ("fault", "contaminated"):
+            # Faults too are confirmed in a fresh process: an earlier candidate may have corrupted state.
             wid = owner[vid]
-            if kind == "fault" or vid in retried:
+            if vid in retried:
                 outcome[vid] = ("fault" if kind == "fault" else "mismatch", info)
             else:
                 retried.add(vid)
@@ -195,7 +229,7 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
                 start()
         # hangs and dead workers
         for wid, w in list(workers.items()):
-            p, q, cur, since, ready = w
+            p, q, cur, since, ready = w[:5]
             if cur is not None and time.time() - since > timeout:
                 p.kill()
                 outcome[cur] = ("hang", f"no result within {timeout} s")
@@ -203,9 +237,11 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
                 if pending:
                     start()
             elif not p.is_alive() and cur is not None and cur not in outcome and cur not in pending:
-                p.join(1)
-                time.sleep(0.2)  # its last message may still be in flight
-                if cur in outcome or cur in pending:
+                # Its last message may still be in the queue: give it 3 s before calling it a crash.
+                if len(w) < 6:
+                    w.append(time.time())
+                    continue
+                if time.time() - w[5] < 3:
                     continue
                 outcome[cur] = ("fault", "worker died (exit %s)" % p.exitcode)
                 del workers[wid]
@@ -216,6 +252,10 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
                 del workers[wid]
                 if not workers:
                     raise RuntimeError("workers cannot start")
+            elif not p.is_alive() and cur is None:
+                del workers[wid]  # exited on purpose after a candidate corrupted its state
+                if pending:
+                    start()
     for w in workers.values():
         w[1].put(None)
     counts = {"variants": len(lines), "match": 0, "mismatch": 0, "fault": 0, "hang": 0}
@@ -228,6 +268,7 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
                              "edits": lines[vid]["edits"]})
     counts["sassx_legal"] = sum(1 for l in lines if l.get("legal"))
     counts["seconds"] = round(time.time() - t0, 1)
+    counts["failed_in_used_worker_but_passed_fresh"] = recovered
     return counts, failures
 
 

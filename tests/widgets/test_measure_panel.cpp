@@ -46,6 +46,7 @@ private Q_SLOTS:
         // Without a cubin writer (and without the estimate backend's schedule fast path) an edited
         // variant cannot be measured, and the panel says why.
         session->setScheduleEvaluate({});
+        session->setCubinBuilder({}); // the main window installs the real writer
         const int v = session->addVariant(0, QStringLiteral("v1"), {});
         session->setVariantEdits(v, {Edit::control(0, 2, std::nullopt, std::nullopt)});
         auto fake = std::make_shared<test::FakeEvaluator>();
