@@ -45,12 +45,20 @@ inline void randomControl(const sassx::KernelAnalysis& a, sassx::Schedule& s, st
 {
     const auto& insts = a.listing.instructions;
     const auto n = uint32_t(insts.size());
+    // Peers share the opcode *and* the operand kinds: nvdisasm (and the GPU) reject some control values
+    // on some operand classes (e.g. reuse bits on an immediate slot: "undefined value for TABLES_opex").
+    auto signature = [&](const sassx::Instruction& ins) {
+        std::string sig = ins.opcode;
+        for (const auto& op : ins.operands)
+            sig += char('a' + int(op.kind));
+        return sig;
+    };
     std::map<std::string, std::vector<uint32_t>> byOpcode;
     for (uint32_t i = 0; i < n; ++i)
-        byOpcode[insts[i].opcode].push_back(i);
+        byOpcode[signature(insts[i])].push_back(i);
     for (int k = 0; k < count && n; ++k) {
         const uint32_t i = std::uniform_int_distribution<uint32_t>(0, n - 1)(rng);
-        const auto& peers = byOpcode[insts[i].opcode];
+        const auto& peers = byOpcode[signature(insts[i])];
         const sassx::Control& from = insts[peers[rng() % peers.size()]].control;
         auto& c = s.control[i];
         switch (rng() % 5) {

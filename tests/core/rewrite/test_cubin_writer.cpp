@@ -194,7 +194,7 @@ private slots:
         // Triton cubins always carry line tables; the writer test accepts stale ones (see PatchOptions).
         const PatchOptions opts{.keepStaleLineInfo = true};
         const auto walls = unpatchableInstructions(l->cubin, k, opts);
-        std::mt19937 rng(qHash(path + kernel));
+        std::mt19937 rng(qHash(QFileInfo(path).fileName() + kernel)); // same choices on every machine
         for (int v = 0; v < 6; ++v) {
             auto edits = rewrite_test::randomMoves(a, walls, rng, 1 + int(rng() % 30));
             auto s = applyEdits(a, edits);
