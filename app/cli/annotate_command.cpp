@@ -14,8 +14,7 @@ int runAnnotateCommand(const Args& raw)
     if (!err.empty() || args.positional.size() != 1)
         return fail(err.empty() ? "usage: sassx-cli annotate FILE [--kernel K] [--json] [-o OUT]" : err);
     auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
-    if (!sel)
-        return fail(sel.message());
+    if (!sel) return fail(sel.message());
     std::string arch = sel->cubin().archName();
     std::string text = args.has("--json") ? annotationJson(*sel->analysis, arch).dump(1) + "\n"
                                           : annotationText(*sel->analysis, arch);
@@ -25,9 +24,8 @@ int runAnnotateCommand(const Args& raw)
         return 0;
     }
     std::ofstream out(outPath, std::ios::binary);
-    if (!out || !(out << text))
-        return fail("cannot write " + outPath);
-    std::cerr << "annotated " << sel->kernel << " (" << arch << ", " << sel->analysis->listing.instructions.size()
-              << " instructions) -> " << outPath << "\n";
+    if (!out || !(out << text)) return fail("cannot write " + outPath);
+    std::cerr << "annotated " << sel->kernel << " (" << arch << ", "
+              << sel->analysis->listing.instructions.size() << " instructions) -> " << outPath << "\n";
     return 0;
 }

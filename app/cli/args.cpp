@@ -11,8 +11,7 @@ bool ParsedArgs::has(const std::string& name) const
 std::string ParsedArgs::value(const std::string& name, const std::string& fallback) const
 {
     for (auto it = options.rbegin(); it != options.rend(); ++it)
-        if (it->first == name)
-            return it->second;
+        if (it->first == name) return it->second;
     return fallback;
 }
 
@@ -20,8 +19,7 @@ std::vector<std::string> ParsedArgs::values(const std::string& name) const
 {
     std::vector<std::string> out;
     for (const auto& o : options)
-        if (o.first == name)
-            out.push_back(o.second);
+        if (o.first == name) out.push_back(o.second);
     return out;
 }
 

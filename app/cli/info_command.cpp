@@ -14,12 +14,12 @@ int runInfoCommand(const Args& raw)
     if (!err.empty() || args.positional.size() != 1)
         return fail(err.empty() ? "usage: sassx-cli info FILE [--json]" : err);
     auto in = loadInput(args.positional[0]);
-    if (!in)
-        return fail(in.message());
+    if (!in) return fail(in.message());
     nlohmann::json out{{"path", in->path}, {"kind", in->kind}, {"cubins", nlohmann::json::array()}};
     for (const auto& lc : in->cubins) {
         const auto& c = lc.cubin;
-        nlohmann::json cj{{"origin", lc.origin}, {"arch", c.archName()}, {"kernels", nlohmann::json::array()}};
+        nlohmann::json cj{
+            {"origin", lc.origin}, {"arch", c.archName()}, {"kernels", nlohmann::json::array()}};
         for (const auto& k : c.kernels()) {
             nlohmann::json params = nlohmann::json::array();
             for (const auto& p : k.params)
@@ -38,10 +38,8 @@ int runInfoCommand(const Args& raw)
                               {"relocations", k.relocations.size()},
                               {"attributes", attrs},
                               {"instruction_offsets", offs}};
-            if (k.regCount)
-                kj["registers"] = *k.regCount;
-            if (k.maxThreads)
-                kj["max_threads"] = *k.maxThreads;
+            if (k.regCount) kj["registers"] = *k.regCount;
+            if (k.maxThreads) kj["max_threads"] = *k.maxThreads;
             cj["kernels"].push_back(kj);
         }
         out["cubins"].push_back(cj);
@@ -52,11 +50,13 @@ int runInfoCommand(const Args& raw)
     }
     std::printf("%s: %s, %zu cubin(s)\n", in->path.c_str(), in->kind.c_str(), in->cubins.size());
     for (const auto& cj : out["cubins"]) {
-        std::printf("  %s (%s)\n", cj["arch"].get<std::string>().c_str(), cj["origin"].get<std::string>().c_str());
+        std::printf("  %s (%s)\n", cj["arch"].get<std::string>().c_str(),
+                    cj["origin"].get<std::string>().c_str());
         for (const auto& kj : cj["kernels"]) {
             std::printf("    %s: %llu instructions, %zu params, %s registers, %llu B static shared\n",
                         kj["name"].get<std::string>().c_str(),
-                        static_cast<unsigned long long>(kj["instructions"].get<uint64_t>()), kj["params"].size(),
+                        static_cast<unsigned long long>(kj["instructions"].get<uint64_t>()),
+                        kj["params"].size(),
                         kj.contains("registers") ? std::to_string(kj["registers"].get<int>()).c_str() : "?",
                         static_cast<unsigned long long>(kj["shared_static"].get<uint64_t>()));
         }

@@ -7,23 +7,21 @@ sassx::Result<SelectedKernel> selectKernel(const std::string& path, const std::s
     LoadOptions opts;
     opts.arch = arch;
     auto in = loadInput(path, opts);
-    if (!in)
-        return in.error();
+    if (!in) return in.error();
     SelectedKernel sel;
     sel.input = std::move(*in);
     std::vector<std::pair<size_t, std::string>> all;
     for (size_t c = 0; c < sel.input.cubins.size(); ++c)
         for (const auto& k : sel.input.cubins[c].cubin.kernels())
             all.emplace_back(c, k.name);
-    if (all.empty())
-        return makeError(path + ": no kernels");
+    if (all.empty()) return makeError(path + ": no kernels");
     if (kernel.empty()) {
         if (all.size() > 1) {
             std::string names;
             for (const auto& [c, n] : all)
                 names += (names.empty() ? "" : ", ") + n;
-            return makeError(path + " has " + std::to_string(all.size()) + " kernels; pick one with --kernel (" +
-                             names + ")");
+            return makeError(path + " has " + std::to_string(all.size()) +
+                             " kernels; pick one with --kernel (" + names + ")");
         }
         sel.cubinIndex = all[0].first;
         sel.kernel = all[0].second;
@@ -36,12 +34,10 @@ sassx::Result<SelectedKernel> selectKernel(const std::string& path, const std::s
                 found = true;
                 break;
             }
-        if (!found)
-            return makeError("no kernel named '" + kernel + "' in " + path);
+        if (!found) return makeError("no kernel named '" + kernel + "' in " + path);
     }
     auto listing = disassembleKernel(sel.cubin(), sel.kernel);
-    if (!listing)
-        return listing.error();
+    if (!listing) return listing.error();
     sel.analysis = KernelAnalysis::build(std::move(*listing));
     return sel;
 }

@@ -17,8 +17,7 @@ int runLegalCommand(const Args& raw)
     if (!err.empty() || args.positional.size() != 1)
         return fail(err.empty() ? "usage: sassx-cli legal FILE [--kernel K] [--all] [--json]" : err);
     auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
-    if (!sel)
-        return fail(sel.message());
+    if (!sel) return fail(sel.message());
     const auto& a = *sel->analysis;
     PatchOptions patchOptions;
     patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");

@@ -14,16 +14,17 @@ namespace {
 
 void usage()
 {
-    std::fputs("usage: sassx-cli <command> [options]\n"
-                "  info FILE [--json]                         cubins, kernels, attributes\n"
-                "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
-                "  legal FILE [--kernel K] [--all] [--json]    legal single moves\n"
-                "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] -o OUT\n"
-                "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip] -o OUT.jsonl\n"
-                "  diff A B [--kernel K] [--format text|json|html]\n"
-                "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
-                "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics] [--json]\n",
-                stderr);
+    std::fputs(
+        "usage: sassx-cli <command> [options]\n"
+        "  info FILE [--json]                         cubins, kernels, attributes\n"
+        "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
+        "  legal FILE [--kernel K] [--all] [--json]    legal single moves\n"
+        "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] -o OUT\n"
+        "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip] -o OUT.jsonl\n"
+        "  diff A B [--kernel K] [--format text|json|html]\n"
+        "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
+        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics] [--json]\n",
+        stderr);
 }
 
 } // namespace
@@ -60,11 +61,9 @@ int main(int argc, char** argv)
         {"triton-restore", runTritonRestoreCommand},
 #endif
     };
-    if (auto it = commands.find(cmd); it != commands.end())
-        return it->second(args);
+    if (auto it = commands.find(cmd); it != commands.end()) return it->second(args);
 #ifdef SASSX_HAVE_EVAL
-    if (cmd == "bench")
-        return runBenchCommand(args);
+    if (cmd == "bench") return runBenchCommand(args);
 #endif
     std::fprintf(stderr, "sassx-cli: unknown command '%s'\n", cmd.c_str());
     usage();

@@ -23,19 +23,16 @@ sassx::Result<std::vector<sassx::Edit>> parseEdits(const ParsedArgs& args)
     using namespace sassx;
     std::vector<Edit> edits;
     for (const auto& [name, value] : args.options) {
-        if (name != "--move" && name != "--edit")
-            continue;
+        if (name != "--move" && name != "--edit") continue;
         auto colon = value.find(':');
-        if (colon == std::string::npos)
-            return makeError("bad " + name + " '" + value + "'");
+        if (colon == std::string::npos) return makeError("bad " + name + " '" + value + "'");
         uint32_t first = 0;
         if (!parseUint(value.substr(0, colon), first))
             return makeError("bad index in " + name + " '" + value + "'");
         std::string rest = value.substr(colon + 1);
         if (name == "--move") {
             uint32_t to = 0;
-            if (!parseUint(rest, to))
-                return makeError("bad target in --move '" + value + "'");
+            if (!parseUint(rest, to)) return makeError("bad target in --move '" + value + "'");
             edits.push_back(Edit::move(first, to));
             continue;
         }
@@ -47,13 +44,11 @@ sassx::Result<std::vector<sassx::Edit>> parseEdits(const ParsedArgs& args)
         try {
             size_t used = 0;
             v = std::stoul(num, &used, 0);
-            if (used != num.size())
-                throw std::invalid_argument(num);
+            if (used != num.size()) throw std::invalid_argument(num);
         } catch (...) {
             return makeError("bad value in --edit '" + value + "'");
         }
-        if (v > 255)
-            return makeError("value out of range in --edit '" + value + "'");
+        if (v > 255) return makeError("value out of range in --edit '" + value + "'");
         auto u = uint8_t(v);
         if (field == "stall")
             edits.push_back(Edit::control(first, u, std::nullopt, std::nullopt));
@@ -79,20 +74,16 @@ int runMoveCommand(const Args& raw)
                                   "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--repair] -o OUT.cubin"
                                 : err);
     auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
-    if (!sel)
-        return fail(sel.message());
+    if (!sel) return fail(sel.message());
     auto edits = parseEdits(args);
-    if (!edits)
-        return fail(edits.message());
+    if (!edits) return fail(edits.message());
     PatchOptions patchOptions;
     patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");
     LegalityChecker checker = makeChecker(*sel, patchOptions);
     auto schedule = applyEdits(*sel->analysis, *edits);
-    if (!schedule)
-        return fail(schedule.message(), 2);
+    if (!schedule) return fail(schedule.message(), 2);
     checker.fixReuse(*schedule);
-    if (args.has("--repair"))
-        checker.repairLatencies(*schedule);
+    if (args.has("--repair")) checker.repairLatencies(*schedule);
     auto report = checker.check(*schedule);
     if (!report.legal()) {
         std::cerr << "sassx-cli: illegal: " << report.hazards.front().message << "\n";
@@ -101,8 +92,7 @@ int runMoveCommand(const Args& raw)
         return 2;
     }
     auto bytes = writeSchedule(sel->cubin(), *sel->analysis, *schedule, patchOptions);
-    if (!bytes)
-        return fail(bytes.message());
+    if (!bytes) return fail(bytes.message());
     std::string out = args.value("-o");
     std::ofstream f(out, std::ios::binary);
     if (!f || !f.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size())))

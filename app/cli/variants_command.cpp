@@ -31,14 +31,14 @@ int runVariantsCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, {"--kernel", "--count", "--seed", "--rule", "--max-edits", "-o", "--arch"}, err);
+    auto args =
+        parseArgs(raw, {"--kernel", "--count", "--seed", "--rule", "--max-edits", "-o", "--arch"}, err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
         return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
                                   "[--rule sassx|sip] [--max-edits M] [--memory-only] -o OUT.jsonl"
                                 : err);
     auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
-    if (!sel)
-        return fail(sel.message());
+    if (!sel) return fail(sel.message());
     const std::string rule = args.value("--rule", "sassx");
     if (rule != "sassx" && rule != "sip" && rule != "stalls")
         return fail("--rule is sassx, sip or stalls (stall increases only: a control experiment)");
@@ -50,8 +50,7 @@ int runVariantsCommand(const Args& raw)
     LegalityChecker checker = makeChecker(*sel, patchOptions);
     const auto& original = sel->cubin().bytes();
     std::ofstream out(args.value("-o"));
-    if (!out)
-        return fail("cannot write " + args.value("-o"));
+    if (!out) return fail("cannot write " + args.value("-o"));
     RandomVariantOptions opts;
     opts.maxEdits = maxEdits;
     opts.memoryOnly = args.has("--memory-only");
@@ -59,12 +58,11 @@ int runVariantsCommand(const Args& raw)
     int written = 0, legalCount = 0, refused = 0;
     for (int v = 0; v < count; ++v) {
         Schedule s = Schedule::identity(*sel->analysis);
-        std::vector<Edit> edits = rule == "sip"
-                                      ? sipRuleEdits(*sel->analysis, rng,
-                                                     std::uniform_int_distribution<int>(1, maxEdits)(rng), s)
-                                      : randomLegalEdits(checker, rng, opts, s);
-        if (edits.empty())
-            continue;
+        std::vector<Edit> edits =
+            rule == "sip"
+                ? sipRuleEdits(*sel->analysis, rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s)
+                : randomLegalEdits(checker, rng, opts, s);
+        if (edits.empty()) continue;
         auto report = checker.check(s);
         if (rule != "sip" && !report.legal())
             return fail("internal error: a random legal variant failed the full check: " + report.summary());
@@ -76,7 +74,8 @@ int runVariantsCommand(const Args& raw)
         nlohmann::json patches = nlohmann::json::array();
         for (size_t off = 0; off < bytes->size(); off += 16) {
             size_t len = std::min<size_t>(16, bytes->size() - off);
-            if (std::equal(bytes->begin() + long(off), bytes->begin() + long(off + len), original.begin() + long(off)))
+            if (std::equal(bytes->begin() + long(off), bytes->begin() + long(off + len),
+                           original.begin() + long(off)))
                 continue;
             patches.push_back({off, hexBytes(bytes->data() + off, len)});
         }
@@ -87,15 +86,15 @@ int runVariantsCommand(const Args& raw)
         nlohmann::json line = var.toJson();
         line["rule"] = rule;
         line["legal"] = report.legal();
-        if (!report.legal())
-            line["hazard"] = report.summary();
+        if (!report.legal()) line["hazard"] = report.summary();
         line["patches"] = patches;
         out << line.dump() << "\n";
         ++written;
         legalCount += report.legal();
     }
     std::cerr << "wrote " << written << " " << rule << " variants of " << sel->kernel << " (" << legalCount
-              << " legal by sassx's model" << (refused ? ", " + std::to_string(refused) + " refused by the writer" : "")
-              << ") -> " << args.value("-o") << "\n";
+              << " legal by sassx's model"
+              << (refused ? ", " + std::to_string(refused) + " refused by the writer" : "") << ") -> "
+              << args.value("-o") << "\n";
     return 0;
 }

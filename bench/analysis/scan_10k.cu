@@ -4,8 +4,8 @@
 #include "../../samples/cuda/unrolled_scan.cuh"
 
 extern "C" __global__ void __launch_bounds__(256)
-scan_10k(const float* __restrict__ x, const float* __restrict__ coef, float* __restrict__ y, int channels,
-         int steps)
+    scan_10k(const float* __restrict__ x, const float* __restrict__ coef, float* __restrict__ y, int channels,
+             int steps)
 {
     SASSX_SCAN_PROLOGUE
     SASSX_SCAN_CHUNK4(0)

@@ -11,8 +11,7 @@ bool isUnconditionalEnd(const Instruction& ins)
 {
     if (ins.guard && !(ins.guard->file == RegFile::P && ins.guard->index == kPT && !ins.guardNegated))
         return false;
-    if (!ins.predicateText.empty() && ins.predicateText != "@PT")
-        return false;
+    if (!ins.predicateText.empty() && ins.predicateText != "@PT") return false;
     const auto& b = ins.baseOpcode;
     return b == "BRA" || b == "EXIT" || b == "RET" || b == "JMP" || b == "BRX" || b == "JMX" || b == "KILL" ||
            b == "BRXU" || b == "JMXU";
@@ -31,8 +30,7 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
     const auto& insts = listing.instructions;
     const uint32_t n = uint32_t(insts.size());
     g.blockOf.assign(n, 0);
-    if (n == 0)
-        return g;
+    if (n == 0) return g;
     std::vector<char> leader(n + 1, 0), target(n + 1, 0);
     leader[0] = 1;
     for (uint32_t i = 0; i < n; ++i) {
@@ -44,8 +42,7 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
                 target[t] = 1;
             }
         }
-        if (endsBlock(ins) && i + 1 < n)
-            leader[i + 1] = 1;
+        if (endsBlock(ins) && i + 1 < n) leader[i + 1] = 1;
     }
     std::map<uint32_t, int> startToBlock;
     for (uint32_t i = 0; i < n; ++i) {
@@ -73,15 +70,13 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
         };
         if (last.branchTarget && last.baseOpcode != "BSSY") {
             auto it = startToBlock.find(uint32_t(*last.branchTarget / 16));
-            if (it != startToBlock.end())
-                addSucc(it->second);
+            if (it != startToBlock.end()) addSucc(it->second);
         }
         if (last.baseOpcode == "BRX" || last.baseOpcode == "JMX" || last.baseOpcode == "BRXU" ||
             last.baseOpcode == "JMXU")
             b.endsInIndirect = true;
         bool fallsThrough = !isUnconditionalEnd(last) || last.baseOpcode == "CALL";
-        if (fallsThrough && b.index + 1 < int(g.blocks.size()))
-            addSucc(b.index + 1);
+        if (fallsThrough && b.index + 1 < int(g.blocks.size())) addSucc(b.index + 1);
     }
     // Subroutines (CALL.REL … RET): the callee is a successor of the call, and RET returns to every
     // call site's continuation, so that the caller's live values stay live through the callee.
@@ -92,8 +87,7 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
             returnSites.push_back(b.index + 1);
     }
     for (auto& b : g.blocks) {
-        if (insts[b.end - 1].baseOpcode != "RET")
-            continue;
+        if (insts[b.end - 1].baseOpcode != "RET") continue;
         for (int r : returnSites)
             if (std::find(b.successors.begin(), b.successors.end(), r) == b.successors.end())
                 b.successors.push_back(r);
@@ -142,8 +136,7 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
                 }
         }
         for (size_t k = 0; k < g.blocks.size(); ++k)
-            if (inLoop[k])
-                ++g.blocks[k].loopDepth;
+            if (inLoop[k]) ++g.blocks[k].loopDepth;
     }
     return g;
 }

@@ -12,13 +12,20 @@ namespace sassx {
 const char* depKindName(DepKind k)
 {
     switch (k) {
-    case DepKind::Raw: return "raw";
-    case DepKind::War: return "war";
-    case DepKind::Waw: return "waw";
-    case DepKind::SbProducer: return "sb_producer";
-    case DepKind::SbConsumer: return "sb_consumer";
-    case DepKind::ImplicitCover: return "implicit_cover";
-    case DepKind::Memory: return "memory";
+    case DepKind::Raw:
+        return "raw";
+    case DepKind::War:
+        return "war";
+    case DepKind::Waw:
+        return "waw";
+    case DepKind::SbProducer:
+        return "sb_producer";
+    case DepKind::SbConsumer:
+        return "sb_consumer";
+    case DepKind::ImplicitCover:
+        return "implicit_cover";
+    case DepKind::Memory:
+        return "memory";
     }
     return "?";
 }
@@ -109,8 +116,7 @@ bool mergeInto(State& into, const State& from)
     auto merge = [&](Pending& a, const Pending& b) {
         uint8_t mask = a.sbMask | b.sbMask;
         int16_t pipe = a.pipe;
-        if (b.pipe != kNoPipe && b.pipe != a.pipe)
-            pipe = a.pipe == kNoPipe ? b.pipe : int16_t(kUnknownPipe);
+        if (b.pipe != kNoPipe && b.pipe != a.pipe) pipe = a.pipe == kNoPipe ? b.pipe : int16_t(kUnknownPipe);
         if (mask != a.sbMask || pipe != a.pipe) {
             a.sbMask = mask;
             a.pipe = pipe;
@@ -145,10 +151,8 @@ struct Builder
 
     void addEdge(Dependency d)
     {
-        if (d.from == d.to)
-            return;
-        if (!seen.insert(uint64_t(d.from) << 35 | uint64_t(d.to) << 4 | uint64_t(d.kind)).second)
-            return;
+        if (d.from == d.to) return;
+        if (!seen.insert(uint64_t(d.from) << 35 | uint64_t(d.to) << 4 | uint64_t(d.kind)).second) return;
         d.distance = cycle[d.to] - cycle[d.from];
         edges.push_back(d);
     }
@@ -175,8 +179,7 @@ struct Builder
             }
             if (mask) {
                 for (int sb = 0; sb < 6; ++sb) {
-                    if (!((mask >> sb) & 1))
-                        continue;
+                    if (!((mask >> sb) & 1)) continue;
                     if (emit)
                         for (int32_t p : sbProducers[sb]) {
                             Dependency d;
@@ -193,8 +196,7 @@ struct Builder
                                   bool isRead) {
                     for (int k = 0; k < kKeys; ++k) {
                         Pending& p = pend[k];
-                        if (!(p.sbMask & mask))
-                            continue;
+                        if (!(p.sbMask & mask)) continue;
                         if (emit && p.producer >= 0 && p.pipe != kNoPipe) {
                             // Implicit: the producer relied on the later same-pipe producer whose SB this is.
                             for (int sb = 0; sb < 6; ++sb)
@@ -225,10 +227,11 @@ struct Builder
                     if (p.active()) {
                         if (emit && !unresolved[i]) {
                             unresolved[i] = 1;
-                            std::string why = r.name() + (isRead ? " may still be read asynchronously by " :
-                                                                   " may still be written by ");
-                            why += p.producer >= 0 ? listing.instructions[p.producer].opcode + " in this block"
-                                                   : std::string("an instruction in another block");
+                            std::string why = r.name() + (isRead ? " may still be read asynchronously by "
+                                                                 : " may still be written by ");
+                            why += p.producer >= 0
+                                       ? listing.instructions[p.producer].opcode + " in this block"
+                                       : std::string("an instruction in another block");
                             if (p.sbMask) {
                                 why += " (SB";
                                 for (int sb = 0; sb < 6; ++sb)
@@ -254,8 +257,7 @@ struct Builder
                     }
                 };
                 consider(s.write[k], wCover, false);
-                if (isDef)
-                    consider(s.read[k], rCover, true);
+                if (isDef) consider(s.read[k], rCover, true);
             };
             for (const auto& r : ins.uses)
                 check(r, false);
@@ -267,19 +269,16 @@ struct Builder
             if (ins.variableLatency) {
                 // A later same-pipe producer's SB also covers earlier implicit entries of that pipe.
                 auto convert = [&](std::array<Pending, kKeys>& pend, uint8_t sb) {
-                    if (sb >= 6 || pipe < 0)
-                        return;
+                    if (sb >= 6 || pipe < 0) return;
                     for (auto& p : pend)
                         if (p.pipe == pipe) {
                             p.sbMask |= uint8_t(1u << sb);
-                            if (p.via[sb] < 0)
-                                p.via[sb] = int32_t(i);
+                            if (p.via[sb] < 0) p.via[sb] = int32_t(i);
                         }
                 };
                 convert(s.write, ins.control.wbar);
                 convert(s.read, ins.control.rbar);
-                if (ins.control.wbar < 6)
-                    sbProducers[ins.control.wbar].push_back(int32_t(i));
+                if (ins.control.wbar < 6) sbProducers[ins.control.wbar].push_back(int32_t(i));
                 if (ins.control.rbar < 6 && ins.control.rbar != ins.control.wbar)
                     sbProducers[ins.control.rbar].push_back(int32_t(i));
             }
@@ -300,8 +299,7 @@ struct Builder
             }
             if (ins.variableLatency && (ins.control.rbar < 6 || readsSourcesLate(ins))) {
                 for (const auto& r : ins.uses) {
-                    if (ins.guard && r == *ins.guard)
-                        continue;
+                    if (ins.guard && r == *ins.guard) continue;
                     int k = r.key();
                     Pending& p = s.read[k];
                     p.producer = int32_t(i);
@@ -365,7 +363,8 @@ struct Builder
                         d.hasReg = true;
                         d.reg = r;
                         const auto& reader = insts[d.from];
-                        if (reader.variableLatency && reader.control.rbar == kNoBarrier && readsSourcesLate(reader))
+                        if (reader.variableLatency && reader.control.rbar == kNoBarrier &&
+                            readsSourcesLate(reader))
                             d.latency = cycle[i] - cycle[d.from]; // it may read late: keep ptxas' distance
                         addEdge(d);
                     }
@@ -407,8 +406,7 @@ struct Builder
         std::vector<std::vector<uint32_t>> skipped; // per access: indices into accesses
         std::vector<uint32_t> writes;               // indices into accesses
         auto conflicts = [](int x, int y) {
-            if (x == y)
-                return true;
+            if (x == y) return true;
             if (x == 6 || y == 6) // generic aliases global, shared and local
                 return x != 5 && y != 5;
             if (x == 7 || y == 7) // async copy: reads global, writes shared
@@ -484,8 +482,7 @@ struct Builder
                 if (cover >= 0)
                     for (uint32_t k : skipped[cover])
                         consider(k);
-                if (a.write)
-                    writes.push_back(uint32_t(accesses.size()));
+                if (a.write) writes.push_back(uint32_t(accesses.size()));
                 accesses.push_back(a);
                 skipped.push_back(std::move(mySkipped));
             }
@@ -501,7 +498,14 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
                                        const LatencyTable& latencies)
 {
     const size_t n = listing.instructions.size();
-    Builder bld{listing, cfg, latencies, {}, std::vector<char>(n, 0), std::vector<std::string>(n), std::vector<int>(n, 0), {}};
+    Builder bld{listing,
+                cfg,
+                latencies,
+                {},
+                std::vector<char>(n, 0),
+                std::vector<std::string>(n),
+                std::vector<int>(n, 0),
+                {}};
     for (const auto& b : cfg.blocks) {
         int c = 0;
         for (uint32_t i = b.first; i < b.end; ++i) {
@@ -518,8 +522,7 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
     for (int iter = 0; changed && iter < 50; ++iter) {
         changed = false;
         for (const auto& b : cfg.blocks) {
-            if (!dirty[b.index])
-                continue;
+            if (!dirty[b.index]) continue;
             dirty[b.index] = 0;
             State out = bld.transfer(b, *entry[b.index], false);
             for (int s : b.successors)

@@ -11,14 +11,15 @@
 
 namespace sassx {
 
-enum class DepKind : uint8_t {
-    Raw,            // register read after write
-    War,            // register write after read
-    Waw,            // register write after write
-    SbProducer,     // producer sets SBk → first instruction that waits on SBk
-    SbConsumer,     // waiting instruction → a reader/overwriter that relies on that wait
-    ImplicitCover,  // producer without its own SB → later same-pipe producer whose SB covers it
-    Memory,         // two accesses to one state space, at least one a write, not provably disjoint
+enum class DepKind : uint8_t
+{
+    Raw,           // register read after write
+    War,           // register write after read
+    Waw,           // register write after write
+    SbProducer,    // producer sets SBk → first instruction that waits on SBk
+    SbConsumer,    // waiting instruction → a reader/overwriter that relies on that wait
+    ImplicitCover, // producer without its own SB → later same-pipe producer whose SB covers it
+    Memory,        // two accesses to one state space, at least one a write, not provably disjoint
 };
 
 const char* depKindName(DepKind k);
@@ -30,12 +31,12 @@ struct Dependency
     DepKind kind = DepKind::Raw;
     bool hasReg = false;
     Reg reg;
-    int8_t scoreboard = -1;  // for Sb*/ImplicitCover
+    int8_t scoreboard = -1;      // for Sb*/ImplicitCover
     bool readScoreboard = false; // the SB protects a source register (WAR), not a result
-    bool guardUse = false;  // RAW into the guard predicate
+    bool guardUse = false;       // RAW into the guard predicate
     // Facts in the original schedule:
-    int distance = 0;       // issue cycle(to) - issue cycle(from)
-    int latency = -1;       // required minimum distance for fixed-latency RAW, -1 if not applicable
+    int distance = 0;              // issue cycle(to) - issue cycle(from)
+    int latency = -1;              // required minimum distance for fixed-latency RAW, -1 if not applicable
     bool latencyFromTable = false; // false: the table did not know the pair; latency = original distance
 };
 

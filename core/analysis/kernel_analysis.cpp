@@ -4,17 +4,15 @@ namespace sassx {
 
 std::string wallReason(const Instruction& ins)
 {
-    if (ins.opaque)
-        return ins.baseOpcode + " is not in sassx's operand tables";
-    if (ins.cls == InstrClass::Branch || ins.controlFlow)
-        return ins.baseOpcode + " is control flow";
+    if (ins.opaque) return ins.baseOpcode + " is not in sassx's operand tables";
+    if (ins.cls == InstrClass::Branch || ins.controlFlow) return ins.baseOpcode + " is control flow";
     if (ins.cls == InstrClass::Barrier)
         return ins.baseOpcode + " is a barrier, fence or synchronisation point";
     const auto& b = ins.baseOpcode;
-    if (b == "LDGDEPBAR" || b == "DEPBAR" || b == "WARPGROUP" || b == "SYNCS" || b == "ELECT" || b == "WARPSYNC")
+    if (b == "LDGDEPBAR" || b == "DEPBAR" || b == "WARPGROUP" || b == "SYNCS" || b == "ELECT" ||
+        b == "WARPSYNC")
         return b + " orders asynchronous work";
-    if (ins.cls == InstrClass::Tensor && (b.ends_with("GMMA")))
-        return b + " is ordered by warpgroup fences";
+    if (ins.cls == InstrClass::Tensor && (b.ends_with("GMMA"))) return b + " is ordered by warpgroup fences";
     return {};
 }
 

@@ -14,8 +14,8 @@ namespace sassx {
 struct InstructionFacts
 {
     int block = 0;
-    int cycle = 0;    // static issue cycle inside its block
-    int liveGpr = 0;  // live 32-bit registers (nvdisasm -plr's '#')
+    int cycle = 0;     // static issue cycle inside its block
+    int liveGpr = 0;   // live 32-bit registers (nvdisasm -plr's '#')
     bool wall = false; // nothing may cross it (barriers, control flow, opaque, unpatchable offsets)
     std::string wallReason;
 };

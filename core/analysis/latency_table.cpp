@@ -13,14 +13,12 @@ namespace sassx {
 Result<LatencyTable> LatencyTable::fromJson(const std::string& text)
 {
     auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return makeError("latency table is not a JSON object");
+    if (j.is_discarded() || !j.is_object()) return makeError("latency table is not a JSON object");
     LatencyTable t;
     t.m_arch = j.value("arch", "");
     t.m_source = j.value("source", "");
     t.m_maxFixed = j.value("max_fixed_latency", 15);
-    if (j.contains("predicate_to_guard"))
-        t.m_predicateToGuard = j["predicate_to_guard"].get<int>();
+    if (j.contains("predicate_to_guard")) t.m_predicateToGuard = j["predicate_to_guard"].get<int>();
     if (auto it = j.find("opcode_keys"); it != j.end() && it->is_object())
         for (auto& [k, v] : it->items())
             t.m_opcodeKeys[k] = v.get<std::string>();
@@ -41,12 +39,12 @@ Result<LatencyTable> LatencyTable::load(int sm)
     auto path = resourcesDir() / "latency" / ("sm_" + std::to_string(sm) + ".json");
     std::ifstream in(path);
     if (!in)
-        return makeError("no latency table for sm_" + std::to_string(sm) + " (looked for " + path.string() + ")");
+        return makeError("no latency table for sm_" + std::to_string(sm) + " (looked for " + path.string() +
+                         ")");
     std::stringstream ss;
     ss << in.rdbuf();
     auto t = fromJson(ss.str());
-    if (!t)
-        return makeError(path.string() + ": " + t.message());
+    if (!t) return makeError(path.string() + ": " + t.message());
     return t;
 }
 
@@ -55,12 +53,10 @@ std::string LatencyTable::keyOf(const Instruction& ins) const
     // Most specific first: "IMAD.WIDE" (base + first modifier), then the base opcode, then the class.
     if (!ins.modifiers.empty()) {
         auto it = m_opcodeKeys.find(ins.baseOpcode + "." + ins.modifiers[0]);
-        if (it != m_opcodeKeys.end())
-            return it->second;
+        if (it != m_opcodeKeys.end()) return it->second;
     }
     auto it = m_opcodeKeys.find(ins.baseOpcode);
-    if (it != m_opcodeKeys.end())
-        return it->second;
+    if (it != m_opcodeKeys.end()) return it->second;
     return instrClassName(ins.cls);
 }
 
@@ -72,12 +68,9 @@ std::optional<int> LatencyTable::rawLatency(const Instruction& producer, const I
     if (asGuard && (reg.file == RegFile::P || reg.file == RegFile::UP) && m_predicateToGuard)
         return *m_predicateToGuard;
     std::string pk = keyOf(producer), ck = keyOf(consumer);
-    if (auto it = m_pairs.find({pk, ck}); it != m_pairs.end())
-        return it->second;
-    if (auto it = m_pairs.find({pk, "*"}); it != m_pairs.end())
-        return it->second;
-    if (auto it = m_classDefault.find(pk); it != m_classDefault.end())
-        return it->second;
+    if (auto it = m_pairs.find({pk, ck}); it != m_pairs.end()) return it->second;
+    if (auto it = m_pairs.find({pk, "*"}); it != m_pairs.end()) return it->second;
+    if (auto it = m_classDefault.find(pk); it != m_classDefault.end()) return it->second;
     return std::nullopt;
 }
 

@@ -14,7 +14,7 @@ namespace sassx {
 class LatencyTable
 {
 public:
-    static Result<LatencyTable> load(int sm);                 // resources/latency/sm_XX.json
+    static Result<LatencyTable> load(int sm); // resources/latency/sm_XX.json
     static Result<LatencyTable> fromJson(const std::string& text);
 
     // RAW latency of producer → consumer through register reg (guard use if asGuard).
@@ -33,9 +33,9 @@ private:
     std::string m_source;
     int m_maxFixed = 15;
     std::optional<int> m_predicateToGuard;
-    std::map<std::string, int> m_classDefault;                     // producer key → latency to any consumer
-    std::map<std::pair<std::string, std::string>, int> m_pairs;    // (producer key, consumer key)
-    std::map<std::string, std::string> m_opcodeKeys;               // "IMAD.WIDE" → key
+    std::map<std::string, int> m_classDefault;                  // producer key → latency to any consumer
+    std::map<std::pair<std::string, std::string>, int> m_pairs; // (producer key, consumer key)
+    std::map<std::string, std::string> m_opcodeKeys;            // "IMAD.WIDE" → key
 };
 
 } // namespace sassx

@@ -49,7 +49,8 @@ Liveness Liveness::compute(const KernelListing& listing, const ControlFlowGraph&
         const auto& ins = insts[i];
         bool fromStackConstant = false;
         for (const auto& op : ins.operands)
-            fromStackConstant = fromStackConstant || (op.kind == Operand::Kind::Constant && op.constOffset == 0x28);
+            fromStackConstant =
+                fromStackConstant || (op.kind == Operand::Kind::Constant && op.constOffset == 0x28);
         if (fromStackConstant && !ins.operands.empty() && ins.operands[0].reg &&
             *ins.operands[0].reg == Reg{RegFile::R, 1}) {
             lv.stackPointerFrom = int(i);
@@ -83,8 +84,7 @@ int Liveness::liveGprCount(const KernelListing& listing, uint32_t index) const
         s.set(r.key());
     // R1 is the ABI stack pointer: once initialised, nvdisasm (and the register allocator) count it as
     // live for the rest of the kernel whether or not anything reads it.
-    if (stackPointerFrom >= 0 && int(index) > stackPointerFrom)
-        s.set(Reg{RegFile::R, 1}.key());
+    if (stackPointerFrom >= 0 && int(index) > stackPointerFrom) s.set(Reg{RegFile::R, 1}.key());
     int n = 0;
     for (int k = 0; k < 256; ++k)
         n += s.test(k);

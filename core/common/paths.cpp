@@ -15,13 +15,11 @@ std::filesystem::path executableDir()
 std::filesystem::path resourcesDir()
 {
     namespace fs = std::filesystem;
-    if (const char* env = std::getenv("SASSX_RESOURCES"); env && *env)
-        return env;
+    if (const char* env = std::getenv("SASSX_RESOURCES"); env && *env) return env;
     std::error_code ec;
     if (auto dir = executableDir(); !dir.empty()) {
         auto installed = dir / ".." / "share" / "sassx" / "resources";
-        if (fs::is_directory(installed, ec))
-            return fs::weakly_canonical(installed, ec);
+        if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec);
     }
     return fs::path(SASSX_SOURCE_DIR) / "resources";
 }

@@ -17,8 +17,7 @@ inline Error makeError(std::string message)
     return Error{std::move(message)};
 }
 
-template <class T>
-class [[nodiscard]] Result
+template <class T> class [[nodiscard]] Result
 {
 public:
     Result(T value) : m_value(std::move(value)) {}

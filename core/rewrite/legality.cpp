@@ -10,7 +10,8 @@ namespace {
 std::string at(const KernelAnalysis& a, uint32_t i)
 {
     char buf[32];
-    std::snprintf(buf, sizeof buf, " at 0x%04llx", static_cast<unsigned long long>(a.listing.instructions[i].offset));
+    std::snprintf(buf, sizeof buf, " at 0x%04llx",
+                  static_cast<unsigned long long>(a.listing.instructions[i].offset));
     return a.listing.instructions[i].opcode + buf;
 }
 
@@ -26,8 +27,7 @@ void LegalityChecker::addWalls(const std::vector<std::pair<uint32_t, std::string
 {
     m_extraWalls.resize(m_analysis->listing.instructions.size());
     for (const auto& [i, why] : walls)
-        if (i < m_extraWalls.size())
-            m_extraWalls[i] = why;
+        if (i < m_extraWalls.size()) m_extraWalls[i] = why;
 }
 
 bool LegalityChecker::isWall(uint32_t i) const
@@ -37,8 +37,7 @@ bool LegalityChecker::isWall(uint32_t i) const
 
 std::string LegalityChecker::wallReasonOf(uint32_t i) const
 {
-    if (m_analysis->facts[i].wall)
-        return m_analysis->facts[i].wallReason;
+    if (m_analysis->facts[i].wall) return m_analysis->facts[i].wallReason;
     return i < m_extraWalls.size() ? m_extraWalls[i] : std::string();
 }
 
@@ -47,7 +46,8 @@ std::string LegalityReport::summary() const
     return hazards.empty() ? std::string("legal") : hazards.front().message;
 }
 
-LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis) : m_analysis(std::move(analysis))
+LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
+    : m_analysis(std::move(analysis))
 {
     // Closest issue distance ptxas left between two same-class memory instructions, per class.
     const auto& a = *m_analysis;
@@ -56,14 +56,12 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
         std::map<std::string, int> last;
         for (uint32_t i = b.first; i < b.end; ++i) {
             auto cls = spacingClass(a.listing.instructions[i]);
-            if (cls.empty())
-                continue;
+            if (cls.empty()) continue;
             int c = a.facts[i].cycle;
             if (auto it = last.find(cls); it != last.end()) {
                 int d = c - it->second;
                 auto m = minSpacing.find(cls);
-                if (m == minSpacing.end() || d < m->second)
-                    minSpacing[cls] = d;
+                if (m == minSpacing.end() || d < m->second) minSpacing[cls] = d;
             }
             last[cls] = c;
         }
@@ -133,8 +131,7 @@ void LegalityChecker::computeCrossBlockDistances()
                 in[k] = sat(out[k] + length[bi]);
             for (uint32_t i = b.end; i-- > b.first;) {
                 for (const auto& r : insts[i].defs)
-                    if (!insts[i].guard)
-                        in[r.key()] = cap;
+                    if (!insts[i].guard) in[r.key()] = cap;
                 for (const auto& r : insts[i].uses)
                     in[r.key()] = sat(a.facts[i].cycle);
             }
@@ -153,23 +150,22 @@ void LegalityChecker::computeCrossBlockDistances()
             const auto& ins = insts[i];
             for (const auto& r : ins.uses) {
                 int age = m_entryAge[b.index][r.key()];
-                if (age >= m_maxFixed)
-                    continue;
+                if (age >= m_maxFixed) continue;
                 bool inBlock = false;
                 for (uint32_t e : a.deps.incoming(i)) {
                     const auto& d = a.deps.edges()[e];
-                    inBlock = inBlock || ((d.kind == DepKind::Raw || d.kind == DepKind::Waw) && d.hasReg && d.reg == r);
+                    inBlock = inBlock ||
+                              ((d.kind == DepKind::Raw || d.kind == DepKind::Waw) && d.hasReg && d.reg == r);
                 }
                 if (!inBlock)
-                    m_needFromStart[i] = std::max(m_needFromStart[i], std::min(m_maxFixed - age, a.facts[i].cycle));
+                    m_needFromStart[i] =
+                        std::max(m_needFromStart[i], std::min(m_maxFixed - age, a.facts[i].cycle));
             }
-            if (ins.variableLatency)
-                continue;
+            if (ins.variableLatency) continue;
             const int origTail = length[b.index] - a.facts[i].cycle;
             for (const auto& r : ins.defs) {
                 int dist = m_exitDistance[b.index][r.key()];
-                if (dist >= m_maxFixed)
-                    continue;
+                if (dist >= m_maxFixed) continue;
                 bool redefined = false;
                 for (uint32_t e : a.deps.outgoing(i)) {
                     const auto& d = a.deps.edges()[e];
@@ -200,7 +196,8 @@ LegalityReport LegalityChecker::check(const Schedule& s, const CheckOptions& opt
     const auto& a = *m_analysis;
     const uint32_t n = uint32_t(a.listing.instructions.size());
     if (s.order.size() != n || s.control.size() != n) {
-        report.hazards.push_back({HazardKind::Structure, 0, 0, "the schedule does not cover every instruction", 0});
+        report.hazards.push_back(
+            {HazardKind::Structure, 0, 0, "the schedule does not cover every instruction", 0});
         return report;
     }
     std::vector<char> seen(n, 0);
@@ -214,8 +211,7 @@ LegalityReport LegalityChecker::check(const Schedule& s, const CheckOptions& opt
     auto pos = s.positionOf();
     for (const auto& b : a.cfg.blocks) {
         checkBlock(s, pos, b.index, report, options);
-        if (options.stopAtFirst && !report.legal())
-            break;
+        if (options.stopAtFirst && !report.legal()) break;
     }
     return report;
 }
@@ -249,7 +245,6 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         return c;
     }();
 
-
     // 1. Membership, walls and pinned instructions.
     uint32_t lastWall = b.first; // segment start (original)
     std::vector<uint32_t> segment(b.size());
@@ -257,18 +252,17 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         uint32_t seg = 0;
         for (uint32_t i = b.first; i < b.end; ++i) {
             bool fixed = isWall(i) || a.deps.unresolved()[i];
-            if (fixed)
-                ++seg;
+            if (fixed) ++seg;
             segment[i - b.first] = seg;
-            if (fixed)
-                ++seg;
+            if (fixed) ++seg;
         }
     }
     (void)lastWall;
     for (uint32_t p = b.first; p < b.end; ++p) {
         uint32_t i = s.order[p];
         if (i < b.first || i >= b.end) {
-            add(HazardKind::Structure, i, i, insts[i].opcode + " would leave its basic block; block starts must stay fixed");
+            add(HazardKind::Structure, i, i,
+                insts[i].opcode + " would leave its basic block; block starts must stay fixed");
             return;
         }
         if (segment[i - b.first] != segment[p - b.first]) {
@@ -283,14 +277,13 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             if (wall == i)
                 add(isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
                     isWall(i) ? at(a, i) + " cannot move: " + wallReasonOf(i)
-                                    : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
+                              : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
             else
                 add(isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
                     at(a, i) + " would cross " + at(a, wall) + ": " +
                         (isWall(wall) ? wallReasonOf(wall)
-                                            : std::string("its ordering against waits cannot be proven")));
-            if (done())
-                return;
+                                      : std::string("its ordering against waits cannot be proven")));
+            if (done()) return;
         }
     }
 
@@ -298,17 +291,14 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
     // ptxas gave it. Moves that only cleared such flags still gave wrong results on an H200, so the
     // reuse cache's pairing is not modelled beyond "unchanged".
     for (uint32_t i = b.first; i < b.end; ++i) {
-        if (insts[i].control.reuse == 0)
-            continue;
+        if (insts[i].control.reuse == 0) continue;
         for (uint32_t n : {i > b.first ? i - 1 : i, i + 1 < b.end ? i + 1 : i}) {
-            if (n == i)
-                continue;
+            if (n == i) continue;
             uint32_t lo = std::min(i, n), hi = std::max(i, n);
             if (pos[hi] != pos[lo] + 1) {
                 add(HazardKind::Reuse, lo, hi,
                     at(a, i) + " carries operand-reuse flags; it must stay next to " + at(a, n));
-                if (done())
-                    return;
+                if (done()) return;
                 break;
             }
         }
@@ -349,20 +339,21 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     break;
                 case DepKind::ImplicitCover:
                     kind = HazardKind::ImplicitCoverage;
-                    msg = reg + (d.readScoreboard ? " is read asynchronously by " : " is written by ") + at(a, f) +
-                          " without its own scoreboard; it is only covered by the wait on SB" +
-                          std::to_string(d.scoreboard) + " of " + at(a, i) + ", which this order would put first";
+                    msg = reg + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
+                          at(a, f) + " without its own scoreboard; it is only covered by the wait on SB" +
+                          std::to_string(d.scoreboard) + " of " + at(a, i) +
+                          ", which this order would put first";
                     break;
                 case DepKind::Memory:
                     kind = HazardKind::MemoryOrder;
                     msg = at(a, f) + " and " + at(a, i) +
-                          " may access the same memory (one writes) and cannot be proven disjoint; their order must "
+                          " may access the same memory (one writes) and cannot be proven disjoint; their "
+                          "order must "
                           "stay";
                     break;
                 }
                 add(kind, f, i, msg);
-                if (done())
-                    return;
+                if (done()) return;
                 continue;
             }
             if ((d.kind == DepKind::Raw || d.kind == DepKind::War) && d.latency >= 0) {
@@ -372,17 +363,18 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                 if (dist < required) {
                     const std::string what =
                         d.kind == DepKind::Raw
-                            ? at(a, i) + " reads " + reg + " " + std::to_string(dist) + " cycles after " + at(a, f) +
-                                  " writes it"
-                            : at(a, i) + " overwrites " + reg + " " + std::to_string(dist) + " cycles after " +
-                                  at(a, f) + " (which may read it late, without a read scoreboard) reads it";
+                            ? at(a, i) + " reads " + reg + " " + std::to_string(dist) + " cycles after " +
+                                  at(a, f) + " writes it"
+                            : at(a, i) + " overwrites " + reg + " " + std::to_string(dist) +
+                                  " cycles after " + at(a, f) +
+                                  " (which may read it late, without a read scoreboard) reads it";
                     add(HazardKind::Latency, f, i,
                         what + "; it needs " + std::to_string(required) +
-                            (d.latencyFromTable ? " (" + a.latencies.arch() + " latency table)"
-                                                : " (the distance ptxas left; the table does not know this pair)"),
+                            (d.latencyFromTable
+                                 ? " (" + a.latencies.arch() + " latency table)"
+                                 : " (the distance ptxas left; the table does not know this pair)"),
                         required - dist);
-                    if (done())
-                        return;
+                    if (done()) return;
                 }
             }
         }
@@ -396,17 +388,16 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     std::to_string(cycleOf(i)) + " cycles into the block, it needs " +
                     std::to_string(m_needFromStart[i]),
                 m_needFromStart[i] - cycleOf(i));
-            if (done())
-                return;
+            if (done()) return;
         }
         int tail = blockCycles - cycleOf(i);
         if (tail < m_needToEnd[i]) {
             add(HazardKind::Latency, i, i,
-                at(a, i) + " writes a value read shortly after its block; it would issue " + std::to_string(tail) +
-                    " cycles before the block ends, it needs " + std::to_string(m_needToEnd[i]),
+                at(a, i) + " writes a value read shortly after its block; it would issue " +
+                    std::to_string(tail) + " cycles before the block ends, it needs " +
+                    std::to_string(m_needToEnd[i]),
                 m_needToEnd[i] - tail);
-            if (done())
-                return;
+            if (done()) return;
         }
     }
 
@@ -421,8 +412,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         const Control& c = s.control[i];
         const int cy = cyc[p - b.first];
         for (uint8_t sb : {c.wbar, c.rbar}) {
-            if (sb >= 6 || lastWaiter[sb] < 0 || uint32_t(lastWaiter[sb]) == i)
-                continue;
+            if (sb >= 6 || lastWaiter[sb] < 0 || uint32_t(lastWaiter[sb]) == i) continue;
             int dist = cy - lastWaitCycle[sb];
             // ptxas' own distance for this pair, if it was the same pair originally.
             int orig = a.facts[i].cycle - a.facts[lastWaiter[sb]].cycle;
@@ -430,11 +420,11 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             if (dist < need) {
                 add(HazardKind::Scoreboard, uint32_t(lastWaiter[sb]), i,
                     at(a, i) + " sets SB" + std::to_string(sb) + " only " + std::to_string(dist) +
-                        " cycle(s) after the wait on SB" + std::to_string(sb) + " at " + at(a, lastWaiter[sb]) +
+                        " cycle(s) after the wait on SB" + std::to_string(sb) + " at " +
+                        at(a, lastWaiter[sb]) +
                         "; a scoreboard must not be re-armed within 2 cycles of a wait on it",
                     need - dist);
-                if (done())
-                    return;
+                if (done()) return;
             }
         }
         for (int sb = 0; sb < 6; ++sb)
@@ -451,20 +441,20 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                 if (dist < ms->second) {
                     add(HazardKind::IssueSpacing, it->second.second, i,
                         "two " + cls + " would issue " + std::to_string(dist) + " cycle(s) apart (" +
-                            at(a, it->second.second) + ", " + at(a, i) + "); ptxas never placed them closer than " +
-                            std::to_string(ms->second) + " in this kernel",
+                            at(a, it->second.second) + ", " + at(a, i) +
+                            "); ptxas never placed them closer than " + std::to_string(ms->second) +
+                            " in this kernel",
                         ms->second - dist);
-                    if (done())
-                        return;
+                    if (done()) return;
                 }
             }
             lastOfClass[cls] = {cy, i};
         }
         if (c.reuse != 0 && !reuseValid(s, i, p, c.reuse)) {
             add(HazardKind::Reuse, i, i,
-                at(a, i) + " keeps operand-reuse flags whose pairing with the next instruction is not proven");
-            if (done())
-                return;
+                at(a, i) +
+                    " keeps operand-reuse flags whose pairing with the next instruction is not proven");
+            if (done()) return;
         }
     }
     // 5. Control values.
@@ -473,8 +463,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         const Control& c = s.control[i];
         if (c.stall == 0 && insts[i].control.stall != 0) {
             add(HazardKind::Structure, i, i, at(a, i) + ": a stall of 0 is only kept where ptxas used it");
-            if (done())
-                return;
+            if (done()) return;
         }
         // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC): allow
         // only values ptxas itself used on the same opcode in this kernel.
@@ -484,8 +473,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                 add(HazardKind::Structure, i, i,
                     at(a, i) + ": ptxas never used a stall of " + std::to_string(c.stall) + " on " +
                         insts[i].baseOpcode + " in this kernel, so the encoding is not known to be valid");
-                if (done())
-                    return;
+                if (done()) return;
             }
         }
         if (c.yield != insts[i].control.yield) {
@@ -493,13 +481,12 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             // known well enough to edit it.
             add(HazardKind::Structure, i, i,
                 at(a, i) + ": the yield bit is not editable (toggling it changed results on the GPU)");
-            if (done())
-                return;
+            if (done()) return;
         }
-        if (c.wbar != insts[i].control.wbar || c.rbar != insts[i].control.rbar || c.wait != insts[i].control.wait) {
+        if (c.wbar != insts[i].control.wbar || c.rbar != insts[i].control.rbar ||
+            c.wait != insts[i].control.wait) {
             add(HazardKind::Structure, i, i, at(a, i) + ": scoreboard fields are not editable");
-            if (done())
-                return;
+            if (done()) return;
         }
     }
 }
@@ -513,21 +500,16 @@ bool LegalityChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint
     const auto& insts = a.listing.instructions;
     const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
     std::optional<uint32_t> next;
-    if (p + 1 < b.end)
-        next = s.order[p + 1];
+    if (p + 1 < b.end) next = s.order[p + 1];
     for (int k = 0; k < 4; ++k) {
-        if (!((flags >> k) & 1))
-            continue;
+        if (!((flags >> k) & 1)) continue;
         bool original = ((insts[i].control.reuse >> k) & 1) && next && *next == i + 1 && i + 1 < b.end;
-        if (original)
-            continue;
-        if (!next || k > 2)
-            return false;
+        if (original) continue;
+        if (!next || k > 2) return false;
         const auto& x = insts[i];
         const auto& y = insts[*next];
         auto slot = [&](const Instruction& ins) -> std::optional<Reg> {
-            if (ins.operands.size() <= size_t(k + 1))
-                return std::nullopt;
+            if (ins.operands.size() <= size_t(k + 1)) return std::nullopt;
             const auto& op = ins.operands[k + 1];
             if (op.kind != Operand::Kind::Register || !op.reg || op.reg->file != RegFile::R)
                 return std::nullopt;
@@ -537,8 +519,7 @@ bool LegalityChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint
             return !ins.variableLatency && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma);
         };
         auto rx = slot(x), ry = slot(y);
-        if (!(fixedAlu(x) && fixedAlu(y) && rx && ry && *rx == *ry))
-            return false;
+        if (!(fixedAlu(x) && fixedAlu(y) && rx && ry && *rx == *ry)) return false;
     }
     return true;
 }
@@ -549,12 +530,10 @@ void LegalityChecker::fixReuse(Schedule& s) const
     for (uint32_t p = 0; p < s.order.size(); ++p) {
         uint32_t i = s.order[p];
         Control& c = s.control[i];
-        if (c.reuse == 0)
-            continue;
+        if (c.reuse == 0) continue;
         uint8_t keep = 0;
         for (int k = 0; k < 4; ++k)
-            if (((c.reuse >> k) & 1) && reuseValid(s, i, p, uint8_t(1u << k)))
-                keep |= uint8_t(1u << k);
+            if (((c.reuse >> k) & 1) && reuseValid(s, i, p, uint8_t(1u << k))) keep |= uint8_t(1u << k);
         c.reuse = keep;
     }
     (void)a;
@@ -566,43 +545,37 @@ bool LegalityChecker::repairLatencies(Schedule& s) const
     // short. Only distance hazards can be repaired this way.
     for (int round = 0; round < 64; ++round) {
         auto report = check(s);
-        if (report.legal())
-            return true;
+        if (report.legal()) return true;
         bool repaired = false;
         auto pos = s.positionOf();
         for (const auto& h : report.hazards) {
             bool distance = h.kind == HazardKind::Latency || h.kind == HazardKind::IssueSpacing ||
                             (h.kind == HazardKind::Scoreboard && h.missingCycles > 0);
-            if (!distance)
-                return false;
+            if (!distance) return false;
             uint32_t late = h.second;
             uint32_t p = pos[late];
             const auto& blk = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
             if (h.first == h.second) {
                 // Cross-block distance: pad before it (reads) or after it (writes).
-                if (p > blk.first)
-                    p = p - 1;
+                if (p > blk.first) p = p - 1;
             } else if (p > blk.first) {
                 p = p - 1;
             }
             Control& c = s.control[s.order[p]];
             int want = std::max<int>(c.stall, 1) + h.missingCycles;
-            if (want > 15)
-                return false;
+            if (want > 15) return false;
             c.stall = uint8_t(want);
             repaired = true;
             break; // re-check: one padding can fix several hazards
         }
-        if (!repaired)
-            return false;
+        if (!repaired) return false;
     }
     return false;
 }
 
 std::vector<uint32_t> LegalityChecker::legalTargets(const Schedule& current, uint32_t p) const
 {
-    if (p >= current.order.size())
-        return {};
+    if (p >= current.order.size()) return {};
     const auto pos = current.positionOf();
     const auto& b = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
     std::vector<int> cyc(b.size() + 1);
@@ -626,8 +599,7 @@ std::vector<std::pair<uint32_t, uint32_t>> LegalityChecker::legalMoves(const Sch
             cyc[q - b.first + 1] = cyc[q - b.first] + (c.stall == 0 ? 1 : int(c.stall));
         }
         for (uint32_t p = b.first; p < b.end; ++p) {
-            if (memoryOnly && !a.listing.instructions[current.order[p]].isMemory())
-                continue;
+            if (memoryOnly && !a.listing.instructions[current.order[p]].isMemory()) continue;
             for (uint32_t t : targetsFor(current, pos, cyc, p))
                 out.emplace_back(p, t);
         }
@@ -643,15 +615,13 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
     const auto& insts = a.listing.instructions;
     const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
     const uint32_t x = current.order[p];
-    if (isWall(x) || a.deps.unresolved()[x])
-        return out;
+    if (isWall(x) || a.deps.unresolved()[x]) return out;
     // Edges bound the range: x stays after its predecessors and before its successors; walls too.
     uint32_t lo = b.first, hi = b.end - 1;
     for (uint32_t e : a.deps.incoming(x))
         lo = std::max(lo, pos[a.deps.edges()[e].from] + 1);
     for (uint32_t e : a.deps.outgoing(x))
-        if (pos[a.deps.edges()[e].to] > 0)
-            hi = std::min(hi, pos[a.deps.edges()[e].to] - 1);
+        if (pos[a.deps.edges()[e].to] > 0) hi = std::min(hi, pos[a.deps.edges()[e].to] - 1);
     for (uint32_t q = p; q-- > lo;)
         if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
             lo = q + 1;
@@ -662,8 +632,7 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             hi = q - 1;
             break;
         }
-    if (lo > hi)
-        return out;
+    if (lo > hi) return out;
     // cyc: current issue cycles of the block; a move changes cycles only between its two positions.
     auto stallOf = [&](uint32_t inst) {
         const Control& c = current.control[inst];
@@ -671,14 +640,11 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
     };
     const int blockCycles = cyc[b.size()];
     for (uint32_t t = lo; t <= hi; ++t) {
-        if (t == p)
-            continue;
+        if (t == p) continue;
         const uint32_t rlo = std::min(p, t), rhi = std::max(p, t);
         auto orderAt = [&](uint32_t q) -> uint32_t {
-            if (q < rlo || q > rhi)
-                return current.order[q];
-            if (q == t)
-                return x;
+            if (q < rlo || q > rhi) return current.order[q];
+            if (q == t) return x;
             return p < t ? current.order[q + 1] : current.order[q - 1];
         };
         // New cycles inside [rlo, rhi]; outside, unchanged.
@@ -689,11 +655,9 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             c += stallOf(orderAt(q));
         }
         auto newPos = [&](uint32_t i) -> uint32_t {
-            if (i == x)
-                return t;
+            if (i == x) return t;
             uint32_t q = pos[i];
-            if (q < rlo || q > rhi)
-                return q;
+            if (q < rlo || q > rhi) return q;
             return p < t ? q - 1 : q + 1;
         };
         auto newCycle = [&](uint32_t i) {
@@ -704,15 +668,14 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
         // Reuse-flagged instructions keep both neighbours: check the pairs around the region.
         for (uint32_t q = rlo > b.first ? rlo - 1 : rlo; q <= rhi && q + 1 < b.end && ok; ++q) {
             const uint32_t u = orderAt(q), v = orderAt(q + 1);
-            if (v != u + 1 && ((insts[u].control.reuse != 0) || (insts[v].control.reuse != 0)))
-                ok = false;
+            if (v != u + 1 && ((insts[u].control.reuse != 0) || (insts[v].control.reuse != 0))) ok = false;
             // Also the original neighbours of a flagged instruction must end up adjacent.
         }
         for (uint32_t q = rlo; q <= rhi && ok; ++q) {
             const uint32_t u = orderAt(q);
-            if (insts[u].control.reuse == 0)
-                continue;
-            if ((u > b.first && newPos(u - 1) + 1 != newPos(u)) || (u + 1 < b.end && newPos(u) + 1 != newPos(u + 1)))
+            if (insts[u].control.reuse == 0) continue;
+            if ((u > b.first && newPos(u - 1) + 1 != newPos(u)) ||
+                (u + 1 < b.end && newPos(u) + 1 != newPos(u + 1)))
                 ok = false;
         }
         // Fixed-latency distances of every edge touching the region, and the cross-block bounds.
@@ -725,20 +688,17 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             }
             for (uint32_t e : a.deps.incoming(y)) {
                 const auto& d = a.deps.edges()[e];
-                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0)
-                    continue;
+                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0) continue;
                 int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
                 if (cy - newCycle(d.from) < required) {
                     ok = false;
                     break;
                 }
             }
-            if (!ok)
-                break;
+            if (!ok) break;
             for (uint32_t e : a.deps.outgoing(y)) {
                 const auto& d = a.deps.edges()[e];
-                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0)
-                    continue;
+                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0) continue;
                 int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
                 if (newCycle(d.to) - cy < required) {
                     ok = false;
@@ -754,32 +714,27 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             window = std::max(window, sp);
         for (uint32_t q = rlo; q < b.end && ok; ++q) {
             const int cq = cycleAtPos(q);
-            if (q > rhi && cq - cycleAtPos(rhi) > window)
-                break;
+            if (q > rhi && cq - cycleAtPos(rhi) > window) break;
             const uint32_t y = orderAt(q);
             const Control& cy = current.control[y];
             const std::string cls = spacingClass(insts[y]);
             auto spacing = cls.empty() ? m_spacing.end() : m_spacing.find(cls);
             for (uint32_t r = q; r-- > b.first;) {
                 const int dist = cq - cycleAtPos(r);
-                if (dist >= window)
-                    break;
+                if (dist >= window) break;
                 const uint32_t w = orderAt(r);
                 for (uint8_t sb : {cy.wbar, cy.rbar})
                     if (sb < 6 && current.control[w].waitsOn(sb) && dist < 2) {
                         int orig = a.facts[y].cycle - a.facts[w].cycle;
                         bool sameAsPtxas = orig >= 0 && orig < 2 && dist >= orig;
-                        if (!sameAsPtxas)
-                            ok = false;
+                        if (!sameAsPtxas) ok = false;
                     }
                 if (spacing != m_spacing.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
                     ok = false;
-                if (!ok)
-                    break;
+                if (!ok) break;
             }
         }
-        if (ok)
-            out.push_back(t);
+        if (ok) out.push_back(t);
     }
     return out;
 }

@@ -12,25 +12,26 @@
 
 namespace sassx {
 
-enum class HazardKind : uint8_t {
-    Register,        // RAW/WAR/WAW order inverted
-    Scoreboard,      // a consumer no longer after the wait covering its producer; SB set too soon after a wait
-    ImplicitCoverage,// a producer without its own SB moved past the producer whose SB covers it
-    Latency,         // fixed-latency distance below the bound
-    MemoryOrder,     // two conflicting accesses to one state space swapped
-    IssueSpacing,    // same-class memory instructions closer than ptxas ever placed them
-    Wall,            // something crossed a wall (barrier, control flow, opaque opcode, …)
-    Pinned,          // an instruction whose protection the analysis could not attribute
-    Structure,       // not a permutation inside blocks, block boundary moved, bad control value
-    Reuse,           // a reuse flag that is not valid in the new order
+enum class HazardKind : uint8_t
+{
+    Register,   // RAW/WAR/WAW order inverted
+    Scoreboard, // a consumer no longer after the wait covering its producer; SB set too soon after a wait
+    ImplicitCoverage, // a producer without its own SB moved past the producer whose SB covers it
+    Latency,          // fixed-latency distance below the bound
+    MemoryOrder,      // two conflicting accesses to one state space swapped
+    IssueSpacing,     // same-class memory instructions closer than ptxas ever placed them
+    Wall,             // something crossed a wall (barrier, control flow, opaque opcode, …)
+    Pinned,           // an instruction whose protection the analysis could not attribute
+    Structure,        // not a permutation inside blocks, block boundary moved, bad control value
+    Reuse,            // a reuse flag that is not valid in the new order
 };
 
 struct Hazard
 {
     HazardKind kind = HazardKind::Structure;
-    uint32_t first = 0;  // original instruction indices involved
+    uint32_t first = 0; // original instruction indices involved
     uint32_t second = 0;
-    std::string message; // a sentence a person can read, naming the hazard and both instructions
+    std::string message;   // a sentence a person can read, naming the hazard and both instructions
     int missingCycles = 0; // for Latency: how many stall cycles a repair would add
 };
 

@@ -29,15 +29,11 @@ Edit Edit::control(uint32_t at, std::optional<uint8_t> stall, std::optional<uint
 
 std::string Edit::describe() const
 {
-    if (kind == Kind::Move)
-        return "move " + std::to_string(from) + " to " + std::to_string(to);
+    if (kind == Kind::Move) return "move " + std::to_string(from) + " to " + std::to_string(to);
     std::string s = "control of " + std::to_string(at) + ":";
-    if (stall)
-        s += " stall=" + std::to_string(*stall);
-    if (yield)
-        s += " yield=" + std::to_string(*yield);
-    if (reuse)
-        s += " reuse=" + std::to_string(*reuse);
+    if (stall) s += " stall=" + std::to_string(*stall);
+    if (yield) s += " yield=" + std::to_string(*yield);
+    if (reuse) s += " reuse=" + std::to_string(*reuse);
     return s;
 }
 
@@ -49,12 +45,9 @@ nlohmann::json Variant::toJson() const
             edits.push_back({{"move", {e.from, e.to}}});
         } else {
             nlohmann::json c{{"at", e.at}};
-            if (e.stall)
-                c["stall"] = *e.stall;
-            if (e.yield)
-                c["yield"] = *e.yield;
-            if (e.reuse)
-                c["reuse"] = *e.reuse;
+            if (e.stall) c["stall"] = *e.stall;
+            if (e.yield) c["yield"] = *e.yield;
+            if (e.reuse) c["reuse"] = *e.reuse;
             edits.push_back({{"control", c}});
         }
     }
@@ -63,8 +56,7 @@ nlohmann::json Variant::toJson() const
 
 Result<Variant> Variant::fromJson(const nlohmann::json& j)
 {
-    if (!j.is_object())
-        return makeError("variant is not a JSON object");
+    if (!j.is_object()) return makeError("variant is not a JSON object");
     Variant v;
     v.name = j.value("name", "");
     v.kernel = j.value("kernel", "");
@@ -72,8 +64,8 @@ Result<Variant> Variant::fromJson(const nlohmann::json& j)
     if (edits == j.end() || !edits->is_array())
         return makeError("variant '" + v.name + "' has no edits array");
     for (const auto& e : *edits) {
-        if (e.contains("move") && e["move"].is_array() && e["move"].size() == 2 && e["move"][0].is_number_unsigned() &&
-            e["move"][1].is_number_unsigned()) {
+        if (e.contains("move") && e["move"].is_array() && e["move"].size() == 2 &&
+            e["move"][0].is_number_unsigned() && e["move"][1].is_number_unsigned()) {
             v.edits.push_back(Edit::move(e["move"][0].get<uint32_t>(), e["move"][1].get<uint32_t>()));
         } else if (e.contains("control") && e["control"].is_object() && e["control"].contains("at")) {
             const auto& c = e["control"];
@@ -82,9 +74,11 @@ Result<Variant> Variant::fromJson(const nlohmann::json& j)
                     return std::nullopt;
                 return uint8_t(c[k].get<unsigned>());
             };
-            v.edits.push_back(Edit::control(c["at"].get<uint32_t>(), opt("stall"), opt("yield"), opt("reuse")));
+            v.edits.push_back(
+                Edit::control(c["at"].get<uint32_t>(), opt("stall"), opt("yield"), opt("reuse")));
         } else {
-            return makeError("variant '" + v.name + "': an edit is neither {move:[from,to]} nor {control:{at,…}}");
+            return makeError("variant '" + v.name +
+                             "': an edit is neither {move:[from,to]} nor {control:{at,…}}");
         }
     }
     return v;
@@ -114,8 +108,7 @@ std::vector<uint32_t> Schedule::positionOf() const
 bool Schedule::isIdentity(const KernelAnalysis& a) const
 {
     for (uint32_t p = 0; p < order.size(); ++p)
-        if (order[p] != p || !(control[p] == a.listing.instructions[p].control))
-            return false;
+        if (order[p] != p || !(control[p] == a.listing.instructions[p].control)) return false;
     return true;
 }
 
@@ -129,35 +122,34 @@ Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& ed
         std::string where = "edit " + std::to_string(k) + " (" + e.describe() + "): ";
         if (e.kind == Edit::Kind::Move) {
             if (e.from >= n || e.to >= n)
-                return makeError(where + "position out of range (kernel has " + std::to_string(n) + " instructions)");
+                return makeError(where + "position out of range (kernel has " + std::to_string(n) +
+                                 " instructions)");
             // Blocks never change membership, so the block of a position is the original block there.
             int bf = a.cfg.blockOf[e.from], bt = a.cfg.blockOf[e.to];
             if (bf != bt)
-                return makeError(where + "moves an instruction out of its basic block (block " + std::to_string(bf) +
-                                 " to block " + std::to_string(bt) + "); block starts must stay fixed");
+                return makeError(where + "moves an instruction out of its basic block (block " +
+                                 std::to_string(bf) + " to block " + std::to_string(bt) +
+                                 "); block starts must stay fixed");
             uint32_t moved = s.order[e.from];
             if (e.from < e.to)
-                std::rotate(s.order.begin() + e.from, s.order.begin() + e.from + 1, s.order.begin() + e.to + 1);
+                std::rotate(s.order.begin() + e.from, s.order.begin() + e.from + 1,
+                            s.order.begin() + e.to + 1);
             else if (e.from > e.to)
                 std::rotate(s.order.begin() + e.to, s.order.begin() + e.from, s.order.begin() + e.from + 1);
             (void)moved;
         } else {
-            if (e.at >= n)
-                return makeError(where + "position out of range");
+            if (e.at >= n) return makeError(where + "position out of range");
             Control& c = s.control[s.order[e.at]];
             if (e.stall) {
-                if (*e.stall > 15)
-                    return makeError(where + "stall must be 0..15");
+                if (*e.stall > 15) return makeError(where + "stall must be 0..15");
                 c.stall = *e.stall;
             }
             if (e.yield) {
-                if (*e.yield > 1)
-                    return makeError(where + "yield must be 0 or 1");
+                if (*e.yield > 1) return makeError(where + "yield must be 0 or 1");
                 c.yield = *e.yield;
             }
             if (e.reuse) {
-                if (*e.reuse > 15)
-                    return makeError(where + "reuse must be a 4-bit mask");
+                if (*e.reuse > 15) return makeError(where + "reuse must be a 4-bit mask");
                 c.reuse = *e.reuse;
             }
         }

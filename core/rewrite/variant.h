@@ -17,7 +17,11 @@ struct KernelAnalysis;
 
 struct Edit
 {
-    enum class Kind : uint8_t { Move, Control };
+    enum class Kind : uint8_t
+    {
+        Move,
+        Control
+    };
     Kind kind = Kind::Move;
     // Move: the instruction at position `from` (positions at the time of this edit) goes to `to`,
     // inside its basic block; |from - to| == 1 is an adjacent swap.

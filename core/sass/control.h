@@ -8,12 +8,12 @@ constexpr int kNoBarrier = 7;
 
 struct Control
 {
-    uint8_t stall = 0;   // cycles before the next issue, 0..15 (bits 105-108)
-    uint8_t yield = 0;   // bit 109, kept as printed: tools disagree on its polarity
+    uint8_t stall = 0;         // cycles before the next issue, 0..15 (bits 105-108)
+    uint8_t yield = 0;         // bit 109, kept as printed: tools disagree on its polarity
     uint8_t wbar = kNoBarrier; // write scoreboard set (7 = none)
     uint8_t rbar = kNoBarrier; // read scoreboard set (7 = none)
-    uint8_t wait = 0;    // bit k: wait for SBk
-    uint8_t reuse = 0;   // bit 0 Ra, 1 Rb, 2 Rc, 3 reserved
+    uint8_t wait = 0;          // bit k: wait for SBk
+    uint8_t reuse = 0;         // bit 0 Ra, 1 Rb, 2 Rc, 3 reserved
 
     static Control decode(uint64_t hi)
     {
@@ -29,7 +29,8 @@ struct Control
     // Writes these fields into hi, leaving all other bits untouched.
     uint64_t encode(uint64_t hi) const
     {
-        constexpr uint64_t mask = 0x1FFFFFull << 41; // 21 bits: stall 4, yield 1, wbar 3, rbar 3, wait 6, reuse 4
+        constexpr uint64_t mask = 0x1FFFFFull
+                                  << 41; // 21 bits: stall 4, yield 1, wbar 3, rbar 3, wait 6, reuse 4
         hi &= ~mask;
         hi |= uint64_t(stall & 0xF) << 41 | uint64_t(yield & 1) << 45 | uint64_t(wbar & 7) << 46 |
               uint64_t(rbar & 7) << 49 | uint64_t(wait & 0x3F) << 52 | uint64_t(reuse & 0xF) << 58;

@@ -54,11 +54,9 @@ bool Instruction::readsMemory() const
 std::string Instruction::text() const
 {
     std::string s;
-    if (!predicateText.empty())
-        s = predicateText + " ";
+    if (!predicateText.empty()) s = predicateText + " ";
     s += opcode;
-    if (!operandText.empty())
-        s += " " + operandText;
+    if (!operandText.empty()) s += " " + operandText;
     return s;
 }
 

@@ -11,14 +11,15 @@ namespace sassx {
 
 struct Operand
 {
-    enum class Kind : uint8_t {
-        Register,      // R5, R2.64 (width in regWidth), UR4, P0, UP0, B0, RZ, PT
-        Memory,        // [R2.64+0x10], desc[UR6][R2.64], [R0+UR4]
-        Constant,      // c[0x0][0x210], cx[UR4][0x10]
-        Immediate,     // 0x4, 1.5, -INF
-        Label,         // branch target address (BRA 0x120, BSSY B0, 0x130)
-        Special,       // SR_TID.X, SR_CgaCtaId
-        Other,         // anything else, kept as text (e.g. "gsb0", "0x0" barrier id)
+    enum class Kind : uint8_t
+    {
+        Register,  // R5, R2.64 (width in regWidth), UR4, P0, UP0, B0, RZ, PT
+        Memory,    // [R2.64+0x10], desc[UR6][R2.64], [R0+UR4]
+        Constant,  // c[0x0][0x210], cx[UR4][0x10]
+        Immediate, // 0x4, 1.5, -INF
+        Label,     // branch target address (BRA 0x120, BSSY B0, 0x130)
+        Special,   // SR_TID.X, SR_CgaCtaId
+        Other,     // anything else, kept as text (e.g. "gsb0", "0x0" barrier id)
     };
     Kind kind = Kind::Other;
     std::string text; // as printed by nvdisasm, trimmed
@@ -33,7 +34,7 @@ struct Operand
     std::string suffix; // e.g. ".H1", ".B2", ".X4" (modifiers on register operands other than width)
 
     // Memory: [base(.64)? + ureg? + offset], optional descriptor desc[URx]
-    std::optional<Reg> memBase;       // R or UR base
+    std::optional<Reg> memBase; // R or UR base
     uint8_t memBaseWidth = 1;
     uint8_t memUniformWidth = 1;
     std::optional<Reg> memUniform;    // [R0+UR4]
@@ -54,7 +55,8 @@ struct Operand
 };
 
 // Broad classes that latency tables, legality and the UI key off.
-enum class InstrClass : uint8_t {
+enum class InstrClass : uint8_t
+{
     Alu,         // fixed-latency integer / logic
     Fma,         // fixed-latency FP32
     Uniform,     // uniform datapath (U*)
@@ -67,14 +69,14 @@ enum class InstrClass : uint8_t {
     StoreShared, // STS
     LoadLocal,
     StoreLocal,
-    AsyncCopy,   // LDGSTS, UBLKCP, UTMALDG...
-    Atomic,      // ATOM/ATOMG/ATOMS/RED
-    LoadConst,   // LDC/ULDC
+    AsyncCopy, // LDGSTS, UBLKCP, UTMALDG...
+    Atomic,    // ATOM/ATOMG/ATOMS/RED
+    LoadConst, // LDC/ULDC
     Texture,
-    SpecialReg,  // S2R/S2UR/CS2R
-    Shuffle,     // SHFL, VOTE, MATCH
-    Barrier,     // BAR, MEMBAR, FENCE, ERRBAR, CCTL, DEPBAR, WARPSYNC, SYNCS...
-    Branch,      // BRA, EXIT, RET, CALL, BSSY, BSYNC, JMP...
+    SpecialReg, // S2R/S2UR/CS2R
+    Shuffle,    // SHFL, VOTE, MATCH
+    Barrier,    // BAR, MEMBAR, FENCE, ERRBAR, CCTL, DEPBAR, WARPSYNC, SYNCS...
+    Branch,     // BRA, EXIT, RET, CALL, BSSY, BSYNC, JMP...
     Nop,
     Other,
 };
@@ -91,13 +93,13 @@ struct Instruction
     bool guardNegated = false;
     std::string predicateText; // as printed, "" if none
 
-    std::string opcode;     // full mnemonic with modifiers: "LDG.E.128.CONSTANT"
-    std::string baseOpcode; // "LDG"
+    std::string opcode;                 // full mnemonic with modifiers: "LDG.E.128.CONSTANT"
+    std::string baseOpcode;             // "LDG"
     std::vector<std::string> modifiers; // {"E","128","CONSTANT"}
     std::string operandText;            // operands as printed
     std::vector<Operand> operands;
 
-    bool controlFlow = false;   // nvdisasm's control-flow attribute, or a known branch opcode
+    bool controlFlow = false;             // nvdisasm's control-flow attribute, or a known branch opcode
     std::optional<uint64_t> branchTarget; // byte offset of a direct branch target
 
     // Semantics (core/sass/semantics): registers read and written, widths expanded.

@@ -16,11 +16,16 @@ struct Column
 
 bool fileFromName(const std::string& name, RegFile& f)
 {
-    if (name == "GPR") f = RegFile::R;
-    else if (name == "PRED") f = RegFile::P;
-    else if (name == "UGPR") f = RegFile::UR;
-    else if (name == "UPRED") f = RegFile::UP;
-    else return false;
+    if (name == "GPR")
+        f = RegFile::R;
+    else if (name == "PRED")
+        f = RegFile::P;
+    else if (name == "UGPR")
+        f = RegFile::UR;
+    else if (name == "UPRED")
+        f = RegFile::UP;
+    else
+        return false;
     return true;
 }
 
@@ -28,8 +33,7 @@ std::string stripSpaces(const std::string& s)
 {
     std::string o;
     for (char c : s)
-        if (!std::isspace(static_cast<unsigned char>(c)))
-            o += c;
+        if (!std::isspace(static_cast<unsigned char>(c))) o += c;
     return o;
 }
 
@@ -65,8 +69,7 @@ Result<LifeRanges> parseLifeRanges(const std::string& text)
                 start = i;
             }
         }
-        if (!segs.empty() && segs.back().second.empty())
-            segs.pop_back();
+        if (!segs.empty() && segs.back().second.empty()) segs.pop_back();
         bool isHeaderNumbers = !segs.empty() && stripSpaces(segs[0].second).starts_with("#");
         if (isHeaderNumbers) {
             // Names come from the previous table line.
@@ -83,8 +86,7 @@ Result<LifeRanges> parseLifeRanges(const std::string& text)
             }
             for (size_t si = 0; si < segs.size(); ++si) {
                 RegFile f;
-                if (si >= segmentNames.size() || !fileFromName(segmentNames[si], f))
-                    continue;
+                if (si >= segmentNames.size() || !fileFromName(segmentNames[si], f)) continue;
                 const std::string& seg = segs[si].second;
                 size_t i = 0;
                 while (i < seg.size()) {
@@ -116,11 +118,9 @@ Result<LifeRanges> parseLifeRanges(const std::string& text)
                     LifeRangeRow row;
                     row.offset = std::stoull(hex, nullptr, 16);
                     for (const auto& col : columns) {
-                        if (col.pos >= table.size())
-                            continue;
+                        if (col.pos >= table.size()) continue;
                         if (col.index < 0) {
-                            if (col.file != RegFile::R)
-                                continue;
+                            if (col.file != RegFile::R) continue;
                             // Count is right-aligned ending just before pos+2: read the number around pos.
                             size_t a = col.pos, b = col.pos;
                             while (a > 0 && std::isdigit(static_cast<unsigned char>(table[a - 1])))
@@ -135,10 +135,8 @@ Result<LifeRanges> parseLifeRanges(const std::string& text)
                         }
                         char m = table[col.pos];
                         Reg r{col.file, uint16_t(col.index)};
-                        if (m == '^' || m == 'x')
-                            row.defs.push_back(r);
-                        if (m == 'v' || m == 'x')
-                            row.uses.push_back(r);
+                        if (m == '^' || m == 'x') row.defs.push_back(r);
+                        if (m == 'v' || m == 'x') row.uses.push_back(r);
                     }
                     out[kernel][row.offset] = std::move(row);
                 }

@@ -12,8 +12,8 @@ namespace sassx {
 struct LifeRangeRow
 {
     uint64_t offset = 0;
-    RegList defs; // '^' and 'x'
-    RegList uses; // 'v' and 'x'
+    RegList defs;     // '^' and 'x'
+    RegList uses;     // 'v' and 'x'
     int liveGpr = -1; // the GPR '#' column
 };
 

@@ -23,15 +23,13 @@ void parsePredicate(const std::string& text, Instruction& ins)
 {
     ins.predicateText = text;
     std::string t = text;
-    if (!t.empty() && t[0] == '@')
-        t.erase(0, 1);
+    if (!t.empty() && t[0] == '@') t.erase(0, 1);
     if (!t.empty() && t[0] == '!') {
         ins.guardNegated = true;
         t.erase(0, 1);
     }
     auto ops = parseOperands(t);
-    if (!ops.empty() && ops[0].kind == Operand::Kind::Register && ops[0].reg)
-        ins.guard = ops[0].reg;
+    if (!ops.empty() && ops[0].kind == Operand::Kind::Register && ops[0].reg) ins.guard = ops[0].reg;
 }
 
 void parseOpcode(const std::string& opcode, Instruction& ins)
@@ -42,15 +40,17 @@ void parseOpcode(const std::string& opcode, Instruction& ins)
     ins.modifiers.clear();
     while (dot != std::string::npos) {
         size_t next = opcode.find('.', dot + 1);
-        ins.modifiers.push_back(opcode.substr(dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1));
+        ins.modifiers.push_back(
+            opcode.substr(dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1));
         dot = next;
     }
 }
 
 bool isBranchWithTarget(const std::string& base)
 {
-    return base == "BRA" || base == "BSSY" || base == "CALL" || base == "JMP" || base == "BREAK" || base == "SSY" ||
-           base == "PBK" || base == "PCNT" || base == "CAL" || base == "BRX" || base == "WARPSYNC";
+    return base == "BRA" || base == "BSSY" || base == "CALL" || base == "JMP" || base == "BREAK" ||
+           base == "SSY" || base == "PBK" || base == "PCNT" || base == "CAL" || base == "BRX" ||
+           base == "WARPSYNC";
 }
 
 // Before sm_90 nvdisasm does not print the memory descriptor of global accesses (`LDG.E R2, [R4.64]`),
@@ -58,25 +58,21 @@ bool isBranchWithTarget(const std::string& base)
 // such pair in the kernel counts as read: conservative when there are several.
 void addHiddenDescriptorUses(KernelListing& listing)
 {
-    if (listing.sm >= 90)
-        return;
+    if (listing.sm >= 90) return;
     std::vector<Reg> pairs;
     for (const auto& ins : listing.instructions)
         if (ins.baseOpcode == "ULDC" && ins.operands.size() == 2 && ins.operands[0].reg &&
             ins.operands[1].kind == Operand::Kind::Constant && ins.operands[1].constBank == 0 &&
             ins.operands[1].constOffset == 0x118)
             pairs.push_back(*ins.operands[0].reg);
-    if (pairs.empty())
-        return;
+    if (pairs.empty()) return;
     for (auto& ins : listing.instructions) {
         bool extended = std::find(ins.modifiers.begin(), ins.modifiers.end(), "E") != ins.modifiers.end();
-        if (!extended || !(ins.isMemory() || ins.cls == InstrClass::Atomic))
-            continue;
+        if (!extended || !(ins.isMemory() || ins.cls == InstrClass::Atomic)) continue;
         bool printed = false;
         for (const auto& op : ins.operands)
             printed = printed || op.memDescriptor.has_value();
-        if (printed)
-            continue;
+        if (printed) continue;
         for (const auto& p : pairs) {
             ins.uses.push_back(p);
             ins.uses.push_back(Reg{p.file, uint16_t(p.index + 1)});
@@ -95,14 +91,12 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
         return makeError("nvdisasm -json output is not in the expected form [meta, [functions]]");
     std::vector<KernelListing> out;
     for (const auto& fn : doc[1]) {
-        if (!fn.is_object() || !fn.contains("function-name"))
-            continue;
+        if (!fn.is_object() || !fn.contains("function-name")) continue;
         KernelListing listing;
         listing.kernel = fn.value("function-name", "");
         listing.sm = cubin.smVersion();
         const Kernel* kernel = cubin.findKernel(listing.kernel);
-        if (!kernel)
-            continue; // device functions without their own .text section
+        if (!kernel) continue; // device functions without their own .text section
         auto code = cubin.sectionData(kernel->textSection);
         uint64_t start = fn.value("start", uint64_t(0));
         const auto& insts = fn.value("sass-instructions", nlohmann::json::array());
@@ -127,7 +121,8 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
             ins.operands = parseOperands(ins.operandText);
             if (auto attrs = j.find("other-attributes"); attrs != j.end() && attrs->is_object())
                 ins.controlFlow = attrs->contains("control-flow");
-            if (ins.baseOpcode == "CALL" && !ins.operands.empty() && ins.operands.back().kind == Operand::Kind::Other) {
+            if (ins.baseOpcode == "CALL" && !ins.operands.empty() &&
+                ins.operands.back().kind == Operand::Kind::Other) {
                 // CALL.REL to a named subroutine inside this section: resolve through the symbol table.
                 auto& op = ins.operands.back();
                 for (const auto& sym : cubin.symbols())
@@ -208,21 +203,17 @@ KernelListing makeListing(const std::vector<std::pair<std::string, Control>>& li
 Result<std::vector<KernelListing>> disassemble(const Cubin& cubin)
 {
     auto json = runNvdisasm(cubin.bytes(), {"-json"});
-    if (!json)
-        return json.error();
+    if (!json) return json.error();
     return listingsFromJson(cubin, *json);
 }
 
 Result<KernelListing> disassembleKernel(const Cubin& cubin, const std::string& kernel)
 {
-    if (!cubin.findKernel(kernel))
-        return makeError("no kernel named '" + kernel + "' in this cubin");
+    if (!cubin.findKernel(kernel)) return makeError("no kernel named '" + kernel + "' in this cubin");
     auto all = disassemble(cubin);
-    if (!all)
-        return all.error();
+    if (!all) return all.error();
     for (auto& l : *all)
-        if (l.kernel == kernel)
-            return std::move(l);
+        if (l.kernel == kernel) return std::move(l);
     return makeError("nvdisasm printed no code for kernel '" + kernel + "'");
 }
 

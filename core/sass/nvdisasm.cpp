@@ -25,8 +25,9 @@ std::vector<fs::path> wheelCandidates(std::vector<std::string>& tried)
 {
     std::vector<fs::path> out;
     QProcess py;
-    py.start("python3", {"-c", "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: "
-                               "print(p)"});
+    py.start("python3",
+             {"-c", "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: "
+                    "print(p)"});
     if (!py.waitForFinished(10000) || py.exitCode() != 0) {
         tried.push_back("python3 site-packages (python3 not runnable)");
         return out;
@@ -42,12 +43,10 @@ std::vector<fs::path> wheelCandidates(std::vector<std::string>& tried)
         for (const auto& entry : fs::directory_iterator(nv, ec)) {
             fs::path cand = entry.path() / "bin" / "nvdisasm";
             tried.push_back(cand.string());
-            if (isExecutable(cand))
-                out.push_back(cand);
+            if (isExecutable(cand)) out.push_back(cand);
         }
         fs::path legacy = nv / "cuda_nvdisasm" / "bin" / "nvdisasm";
-        if (isExecutable(legacy))
-            out.push_back(legacy);
+        if (isExecutable(legacy)) out.push_back(legacy);
     }
     return out;
 }
@@ -59,8 +58,7 @@ Result<fs::path> findNvdisasm()
     static std::mutex mutex;
     static std::optional<fs::path> cached;
     std::lock_guard lock(mutex);
-    if (cached && isExecutable(*cached))
-        return *cached;
+    if (cached && isExecutable(*cached)) return *cached;
 
     std::vector<std::string> tried;
     auto found = [&](const fs::path& p) -> Result<fs::path> {
@@ -69,31 +67,28 @@ Result<fs::path> findNvdisasm()
     };
     if (const char* env = std::getenv("SASSX_NVDISASM"); env && *env) {
         tried.push_back(std::string("$SASSX_NVDISASM=") + env);
-        if (isExecutable(env))
-            return found(env);
+        if (isExecutable(env)) return found(env);
     } else {
         tried.push_back("$SASSX_NVDISASM (unset)");
     }
     if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda) {
         fs::path p = fs::path(cuda) / "bin" / "nvdisasm";
         tried.push_back(p.string());
-        if (isExecutable(p))
-            return found(p);
+        if (isExecutable(p)) return found(p);
     } else {
         tried.push_back("$CUDA_HOME/bin/nvdisasm (CUDA_HOME unset)");
     }
     QString onPath = QStandardPaths::findExecutable("nvdisasm");
     tried.push_back("PATH");
-    if (!onPath.isEmpty())
-        return found(onPath.toStdString());
+    if (!onPath.isEmpty()) return found(onPath.toStdString());
     auto wheels = wheelCandidates(tried);
-    if (!wheels.empty())
-        return found(wheels.back());
+    if (!wheels.empty()) return found(wheels.back());
 
     std::string msg = "nvdisasm not found; tried: ";
     for (size_t i = 0; i < tried.size(); ++i)
         msg += (i ? ", " : "") + tried[i];
-    msg += ". Install the CUDA toolkit or `python3 -m pip install nvidia-cuda-nvdisasm`, or set SASSX_NVDISASM.";
+    msg +=
+        ". Install the CUDA toolkit or `python3 -m pip install nvidia-cuda-nvdisasm`, or set SASSX_NVDISASM.";
     return makeError(msg);
 }
 
@@ -101,8 +96,7 @@ Result<std::string> runNvdisasm(const std::vector<uint8_t>& cubin, const std::ve
                                 int timeoutMs)
 {
     auto tool = findNvdisasm();
-    if (!tool)
-        return tool.error();
+    if (!tool) return tool.error();
     QTemporaryFile file;
     file.setFileTemplate(QDir::tempPath() + "/sassx-XXXXXX.cubin");
     if (!file.open())
@@ -126,8 +120,8 @@ Result<std::string> runNvdisasm(const std::vector<uint8_t>& cubin, const std::ve
     }
     if (proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
         std::string err = QString::fromUtf8(proc.readAllStandardError()).trimmed().toStdString();
-        return makeError("nvdisasm failed (exit " + std::to_string(proc.exitCode()) + "): " +
-                         (err.empty() ? std::string("no message") : err));
+        return makeError("nvdisasm failed (exit " + std::to_string(proc.exitCode()) +
+                         "): " + (err.empty() ? std::string("no message") : err));
     }
     return QString::fromUtf8(proc.readAllStandardOutput()).toStdString();
 }

@@ -31,12 +31,10 @@ bool parseInt(std::string_view s, int64_t& out)
         base = 16;
         s.remove_prefix(2);
     }
-    if (s.empty())
-        return false;
+    if (s.empty()) return false;
     uint64_t v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-    if (ec != std::errc{} || p != s.data() + s.size())
-        return false;
+    if (ec != std::errc{} || p != s.data() + s.size()) return false;
     out = neg ? -int64_t(v) : int64_t(v);
     return true;
 }
@@ -52,13 +50,11 @@ bool parseRegister(std::string_view s, Operand& op)
             op.isZeroReg = true;
             return true;
         }
-        if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix)
-            return false;
+        if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return false;
         std::string_view digits = name.substr(prefix.size());
         unsigned v = 0;
         auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-        if (ec != std::errc{} || p != digits.data() + digits.size())
-            return false;
+        if (ec != std::errc{} || p != digits.data() + digits.size()) return false;
         if (v == zero && file != RegFile::B) {
             op.isZeroReg = true;
             return true;
@@ -77,12 +73,12 @@ bool parseRegister(std::string_view s, Operand& op)
         ok = number("P", RegFile::P, kPT, "PT");
     else if (name.starts_with("B"))
         ok = number("B", RegFile::B, 0xFFFF, "BZ");
-    if (!ok)
-        return false;
+    if (!ok) return false;
     // Suffixes: width, .reuse, half/byte selectors.
     while (!rest.empty()) {
         size_t next = rest.find('.', 1);
-        std::string_view part = rest.substr(1, next == std::string_view::npos ? std::string_view::npos : next - 1);
+        std::string_view part =
+            rest.substr(1, next == std::string_view::npos ? std::string_view::npos : next - 1);
         if (part == "64")
             op.regWidth = 2;
         else if (part == "128")
@@ -91,8 +87,7 @@ bool parseRegister(std::string_view s, Operand& op)
             op.reuse = true;
         else
             op.suffix += "." + std::string(part);
-        if (next == std::string_view::npos)
-            break;
+        if (next == std::string_view::npos) break;
         rest = rest.substr(next);
     }
     op.kind = Operand::Kind::Register;
@@ -105,15 +100,15 @@ void parseAddress(std::string_view raw, Operand& op)
     // "R2.64-0x8" → "R2.64+-0x8" so that one separator suffices.
     std::string norm;
     for (size_t i = 0; i < raw.size(); ++i) {
-        if (raw[i] == '-' && i > 0 && raw[i - 1] != '+')
-            norm += '+';
+        if (raw[i] == '-' && i > 0 && raw[i - 1] != '+') norm += '+';
         norm += raw[i];
     }
     std::string_view s = norm;
     size_t pos = 0;
     while (pos <= s.size()) {
         size_t plus = s.find('+', pos);
-        std::string term = trim(s.substr(pos, plus == std::string_view::npos ? std::string_view::npos : plus - pos));
+        std::string term =
+            trim(s.substr(pos, plus == std::string_view::npos ? std::string_view::npos : plus - pos));
         if (!term.empty()) {
             int64_t v = 0;
             Operand r;
@@ -129,15 +124,15 @@ void parseAddress(std::string_view raw, Operand& op)
                 }
             }
         }
-        if (plus == std::string_view::npos)
-            break;
+        if (plus == std::string_view::npos) break;
         pos = plus + 1;
     }
 }
 
 bool parseFloatLiteral(std::string_view s, Operand& op)
 {
-    if (s == "INF" || s == "+INF" || s == "-INF" || s == "QNAN" || s == "+QNAN" || s == "-QNAN" || s == "NAN") {
+    if (s == "INF" || s == "+INF" || s == "-INF" || s == "QNAN" || s == "+QNAN" || s == "-QNAN" ||
+        s == "NAN") {
         op.isFloat = true;
         op.kind = Operand::Kind::Immediate;
         return true;
@@ -173,8 +168,7 @@ std::vector<std::string> splitOperands(const std::string& text)
         }
     }
     std::string last = trim(std::string_view(text).substr(start));
-    if (!last.empty() || !out.empty())
-        out.push_back(last);
+    if (!last.empty() || !out.empty()) out.push_back(last);
     return out;
 }
 
@@ -185,11 +179,10 @@ Operand parseOperand(const std::string& raw)
     std::string_view s = raw;
     // Prefix modifiers.
     while (!s.empty() && (s[0] == '!' || s[0] == '-' || s[0] == '~' || s[0] == '|')) {
-        if (s[0] == '!' || s[0] == '-' || s[0] == '~')
-            op.negated = true;
-        if (s[0] == '|')
-            op.absolute = true;
-        if (s[0] == '-' && s.size() > 1 && (std::isdigit(static_cast<unsigned char>(s[1])) || s[1] == 'I' || s[1] == 'Q'))
+        if (s[0] == '!' || s[0] == '-' || s[0] == '~') op.negated = true;
+        if (s[0] == '|') op.absolute = true;
+        if (s[0] == '-' && s.size() > 1 &&
+            (std::isdigit(static_cast<unsigned char>(s[1])) || s[1] == 'I' || s[1] == 'Q'))
             break; // negative literal
         s.remove_prefix(1);
     }
@@ -197,12 +190,10 @@ Operand parseOperand(const std::string& raw)
     std::string cleaned;
     if (op.absolute) {
         for (char c : s)
-            if (c != '|')
-                cleaned += c;
+            if (c != '|') cleaned += c;
         s = cleaned;
     }
-    if (s.empty())
-        return op;
+    if (s.empty()) return op;
 
     // Memory / constant / descriptor forms.
     auto lb = s.find('[');
@@ -213,8 +204,7 @@ Operand parseOperand(const std::string& raw)
         size_t p = lb;
         while (p < s.size() && s[p] == '[') {
             size_t close = s.find(']', p);
-            if (close == std::string_view::npos)
-                break;
+            if (close == std::string_view::npos) break;
             groups.push_back(s.substr(p + 1, close - p - 1));
             p = close + 1;
         }
@@ -239,8 +229,7 @@ Operand parseOperand(const std::string& raw)
         op.kind = Operand::Kind::Memory;
         if (head == "desc" || head == "gdesc" || head == "tmem") {
             Operand r;
-            if (!groups.empty() && parseRegister(groups[0], r))
-                op.memDescriptor = r.reg;
+            if (!groups.empty() && parseRegister(groups[0], r)) op.memDescriptor = r.reg;
             for (size_t g = 1; g < groups.size(); ++g)
                 parseAddress(groups[g], op);
         } else {
@@ -256,14 +245,12 @@ Operand parseOperand(const std::string& raw)
         op.intValue = v;
         return op;
     }
-    if (parseFloatLiteral(s, op))
-        return op;
+    if (parseFloatLiteral(s, op)) return op;
     if (s.starts_with("SR_") || s == "SRZ") {
         op.kind = Operand::Kind::Special;
         return op;
     }
-    if (parseRegister(s, op))
-        return op;
+    if (parseRegister(s, op)) return op;
     op.kind = Operand::Kind::Other;
     return op;
 }
@@ -275,24 +262,21 @@ std::vector<std::string> splitGluedAddresses(const std::string& part)
 {
     std::vector<std::pair<size_t, size_t>> groups; // [open, close]
     size_t lb = part.find('[');
-    if (lb == std::string::npos)
-        return {part};
+    if (lb == std::string::npos) return {part};
     std::string head = part.substr(0, lb);
-    if (head != "" && head != "desc")
-        return {part};
+    if (head != "" && head != "desc") return {part};
     size_t p = lb;
     while (p < part.size() && part[p] == '[') {
         size_t close = part.find(']', p);
-        if (close == std::string::npos)
-            return {part};
+        if (close == std::string::npos) return {part};
         groups.emplace_back(p, close);
         p = close + 1;
     }
-    if (p != part.size())
-        return {part};
-    auto text = [&](size_t a, size_t b) { return part.substr(groups[a].first, groups[b].second - groups[a].first + 1); };
-    if (head == "desc" && groups.size() >= 3)
-        return {text(2, groups.size() - 1), head + text(0, 1)};
+    if (p != part.size()) return {part};
+    auto text = [&](size_t a, size_t b) {
+        return part.substr(groups[a].first, groups[b].second - groups[a].first + 1);
+    };
+    if (head == "desc" && groups.size() >= 3) return {text(2, groups.size() - 1), head + text(0, 1)};
     if (head.empty() && groups.size() >= 2) {
         std::vector<std::string> out;
         for (size_t g = 0; g < groups.size(); ++g)

@@ -7,7 +7,14 @@
 
 namespace sassx {
 
-enum class RegFile : uint8_t { R, UR, P, UP, B };
+enum class RegFile : uint8_t
+{
+    R,
+    UR,
+    P,
+    UP,
+    B
+};
 
 struct Reg
 {

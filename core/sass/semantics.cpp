@@ -22,20 +22,22 @@ const std::unordered_map<std::string, OpInfo>& opTable()
                 t.emplace(n, OpInfo{c, var});
         };
         using C = InstrClass;
-        add({"IADD3", "IADD", "IADD32I", "IMAD", "IMAD32I", "IMUL", "IMUL32I", "ISCADD", "ISCADD32I", "LEA", "LOP",
-             "LOP3", "LOP32I", "SHF", "SHL", "SHR", "MOV", "MOV32I", "SEL", "FSEL", "PRMT", "ISETP", "ICMP", "IMNMX",
-             "VIMNMX", "VIMNMX3", "VIADD", "VIADDMNMX", "IABS", "BMSK", "SGXT", "PLOP3", "PSETP", "P2R", "R2P",
-             "CSET", "CSETP", "IDP", "IDP4A", "LEPC", "VOTE", "VOTEU", "ISCADD", "BFE", "BFI", "XMAD", "FLO_FAST",
-             "IMNMX3", "I2IP", "LOP3.LUT", "R2UR", "PLOP", "HSETP2", "HSET2", "HADD2", "HMUL2", "HFMA2", "HMNMX2",
-             "SHFL_FAST", "IADD.64", "MOV.64", "CS2R"},
+        add({"IADD3",     "IADD",     "IADD32I",   "IMAD",      "IMAD32I", "IMUL",  "IMUL32I",  "ISCADD",
+             "ISCADD32I", "LEA",      "LOP",       "LOP3",      "LOP32I",  "SHF",   "SHL",      "SHR",
+             "MOV",       "MOV32I",   "SEL",       "FSEL",      "PRMT",    "ISETP", "ICMP",     "IMNMX",
+             "VIMNMX",    "VIMNMX3",  "VIADD",     "VIADDMNMX", "IABS",    "BMSK",  "SGXT",     "PLOP3",
+             "PSETP",     "P2R",      "R2P",       "CSET",      "CSETP",   "IDP",   "IDP4A",    "LEPC",
+             "VOTE",      "VOTEU",    "ISCADD",    "BFE",       "BFI",     "XMAD",  "FLO_FAST", "IMNMX3",
+             "I2IP",      "LOP3.LUT", "R2UR",      "PLOP",      "HSETP2",  "HSET2", "HADD2",    "HMUL2",
+             "HFMA2",     "HMNMX2",   "SHFL_FAST", "IADD.64",   "MOV.64",  "CS2R"},
             C::Alu, false);
-        add({"FFMA", "FADD", "FMUL", "FMNMX", "FSETP", "FSET", "FFMA32I", "FADD32I", "FMUL32I", "FSWZADD", "FCHK",
-             "FMNMX3", "FADD2", "FMUL2", "FFMA2", "FHADD", "FHFMA"},
+        add({"FFMA", "FADD", "FMUL", "FMNMX", "FSETP", "FSET", "FFMA32I", "FADD32I", "FMUL32I", "FSWZADD",
+             "FCHK", "FMNMX3", "FADD2", "FMUL2", "FFMA2", "FHADD", "FHFMA"},
             C::Fma, false);
-        add({"UIADD3", "UIMAD", "ULEA", "ULOP3", "ULOP", "ULOP32I", "USHF", "USHL", "USHR", "UMOV", "USEL", "UPRMT",
-             "UISETP", "UPLOP3", "UPSETP", "UFLO", "UPOPC", "UBREV", "UBMSK", "USGXT", "UP2UR", "UR2UP", "UIABS",
-             "UIMNMX", "UCLEA", "UVIADD", "UVIMNMX", "USETMAXREG", "UFADD", "UFFMA", "UFMUL", "UFSETP", "UFMNMX",
-             "UFSEL", "UIADD3.64", "ULEPC"},
+        add({"UIADD3",     "UIMAD", "ULEA",  "ULOP3",  "ULOP",   "ULOP32I", "USHF",  "USHL",      "USHR",
+             "UMOV",       "USEL",  "UPRMT", "UISETP", "UPLOP3", "UPSETP",  "UFLO",  "UPOPC",     "UBREV",
+             "UBMSK",      "USGXT", "UP2UR", "UR2UP",  "UIABS",  "UIMNMX",  "UCLEA", "UVIADD",    "UVIMNMX",
+             "USETMAXREG", "UFADD", "UFFMA", "UFMUL",  "UFSETP", "UFMNMX",  "UFSEL", "UIADD3.64", "ULEPC"},
             C::Uniform, false);
         add({"MUFU", "POPC", "FLO", "BREV", "RRO"}, C::Mufu, true);
         add({"F2F", "F2I", "I2F", "I2I", "FRND", "I2FP", "F2IP", "UF2FP", "F2UF"}, C::Conversion, true);
@@ -57,17 +59,20 @@ const std::unordered_map<std::string, OpInfo>& opTable()
         add({"ATOM", "ATOMG", "ATOMS", "RED", "REDG", "REDAS", "REDUX", "ATOMSX"}, C::Atomic, true);
         add({"LDC", "LDCU"}, C::LoadConst, true);
         add({"ULDC"}, C::Uniform, false); // uniform constant loads carry no scoreboard
-        add({"TEX", "TLD", "TLD4", "TXQ", "TMML", "TXD", "SULD", "SUST", "SUATOM", "SURED", "TLDS", "TEXS", "TLD4S"},
+        add({"TEX", "TLD", "TLD4", "TXQ", "TMML", "TXD", "SULD", "SUST", "SUATOM", "SURED", "TLDS", "TEXS",
+             "TLD4S"},
             C::Texture, true);
         add({"S2R", "S2UR", "B2R", "GETLMEMBASE", "SETLMEMBASE", "GETSHMEMSIZE"}, C::SpecialReg, true);
         add({"SHFL", "MATCH", "SHFL"}, C::Shuffle, true);
-        add({"BAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "CCTLT", "DEPBAR", "LDGDEPBAR", "WARPSYNC",
-             "SYNCS", "ELECT", "WARPGROUP", "ARRIVES", "NANOSLEEP", "UCGABAR_ARV", "UCGABAR_WAIT", "CGAERRBAR",
-             "ACQBULK", "MEMBAR", "BMOV", "BSSY", "BSYNC", "BREAK", "BPT", "PREEXIT", "ACQSHMINIT", "R2B", "CGABAR",
-             "VOTE.ALL", "SETCTAID", "UCGABAR", "YIELD", "KILL", "QSPC", "CCTLL"},
+        add({"BAR",       "MEMBAR",  "FENCE",      "ERRBAR",      "CCTL",         "CCTLL",
+             "CCTLT",     "DEPBAR",  "LDGDEPBAR",  "WARPSYNC",    "SYNCS",        "ELECT",
+             "WARPGROUP", "ARRIVES", "NANOSLEEP",  "UCGABAR_ARV", "UCGABAR_WAIT", "CGAERRBAR",
+             "ACQBULK",   "MEMBAR",  "BMOV",       "BSSY",        "BSYNC",        "BREAK",
+             "BPT",       "PREEXIT", "ACQSHMINIT", "R2B",         "CGABAR",       "VOTE.ALL",
+             "SETCTAID",  "UCGABAR", "YIELD",      "KILL",        "QSPC",         "CCTLL"},
             C::Barrier, false);
-        add({"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "EXIT", "RET", "CALL", "RTT", "JMPX", "CALLX", "BRK", "CONT",
-             "SSY", "SYNC", "PBK", "PCNT", "PRET"},
+        add({"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "EXIT", "RET", "CALL", "RTT", "JMPX", "CALLX", "BRK",
+             "CONT", "SSY", "SYNC", "PBK", "PCNT", "PRET"},
             C::Branch, false);
         add({"NOP"}, C::Nop, false);
         return t;
@@ -88,32 +93,31 @@ bool hasModifier(const Instruction& ins, std::string_view m)
 // Opcodes whose first operand is read, not written.
 bool writesNoFirstOperand(const std::string& base)
 {
-    static const char* kNames[] = {"ST",     "STG",     "STS",   "STL",     "STSM",   "RED",     "REDG",   "REDAS",
-                                   "LDGSTS", "BRA",     "BRX",   "BRXU",    "JMP",    "JMX",     "JMXU",   "EXIT",
-                                   "RET",    "CALL",    "BSYNC", "BREAK",   "BAR",    "MEMBAR",  "DEPBAR", "NOP",
-                                   "ERRBAR", "CCTL",    "CCTLL", "WARPSYNC", "NANOSLEEP", "FENCE", "KILL", "YIELD",
-                                   "BPT",    "LDGDEPBAR", "UTMASTG", "UTMALDG", "UTMAPF", "UBLKCP", "UBLKRED",
-                                   "UBLKPF", "WARPGROUP", "ARRIVES", "UCGABAR_ARV", "UCGABAR_WAIT", "CGAERRBAR",
-                                   "PREEXIT", "ACQBULK", "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH", "SUST", "SURED",
-                                   "USETMAXREG", "ACQSHMINIT", "WARPGROUP"};
+    static const char* kNames[] = {
+        "ST",           "STG",          "STS",       "STL",        "STSM",       "RED",       "REDG",
+        "REDAS",        "LDGSTS",       "BRA",       "BRX",        "BRXU",       "JMP",       "JMX",
+        "JMXU",         "EXIT",         "RET",       "CALL",       "BSYNC",      "BREAK",     "BAR",
+        "MEMBAR",       "DEPBAR",       "NOP",       "ERRBAR",     "CCTL",       "CCTLL",     "WARPSYNC",
+        "NANOSLEEP",    "FENCE",        "KILL",      "YIELD",      "BPT",        "LDGDEPBAR", "UTMASTG",
+        "UTMALDG",      "UTMAPF",       "UBLKCP",    "UBLKRED",    "UBLKPF",     "WARPGROUP", "ARRIVES",
+        "UCGABAR_ARV",  "UCGABAR_WAIT", "CGAERRBAR", "PREEXIT",    "ACQBULK",    "UTMAREDG",  "UTMACCTL",
+        "UTMACMDFLUSH", "SUST",         "SURED",     "USETMAXREG", "ACQSHMINIT", "WARPGROUP"};
     for (auto n : kNames)
-        if (base == n)
-            return true;
+        if (base == n) return true;
     return false;
 }
 
 int typeWidth(std::string_view t)
 {
-    if (t == "F64" || t == "S64" || t == "U64")
-        return 2;
+    if (t == "F64" || t == "S64" || t == "U64") return 2;
     return 1;
 }
 bool isTypeName(std::string_view t)
 {
-    static const char* kTypes[] = {"F16", "F32", "F64", "BF16", "S8", "U8", "S16", "U16", "S32", "U32", "S64", "U64", "TF32", "E4M3", "E5M2"};
+    static const char* kTypes[] = {"F16", "F32", "F64", "BF16", "S8",   "U8",   "S16", "U16",
+                                   "S32", "U32", "S64", "U64",  "TF32", "E4M3", "E5M2"};
     for (auto k : kTypes)
-        if (t == k)
-            return true;
+        if (t == k) return true;
     return false;
 }
 
@@ -160,13 +164,11 @@ MmaWidths mmaWidths(const Instruction& ins)
 // HGMMA.64xNxK: the accumulator fragment is N/2 registers for 32-bit accumulators, N/4 for 16-bit.
 int gmmaAccumulatorWidth(const Instruction& ins)
 {
-    if (ins.modifiers.empty())
-        return 1;
+    if (ins.modifiers.empty()) return 1;
     const std::string& shape = ins.modifiers[0];
     auto x1 = shape.find('x');
     auto x2 = shape.find('x', x1 + 1);
-    if (x1 == std::string::npos || x2 == std::string::npos)
-        return 1;
+    if (x1 == std::string::npos || x2 == std::string::npos) return 1;
     int n = std::atoi(shape.substr(x1 + 1, x2 - x1 - 1).c_str());
     bool acc32 = hasModifier(ins, "F32") || hasModifier(ins, "S32");
     return std::max(1, acc32 ? n / 2 : n / 4);
@@ -176,10 +178,8 @@ void addRegs(RegList& list, const Reg& r, int width)
 {
     for (int i = 0; i < width; ++i) {
         Reg x{r.file, uint16_t(r.index + i)};
-        if (x.file == RegFile::R && x.index >= kRZ)
-            break;
-        if (x.file == RegFile::UR && x.index >= kURZ)
-            break;
+        if (x.file == RegFile::R && x.index >= kRZ) break;
+        if (x.file == RegFile::UR && x.index >= kURZ) break;
         list.push_back(x);
     }
 }
@@ -192,18 +192,13 @@ void addOperandUses(RegList& uses, const Operand& op, int width)
             addRegs(uses, *op.reg, op.reg->file == RegFile::R || op.reg->file == RegFile::UR ? width : 1);
         break;
     case Operand::Kind::Memory:
-        if (op.memBase)
-            addRegs(uses, *op.memBase, op.memBaseWidth);
-        if (op.memUniform)
-            addRegs(uses, *op.memUniform, op.memUniformWidth);
-        if (op.memDescriptor)
-            addRegs(uses, *op.memDescriptor, op.text.starts_with("gdesc") ? 4 : 2);
+        if (op.memBase) addRegs(uses, *op.memBase, op.memBaseWidth);
+        if (op.memUniform) addRegs(uses, *op.memUniform, op.memUniformWidth);
+        if (op.memDescriptor) addRegs(uses, *op.memDescriptor, op.text.starts_with("gdesc") ? 4 : 2);
         break;
     case Operand::Kind::Constant:
-        if (op.constBankReg)
-            addRegs(uses, *op.constBankReg, 1);
-        if (op.constOffsetReg)
-            addRegs(uses, *op.constOffsetReg, 1);
+        if (op.constBankReg) addRegs(uses, *op.constBankReg, 1);
+        if (op.constOffsetReg) addRegs(uses, *op.constOffsetReg, 1);
         break;
     default:
         break;
@@ -226,28 +221,50 @@ bool isKnownOpcode(const std::string& baseOpcode)
 const char* instrClassName(InstrClass cls)
 {
     switch (cls) {
-    case InstrClass::Alu: return "alu";
-    case InstrClass::Fma: return "fma";
-    case InstrClass::Uniform: return "uniform";
-    case InstrClass::Mufu: return "mufu";
-    case InstrClass::Conversion: return "conversion";
-    case InstrClass::Tensor: return "tensor";
-    case InstrClass::LoadGlobal: return "load_global";
-    case InstrClass::StoreGlobal: return "store_global";
-    case InstrClass::LoadShared: return "load_shared";
-    case InstrClass::StoreShared: return "store_shared";
-    case InstrClass::LoadLocal: return "load_local";
-    case InstrClass::StoreLocal: return "store_local";
-    case InstrClass::AsyncCopy: return "async_copy";
-    case InstrClass::Atomic: return "atomic";
-    case InstrClass::LoadConst: return "load_const";
-    case InstrClass::Texture: return "texture";
-    case InstrClass::SpecialReg: return "special_reg";
-    case InstrClass::Shuffle: return "shuffle";
-    case InstrClass::Barrier: return "barrier";
-    case InstrClass::Branch: return "branch";
-    case InstrClass::Nop: return "nop";
-    case InstrClass::Other: return "other";
+    case InstrClass::Alu:
+        return "alu";
+    case InstrClass::Fma:
+        return "fma";
+    case InstrClass::Uniform:
+        return "uniform";
+    case InstrClass::Mufu:
+        return "mufu";
+    case InstrClass::Conversion:
+        return "conversion";
+    case InstrClass::Tensor:
+        return "tensor";
+    case InstrClass::LoadGlobal:
+        return "load_global";
+    case InstrClass::StoreGlobal:
+        return "store_global";
+    case InstrClass::LoadShared:
+        return "load_shared";
+    case InstrClass::StoreShared:
+        return "store_shared";
+    case InstrClass::LoadLocal:
+        return "load_local";
+    case InstrClass::StoreLocal:
+        return "store_local";
+    case InstrClass::AsyncCopy:
+        return "async_copy";
+    case InstrClass::Atomic:
+        return "atomic";
+    case InstrClass::LoadConst:
+        return "load_const";
+    case InstrClass::Texture:
+        return "texture";
+    case InstrClass::SpecialReg:
+        return "special_reg";
+    case InstrClass::Shuffle:
+        return "shuffle";
+    case InstrClass::Barrier:
+        return "barrier";
+    case InstrClass::Branch:
+        return "branch";
+    case InstrClass::Nop:
+        return "nop";
+    case InstrClass::Other:
+        return "other";
     }
     return "other";
 }
@@ -267,7 +284,8 @@ void applySemantics(Instruction& ins, int sm)
     }
     // Warp-level MMA without a write scoreboard is scheduled by ptxas with stall counts (fixed
     // latency on sm_80+): treat it so, keeping ptxas' distances (the table does not know them).
-    if ((base == "HMMA" || base == "IMMA" || base == "DMMA" || base == "BMMA") && ins.control.wbar == kNoBarrier)
+    if ((base == "HMMA" || base == "IMMA" || base == "DMMA" || base == "BMMA") &&
+        ins.control.wbar == kNoBarrier)
         ins.variableLatency = false;
     // IMAD.MOV / IMAD.SHL / IMAD.IADD are ALU; IMAD.WIDE runs on the FMA-heavy pipe but is fixed latency.
     if (ins.cls == InstrClass::Barrier && (base == "BSSY" || base == "BSYNC" || base == "BREAK"))
@@ -279,8 +297,7 @@ void applySemantics(Instruction& ins, int sm)
 
     auto& ops = ins.operands;
     RegList defs, uses;
-    if (ins.guard)
-        uses.push_back(*ins.guard);
+    if (ins.guard) uses.push_back(*ins.guard);
 
     // --- widths from modifiers
     int dataWidth = 1;
@@ -314,8 +331,7 @@ void applySemantics(Instruction& ins, int sm)
         return idx;
     };
     for (size_t i = 0; i < ops.size(); ++i)
-        if (ops[i].kind == Operand::Kind::Register)
-            width[i] = ops[i].regWidth;
+        if (ops[i].kind == Operand::Kind::Register) width[i] = ops[i].regWidth;
 
     if (base == "LDSM" || base == "STSM") {
         int n = 1;
@@ -325,10 +341,8 @@ void applySemantics(Instruction& ins, int sm)
             else if (m == "4")
                 n = 4;
         auto r = regIndices();
-        if (!r.empty())
-            width[r[0]] = n;
-        if (base == "STSM" && r.size() > 0)
-            width[r.back()] = n;
+        if (!r.empty()) width[r[0]] = n;
+        if (base == "STSM" && r.size() > 0) width[r.back()] = n;
     } else if (isMemoryOp || ins.cls == InstrClass::AsyncCopy) {
         // Data registers take the access width; address registers carry their own (.64) width.
         for (size_t i = 0; i < ops.size(); ++i)
@@ -345,12 +359,9 @@ void applySemantics(Instruction& ins, int sm)
         int acc = gmmaAccumulatorWidth(ins);
         auto r = regIndices();
         // Rd, [Ra (A from registers)], gdesc[...], Rc: the first and last R operands are accumulators.
-        if (!r.empty())
-            width[r[0]] = acc;
-        if (r.size() >= 2)
-            width[r.back()] = acc;
-        if (r.size() >= 3)
-            width[r[1]] = 4;
+        if (!r.empty()) width[r[0]] = acc;
+        if (r.size() >= 2) width[r.back()] = acc;
+        if (r.size() >= 3) width[r[1]] = 4;
         for (auto& op : ops)
             if (op.kind == Operand::Kind::Memory && op.memDescriptor)
                 op.memUniformWidth = 2; // gdesc[URa]: two 64-bit descriptors (A, B)
@@ -362,8 +373,7 @@ void applySemantics(Instruction& ins, int sm)
     } else if (ins.cls == InstrClass::Conversion) {
         std::vector<std::string> types;
         for (const auto& m : ins.modifiers)
-            if (isTypeName(m))
-                types.push_back(m);
+            if (isTypeName(m)) types.push_back(m);
         int dw = 1, sw = 1;
         if (types.size() >= 2) {
             dw = typeWidth(types[0]);
@@ -372,16 +382,14 @@ void applySemantics(Instruction& ins, int sm)
             // One printed type names the side that differs from the 32-bit default: be conservative.
             dw = sw = typeWidth(types[0]);
         }
-        if (base == "FRND")
-            dw = sw = types.empty() ? 1 : typeWidth(types[0]);
+        if (base == "FRND") dw = sw = types.empty() ? 1 : typeWidth(types[0]);
         auto r = regIndices();
         for (size_t k = 0; k < r.size(); ++k)
             width[r[k]] = k == 0 ? dw : sw;
     } else if (base == "IMAD" || base == "UIMAD") {
         if (hasModifier(ins, "WIDE")) {
             auto r = regIndices();
-            if (!r.empty())
-                width[r[0]] = 2;
+            if (!r.empty()) width[r[0]] = 2;
             // Rc is the third source operand (index 3 counting the dest), possibly after carry predicates.
             std::vector<size_t> srcs;
             for (size_t i = 1; i < ops.size(); ++i)
@@ -391,24 +399,20 @@ void applySemantics(Instruction& ins, int sm)
                       (ops[i].text.starts_with("PT") || ops[i].text.starts_with("!PT") ||
                        ops[i].text.starts_with("UPT"))))
                     srcs.push_back(i);
-            if (srcs.size() >= 3 && ops[srcs[2]].kind == Operand::Kind::Register)
-                width[srcs[2]] = 2;
+            if (srcs.size() >= 3 && ops[srcs[2]].kind == Operand::Kind::Register) width[srcs[2]] = 2;
         }
     } else if (base == "RET") {
         auto r = regIndices();
-        if (!r.empty())
-            width[r[0]] = 2; // 64-bit return address
+        if (!r.empty()) width[r[0]] = 2; // 64-bit return address
     } else if (base == "CS2R") {
         if (!hasModifier(ins, "32")) {
             auto r = regIndices();
-            if (!r.empty())
-                width[r[0]] = 2;
+            if (!r.empty()) width[r[0]] = 2;
         }
     } else if (dataWidth > 1 && (base == "ULDC" || base == "LDC" || base == "LDCU" || base == "S2UR" ||
                                  base == "UMOV" || base == "R2UR")) {
         auto r = regIndices();
-        if (!r.empty())
-            width[r[0]] = dataWidth;
+        if (!r.empty()) width[r[0]] = dataWidth;
     } else if (dataWidth == 2 && (base == "IADD" || base == "MOV" || base == "UIADD3" || base == "UMOV" ||
                                   base == "SEL" || base == "USEL")) {
         for (size_t i = 0; i < ops.size(); ++i)
@@ -421,10 +425,8 @@ void applySemantics(Instruction& ins, int sm)
     std::vector<bool> isDef(ops.size(), false);
     auto isPred = [&](size_t i) {
         const auto& o = ops[i];
-        if (o.kind != Operand::Kind::Register)
-            return false;
-        if (o.reg)
-            return o.reg->file == RegFile::P || o.reg->file == RegFile::UP;
+        if (o.kind != Operand::Kind::Register) return false;
+        if (o.reg) return o.reg->file == RegFile::P || o.reg->file == RegFile::UP;
         std::string t = o.text;
         while (!t.empty() && (t[0] == '!' || t[0] == '-'))
             t.erase(0, 1);
@@ -462,7 +464,8 @@ void applySemantics(Instruction& ins, int sm)
         const auto& op = ops[i];
         if (isDef[i] && op.kind == Operand::Kind::Register) {
             if (op.reg)
-                addRegs(defs, *op.reg, op.reg->file == RegFile::R || op.reg->file == RegFile::UR ? width[i] : 1);
+                addRegs(defs, *op.reg,
+                        op.reg->file == RegFile::R || op.reg->file == RegFile::UR ? width[i] : 1);
         } else {
             addOperandUses(uses, op, width[i]);
         }

@@ -10,15 +10,13 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
     const auto& a = checker.analysis();
     const uint32_t n = uint32_t(a.listing.instructions.size());
     std::vector<Edit> applied;
-    if (n == 0)
-        return applied;
+    if (n == 0) return applied;
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < n; ++i)
         if (!checker.isWall(i) && !a.deps.unresolved()[i] &&
             (!options.memoryOnly || a.listing.instructions[i].isMemory()))
             candidates.push_back(i);
-    if (candidates.empty())
-        return applied;
+    if (candidates.empty()) return applied;
     int count = std::uniform_int_distribution<int>(options.minEdits, options.maxEdits)(rng);
     std::uniform_real_distribution<double> coin(0, 1);
     CheckOptions stop;
@@ -32,32 +30,31 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
             Control& c = trial.control[inst];
             Edit e;
             if (true) { // stall edits only: the yield bit is not editable
-                int stall = std::uniform_int_distribution<int>(options.onlyRaiseStalls ? c.stall + 1 : 1, 15)(rng);
-                if (stall > 15)
-                    continue;
-                if (stall == c.stall)
-                    continue;
+                int stall =
+                    std::uniform_int_distribution<int>(options.onlyRaiseStalls ? c.stall + 1 : 1, 15)(rng);
+                if (stall > 15) continue;
+                if (stall == c.stall) continue;
                 c.stall = uint8_t(stall);
                 e = Edit::control(p, uint8_t(stall), std::nullopt, std::nullopt);
             } else {
                 c.yield ^= 1;
                 e = Edit::control(p, std::nullopt, c.yield, std::nullopt);
             }
-            if (!checker.check(trial, stop).legal())
-                continue;
+            if (!checker.check(trial, stop).legal()) continue;
             schedule = std::move(trial);
             applied.push_back(e);
             ++k;
             continue;
         }
         auto targets = checker.legalTargets(schedule, p);
-        if (targets.empty())
-            continue;
+        if (targets.empty()) continue;
         uint32_t t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
         if (p < t)
-            std::rotate(schedule.order.begin() + p, schedule.order.begin() + p + 1, schedule.order.begin() + t + 1);
+            std::rotate(schedule.order.begin() + p, schedule.order.begin() + p + 1,
+                        schedule.order.begin() + t + 1);
         else
-            std::rotate(schedule.order.begin() + t, schedule.order.begin() + p, schedule.order.begin() + p + 1);
+            std::rotate(schedule.order.begin() + t, schedule.order.begin() + p,
+                        schedule.order.begin() + p + 1);
         checker.fixReuse(schedule);
         applied.push_back(Edit::move(p, t));
         ++k;
@@ -75,19 +72,15 @@ std::vector<Edit> sipRuleEdits(const KernelAnalysis& a, std::mt19937_64& rng, in
     };
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < insts.size(); ++i)
-        if (movable(i))
-            candidates.push_back(i);
-    if (candidates.empty())
-        return applied;
+        if (movable(i)) candidates.push_back(i);
+    if (candidates.empty()) return applied;
     for (int k = 0, tries = 0; k < swaps && tries < swaps * 20; ++tries) {
         auto pos = schedule.positionOf();
         uint32_t p = pos[candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)]];
         bool up = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
-        if ((up && p == 0) || (!up && p + 1 >= schedule.order.size()))
-            continue;
+        if ((up && p == 0) || (!up && p + 1 >= schedule.order.size())) continue;
         uint32_t q = up ? p - 1 : p + 1;
-        if (a.cfg.blockOf[p] != a.cfg.blockOf[q])
-            continue;
+        if (a.cfg.blockOf[p] != a.cfg.blockOf[q]) continue;
         std::swap(schedule.order[p], schedule.order[q]);
         applied.push_back(Edit::move(p, q));
         ++k;

@@ -12,7 +12,7 @@ struct RandomVariantOptions
 {
     int minEdits = 1;
     int maxEdits = 30;
-    bool memoryOnly = false;            // moves of memory instructions only (else any instruction)
+    bool memoryOnly = false;              // moves of memory instructions only (else any instruction)
     double controlEditProbability = 0.25; // share of edits that change a stall or the yield bit
     bool onlyRaiseStalls = false;         // control experiment: only stall increases, no moves
 };
@@ -24,6 +24,7 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
 
 // SIP's move rule: pick a random LDG/STG/LDS/LDSM/LDGSTS and swap it with its upper or lower
 // neighbour, refusing only swaps across a basic-block boundary. No legality checks at all.
-std::vector<Edit> sipRuleEdits(const KernelAnalysis& analysis, std::mt19937_64& rng, int swaps, Schedule& schedule);
+std::vector<Edit> sipRuleEdits(const KernelAnalysis& analysis, std::mt19937_64& rng, int swaps,
+                               Schedule& schedule);
 
 } // namespace sassx

@@ -19,13 +19,20 @@ namespace {
 const char* kindName(Operand::Kind k)
 {
     switch (k) {
-    case Operand::Kind::Register: return "register";
-    case Operand::Kind::Memory: return "memory";
-    case Operand::Kind::Constant: return "constant";
-    case Operand::Kind::Immediate: return "immediate";
-    case Operand::Kind::Label: return "label";
-    case Operand::Kind::Special: return "special";
-    case Operand::Kind::Other: return "other";
+    case Operand::Kind::Register:
+        return "register";
+    case Operand::Kind::Memory:
+        return "memory";
+    case Operand::Kind::Constant:
+        return "constant";
+    case Operand::Kind::Immediate:
+        return "immediate";
+    case Operand::Kind::Label:
+        return "label";
+    case Operand::Kind::Special:
+        return "special";
+    case Operand::Kind::Other:
+        return "other";
     }
     return "other";
 }
@@ -36,29 +43,20 @@ nlohmann::json operandJson(const Operand& op)
     switch (op.kind) {
     case Operand::Kind::Register:
         j["reg"] = op.reg ? op.reg->name() : (op.text.find("UR") != std::string::npos ? "URZ" : "zero");
-        if (op.regWidth > 1)
-            j["width"] = op.regWidth;
-        if (op.negated)
-            j["negated"] = true;
-        if (op.absolute)
-            j["absolute"] = true;
-        if (op.reuse)
-            j["reuse"] = true;
+        if (op.regWidth > 1) j["width"] = op.regWidth;
+        if (op.negated) j["negated"] = true;
+        if (op.absolute) j["absolute"] = true;
+        if (op.reuse) j["reuse"] = true;
         break;
     case Operand::Kind::Memory:
-        if (op.memBase)
-            j["base"] = op.memBase->name() + (op.memBaseWidth == 2 ? ".64" : "");
-        if (op.memUniform)
-            j["uniform"] = op.memUniform->name();
-        if (op.memDescriptor)
-            j["descriptor"] = op.memDescriptor->name();
+        if (op.memBase) j["base"] = op.memBase->name() + (op.memBaseWidth == 2 ? ".64" : "");
+        if (op.memUniform) j["uniform"] = op.memUniform->name();
+        if (op.memDescriptor) j["descriptor"] = op.memDescriptor->name();
         j["offset"] = op.memOffset;
         break;
     case Operand::Kind::Constant:
-        if (op.constBank >= 0)
-            j["bank"] = op.constBank;
-        if (op.constBankReg)
-            j["bank_reg"] = op.constBankReg->name();
+        if (op.constBank >= 0) j["bank"] = op.constBank;
+        if (op.constBankReg) j["bank_reg"] = op.constBankReg->name();
         j["offset"] = op.constOffset;
         break;
     case Operand::Kind::Immediate:
@@ -97,10 +95,8 @@ nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
     for (uint32_t e : a.deps.incoming(i)) {
         const auto& d = a.deps.edges()[e];
         nlohmann::json dj{{"from", d.from}, {"kind", depKindName(d.kind)}, {"distance", d.distance}};
-        if (d.hasReg)
-            dj["reg"] = d.reg.name();
-        if (d.scoreboard >= 0)
-            dj["sb"] = d.scoreboard;
+        if (d.hasReg) dj["reg"] = d.reg.name();
+        if (d.scoreboard >= 0) dj["sb"] = d.scoreboard;
         if (d.latency >= 0) {
             dj["latency"] = d.latency;
             dj["latency_source"] = d.latencyFromTable ? "table" : "original";
@@ -161,7 +157,8 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
     const auto& insts = a.listing.instructions;
     os << "// kernel " << a.listing.kernel << " (" << arch << "): " << insts.size() << " instructions, "
        << a.cfg.blocks.size() << " blocks\n";
-    os << "// S=stall Y=yield W=write SB R=read SB wait=SB mask reuse=a/b/c  c=issue cycle in block  live=GPRs\n";
+    os << "// S=stall Y=yield W=write SB R=read SB wait=SB mask reuse=a/b/c  c=issue cycle in block  "
+          "live=GPRs\n";
     char buf[64];
     for (const auto& b : a.cfg.blocks) {
         os << "\n// block " << b.index << " " << b.label << (b.isLoopHeader ? " (loop header)" : "")
@@ -183,13 +180,11 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
                 wait += c.waitsOn(sb) ? char('0' + sb) : '-';
             std::snprintf(buf, sizeof buf, " S%02d Y%d W%c R%c %s %c%c%c c=%d live=%d", c.stall, c.yield,
                           c.wbar == 7 ? '-' : char('0' + c.wbar), c.rbar == 7 ? '-' : char('0' + c.rbar),
-                          wait.c_str(), c.reuse & 1 ? 'a' : '-', c.reuse & 2 ? 'b' : '-', c.reuse & 4 ? 'c' : '-',
-                          a.facts[i].cycle, a.facts[i].liveGpr);
+                          wait.c_str(), c.reuse & 1 ? 'a' : '-', c.reuse & 2 ? 'b' : '-',
+                          c.reuse & 4 ? 'c' : '-', a.facts[i].cycle, a.facts[i].liveGpr);
             os << buf;
-            if (a.facts[i].wall)
-                os << " WALL";
-            if (a.deps.unresolved()[i])
-                os << " PINNED(" << a.deps.unresolvedReason(i) << ")";
+            if (a.facts[i].wall) os << " WALL";
+            if (a.deps.unresolved()[i]) os << " PINNED(" << a.deps.unresolvedReason(i) << ")";
             bool first = true;
             for (uint32_t e : a.deps.incoming(i)) {
                 const auto& d = a.deps.edges()[e];
@@ -198,13 +193,10 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
                 std::snprintf(buf, sizeof buf, "%s@%04llx", depKindName(d.kind),
                               static_cast<unsigned long long>(insts[d.from].offset));
                 os << buf;
-                if (d.hasReg)
-                    os << ":" << d.reg.name();
-                if (d.scoreboard >= 0)
-                    os << ":SB" << int(d.scoreboard);
+                if (d.hasReg) os << ":" << d.reg.name();
+                if (d.scoreboard >= 0) os << ":SB" << int(d.scoreboard);
                 os << " d=" << d.distance;
-                if (d.latency >= 0)
-                    os << (d.latencyFromTable ? "/L" : "/O") << d.latency;
+                if (d.latency >= 0) os << (d.latencyFromTable ? "/L" : "/O") << d.latency;
             }
             os << "\n";
         }

@@ -18,8 +18,7 @@ namespace {
 Result<std::vector<uint8_t>> readFile(const fs::path& path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return makeError("cannot open " + path.string());
+    if (!in) return makeError("cannot open " + path.string());
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return bytes;
 }
@@ -37,26 +36,21 @@ Result<LoadedInput> fromBytes(const std::string& path, std::vector<uint8_t> byte
     in.path = path;
     if (looksLikeCubin(bytes)) {
         auto c = Cubin::parse(std::move(bytes));
-        if (!c)
-            return makeError(path + ": " + c.message());
+        if (!c) return makeError(path + ": " + c.message());
         in.kind = "cubin";
         in.cubins.push_back({origin, std::move(*c)});
         return in;
     }
     auto extracted = extractCubins(bytes);
-    if (!extracted)
-        return makeError(path + ": " + extracted.message());
+    if (!extracted) return makeError(path + ": " + extracted.message());
     in.kind = "fatbin";
-    if (bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E')
-        in.kind = "host-binary";
+    if (bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E') in.kind = "host-binary";
     for (auto& e : *extracted) {
         auto c = Cubin::parse(std::move(e.bytes));
-        if (!c)
-            return makeError(path + " (" + e.origin + "): " + c.message());
+        if (!c) return makeError(path + " (" + e.origin + "): " + c.message());
         in.cubins.push_back({e.origin, std::move(*c)});
     }
-    if (in.cubins.empty())
-        return makeError(path + ": no cubin inside (only PTX, or not a CUDA binary)");
+    if (in.cubins.empty()) return makeError(path + ": no cubin inside (only PTX, or not a CUDA binary)");
     return in;
 }
 
@@ -65,8 +59,7 @@ Result<std::string> runTool(const std::string& tool, const QStringList& args, in
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(QString::fromStdString(tool), args);
-    if (!p.waitForStarted(10000))
-        return makeError("cannot start " + tool);
+    if (!p.waitForStarted(10000)) return makeError("cannot start " + tool);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished(2000);
@@ -86,17 +79,14 @@ Result<std::string> findCudaTool(const std::string& name)
     if (const char* home = std::getenv("CUDA_HOME"); home && *home) {
         fs::path p = fs::path(home) / "bin" / name;
         tried.push_back(p.string());
-        if (fs::exists(p))
-            return p.string();
+        if (fs::exists(p)) return p.string();
     }
     QString onPath = QStandardPaths::findExecutable(QString::fromStdString(name));
     tried.push_back("PATH");
-    if (!onPath.isEmpty())
-        return onPath.toStdString();
+    if (!onPath.isEmpty()) return onPath.toStdString();
     fs::path def = fs::path("/usr/local/cuda/bin") / name;
     tried.push_back(def.string());
-    if (fs::exists(def))
-        return def.string();
+    if (fs::exists(def)) return def.string();
     std::string msg = name + " not found; tried:";
     for (const auto& t : tried)
         msg += " " + t;
@@ -106,64 +96,52 @@ Result<std::string> findCudaTool(const std::string& name)
 Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& options)
 {
     std::error_code ec;
-    if (!fs::exists(path, ec))
-        return makeError(path + ": no such file or directory");
+    if (!fs::exists(path, ec)) return makeError(path + ": no such file or directory");
     if (fs::is_directory(path, ec)) {
         // Triton cache entry: <hash>/<kernel>.cubin beside <kernel>.json metadata.
         std::vector<fs::path> cubins;
         for (const auto& e : fs::directory_iterator(path, ec))
-            if (e.path().extension() == ".cubin")
-                cubins.push_back(e.path());
-        if (cubins.empty())
-            return makeError(path + ": directory holds no .cubin (not a Triton cache entry)");
+            if (e.path().extension() == ".cubin") cubins.push_back(e.path());
+        if (cubins.empty()) return makeError(path + ": directory holds no .cubin (not a Triton cache entry)");
         std::sort(cubins.begin(), cubins.end());
         auto bytes = readFile(cubins.front());
-        if (!bytes)
-            return bytes.error();
+        if (!bytes) return bytes.error();
         auto in = fromBytes(path, std::move(*bytes), cubins.front().filename().string());
-        if (!in)
-            return in;
+        if (!in) return in;
         in->kind = "triton-cache";
         fs::path meta = cubins.front();
         meta.replace_extension(".json");
-        if (fs::exists(meta, ec))
-            in->tritonMetadataPath = meta.string();
+        if (fs::exists(meta, ec)) in->tritonMetadataPath = meta.string();
         return in;
     }
     std::string ext = lower(fs::path(path).extension().string());
     if (ext == ".cu" || ext == ".ptx") {
         auto tool = findCudaTool(ext == ".cu" ? "nvcc" : "ptxas");
-        if (!tool)
-            return tool.error();
+        if (!tool) return tool.error();
         QTemporaryDir dir;
-        if (!dir.isValid())
-            return makeError("cannot create a temporary directory");
+        if (!dir.isValid()) return makeError("cannot create a temporary directory");
         QString out = dir.filePath("out.cubin");
         QStringList args;
         if (ext == ".cu")
-            args << "-cubin" << "-O3";
+            args << "-cubin"
+                 << "-O3";
         args << QString::fromStdString("-arch=" + options.arch) << "-o" << out;
         for (const auto& a : options.extraCompilerArgs)
             args << QString::fromStdString(a);
         args << QString::fromStdString(path);
         auto r = runTool(*tool, args, options.compileTimeoutMs);
-        if (!r)
-            return r.error();
+        if (!r) return r.error();
         auto bytes = readFile(out.toStdString());
-        if (!bytes)
-            return bytes.error();
+        if (!bytes) return bytes.error();
         std::string origin = fs::path(*tool).filename().string() + " -arch=" + options.arch + " " +
                              fs::path(path).filename().string();
         auto in = fromBytes(path, std::move(*bytes), origin);
-        if (in)
-            in->kind = ext == ".cu" ? "cuda" : "ptx";
+        if (in) in->kind = ext == ".cu" ? "cuda" : "ptx";
         return in;
     }
     auto bytes = readFile(path);
-    if (!bytes)
-        return bytes.error();
-    if (bytes->empty())
-        return makeError(path + ": empty file");
+    if (!bytes) return bytes.error();
+    if (bytes->empty()) return makeError(path + ": empty file");
     return fromBytes(path, std::move(*bytes), fs::path(path).filename().string());
 }
 

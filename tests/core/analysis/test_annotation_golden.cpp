@@ -19,8 +19,7 @@ class TestAnnotationGolden : public QObject
 private slots:
     void initTestCase()
     {
-        if (!findNvdisasm())
-            QSKIP("nvdisasm not installed: run ./run.sh to install the pinned wheel");
+        if (!findNvdisasm()) QSKIP("nvdisasm not installed: run ./run.sh to install the pinned wheel");
     }
 
     void listing_data()
@@ -49,11 +48,10 @@ private slots:
             QSKIP("golden file rewritten");
         }
         QFile f(golden);
-        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable("missing golden file " + golden +
-                                                         " (create with SASSX_UPDATE_GOLDEN=1)"));
+        QVERIFY2(f.open(QIODevice::ReadOnly),
+                 qPrintable("missing golden file " + golden + " (create with SASSX_UPDATE_GOLDEN=1)"));
         const QByteArray expected = f.readAll();
-        if (expected == QByteArray::fromStdString(text))
-            return;
+        if (expected == QByteArray::fromStdString(text)) return;
         QTemporaryDir dir;
         QFile actual(dir.filePath("actual.txt"));
         QVERIFY(actual.open(QIODevice::WriteOnly));

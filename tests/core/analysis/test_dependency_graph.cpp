@@ -54,7 +54,8 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QStringList>("defs");
         QTest::addColumn<QStringList>("uses");
-        QTest::newRow("ldg 128") << "LDG.E.128 R4, desc[UR6][R2.64+0x10]" << QStringList{"R4", "R5", "R6", "R7"}
+        QTest::newRow("ldg 128") << "LDG.E.128 R4, desc[UR6][R2.64+0x10]"
+                                 << QStringList{"R4", "R5", "R6", "R7"}
                                  << QStringList{"R2", "R3", "UR6", "UR7"};
         QTest::newRow("imad wide") << "IMAD.WIDE R2, R5, 0x4, R8" << QStringList{"R2", "R3"}
                                    << QStringList{"R5", "R8", "R9"};
@@ -71,8 +72,8 @@ private slots:
                                  << QStringList{"R93"};
         QTest::newRow("ldgsts") << "LDGSTS.E.BYPASS.128 [R7], desc[UR14][R16.64]" << QStringList{}
                                 << QStringList{"R7", "R16", "R17", "UR14", "UR15"};
-        QTest::newRow("lop3 with predicate") << "LOP3.LUT P0, R2, R3, 0xff, RZ, 0xc0, !PT"
-                                             << QStringList{"P0", "R2"} << QStringList{"R3"};
+        QTest::newRow("lop3 with predicate")
+            << "LOP3.LUT P0, R2, R3, 0xff, RZ, 0xc0, !PT" << QStringList{"P0", "R2"} << QStringList{"R3"};
         QTest::newRow("double") << "DFMA R2, R4, R6, R8" << QStringList{"R2", "R3"}
                                 << QStringList{"R4", "R5", "R6", "R7", "R8", "R9"};
     }

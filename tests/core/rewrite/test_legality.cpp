@@ -221,8 +221,7 @@ private slots:
                 CheckOptions stop;
                 stop.stopAtFirst = true;
                 for (uint32_t t = blk.first; t < blk.end; ++t)
-                    if (t != i && checker.check({Edit::move(i, t)}, stop).legal())
-                        full.push_back(t);
+                    if (t != i && checker.check({Edit::move(i, t)}, stop).legal()) full.push_back(t);
                 QCOMPARE(fast, full);
             }
             qInfo("%s: %d legal single memory moves", a->listing.kernel.c_str(), offered);

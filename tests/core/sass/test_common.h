@@ -11,7 +11,6 @@ inline QStringList sampleCubins()
     QString dir = qEnvironmentVariable("SASSX_SAMPLES_DIR_OVERRIDE", SASSX_SAMPLES_DIR);
     QDir d(dir);
     for (const auto& f : d.entryList({"*.cubin"}, QDir::Files, QDir::Name))
-        if (!f.startsWith("big_") && !f.startsWith("huge_"))
-            out << d.filePath(f);
+        if (!f.startsWith("big_") && !f.startsWith("huge_")) out << d.filePath(f);
     return out;
 }

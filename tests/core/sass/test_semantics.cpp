@@ -21,10 +21,8 @@ class TestSemantics : public QObject
 private slots:
     void initTestCase()
     {
-        if (!findNvdisasm())
-            QSKIP("nvdisasm not installed: run ./run.sh to install the pinned wheel");
-        if (sampleCubins().isEmpty())
-            QFAIL("no sample cubins were built (nvcc missing?)");
+        if (!findNvdisasm()) QSKIP("nvdisasm not installed: run ./run.sh to install the pinned wheel");
+        if (sampleCubins().isEmpty()) QFAIL("no sample cubins were built (nvcc missing?)");
     }
 
     void matchesLifeRanges_data()
@@ -53,7 +51,8 @@ private slots:
         QStringList problems;
         for (const auto& listing : *listings) {
             auto rowsIt = plr->find(listing.kernel);
-            QVERIFY2(rowsIt != plr->end(), qPrintable("no -plr table for " + QString::fromStdString(listing.kernel)));
+            QVERIFY2(rowsIt != plr->end(),
+                     qPrintable("no -plr table for " + QString::fromStdString(listing.kernel)));
             auto analysis = KernelAnalysis::build(listing);
             // Documented exceptions: (1) CALL clobbers registers by the ABI, which nvdisasm reports as
             // writes; calls are walls that end blocks, so the set only matters for liveness, and we
@@ -61,29 +60,30 @@ private slots:
             // and callee-saved sets) which we do not model: live counts are checked in call-free kernels.
             uint64_t firstCallee = UINT64_MAX;
             for (const auto& ins : listing.instructions)
-                if (ins.baseOpcode == "CALL")
-                    firstCallee = 0;
+                if (ins.baseOpcode == "CALL") firstCallee = 0;
             for (const auto& ins : listing.instructions) {
                 auto row = rowsIt->second.find(ins.offset);
-                if (row == rowsIt->second.end())
-                    continue;
+                if (row == rowsIt->second.end()) continue;
                 ++checked;
                 std::set<Reg> defs(ins.defs.begin(), ins.defs.end()), uses(ins.uses.begin(), ins.uses.end());
                 for (const auto& r : row->second.defs)
                     if (!defs.count(r) && ins.baseOpcode != "CALL")
                         problems << QString("%1 %2: nvdisasm says it writes %3")
                                         .arg(ins.offset, 4, 16, QChar('0'))
-                                        .arg(QString::fromStdString(ins.text()), QString::fromStdString(r.name()));
+                                        .arg(QString::fromStdString(ins.text()),
+                                             QString::fromStdString(r.name()));
                 for (const auto& r : row->second.uses) {
                     // -plr marks a register 'v' where the old value is live into a partial or
                     // predicated write; we model that as a def + the ordering edges it needs.
                     if (!uses.count(r) && !defs.count(r))
                         problems << QString("%1 %2: nvdisasm says it reads %3")
                                         .arg(ins.offset, 4, 16, QChar('0'))
-                                        .arg(QString::fromStdString(ins.text()), QString::fromStdString(r.name()));
+                                        .arg(QString::fromStdString(ins.text()),
+                                             QString::fromStdString(r.name()));
                 }
                 // Live GPR count: allow our count to differ only where we are conservative (more live).
-                if (row->second.liveGpr >= 0 && ins.offset < firstCallee && analysis->facts[ins.index].liveGpr < row->second.liveGpr)
+                if (row->second.liveGpr >= 0 && ins.offset < firstCallee &&
+                    analysis->facts[ins.index].liveGpr < row->second.liveGpr)
                     problems << QString("%1 %2: live GPRs %3, nvdisasm says %4")
                                     .arg(ins.offset, 4, 16, QChar('0'))
                                     .arg(QString::fromStdString(ins.text()))
@@ -98,7 +98,8 @@ private slots:
         if (!problems.isEmpty()) {
             for (const auto& p : problems.mid(0, 40))
                 qWarning().noquote() << p;
-            QFAIL(qPrintable(QString("%1 mismatches with nvdisasm -plr (first 40 above)").arg(problems.size())));
+            QFAIL(qPrintable(
+                QString("%1 mismatches with nvdisasm -plr (first 40 above)").arg(problems.size())));
         }
     }
 };
