@@ -8,6 +8,7 @@
 #include "core/search/random_variants.h"
 #include "core/session/annotation_json.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -31,11 +32,12 @@ int runVariantsCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args =
-        parseArgs(raw, {"--kernel", "--count", "--seed", "--rule", "--max-edits", "-o", "--arch"}, err);
+    auto args = parseArgs(
+        raw, {"--kernel", "--count", "--seed", "--rule", "--max-edits", "-o", "--arch", "--replay"}, err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
         return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
-                                  "[--rule sassx|sip] [--max-edits M] [--memory-only] -o OUT.jsonl"
+                                  "[--rule sassx|sip|stalls] [--max-edits M] [--memory-only] "
+                                  "[--replay VARIANTS.jsonl] -o OUT.jsonl"
                                 : err);
     auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
     if (!sel) return fail(sel.message());
@@ -55,16 +57,55 @@ int runVariantsCommand(const Args& raw)
     opts.maxEdits = maxEdits;
     opts.memoryOnly = args.has("--memory-only");
     opts.onlyRaiseStalls = rule == "stalls";
+    // --replay: the variants come from a file (one Variant JSON per line, e.g. reductions of a failing
+    // variant made by bench/legality/bisect.py); each is written whether legal or not, with its verdict.
+    std::vector<Variant> replay;
+    if (args.has("--replay")) {
+        std::ifstream in(args.value("--replay"));
+        if (!in) return fail("cannot read " + args.value("--replay"));
+        std::string text;
+        for (int lineNo = 1; std::getline(in, text); ++lineNo) {
+            if (text.empty()) continue;
+            auto j = nlohmann::json::parse(text, nullptr, false);
+            auto v = Variant::fromJson(j);
+            if (!v) return fail(args.value("--replay") + ":" + std::to_string(lineNo) + ": " + v.message());
+            replay.push_back(*v);
+        }
+        count = int(replay.size());
+    }
     int written = 0, legalCount = 0, refused = 0;
     for (int v = 0; v < count; ++v) {
         Schedule s = Schedule::identity(*sel->analysis);
-        std::vector<Edit> edits =
-            rule == "sip"
-                ? sipRuleEdits(*sel->analysis, rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s)
-                : randomLegalEdits(checker, rng, opts, s);
+        std::vector<Edit> edits;
+        if (!replay.empty()) {
+            auto applied = applyEdits(*sel->analysis, replay[size_t(v)].edits);
+            if (!applied) return fail(replay[size_t(v)].name + ": " + applied.message());
+            // Same reuse fix-up after every move as when the variant was made, so the bytes match.
+            edits = replay[size_t(v)].edits;
+            for (const Edit& e : edits) {
+                if (e.kind == Edit::Kind::Move) {
+                    auto b = s.order.begin();
+                    if (e.from < e.to)
+                        std::rotate(b + e.from, b + e.from + 1, b + e.to + 1);
+                    else
+                        std::rotate(b + e.to, b + e.from, b + e.from + 1);
+                    checker.fixReuse(s);
+                } else {
+                    Control& c = s.control[s.order[e.at]];
+                    if (e.stall) c.stall = *e.stall;
+                    if (e.yield) c.yield = *e.yield;
+                    if (e.reuse) c.reuse = *e.reuse;
+                }
+            }
+        } else if (rule == "sip") {
+            edits =
+                sipRuleEdits(*sel->analysis, rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
+        } else {
+            edits = randomLegalEdits(checker, rng, opts, s);
+        }
         if (edits.empty()) continue;
         auto report = checker.check(s);
-        if (rule != "sip" && !report.legal())
+        if (replay.empty() && rule != "sip" && !report.legal())
             return fail("internal error: a random legal variant failed the full check: " + report.summary());
         auto bytes = writeSchedule(sel->cubin(), *sel->analysis, s, patchOptions);
         if (!bytes) {
@@ -80,7 +121,7 @@ int runVariantsCommand(const Args& raw)
             patches.push_back({off, hexBytes(bytes->data() + off, len)});
         }
         Variant var;
-        var.name = rule + "-" + std::to_string(v);
+        var.name = replay.empty() ? rule + "-" + std::to_string(v) : replay[size_t(v)].name;
         var.kernel = sel->kernel;
         var.edits = edits;
         nlohmann::json line = var.toJson();

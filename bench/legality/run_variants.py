@@ -269,7 +269,8 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
     counts["sassx_legal"] = sum(1 for l in lines if l.get("legal"))
     counts["seconds"] = round(time.time() - t0, 1)
     counts["failed_in_used_worker_but_passed_fresh"] = recovered
-    return counts, failures
+    every = {lines[vid]["name"]: [kind, lines[vid].get("legal")] for vid, (kind, info) in sorted(outcome.items())}
+    return counts, failures, every
 
 
 def main():
@@ -280,6 +281,8 @@ def main():
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--rules", default="sassx,stalls,sip")
+    ap.add_argument("--keep-failures", type=int, default=50, help="failures listed with their edits")
+    ap.add_argument("--every-outcome", action="store_true", help="list every variant's outcome (bisection)")
     args = ap.parse_args()
     import cupy as cp
     props = cp.cuda.runtime.getDeviceProperties(0)
@@ -295,8 +298,10 @@ def main():
         for rule in args.rules.split(","):
             if not os.path.exists(os.path.join(args.data, f"{name}.{rule}.jsonl")):
                 continue
-            counts, failures = run_sample(name, args.data, rule, args.inputs, args.workers, args.timeout, log)
-            report["samples"][name][rule] = {"counts": counts, "failures": failures[:50]}
+            counts, failures, every = run_sample(name, args.data, rule, args.inputs, args.workers, args.timeout, log)
+            report["samples"][name][rule] = {"counts": counts, "failures": failures[:args.keep_failures]}
+            if args.every_outcome:
+                report["samples"][name][rule]["outcomes"] = every
             log(f"{name} {rule}: {counts}")
             json.dump(report, open(args.out, "w"), indent=1)
     json.dump(report, open(args.out, "w"), indent=1)

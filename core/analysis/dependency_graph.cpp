@@ -92,16 +92,24 @@ constexpr int kUnknownPipe = 99;
 constexpr int kKeys = Reg::kKeyCount;
 
 // What is outstanding for one register: a write not yet landed (RAW/WAW hazards) or a source not yet
-// consumed by an asynchronous reader (WAR hazards).
+// consumed by an asynchronous reader (WAR hazards). Two parts:
+//  - explicit: producers with their own SB; *every* one of those SBs must be waited on (a wait on SB2
+//    says nothing about an access on SB5: four LDGSTS reading one address register on SB2..SB5 need all
+//    four waits before it is overwritten);
+//  - implicit: producers without an SB, retired by a wait on the SB of a later producer of the same
+//    in-order pipe (`any` holds those SBs; a wait on any one of them retires the part).
 struct Pending
 {
-    uint8_t sbMask = 0;     // waiting on any of these SBs retires it (in-order completion per SB)
-    int16_t pipe = kNoPipe; // implicit: retired by a wait on a later producer of this pipe
-    int32_t producer = -1;  // in-block producer, -1 if from another block
+    uint8_t all = 0;
+    uint8_t any = 0;
+    int16_t pipe = kNoPipe;        // pipe of the implicit part; kNoPipe: there is none
+    int32_t producer = -1;         // latest in-block producer (for messages), -1 if from another block
+    int32_t implicitProducer = -1; // latest in-block producer of the implicit part
     std::array<int32_t, 6> via{-1, -1, -1, -1, -1, -1}; // SB b set by this in-block producer covers it
 
-    bool active() const { return sbMask != 0 || pipe != kNoPipe; }
-    bool operator==(const Pending& o) const { return sbMask == o.sbMask && pipe == o.pipe; }
+    bool active() const { return all != 0 || pipe != kNoPipe; }
+    uint8_t sbs() const { return uint8_t(all | (pipe != kNoPipe ? any : 0)); }
+    bool operator==(const Pending& o) const { return all == o.all && any == o.any && pipe == o.pipe; }
 };
 
 struct State
@@ -110,20 +118,30 @@ struct State
     std::array<Pending, kKeys> read;
 };
 
+// Join of two paths: every explicit SB of either path must be waited on; an implicit part is retired
+// only by an SB that retires it on both paths.
 bool mergeInto(State& into, const State& from)
 {
     bool changed = false;
     auto merge = [&](Pending& a, const Pending& b) {
-        uint8_t mask = a.sbMask | b.sbMask;
-        int16_t pipe = a.pipe;
-        if (b.pipe != kNoPipe && b.pipe != a.pipe) pipe = a.pipe == kNoPipe ? b.pipe : int16_t(kUnknownPipe);
-        if (mask != a.sbMask || pipe != a.pipe) {
-            a.sbMask = mask;
-            a.pipe = pipe;
-            changed = true;
+        Pending m = a;
+        m.all = uint8_t(a.all | b.all);
+        if (b.pipe != kNoPipe) {
+            if (a.pipe == kNoPipe) {
+                m.pipe = b.pipe;
+                m.any = b.any;
+            } else if (a.pipe != b.pipe) {
+                m.pipe = int16_t(kUnknownPipe);
+                m.any = 0;
+            } else {
+                m.any = uint8_t(a.any & b.any);
+            }
         }
-        a.producer = -1;
-        a.via.fill(-1);
+        m.producer = -1;
+        m.implicitProducer = -1;
+        m.via.fill(-1);
+        if (!(m == a)) changed = true;
+        a = m;
     };
     for (int k = 0; k < kKeys; ++k) {
         merge(into.write[k], from.write[k]);
@@ -152,7 +170,12 @@ struct Builder
     void addEdge(Dependency d)
     {
         if (d.from == d.to) return;
-        if (!seen.insert(uint64_t(d.from) << 35 | uint64_t(d.to) << 4 | uint64_t(d.kind)).second) return;
+        // One edge per (from, to, kind) and register: register edges of one pair can need different
+        // distances (the evidence bound below is per operand slot).
+        const uint64_t regKey = d.hasReg ? uint64_t(d.reg.key()) + 1 : 0;
+        if (!seen.insert(uint64_t(d.from) << 40 | uint64_t(d.to) << 16 | uint64_t(d.kind) << 12 | regKey)
+                 .second)
+            return;
         d.distance = cycle[d.to] - cycle[d.from];
         edges.push_back(d);
     }
@@ -163,10 +186,9 @@ struct Builder
     {
         State s = in;
         const auto& insts = listing.instructions;
-        // Coverer: the in-block wait that retired a register's pending state since its last definition.
-        std::array<int32_t, kKeys> wCover, rCover;
-        wCover.fill(-1);
-        rCover.fill(-1);
+        // Coverers: the in-block waits that retired (part of) a register's pending state since its last
+        // definition; a consumer must stay after every one of them.
+        std::vector<std::vector<int32_t>> wCover(emit ? kKeys : 0), rCover(emit ? kKeys : 0);
         std::array<std::vector<int32_t>, 6> sbProducers; // in-block producers pending per SB
         for (uint32_t i = b.first; i < b.end; ++i) {
             const auto& ins = insts[i];
@@ -192,17 +214,19 @@ struct Builder
                         }
                     sbProducers[sb].clear();
                 }
-                auto retire = [&](std::array<Pending, kKeys>& pend, std::array<int32_t, kKeys>& cover,
+                auto retire = [&](std::array<Pending, kKeys>& pend, std::vector<std::vector<int32_t>>& cover,
                                   bool isRead) {
                     for (int k = 0; k < kKeys; ++k) {
                         Pending& p = pend[k];
-                        if (!(p.sbMask & mask)) continue;
-                        if (emit && p.producer >= 0 && p.pipe != kNoPipe) {
+                        const bool hitAll = (p.all & mask) != 0;
+                        const bool hitAny = p.pipe != kNoPipe && (p.any & mask) != 0;
+                        if (!hitAll && !hitAny) continue;
+                        if (emit && hitAny && p.implicitProducer >= 0) {
                             // Implicit: the producer relied on the later same-pipe producer whose SB this is.
                             for (int sb = 0; sb < 6; ++sb)
-                                if (((mask >> sb) & 1) && p.via[sb] >= 0) {
+                                if (((mask & p.any) >> sb & 1) && p.via[sb] >= 0) {
                                     Dependency d;
-                                    d.from = uint32_t(p.producer);
+                                    d.from = uint32_t(p.implicitProducer);
                                     d.to = uint32_t(p.via[sb]);
                                     d.kind = DepKind::ImplicitCover;
                                     d.scoreboard = int8_t(sb);
@@ -212,8 +236,15 @@ struct Builder
                                     addEdge(d);
                                 }
                         }
-                        p = Pending{};
-                        cover[k] = int32_t(i);
+                        p.all = uint8_t(p.all & ~mask);
+                        if (hitAny) {
+                            p.pipe = kNoPipe;
+                            p.any = 0;
+                            p.implicitProducer = -1;
+                            p.via.fill(-1);
+                        }
+                        if (!p.active()) p = Pending{};
+                        if (emit) cover[k].push_back(int32_t(i));
                     }
                 };
                 retire(s.write, wCover, false);
@@ -223,7 +254,7 @@ struct Builder
             // Hazards of this instruction against what is still outstanding.
             auto check = [&](const Reg& r, bool isDef) {
                 int k = r.key();
-                auto consider = [&](Pending& p, std::array<int32_t, kKeys>& cover, bool isRead) {
+                auto consider = [&](Pending& p, std::vector<std::vector<int32_t>>& cover, bool isRead) {
                     if (p.active()) {
                         if (emit && !unresolved[i]) {
                             unresolved[i] = 1;
@@ -232,10 +263,10 @@ struct Builder
                             why += p.producer >= 0
                                        ? listing.instructions[p.producer].opcode + " in this block"
                                        : std::string("an instruction in another block");
-                            if (p.sbMask) {
+                            if (p.sbs()) {
                                 why += " (SB";
                                 for (int sb = 0; sb < 6; ++sb)
-                                    if ((p.sbMask >> sb) & 1)
+                                    if ((p.sbs() >> sb) & 1)
                                         why += (why.back() == 'B' ? "" : ",") + std::to_string(sb);
                                 why += " not waited on here)";
                             } else {
@@ -245,9 +276,11 @@ struct Builder
                         }
                         return;
                     }
-                    if (cover[k] >= 0 && uint32_t(cover[k]) != i && emit) {
+                    if (!emit) return;
+                    for (int32_t w : cover[k]) {
+                        if (uint32_t(w) == i) continue;
                         Dependency d;
-                        d.from = uint32_t(cover[k]);
+                        d.from = uint32_t(w);
                         d.to = i;
                         d.kind = DepKind::SbConsumer;
                         d.hasReg = true;
@@ -272,7 +305,7 @@ struct Builder
                     if (sb >= 6 || pipe < 0) return;
                     for (auto& p : pend)
                         if (p.pipe == pipe) {
-                            p.sbMask |= uint8_t(1u << sb);
+                            p.any |= uint8_t(1u << sb);
                             if (p.via[sb] < 0) p.via[sb] = int32_t(i);
                         }
                 };
@@ -284,15 +317,19 @@ struct Builder
             }
             for (const auto& r : ins.defs) {
                 int k = r.key();
-                wCover[k] = -1;
-                rCover[k] = -1;
+                if (emit) {
+                    wCover[k].clear();
+                    rCover[k].clear();
+                }
                 Pending p;
                 if (ins.variableLatency) {
                     p.producer = int32_t(i);
-                    if (ins.control.wbar < 6)
-                        p.sbMask = uint8_t(1u << ins.control.wbar);
-                    else
+                    if (ins.control.wbar < 6) {
+                        p.all = uint8_t(1u << ins.control.wbar);
+                    } else {
                         p.pipe = int16_t(pipe >= 0 ? pipe : kUnknownPipe);
+                        p.implicitProducer = int32_t(i);
+                    }
                 }
                 s.write[k] = p;
                 s.read[k] = Pending{};
@@ -303,15 +340,31 @@ struct Builder
                     int k = r.key();
                     Pending& p = s.read[k];
                     p.producer = int32_t(i);
-                    p.via.fill(-1);
                     if (ins.control.rbar < 6) {
-                        p.sbMask = uint8_t(p.sbMask | (1u << ins.control.rbar));
-                        p.pipe = kNoPipe;
+                        p.all = uint8_t(p.all | (1u << ins.control.rbar));
                     } else {
-                        p.sbMask = 0;
-                        p.pipe = int16_t(pipe >= 0 ? pipe : kUnknownPipe);
+                        const int16_t myPipe = int16_t(pipe >= 0 ? pipe : kUnknownPipe);
+                        if (p.pipe != kNoPipe && p.pipe != myPipe) {
+                            p.pipe = int16_t(kUnknownPipe);
+                        } else {
+                            // An earlier implicit reader on this pipe is covered by whatever covers this
+                            // one only while it stays earlier.
+                            if (emit && p.implicitProducer >= 0) {
+                                Dependency d;
+                                d.from = uint32_t(p.implicitProducer);
+                                d.to = i;
+                                d.kind = DepKind::ImplicitCover;
+                                d.readScoreboard = true;
+                                d.hasReg = true;
+                                d.reg = r;
+                                addEdge(d);
+                            }
+                            p.pipe = myPipe;
+                        }
+                        p.any = 0;
+                        p.via.fill(-1);
+                        p.implicitProducer = int32_t(i);
                     }
-                    rCover[k] = -1;
                 }
             }
         }
@@ -364,8 +417,14 @@ struct Builder
                         d.reg = r;
                         const auto& reader = insts[d.from];
                         if (reader.variableLatency && reader.control.rbar == kNoBarrier &&
-                            readsSourcesLate(reader))
+                            readsSourcesLate(reader)) {
                             d.latency = cycle[i] - cycle[d.from]; // it may read late: keep ptxas' distance
+                        } else if (!reader.variableLatency || reader.control.rbar == kNoBarrier) {
+                            // Operands are not all read at issue (a uniform UIADD3 read UR5 too late for a
+                            // UMOV issued 1 cycle after it, on an H200): bounded by ptxas' evidence below.
+                            d.latency = 0;
+                            d.latencyFromTable = true;
+                        }
                         addEdge(d);
                     }
                 if (lastWriter[k] >= 0) {
@@ -375,6 +434,11 @@ struct Builder
                     d.kind = DepKind::Waw;
                     d.hasReg = true;
                     d.reg = r;
+                    if (!insts[d.from].variableLatency) {
+                        // Pipes of different depths: the later write could land first.
+                        d.latency = 0;
+                        d.latencyFromTable = true;
+                    }
                     addEdge(d);
                 }
                 lastWriter[k] = int32_t(i);
@@ -492,6 +556,46 @@ struct Builder
     }
 };
 
+// The table's latencies are per class and proved too optimistic on an H200 (FMUL→FMNMX 4 cycles apart
+// gave wrong results: the ALU and FMA pipes forward to each other more slowly, and ptxas never placed
+// them closer than 5). ptxas knows the real latency of every pair it emits, so the least distance it left
+// between the same producer opcode, consumer opcode, consumer operand and producer result register
+// anywhere in this kernel is an upper bound of the truth that is never below it: the bound becomes the
+// larger of the table's value and that evidence (still never above the edge's own distance).
+void applyPtxasEvidence(const KernelListing& listing, std::vector<Dependency>& edges)
+{
+    const auto& insts = listing.instructions;
+    auto keyOf = [&](const Dependency& d) {
+        const auto& prod = insts[d.from];
+        const auto& cons = insts[d.to];
+        // RAW: producer's result → consumer's operand; WAR: reader's operand → writer's result; WAW:
+        // result → result.
+        const auto& fromRegs = d.kind == DepKind::War ? prod.uses : prod.defs;
+        const auto& toRegs = d.kind == DepKind::Raw ? cons.uses : cons.defs;
+        size_t slot = 0, def = 0;
+        while (slot < toRegs.size() && !(toRegs[slot] == d.reg))
+            ++slot;
+        while (def < fromRegs.size() && !(fromRegs[def] == d.reg))
+            ++def;
+        return std::string(depKindName(d.kind)) + '|' + prod.opcode + '|' + cons.opcode + '|' +
+               std::to_string(slot) + '|' + std::to_string(def) + (d.guardUse ? "|guard" : "");
+    };
+    std::map<std::string, int> least;
+    std::vector<std::pair<size_t, std::string>> keyed;
+    for (size_t e = 0; e < edges.size(); ++e) {
+        const auto& d = edges[e];
+        if (!d.hasDistanceBound() || !d.latencyFromTable || !d.hasReg) continue;
+        auto key = keyOf(d);
+        auto [it, fresh] = least.emplace(key, d.distance);
+        if (!fresh) it->second = std::min(it->second, d.distance);
+        keyed.emplace_back(e, std::move(key));
+    }
+    for (const auto& [e, key] : keyed) {
+        auto& d = edges[e];
+        d.latency = std::max(d.latency, least[key]);
+    }
+}
+
 } // namespace
 
 DependencyGraph DependencyGraph::build(const KernelListing& listing, const ControlFlowGraph& cfg,
@@ -537,6 +641,8 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
         bld.transfer(b, *entry[b.index], true);
         bld.memoryEdges(b);
     }
+
+    applyPtxasEvidence(listing, bld.edges);
 
     DependencyGraph g;
     g.m_edges = std::move(bld.edges);

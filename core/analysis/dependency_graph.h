@@ -5,6 +5,7 @@
 #include "core/analysis/cfg.h"
 #include "core/analysis/latency_table.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,9 +36,19 @@ struct Dependency
     bool readScoreboard = false; // the SB protects a source register (WAR), not a result
     bool guardUse = false;       // RAW into the guard predicate
     // Facts in the original schedule:
-    int distance = 0;              // issue cycle(to) - issue cycle(from)
-    int latency = -1;              // required minimum distance for fixed-latency RAW, -1 if not applicable
-    bool latencyFromTable = false; // false: the table did not know the pair; latency = original distance
+    int distance = 0; // issue cycle(to) - issue cycle(from)
+    // Required minimum distance for fixed-latency RAW, WAR and WAW edges, -1 if not applicable.
+    int latency = -1;
+    // true: `latency` is a bound (the table's, raised to the least distance ptxas left for the same
+    // pair in the kernel); false: the bound is the original distance.
+    bool latencyFromTable = false;
+
+    bool hasDistanceBound() const
+    {
+        return latency >= 0 && (kind == DepKind::Raw || kind == DepKind::War || kind == DepKind::Waw);
+    }
+    // The least issue distance this edge allows in any schedule (never more than ptxas' own).
+    int requiredDistance() const { return latencyFromTable ? std::min(latency, distance) : distance; }
 };
 
 class DependencyGraph

@@ -74,6 +74,22 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
     computeCrossBlockDistances();
 }
 
+// Scoreboards an instruction waits on: its wait mask, and DEPBAR.LE SBn's operand.
+static uint8_t waitMaskOf(const Instruction& ins, const Control& c)
+{
+    uint8_t m = c.wait;
+    if (ins.baseOpcode == "DEPBAR" && !ins.operands.empty() && ins.operands[0].text.size() == 3 &&
+        ins.operands[0].text.starts_with("SB") && ins.operands[0].text[2] >= '0' &&
+        ins.operands[0].text[2] <= '5')
+        m |= uint8_t(1u << (ins.operands[0].text[2] - '0'));
+    return m;
+}
+
+static bool setsScoreboard(const Control& c, int sb)
+{
+    return c.wbar == sb || c.rbar == sb;
+}
+
 void LegalityChecker::computeCrossBlockDistances()
 {
     const auto& a = *m_analysis;
@@ -145,6 +161,10 @@ void LegalityChecker::computeCrossBlockDistances()
     // the block) and the least cycles to its block end (it writes a value read soon after the block).
     m_needFromStart.assign(insts.size(), 0);
     m_needToEnd.assign(insts.size(), 0);
+    m_origTail.assign(insts.size(), 0);
+    for (const auto& b : a.cfg.blocks)
+        for (uint32_t i = b.first; i < b.end; ++i)
+            m_origTail[i] = length[b.index] - a.facts[i].cycle;
     for (const auto& b : a.cfg.blocks) {
         for (uint32_t i = b.first; i < b.end; ++i) {
             const auto& ins = insts[i];
@@ -339,10 +359,15 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     break;
                 case DepKind::ImplicitCover:
                     kind = HazardKind::ImplicitCoverage;
-                    msg = reg + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
-                          at(a, f) + " without its own scoreboard; it is only covered by the wait on SB" +
-                          std::to_string(d.scoreboard) + " of " + at(a, i) +
-                          ", which this order would put first";
+                    msg = d.scoreboard < 0
+                              ? reg + " is read asynchronously by " + at(a, f) + " and " + at(a, i) +
+                                    " without scoreboards of their own; whatever covers the later one covers "
+                                    "the earlier only while they keep their order"
+                              : reg + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
+                                    at(a, f) +
+                                    " without its own scoreboard; it is only covered by the wait on SB" +
+                                    std::to_string(d.scoreboard) + " of " + at(a, i) +
+                                    ", which this order would put first";
                     break;
                 case DepKind::Memory:
                     kind = HazardKind::MemoryOrder;
@@ -356,23 +381,30 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                 if (done()) return;
                 continue;
             }
-            if ((d.kind == DepKind::Raw || d.kind == DepKind::War) && d.latency >= 0) {
+            if (d.hasDistanceBound()) {
                 // Bound: the table's latency, never more than ptxas' own distance (ptxas knows the truth).
-                int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
+                int required = d.requiredDistance();
                 int dist = cycleOf(i) - cycleOf(f);
                 if (dist < required) {
                     const std::string what =
-                        d.kind == DepKind::Raw
-                            ? at(a, i) + " reads " + reg + " " + std::to_string(dist) + " cycles after " +
-                                  at(a, f) + " writes it"
-                            : at(a, i) + " overwrites " + reg + " " + std::to_string(dist) +
-                                  " cycles after " + at(a, f) +
-                                  " (which may read it late, without a read scoreboard) reads it";
-                    add(HazardKind::Latency, f, i,
-                        what + "; it needs " + std::to_string(required) +
-                            (d.latencyFromTable
-                                 ? " (" + a.latencies.arch() + " latency table)"
-                                 : " (the distance ptxas left; the table does not know this pair)"),
+                        d.kind == DepKind::Raw ? at(a, i) + " reads " + reg + " " + std::to_string(dist) +
+                                                     " cycles after " + at(a, f) + " writes it"
+                        : d.kind == DepKind::War
+                            ? at(a, i) + " overwrites " + reg + " " + std::to_string(dist) +
+                                  " cycles after " + at(a, f) + " reads it (operands may be read after issue)"
+                            : at(a, i) + " writes " + reg + " " + std::to_string(dist) + " cycles after " +
+                                  at(a, f) + " does (a shorter pipe could land its write first)";
+                    std::string source;
+                    if (!d.latencyFromTable)
+                        source = " (the distance ptxas left; the table does not know this pair)";
+                    else if (d.kind == DepKind::Raw)
+                        source =
+                            " (the " + a.latencies.arch() +
+                            " latency table, or the least distance ptxas left for this pair in the kernel "
+                            "if larger)";
+                    else
+                        source = " (the least distance ptxas left between these two opcodes in the kernel)";
+                    add(HazardKind::Latency, f, i, what + "; it needs " + std::to_string(required) + source,
                         required - dist);
                     if (done()) return;
                 }
@@ -402,15 +434,35 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
     }
 
     // 4. Scoreboard re-arm spacing, issue spacing and reuse flags, in the new order.
-    std::array<int, 6> lastWaitCycle;
-    std::array<int32_t, 6> lastWaiter;
+    std::array<int, 6> lastWaitCycle, lastSetCycle;
+    std::array<int32_t, 6> lastWaiter, lastSetter;
     lastWaitCycle.fill(-1000);
     lastWaiter.fill(-1);
+    lastSetCycle.fill(-1000);
+    lastSetter.fill(-1);
     std::map<std::string, std::pair<int, uint32_t>> lastOfClass;
     for (uint32_t p = b.first; p < b.end; ++p) {
         uint32_t i = s.order[p];
         const Control& c = s.control[i];
         const int cy = cyc[p - b.first];
+        // A scoreboard is set a cycle or more after its producer issues: a wait on it must come at least
+        // 2 cycles later or it may pass before the producer is counted (ptxas never did less; swapping
+        // such a wait next to a SHFL that sets it gave wrong results on an H200).
+        const uint8_t waits = waitMaskOf(insts[i], c);
+        for (int sb = 0; sb < 6; ++sb) {
+            if (!((waits >> sb) & 1) || lastSetter[sb] < 0 || uint32_t(lastSetter[sb]) == i) continue;
+            int dist = cy - lastSetCycle[sb];
+            int orig = a.facts[i].cycle - a.facts[lastSetter[sb]].cycle;
+            int need = (orig >= 0 && orig < 2) ? orig : 2;
+            if (dist < need) {
+                add(HazardKind::Scoreboard, uint32_t(lastSetter[sb]), i,
+                    at(a, i) + " waits on SB" + std::to_string(sb) + " only " + std::to_string(dist) +
+                        " cycle(s) after " + at(a, lastSetter[sb]) + " sets it; the wait needs " +
+                        std::to_string(need) + " cycles to see the scoreboard",
+                    need - dist);
+                if (done()) return;
+            }
+        }
         for (uint8_t sb : {c.wbar, c.rbar}) {
             if (sb >= 6 || lastWaiter[sb] < 0 || uint32_t(lastWaiter[sb]) == i) continue;
             int dist = cy - lastWaitCycle[sb];
@@ -431,6 +483,11 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             if (c.waitsOn(sb)) {
                 lastWaitCycle[sb] = cy;
                 lastWaiter[sb] = int32_t(i);
+            }
+        for (uint8_t sb : {c.wbar, c.rbar})
+            if (sb < 6) {
+                lastSetCycle[sb] = cy;
+                lastSetter[sb] = int32_t(i);
             }
         auto cls = spacingClass(insts[i]);
         if (!cls.empty()) {
@@ -454,6 +511,20 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             add(HazardKind::Reuse, i, i,
                 at(a, i) +
                     " keeps operand-reuse flags whose pairing with the next instruction is not proven");
+            if (done()) return;
+        }
+    }
+    // The next block may wait on a scoreboard set at the end of this one.
+    for (int sb = 0; sb < 6; ++sb) {
+        if (lastSetter[sb] < 0) continue;
+        const uint32_t i = uint32_t(lastSetter[sb]);
+        const int tail = blockCycles - lastSetCycle[sb];
+        const int need = std::min(2, m_origTail[i]);
+        if (tail < need) {
+            add(HazardKind::Scoreboard, i, i,
+                at(a, i) + " would set SB" + std::to_string(sb) + " " + std::to_string(tail) +
+                    " cycle(s) before its block ends; a wait at the start of the next block needs 2",
+                need - tail);
             if (done()) return;
         }
     }
@@ -688,8 +759,8 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             }
             for (uint32_t e : a.deps.incoming(y)) {
                 const auto& d = a.deps.edges()[e];
-                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0) continue;
-                int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
+                if (!d.hasDistanceBound()) continue;
+                int required = d.requiredDistance();
                 if (cy - newCycle(d.from) < required) {
                     ok = false;
                     break;
@@ -698,8 +769,8 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             if (!ok) break;
             for (uint32_t e : a.deps.outgoing(y)) {
                 const auto& d = a.deps.edges()[e];
-                if ((d.kind != DepKind::Raw && d.kind != DepKind::War) || d.latency < 0) continue;
-                int required = d.latencyFromTable ? std::min(d.latency, d.distance) : d.distance;
+                if (!d.hasDistanceBound()) continue;
+                int required = d.requiredDistance();
                 if (newCycle(d.to) - cy < required) {
                     ok = false;
                     break;
@@ -729,9 +800,31 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
                         bool sameAsPtxas = orig >= 0 && orig < 2 && dist >= orig;
                         if (!sameAsPtxas) ok = false;
                     }
+                if (dist < 2) {
+                    const uint8_t waits = waitMaskOf(insts[y], cy);
+                    for (int sb = 0; sb < 6 && ok; ++sb)
+                        if (((waits >> sb) & 1) && setsScoreboard(current.control[w], sb)) {
+                            int orig = a.facts[y].cycle - a.facts[w].cycle;
+                            if (!(orig >= 0 && orig < 2 && dist >= orig)) ok = false;
+                        }
+                }
                 if (spacing != m_spacing.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
                     ok = false;
                 if (!ok) break;
+            }
+        }
+        // A scoreboard set in the block's last 2 cycles may be waited on at the next block's start.
+        if (ok && rhi + 1 == b.end) {
+            std::array<bool, 6> seen{};
+            for (uint32_t q = b.end; q-- > b.first && ok;) {
+                const int tail = blockCycles - cycleAtPos(q);
+                if (tail >= 2) break;
+                const uint32_t y = orderAt(q);
+                for (uint8_t sb : {current.control[y].wbar, current.control[y].rbar})
+                    if (sb < 6 && !seen[sb]) {
+                        seen[sb] = true;
+                        if (tail < std::min(2, m_origTail[y])) ok = false;
+                    }
             }
         }
         if (ok) out.push_back(t);

@@ -53,7 +53,7 @@ private slots:
         // sass-notes §1: the first LDS has no scoreboard; the consumer's wait on SB0 (set by the
         // second LDS) covers it only because same-pipe loads complete in order.
         Lines lds = {{"LDS.128 R16, [R2]", ctl(1)},
-                     {"LDS.128 R20, [R4]", ctl(1, 0)},
+                     {"LDS.128 R20, [R4]", ctl(2, 0)},
                      {"IADD3 R6, R6, 0x1, RZ", ctl(4)},
                      {"FFMA R28, R16, R20, R28", ctl(4, 7, 7, 0b1)}};
         QTest::newRow("lds implicit write coverage")
@@ -61,6 +61,32 @@ private slots:
             << "without its own scoreboard";
         QTest::newRow("lds independent move is legal")
             << lds << std::vector<Edit>{Edit::move(2, 1)} << -1 << "";
+        // A wait 1 cycle after the instruction that sets its scoreboard may pass before the scoreboard is
+        // counted (flash attention on an H200: a SHFL swapped next to its waiting FMNMX gave wrong maxima).
+        QTest::newRow("wait right after the scoreboard is set")
+            << lds
+            << std::vector<Edit>{Edit::move(2, 1), Edit::control(2, uint8_t(1), std::nullopt, std::nullopt)}
+            << int(HazardKind::Scoreboard) << "needs 2 cycles to see the scoreboard";
+
+        // One address register read by two LDGSTS on different read SBs: the overwrite needs both waits
+        // (Triton GEMM on an H200: LOP3 R19 moved above the wait on SB5 gave misaligned addresses).
+        Lines twoSbs = {{"LDGSTS.E.BYPASS.128 [R19], desc[UR14][R24.64]", ctl(2, 7, 2)},
+                        {"LDGSTS.E.BYPASS.128 [R19+0x800], desc[UR14][R28.64]", ctl(2, 7, 3)},
+                        {"CS2R R34, SRZ", ctl(2, 7, 7, 0b100)},
+                        {"CS2R R36, SRZ", ctl(2, 7, 7, 0b1000)},
+                        {"LOP3.LUT R19, R7, 0x40, R22, 0xfe, !PT", ctl(1)}};
+        QTest::newRow("overwrite needs every read scoreboard's wait")
+            << twoSbs << std::vector<Edit>{Edit::move(4, 3)} << int(HazardKind::Scoreboard) << "R19";
+
+        // Uniform operands are read after issue: a UMOV 1 cycle after a UIADD3 that reads the same UR gave
+        // wrong results on an H200, and ptxas never placed that pair closer than 3 cycles here.
+        Lines uniformWar = {{"UIADD3 UR10, UP1, UR5, 0x2000080, URZ", ctl(1)},
+                            {"IMAD.X R101, RZ, RZ, R101, P5", ctl(2)},
+                            {"UMOV UR5, URZ", ctl(1)},
+                            {"UIADD3.X UR9, UR5, 0x40000040, URZ, UP1, !UPT", ctl(2)}};
+        QTest::newRow("write-after-read distance ptxas never went below")
+            << uniformWar << std::vector<Edit>{Edit::move(2, 1)} << int(HazardKind::Latency)
+            << "least distance ptxas left";
 
         // Read-scoreboard coverage: the LDGSTS reading R20 sets no read SB; the overwrite of R20 waits on
         // the next LDGSTS's read SB. Swapping those two gave wrong output on an H100.
