@@ -200,6 +200,8 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
             pass
         elif kind in ("match", "mismatch"):
             outcome[vid] = (kind, info)
+            if len(outcome) % 100 == 0:
+                log(f"  {name} {rule}: {len(outcome)}/{len(lines)} done, {time.time() - t0:.0f} s")
             if kind == "match" and vid in retried:
                 recovered += 1  # failed in a used worker, passed in a fresh one
             if owner[vid] in workers:
@@ -281,6 +283,7 @@ def main():
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--rules", default="sassx,stalls,sip")
+    ap.add_argument("--samples", default="", help="comma-separated sample names (default: all in --data)")
     ap.add_argument("--keep-failures", type=int, default=50, help="failures listed with their edits")
     ap.add_argument("--every-outcome", action="store_true", help="list every variant's outcome (bisection)")
     args = ap.parse_args()
@@ -293,6 +296,8 @@ def main():
     def log(m):
         print(m, flush=True)
     names = sorted(os.path.basename(p)[:-len(".launch.json")] for p in glob.glob(os.path.join(args.data, "*.launch.json")))
+    if args.samples:
+        names = [n for n in names if n in args.samples.split(",")]
     for name in names:
         report["samples"][name] = {}
         for rule in args.rules.split(","):
