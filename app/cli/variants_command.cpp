@@ -74,7 +74,9 @@ int runVariantsCommand(const Args& raw)
         count = int(replay.size());
     }
     int written = 0, legalCount = 0, refused = 0;
-    for (int v = 0; v < count; ++v) {
+    // Random rules: draw until `count` variants are written (a draw can find no legal edit at all).
+    const int draws = replay.empty() ? count * 4 : count;
+    for (int v = 0; v < draws && written < count; ++v) {
         Schedule s = Schedule::identity(*sel->analysis);
         std::vector<Edit> edits;
         if (!replay.empty()) {

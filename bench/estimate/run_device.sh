@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
-for s in sgemm_leakyrelu hgemm_leakyrelu flash_attn_fwd rmsnorm gemm_leakyrelu attention_fwd; do
+for s in ${SAMPLES:-sgemm_leakyrelu hgemm_leakyrelu flash_attn_fwd rmsnorm gemm_leakyrelu attention_fwd}; do
   [ -s "$D/variants/$s.jsonl" ] || { echo "$s: no variants"; continue; }
   timeout $((PER + 40)) "$D"/bin/sassx-estimate-rank measure "$D/specs/$s.launch.json" "$D/variants/$s.jsonl" \
     --json "$OUT/meas-$s.json" --screen "$SCREEN" --budget-s "$PER" --input-sets 1

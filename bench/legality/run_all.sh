@@ -7,7 +7,7 @@ DATA=$1; OUT=$2; JOBS=$3; EACH=${4:-120}
 HERE=$(cd "$(dirname "$0")" && pwd)
 for job in $JOBS; do
   s=${job%%:*}; r=${job##*:}
-  timeout "$EACH" python3 "$HERE/run_variants.py" --data "$DATA" --out "$OUT/$s.$r.json" --inputs 3 \
-    --workers 14 --timeout 20 --rules "$r" --samples "$s" > "$OUT/$s.$r.log" 2>&1
+  timeout $((EACH + 40)) python3 "$HERE/run_variants.py" --data "$DATA" --out "$OUT/$s.$r.json" --inputs 3 \
+    --workers 14 --timeout 20 --rules "$r" --samples "$s" --budget "$EACH" > "$OUT/$s.$r.log" 2>&1
   echo "$s $r rc=$? $(tail -1 "$OUT/$s.$r.log" | cut -c1-200)"
 done

@@ -153,7 +153,7 @@ def worker(spec_path, cubin_path, n_inputs, tasks, results):
         results.put(("match", vid, 0))
 
 
-def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
+def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log, budget=None):
     spec_path = os.path.join(data_dir, name + ".launch.json")
     cubin = os.path.join(data_dir, name + ".sm_90.cubin")
     lines = [json.loads(l) for l in open(os.path.join(data_dir, f"{name}.{rule}.jsonl"))]
@@ -178,7 +178,11 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
     retried = set()
     recovered = 0
     t0 = time.time()
+    stopped = False
     while len(outcome) < len(lines):
+        if budget and time.time() - t0 > budget:
+            stopped = True  # report what finished; the rest is counted as not run
+            break
         # feed idle, ready workers
         for wid, w in list(workers.items()):
             p, q, cur, since, ready = w[:5]
@@ -260,7 +264,12 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
                     start()
     for w in workers.values():
         w[1].put(None)
-    counts = {"variants": len(lines), "match": 0, "mismatch": 0, "fault": 0, "hang": 0}
+        if stopped:
+            w[0].kill()
+    counts = {"variants": len(outcome), "match": 0, "mismatch": 0, "fault": 0, "hang": 0}
+    if stopped:
+        counts["generated"] = len(lines)
+        counts["stopped_by_time_budget"] = True
     failures = []
     for vid, (kind, info) in sorted(outcome.items()):
         counts[kind] += 1
@@ -268,7 +277,7 @@ def run_sample(name, data_dir, rule, n_inputs, n_workers, timeout, log):
             failures.append({"name": lines[vid]["name"], "outcome": kind, "detail": info,
                              "legal_by_sassx": lines[vid].get("legal"), "hazard": lines[vid].get("hazard"),
                              "edits": lines[vid]["edits"]})
-    counts["sassx_legal"] = sum(1 for l in lines if l.get("legal"))
+    counts["sassx_legal"] = sum(1 for vid in outcome if lines[vid].get("legal"))
     counts["seconds"] = round(time.time() - t0, 1)
     counts["failed_in_used_worker_but_passed_fresh"] = recovered
     every = {lines[vid]["name"]: [kind, lines[vid].get("legal")] for vid, (kind, info) in sorted(outcome.items())}
@@ -283,6 +292,7 @@ def main():
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--rules", default="sassx,stalls,sip")
+    ap.add_argument("--budget", type=float, default=0, help="seconds per sample and rule; stop and report what finished")
     ap.add_argument("--samples", default="", help="comma-separated sample names (default: all in --data)")
     ap.add_argument("--keep-failures", type=int, default=50, help="failures listed with their edits")
     ap.add_argument("--every-outcome", action="store_true", help="list every variant's outcome (bisection)")
@@ -303,7 +313,8 @@ def main():
         for rule in args.rules.split(","):
             if not os.path.exists(os.path.join(args.data, f"{name}.{rule}.jsonl")):
                 continue
-            counts, failures, every = run_sample(name, args.data, rule, args.inputs, args.workers, args.timeout, log)
+            counts, failures, every = run_sample(name, args.data, rule, args.inputs, args.workers, args.timeout, log,
+                                               args.budget or None)
             report["samples"][name][rule] = {"counts": counts, "failures": failures[:args.keep_failures]}
             if args.every_outcome:
                 report["samples"][name][rule]["outcomes"] = every

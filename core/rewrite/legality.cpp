@@ -68,7 +68,7 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
     }
     m_spacing = std::move(minSpacing);
     for (const auto& ins : a.listing.instructions) {
-        m_observedStalls[ins.baseOpcode] |= uint16_t(1u << ins.control.stall);
+        m_observedStalls[ins.baseOpcode] |= 1u << (ins.control.stall + 16 * (ins.control.yield & 1));
         m_observedYield[ins.baseOpcode] |= uint8_t(1u << ins.control.yield);
     }
     computeCrossBlockDistances();
@@ -536,14 +536,17 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             add(HazardKind::Structure, i, i, at(a, i) + ": a stall of 0 is only kept where ptxas used it");
             if (done()) return;
         }
-        // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC): allow
-        // only values ptxas itself used on the same opcode in this kernel.
+        // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC), and stall
+        // and yield act as one 5-bit value (sass-notes §1: ptxas pairs stalls above 11 only with Y0, and
+        // FADD with S12 Y1 changed rmsnorm's results on an H200): allow only (stall, yield) pairs ptxas
+        // itself used on the same opcode in this kernel.
         if (c.stall != insts[i].control.stall) {
             auto it = m_observedStalls.find(insts[i].baseOpcode);
-            if (it == m_observedStalls.end() || !((it->second >> c.stall) & 1)) {
+            if (it == m_observedStalls.end() || !((it->second >> (c.stall + 16 * (c.yield & 1))) & 1)) {
                 add(HazardKind::Structure, i, i,
-                    at(a, i) + ": ptxas never used a stall of " + std::to_string(c.stall) + " on " +
-                        insts[i].baseOpcode + " in this kernel, so the encoding is not known to be valid");
+                    at(a, i) + ": ptxas never used a stall of " + std::to_string(c.stall) + " with Y" +
+                        std::to_string(c.yield & 1) + " on " + insts[i].baseOpcode +
+                        " in this kernel, so the encoding is not known to be valid");
                 if (done()) return;
             }
         }

@@ -92,7 +92,7 @@ private:
     int m_maxFixed = 15;
     std::vector<int> m_needFromStart, m_needToEnd;
     std::vector<int> m_origTail; // cycles from each instruction's issue to its block's end, as ptxas left it
-    std::map<std::string, uint16_t> m_observedStalls; // base opcode → stall values ptxas used
+    std::map<std::string, uint32_t> m_observedStalls; // base opcode → bit (stall + 16 * yield) ptxas used
     std::map<std::string, uint8_t> m_observedYield;
     // Per memory class (base opcode): the smallest issue distance ptxas left between two of them.
     std::map<std::string, int> m_spacing;

@@ -121,6 +121,14 @@ private slots:
         QTest::newRow("stall value ptxas never used on the opcode")
             << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)}
             << int(HazardKind::Structure) << "never used a stall of 9";
+        // Stall and yield form one value: S12 appears only with Y0 here, so S12 on a Y1 FADD is refused
+        // (it changed rmsnorm's results on an H200).
+        Lines stallYield = {{"FADD R1, R2, R3", ctl(12, 7, 7, 0, 0)},
+                            {"FADD R4, R5, R6", ctl(1, 7, 7, 0, 1)},
+                            {"FADD R7, R8, R9", ctl(1, 7, 7, 0, 1)}};
+        QTest::newRow("stall value ptxas used only with the other yield")
+            << stallYield << std::vector<Edit>{Edit::control(1, uint8_t(12), std::nullopt, std::nullopt)}
+            << int(HazardKind::Structure) << "with Y1";
         QTest::newRow("lowered stall breaks latency")
             << latency << std::vector<Edit>{Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)}
             << int(HazardKind::Latency) << "needs";
