@@ -522,6 +522,11 @@ struct Builder
                     d.from = p.index;
                     d.to = i;
                     d.kind = DepKind::Memory;
+                    // Order alone is not enough: an LDSM moved from 28 to 9 cycles before a conflicting STS
+                    // (a BAR.SYNC between them) gave wrong attention output on an H200; memory accesses
+                    // complete after issue. Keep ptxas' distance (additive along the pruned chains below,
+                    // so pruned pairs keep theirs too).
+                    d.latency = cycle[i] - cycle[p.index];
                     addEdge(d);
                     return true;
                 };

@@ -37,7 +37,8 @@ struct Dependency
     bool guardUse = false;       // RAW into the guard predicate
     // Facts in the original schedule:
     int distance = 0; // issue cycle(to) - issue cycle(from)
-    // Required minimum distance for fixed-latency RAW, WAR and WAW edges, -1 if not applicable.
+    // Required minimum distance for fixed-latency RAW, WAR and WAW edges and memory-order edges, -1 if
+    // not applicable.
     int latency = -1;
     // true: `latency` is a bound (the table's, raised to the least distance ptxas left for the same
     // pair in the kernel); false: the bound is the original distance.
@@ -45,7 +46,8 @@ struct Dependency
 
     bool hasDistanceBound() const
     {
-        return latency >= 0 && (kind == DepKind::Raw || kind == DepKind::War || kind == DepKind::Waw);
+        return latency >= 0 && (kind == DepKind::Raw || kind == DepKind::War || kind == DepKind::Waw ||
+                                kind == DepKind::Memory);
     }
     // The least issue distance this edge allows in any schedule (never more than ptxas' own).
     int requiredDistance() const { return latencyFromTable ? std::min(latency, distance) : distance; }
