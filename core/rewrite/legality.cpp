@@ -389,10 +389,11 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     const std::string what =
                         d.kind == DepKind::Memory
                             ? at(a, i) + " would access memory " + std::to_string(dist) + " cycles after " +
-                                  at(a, f) + ", which may touch the same memory (one writes) and completes after "
+                                  at(a, f) +
+                                  ", which may touch the same memory (one writes) and completes after "
                                   "issue"
                         : d.kind == DepKind::Raw ? at(a, i) + " reads " + reg + " " + std::to_string(dist) +
-                                                     " cycles after " + at(a, f) + " writes it"
+                                                       " cycles after " + at(a, f) + " writes it"
                         : d.kind == DepKind::War
                             ? at(a, i) + " overwrites " + reg + " " + std::to_string(dist) +
                                   " cycles after " + at(a, f) + " reads it (operands may be read after issue)"

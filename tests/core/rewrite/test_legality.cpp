@@ -143,7 +143,8 @@ private slots:
         // Conflicting accesses keep ptxas' distance: memory completes after issue (an LDSM brought from 28
         // to 9 cycles before a conflicting STS gave wrong attention output on an H200).
         QTest::newRow("conflicting accesses brought closer")
-            << mem << std::vector<Edit>{Edit::move(1, 3)} << int(HazardKind::Latency) << "completes after issue";
+            << mem << std::vector<Edit>{Edit::move(1, 3)} << int(HazardKind::Latency)
+            << "completes after issue";
 
         Lines wall = {{"LDS R3, [R7]", ctl(1, 1)},
                       {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6)},
