@@ -100,13 +100,15 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
     }
     s += QLatin1Char('\n') +
          tr("Distance in this variant: %n cycle(s) (static issue cycles).", nullptr, distance);
-    if (d.latency >= 0) {
-        s += QLatin1Char(' ') + tr("Required: %1 cycle(s)%2.")
-                                    .arg(d.latency)
-                                    .arg(d.latencyFromTable
-                                             ? tr(" (latency table)")
-                                             : tr(" (table does not know this pair: ptxas's distance)"));
-        if (distance <= d.latency) s += QLatin1Char(' ') + tr("At the limit: it cannot move any closer.");
+    if (d.hasDistanceBound()) {
+        const int required = d.requiredDistance();
+        s += QLatin1Char(' ') +
+             tr("Required: %1 cycle(s)%2.")
+                 .arg(required)
+                 .arg(d.latencyFromTable
+                          ? tr(" (latency table, or the least distance ptxas left for this pair in the kernel)")
+                          : tr(" (ptxas's own distance: nothing proves a shorter one safe)"));
+        if (distance <= required) s += QLatin1Char(' ') + tr("At the limit: it cannot move any closer.");
     }
     return s;
 }
@@ -166,7 +168,7 @@ void DependencyGutter::paintEvent(QPaintEvent*)
         const Item& it = items[k];
         const Dependency& d = a->deps.edges()[size_t(it.edge)];
         const int distance = variantDistance(d);
-        const bool atLimit = d.latency >= 0 && distance <= d.latency;
+        const bool atLimit = d.hasDistanceBound() && distance <= d.requiredDistance();
         QColor color = it.producer ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x2e, 0x8b, 0x3e);
         if (atLimit) color = QColor(0xe0, 0x5a, 0x00);
         QPen pen(color, 1.6);
