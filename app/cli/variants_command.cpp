@@ -8,7 +8,6 @@
 #include "core/search/random_variants.h"
 #include "core/session/annotation_json.h"
 
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -80,25 +79,12 @@ int runVariantsCommand(const Args& raw)
         Schedule s = Schedule::identity(*sel->analysis);
         std::vector<Edit> edits;
         if (!replay.empty()) {
-            auto applied = applyEdits(*sel->analysis, replay[size_t(v)].edits);
-            if (!applied) return fail(replay[size_t(v)].name + ": " + applied.message());
             // Same reuse fix-up after every move as when the variant was made, so the bytes match.
+            auto applied = applyEdits(*sel->analysis, replay[size_t(v)].edits,
+                                      [&](Schedule& t) { checker.fixReuse(t); });
+            if (!applied) return fail(replay[size_t(v)].name + ": " + applied.message());
+            s = std::move(*applied);
             edits = replay[size_t(v)].edits;
-            for (const Edit& e : edits) {
-                if (e.kind == Edit::Kind::Move) {
-                    auto b = s.order.begin();
-                    if (e.from < e.to)
-                        std::rotate(b + e.from, b + e.from + 1, b + e.to + 1);
-                    else
-                        std::rotate(b + e.to, b + e.from, b + e.from + 1);
-                    checker.fixReuse(s);
-                } else {
-                    Control& c = s.control[s.order[e.at]];
-                    if (e.stall) c.stall = *e.stall;
-                    if (e.yield) c.yield = *e.yield;
-                    if (e.reuse) c.reuse = *e.reuse;
-                }
-            }
         } else if (rule == "sip") {
             edits =
                 sipRuleEdits(*sel->analysis, rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);

@@ -180,6 +180,20 @@ struct Builder
         edges.push_back(d);
     }
 
+    // A scoreboard-model edge about one register.
+    void addSbEdge(uint32_t from, uint32_t to, DepKind kind, const Reg& reg, bool readScoreboard, int sb = -1)
+    {
+        Dependency d;
+        d.from = from;
+        d.to = to;
+        d.kind = kind;
+        d.hasReg = true;
+        d.reg = reg;
+        d.readScoreboard = readScoreboard;
+        d.scoreboard = int8_t(sb);
+        addEdge(d);
+    }
+
     // Runs the scoreboard model over one block starting from `in`; returns the exit state. With
     // emit, records edges and unresolved instructions.
     State transfer(const BasicBlock& b, const State& in, bool emit)
@@ -224,17 +238,9 @@ struct Builder
                         if (emit && hitAny && p.implicitProducer >= 0) {
                             // Implicit: the producer relied on the later same-pipe producer whose SB this is.
                             for (int sb = 0; sb < 6; ++sb)
-                                if (((mask & p.any) >> sb & 1) && p.via[sb] >= 0) {
-                                    Dependency d;
-                                    d.from = uint32_t(p.implicitProducer);
-                                    d.to = uint32_t(p.via[sb]);
-                                    d.kind = DepKind::ImplicitCover;
-                                    d.scoreboard = int8_t(sb);
-                                    d.readScoreboard = isRead;
-                                    d.hasReg = true;
-                                    d.reg = Reg::fromKey(uint16_t(k));
-                                    addEdge(d);
-                                }
+                                if (((mask & p.any) >> sb & 1) && p.via[sb] >= 0)
+                                    addSbEdge(uint32_t(p.implicitProducer), uint32_t(p.via[sb]),
+                                              DepKind::ImplicitCover, Reg::fromKey(uint16_t(k)), isRead, sb);
                         }
                         p.all = uint8_t(p.all & ~mask);
                         if (hitAny) {
@@ -277,17 +283,8 @@ struct Builder
                         return;
                     }
                     if (!emit) return;
-                    for (int32_t w : cover[k]) {
-                        if (uint32_t(w) == i) continue;
-                        Dependency d;
-                        d.from = uint32_t(w);
-                        d.to = i;
-                        d.kind = DepKind::SbConsumer;
-                        d.hasReg = true;
-                        d.reg = r;
-                        d.readScoreboard = isRead;
-                        addEdge(d);
-                    }
+                    for (int32_t w : cover[k])
+                        if (uint32_t(w) != i) addSbEdge(uint32_t(w), i, DepKind::SbConsumer, r, isRead);
                 };
                 consider(s.write[k], wCover, false);
                 if (isDef) consider(s.read[k], rCover, true);
@@ -349,16 +346,8 @@ struct Builder
                         } else {
                             // An earlier implicit reader on this pipe is covered by whatever covers this
                             // one only while it stays earlier.
-                            if (emit && p.implicitProducer >= 0) {
-                                Dependency d;
-                                d.from = uint32_t(p.implicitProducer);
-                                d.to = i;
-                                d.kind = DepKind::ImplicitCover;
-                                d.readScoreboard = true;
-                                d.hasReg = true;
-                                d.reg = r;
-                                addEdge(d);
-                            }
+                            if (emit && p.implicitProducer >= 0)
+                                addSbEdge(uint32_t(p.implicitProducer), i, DepKind::ImplicitCover, r, true);
                             p.pipe = myPipe;
                         }
                         p.any = 0;

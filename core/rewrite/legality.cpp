@@ -21,6 +21,28 @@ std::string spacingClass(const Instruction& ins)
     return ins.isMemory() ? ins.baseOpcode : std::string();
 }
 
+// Scoreboards an instruction waits on: its wait mask, and DEPBAR.LE SBn's operand.
+uint8_t waitMaskOf(const Instruction& ins, const Control& c)
+{
+    uint8_t m = c.wait;
+    if (ins.baseOpcode == "DEPBAR" && !ins.operands.empty() && ins.operands[0].text.size() == 3 &&
+        ins.operands[0].text.starts_with("SB") && ins.operands[0].text[2] >= '0' &&
+        ins.operands[0].text[2] <= '5')
+        m |= uint8_t(1u << (ins.operands[0].text[2] - '0'));
+    return m;
+}
+
+// Bit of a (stall, yield) pair in LegalityChecker::m_observedStalls: the two act as one 5-bit value.
+uint32_t stallYieldBit(uint8_t stall, uint8_t yield)
+{
+    return 1u << (stall + 16 * (yield & 1));
+}
+
+bool setsScoreboard(const Control& c, int sb)
+{
+    return c.wbar == sb || c.rbar == sb;
+}
+
 } // namespace
 
 void LegalityChecker::addWalls(const std::vector<std::pair<uint32_t, std::string>>& walls)
@@ -68,26 +90,10 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
     }
     m_spacing = std::move(minSpacing);
     for (const auto& ins : a.listing.instructions) {
-        m_observedStalls[ins.baseOpcode] |= 1u << (ins.control.stall + 16 * (ins.control.yield & 1));
+        m_observedStalls[ins.baseOpcode] |= stallYieldBit(ins.control.stall, ins.control.yield);
         m_observedYield[ins.baseOpcode] |= uint8_t(1u << ins.control.yield);
     }
     computeCrossBlockDistances();
-}
-
-// Scoreboards an instruction waits on: its wait mask, and DEPBAR.LE SBn's operand.
-static uint8_t waitMaskOf(const Instruction& ins, const Control& c)
-{
-    uint8_t m = c.wait;
-    if (ins.baseOpcode == "DEPBAR" && !ins.operands.empty() && ins.operands[0].text.size() == 3 &&
-        ins.operands[0].text.starts_with("SB") && ins.operands[0].text[2] >= '0' &&
-        ins.operands[0].text[2] <= '5')
-        m |= uint8_t(1u << (ins.operands[0].text[2] - '0'));
-    return m;
-}
-
-static bool setsScoreboard(const Control& c, int sb)
-{
-    return c.wbar == sb || c.rbar == sb;
 }
 
 void LegalityChecker::computeCrossBlockDistances()
@@ -547,7 +553,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         // itself used on the same opcode in this kernel.
         if (c.stall != insts[i].control.stall) {
             auto it = m_observedStalls.find(insts[i].baseOpcode);
-            if (it == m_observedStalls.end() || !((it->second >> (c.stall + 16 * (c.yield & 1))) & 1)) {
+            if (it == m_observedStalls.end() || !(it->second & stallYieldBit(c.stall, c.yield))) {
                 add(HazardKind::Structure, i, i,
                     at(a, i) + ": ptxas never used a stall of " + std::to_string(c.stall) + " with Y" +
                         std::to_string(c.yield & 1) + " on " + insts[i].baseOpcode +

@@ -112,7 +112,16 @@ bool Schedule::isIdentity(const KernelAnalysis& a) const
     return true;
 }
 
-Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& edits)
+void Schedule::move(uint32_t from, uint32_t to)
+{
+    if (from < to)
+        std::rotate(order.begin() + from, order.begin() + from + 1, order.begin() + to + 1);
+    else if (from > to)
+        std::rotate(order.begin() + to, order.begin() + from, order.begin() + from + 1);
+}
+
+Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& edits,
+                            const std::function<void(Schedule&)>& afterMove)
 {
     Schedule s = Schedule::identity(a);
     const uint32_t n = uint32_t(s.order.size());
@@ -130,13 +139,8 @@ Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& ed
                 return makeError(where + "moves an instruction out of its basic block (block " +
                                  std::to_string(bf) + " to block " + std::to_string(bt) +
                                  "); block starts must stay fixed");
-            uint32_t moved = s.order[e.from];
-            if (e.from < e.to)
-                std::rotate(s.order.begin() + e.from, s.order.begin() + e.from + 1,
-                            s.order.begin() + e.to + 1);
-            else if (e.from > e.to)
-                std::rotate(s.order.begin() + e.to, s.order.begin() + e.from, s.order.begin() + e.from + 1);
-            (void)moved;
+            s.move(e.from, e.to);
+            if (afterMove) afterMove(s);
         } else {
             if (e.at >= n) return makeError(where + "position out of range");
             Control& c = s.control[s.order[e.at]];

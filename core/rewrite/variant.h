@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,11 +58,14 @@ struct Schedule
 
     static Schedule identity(const KernelAnalysis& a);
     std::vector<uint32_t> positionOf() const; // inverse of order
+    void move(uint32_t from, uint32_t to);    // the instruction at position `from` goes to `to`
     bool isIdentity(const KernelAnalysis& a) const;
 };
 
 // Applies the edits in order without judging legality beyond structure (indices in range, moves inside
-// one basic block, control values in range). Legality is LegalityChecker's job.
-Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& edits);
+// one basic block, control values in range). Legality is LegalityChecker's job. `afterMove` runs after
+// every move (e.g. the reuse fix-up, so a replayed variant gets the bytes it was generated with).
+Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& edits,
+                            const std::function<void(Schedule&)>& afterMove = {});
 
 } // namespace sassx

@@ -49,12 +49,7 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
         auto targets = checker.legalTargets(schedule, p);
         if (targets.empty()) continue;
         uint32_t t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
-        if (p < t)
-            std::rotate(schedule.order.begin() + p, schedule.order.begin() + p + 1,
-                        schedule.order.begin() + t + 1);
-        else
-            std::rotate(schedule.order.begin() + t, schedule.order.begin() + p,
-                        schedule.order.begin() + p + 1);
+        schedule.move(p, t);
         checker.fixReuse(schedule);
         applied.push_back(Edit::move(p, t));
         ++k;
