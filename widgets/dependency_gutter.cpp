@@ -102,12 +102,14 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
          tr("Distance in this variant: %n cycle(s) (static issue cycles).", nullptr, distance);
     if (d.hasDistanceBound()) {
         const int required = d.requiredDistance();
-        s += QLatin1Char(' ') +
-             tr("Required: %1 cycle(s)%2.")
-                 .arg(required)
-                 .arg(d.latencyFromTable
-                          ? tr(" (latency table, or the least distance ptxas left for this pair in the kernel)")
-                          : tr(" (ptxas's own distance: nothing proves a shorter one safe)"));
+        s +=
+            QLatin1Char(' ') +
+            tr("Required: %1 cycle(s)%2.")
+                .arg(required)
+                .arg(
+                    d.latencyFromTable
+                        ? tr(" (latency table, or the least distance ptxas left for this pair in the kernel)")
+                        : tr(" (ptxas's own distance: nothing proves a shorter one safe)"));
         if (distance <= required) s += QLatin1Char(' ') + tr("At the limit: it cannot move any closer.");
     }
     return s;

@@ -44,7 +44,8 @@ void ExportActions::populate(QMenu* menu)
         bool triton = m_session->inputKind() == QLatin1String("triton-cache");
         for (QAction* a : {wb, rs}) {
             a->setEnabled(triton);
-            a->setToolTip(triton ? QString() : tr("Open a Triton cache entry directory to write back into it."));
+            a->setToolTip(triton ? QString()
+                                 : tr("Open a Triton cache entry directory to write back into it."));
         }
     };
     connect(menu, &QMenu::aboutToShow, this, refresh);
@@ -62,8 +63,7 @@ void ExportActions::exportCubin()
     QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin"),
                                                 m_session->kernelName() + QStringLiteral(".tuned.cubin"),
                                                 tr("Cubins (*.cubin)"));
-    if (path.isEmpty())
-        return;
+    if (path.isEmpty()) return;
     auto bytes = writeSchedule(*cubin, *analysis, m_session->schedule(), exportOptions());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
@@ -81,10 +81,10 @@ void ExportActions::exportDiff(bool html)
         return;
     }
     QString path = QFileDialog::getSaveFileName(
-        m_parent, tr("Export Diff"), m_session->kernelName() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
+        m_parent, tr("Export Diff"),
+        m_session->kernelName() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
         html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
-    if (path.isEmpty())
-        return;
+    if (path.isEmpty()) return;
     const auto* current = m_session->currentVariant();
     auto a = DiffSide::fromSchedule(*analysis, Schedule::identity(*analysis), "original");
     auto b = DiffSide::fromSchedule(*analysis, m_session->schedule(),
@@ -103,27 +103,27 @@ void ExportActions::writeBackTriton()
 {
     const Cubin* cubin = m_session->currentCubin();
     auto analysis = m_session->analysis();
-    if (!cubin || !analysis)
-        return;
+    if (!cubin || !analysis) return;
     auto bytes = writeSchedule(*cubin, *analysis, m_session->schedule(), exportOptions());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
         return;
     }
-    auto s = exportToTritonCache(m_session->inputPath().toStdString(), *bytes, m_session->kernelName().toStdString());
+    auto s = exportToTritonCache(m_session->inputPath().toStdString(), *bytes,
+                                 m_session->kernelName().toStdString());
     if (!s)
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(s.message()));
     else
-        QMessageBox::information(m_parent, tr("Triton Write-Back"),
-                                 tr("Written; the original is kept as a .sassx-orig backup. Restart the Triton "
-                                    "process so it reloads the cubin."));
+        QMessageBox::information(
+            m_parent, tr("Triton Write-Back"),
+            tr("Written; the original is kept as a .sassx-orig backup. Restart the Triton "
+               "process so it reloads the cubin."));
 }
 
 void ExportActions::restoreTriton()
 {
     auto s = restoreTritonCache(m_session->inputPath().toStdString());
-    if (!s)
-        QMessageBox::warning(m_parent, tr("Triton Restore"), QString::fromStdString(s.message()));
+    if (!s) QMessageBox::warning(m_parent, tr("Triton Restore"), QString::fromStdString(s.message()));
 }
 
 } // namespace sassx

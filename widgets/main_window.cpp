@@ -51,8 +51,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     setObjectName(QStringLiteral("sassxMainWindow"));
     m_controller = new EditController(m_session, m_undoStack, this);
     if (!m_session->hasCubinBuilder())
-        m_session->setCubinBuilder([](const Cubin& original, const std::string&, const KernelAnalysis& analysis,
-                                      const Schedule& schedule) {
+        m_session->setCubinBuilder([](const Cubin& original, const std::string&,
+                                      const KernelAnalysis& analysis, const Schedule& schedule) {
             PatchOptions options;
             options.keepStaleLineInfo = true; // line tables are for profilers; the GPU never reads them
             return writeSchedule(original, analysis, schedule, options);
