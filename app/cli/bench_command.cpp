@@ -87,10 +87,10 @@ int runEstimateBench(const ParsedArgs& p, const LaunchSpec& spec, const std::vec
 int runBenchCommand(const std::vector<std::string>& args)
 {
     std::string error;
-    const ParsedArgs p = parseArgs(
-        args,
-        {"--cubin", "--backend", "--gpus", "--rounds", "--screen", "--input-sets", "--seed", "--worker"},
-        error);
+    const ParsedArgs p = parseArgs(args,
+                                   {"--cubin", "--backend", "--gpus", "--rounds", "--screen", "--input-sets",
+                                    "--seed", "--worker", "--metrics-backend"},
+                                   error);
     if (!error.empty()) return fail(error);
     if (p.positional.size() != 1) return fail("bench needs exactly one SPEC.json");
     auto spec = loadLaunchSpec(p.positional[0]);
@@ -122,6 +122,10 @@ int runBenchCommand(const std::vector<std::string>& args)
     options.baseline.inputSets = std::stoi(p.value("--input-sets", "3"));
     options.baseline.seed = std::stoull(p.value("--seed", std::to_string(options.baseline.seed)));
     options.baseline.l2Flush = p.has("--l2-flush");
+    options.metricsBackend = p.value("--metrics-backend", "auto");
+    if (options.metricsBackend != "auto" && options.metricsBackend != "cupti" &&
+        options.metricsBackend != "ncu")
+        return fail("--metrics-backend must be auto, cupti or ncu");
     auto evaluator = GpuEvaluator::create(options);
     if (!evaluator) return fail(evaluator.message());
     GpuEvaluator& ev = *evaluator.value();

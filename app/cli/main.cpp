@@ -23,7 +23,8 @@ void usage()
         "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip] -o OUT.jsonl\n"
         "  diff A B [--kernel K] [--format text|json|html]\n"
         "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
-        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics] [--json]\n",
+        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics]\n"
+        "        [--metrics-backend auto|cupti|ncu] [--json]\n",
         stderr);
 }
 

@@ -206,7 +206,7 @@ std::optional<Failure> GpuContext::timeSample(const KernelHandle& k, int launche
     }
     if (useGraph) {
         if (l2Flush)
-            if (auto f = fill(m_flush, 0, m_flushBytes)) return f;
+            if (auto f = flushL2()) return f;
         if (auto f = check(m_drv->eventRecord(m_events[0], m_stream), "cuEventRecord")) return f;
         if (auto f = check(m_drv->graphLaunch(k.graphExec, m_stream), "cuGraphLaunch")) return f;
         if (auto f = check(m_drv->eventRecord(m_events[1], m_stream), "cuEventRecord")) return f;

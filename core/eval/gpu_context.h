@@ -50,6 +50,7 @@ public:
     const DeviceInfo& info() const { return m_info; }
     const cu::Driver& driver() const { return *m_drv; }
     cu::Stream stream() const { return m_stream; }
+    cu::Context handle() const { return m_ctx; }
     bool lost() const { return m_lost; }
 
     // Turns a driver result into a Failure (nullopt on success); sticky errors mark the context lost.
@@ -80,6 +81,8 @@ public:
     // D2D copy / poison fill on the context's stream.
     std::optional<Failure> copy(cu::DevicePtr dst, cu::DevicePtr src, size_t bytes);
     std::optional<Failure> fill(cu::DevicePtr dst, uint8_t value, size_t bytes);
+    // Writes twice the L2's size so that nothing a previous launch left there survives.
+    std::optional<Failure> flushL2() { return fill(m_flush, 0, m_flushBytes); }
 
 private:
     GpuContext() = default;

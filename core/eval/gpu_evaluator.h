@@ -17,6 +17,8 @@ struct GpuEvaluatorOptions
     bool precheck = true;
     // Added to the expected GPU time of an evaluation to form its deadline (module load, copies).
     std::chrono::milliseconds timeoutSlack{5000};
+    // Where metrics() figures come from: "auto" (CUPTI's range profiler, then ncu), "cupti", "ncu".
+    std::string metricsBackend = "auto";
 };
 
 // $SASSX_WORKER, then sassx-worker beside the running executable, then the build tree's

@@ -363,4 +363,33 @@ Status GpuSession::runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& c
     return Ok{};
 }
 
+Result<ProfileOutcome> GpuSession::profileOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin,
+                                               uint64_t seed, const std::vector<std::string>& metrics)
+{
+    protocol::BaselineOptions options;
+    options.seed = seed;
+    options.inputSets = 1;
+    if (auto f = setUp(spec, options)) return makeError(f->message);
+    KernelHandle k;
+    if (auto f = m_ctx->load(cubin, k)) return makeError(f->message);
+    auto status = [](std::optional<Failure> f) -> Status {
+        if (f) return makeError(f->message);
+        return Ok{};
+    };
+    ProfileRequest r;
+    r.context = m_ctx->handle();
+    r.deviceIndex = device().ordinal;
+    r.metrics = metrics;
+    r.source = {device().name, "cupti"};
+    r.beforePass = [&]() -> Status {
+        if (auto f = prepareSet(0)) return status(f);
+        return status(m_ctx->flushL2());
+    };
+    r.launch = [&]() { return status(m_ctx->launch(k)); };
+    r.synchronize = [&]() { return status(m_ctx->synchronize("profiled launch")); };
+    auto outcome = profileLaunch(r);
+    if (!m_ctx->lost()) m_ctx->unload(k);
+    return outcome;
+}
+
 } // namespace sassx::eval

@@ -1,6 +1,7 @@
 #pragma once
 // The worker's engine: holds the baseline, its K reference outputs and the device buffers, and
 // answers load_baseline / evaluate requests (protocol.h) with correctness and interleaved timing.
+#include "core/eval/cupti_profiler.h"
 #include "core/eval/gpu_context.h"
 #include "core/eval/launch_spec.h"
 #include "core/eval/protocol.h"
@@ -27,6 +28,10 @@ public:
 
     // For the one-kernel runner under ncu: set up `spec` with input set 0 and launch `cubin` once.
     Status runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed);
+    // The same launch under CUPTI's range profiler: before every pass input set 0 is restored, the
+    // outputs are poisoned and the L2 is flushed, as ncu's kernel replay with cache control does.
+    Result<ProfileOutcome> profileOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin,
+                                       uint64_t seed, const std::vector<std::string>& metrics);
 
     const LaunchSpec* spec() const { return m_hasBaseline ? &m_spec : nullptr; }
     const std::vector<uint8_t>& baselineCubin() const { return m_baselineCubin; }

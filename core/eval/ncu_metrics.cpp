@@ -1,6 +1,7 @@
 #include "core/eval/ncu_metrics.h"
 
 #include "core/common/paths.h"
+#include "core/eval/oneshot_files.h"
 #include "core/eval/subprocess.h"
 
 #include <nlohmann/json.hpp>
@@ -134,15 +135,8 @@ Result<std::vector<MetricValue>> parseNcuCsv(const std::string& csv, const Figur
 Result<std::vector<MetricValue>> collectWithNcu(const NcuRequest& r)
 {
     if (r.ncu.empty()) return makeError("ncu not found (set SASSX_NCU or put Nsight Compute on PATH)");
-    char tmpl[] = "/tmp/sassx-ncu-XXXXXX";
-    if (!mkdtemp(tmpl)) return makeError("cannot create a temporary folder for ncu");
-    const fs::path dir(tmpl);
-    {
-        std::ofstream spec(dir / "spec.json");
-        spec << toJson(r.spec).dump(1);
-        std::ofstream cubin(dir / "kernel.cubin", std::ios::binary);
-        cubin.write(reinterpret_cast<const char*>(r.cubin.data()), std::streamsize(r.cubin.size()));
-    }
+    auto files = OneshotFiles::create(r.spec, r.cubin);
+    if (!files) return files.error();
     std::string list;
     for (const auto& m : r.metrics)
         list += (list.empty() ? "" : ",") + m;
@@ -164,12 +158,10 @@ Result<std::vector<MetricValue>> collectWithNcu(const NcuRequest& r)
               list,
               r.runner,
               "--oneshot",
-              (dir / "spec.json").string(),
-              (dir / "kernel.cubin").string(),
+              files.value()->specPath(),
+              files.value()->cubinPath(),
               std::to_string(r.seed)};
     auto out = runProcess(o, r.timeout);
-    std::error_code ec;
-    fs::remove_all(dir, ec);
     if (!out) return out.error();
     FigureSource source{r.device, "ncu"};
     auto parsed = parseNcuCsv(out->out, source);

@@ -59,9 +59,10 @@ json makeEvaluatePath(int id, const std::string& cubinPath, const EvaluateOption
     return j;
 }
 
-json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics)
+json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics,
+                 const std::string& backend)
 {
-    json j{{"op", "metrics"}, {"id", id}, {"metrics", metrics}};
+    json j{{"op", "metrics"}, {"id", id}, {"metrics", metrics}, {"backend", backend}};
     if (!cubin.empty()) j["cubin_b64"] = base64Encode(cubin);
     return j;
 }

@@ -52,7 +52,8 @@ nlohmann::json makeLoadBaseline(int id, const LaunchSpec& spec, std::span<const 
 nlohmann::json makeEvaluate(int id, std::span<const uint8_t> cubin, const EvaluateOptions& options);
 nlohmann::json makeEvaluatePath(int id, const std::string& cubinPath, const EvaluateOptions& options);
 // Metrics of the candidate (or of the baseline when `cubin` is empty).
-nlohmann::json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics);
+nlohmann::json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics,
+                           const std::string& backend = "auto");
 nlohmann::json makeShutdown(int id);
 
 std::string encodeLine(const nlohmann::json& message); // compact JSON + '\n'

@@ -2,11 +2,13 @@
 
 #include "core/eval/eval_result.h"
 #include "core/eval/gpu_session.h"
-#include "core/eval/ncu_metrics.h"
+#include "core/eval/metrics_backends.h"
+#include "core/eval/oneshot_files.h"
 #include "core/eval/protocol.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -55,16 +57,54 @@ int oneshot(int argc, char** argv, int i)
     return 0;
 }
 
+// The child that `metrics` starts for CUPTI: profiles one launch and prints one JSON line.
+int cuptiOneshot(int argc, char** argv, int i)
+{
+    auto fail = [](const std::string& why, int code) {
+        send({{"status", "failed"}, {"error", why}});
+        return code;
+    };
+    if (i + 4 > argc) {
+        std::fprintf(stderr, "usage: sassx-worker --cupti-oneshot SPEC.json CUBIN SEED METRIC[,METRIC...]\n");
+        return 2;
+    }
+    auto spec = loadLaunchSpec(argv[i]);
+    if (!spec) return fail(spec.message(), 2);
+    std::ifstream in(argv[i + 1], std::ios::binary);
+    std::vector<uint8_t> cubin{std::istreambuf_iterator<char>(in), {}};
+    std::vector<std::string> metrics;
+    std::string list = argv[i + 3];
+    for (size_t start = 0; start <= list.size();) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        if (comma > start) metrics.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    auto ctx = GpuContext::open(0);
+    if (!ctx) return fail(ctx.message(), 1);
+    GpuSession session(std::move(ctx.value()));
+    auto outcome = session.profileOnce(spec.value(), cubin, std::strtoull(argv[i + 2], nullptr, 10), metrics);
+    if (!outcome) {
+        send({{"status", "failed"}, {"error", outcome.message()}});
+        std::fflush(stdout);
+        _exit(session.contextLost() ? 3 : 1);
+    }
+    json out{
+        {"status", "ok"}, {"chip", outcome->chip}, {"passes", outcome->passes}, {"metrics", json::array()}};
+    if (auto lib = loadCupti()) out["cupti"] = lib->path;
+    for (const MetricValue& m : outcome->values)
+        out["metrics"].push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+    send(out);
+    return 0;
+}
+
 json metrics(GpuSession& session, const json& request)
 {
     const LaunchSpec* spec = session.spec();
     if (!spec)
         return protocol::makeErrorResponse(request, "error", failure::kError, "metrics before load_baseline");
-    NcuRequest r;
-    r.ncu = findNcu();
-    char self[4096] = {};
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    r.runner = n > 0 ? std::string(self, size_t(n)) : std::string("sassx-worker");
+    MetricsRequest r;
+    r.backend = request.value("backend", std::string("auto"));
+    r.runner = selfExecutable();
     r.spec = *spec;
     if (request.contains("cubin_b64") || request.contains("cubin_path")) {
         auto cubin = protocol::cubinFromRequest(request);
@@ -74,17 +114,18 @@ json metrics(GpuSession& session, const json& request)
         r.cubin = session.baselineCubin();
     }
     r.seed = session.seed();
-    if (request.contains("metrics") && request.at("metrics").is_array() && !request.at("metrics").empty())
+    if (request.contains("metrics") && request.at("metrics").is_array())
         r.metrics = request.at("metrics").get<std::vector<std::string>>();
-    else
-        r.metrics = defaultMetrics();
     r.device = session.device().name;
-    auto values = collectWithNcu(r);
-    if (!values) return protocol::makeErrorResponse(request, "failed", failure::kError, values.message());
+    auto report = collectMetrics(r);
+    if (!report) return protocol::makeErrorResponse(request, "failed", failure::kError, report.message());
     json resp = protocol::makeResponse(request, "ok");
-    resp["source"] = {{"device", r.device}, {"kind", "ncu"}};
+    resp["source"] = {{"device", r.device}, {"kind", report->backend}};
+    resp["backend"] = report->backend;
+    if (!report->fallback.empty()) resp["fallback"] = report->fallback;
+    if (report->passes) resp["passes"] = report->passes;
     resp["metrics"] = json::array();
-    for (const MetricValue& m : values.value())
+    for (const MetricValue& m : report->values)
         resp["metrics"].push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
     return resp;
 }
@@ -96,10 +137,12 @@ int runWorker(int argc, char** argv)
     int device = 0;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--oneshot")) return oneshot(argc, argv, i + 1);
+        if (!std::strcmp(argv[i], "--cupti-oneshot")) return cuptiOneshot(argc, argv, i + 1);
         if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
             device = std::atoi(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: sassx-worker [--device N] | --oneshot SPEC CUBIN SEED\n");
+            std::fprintf(stderr, "usage: sassx-worker [--device N] | --oneshot SPEC CUBIN SEED | "
+                                 "--cupti-oneshot SPEC CUBIN SEED METRICS\n");
             return 2;
         }
     }

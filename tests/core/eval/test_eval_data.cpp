@@ -4,6 +4,7 @@
 #include "core/eval/compare.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/input_gen.h"
+#include "core/eval/metrics_backends.h"
 #include "core/eval/ncu_metrics.h"
 #include "core/eval/protocol.h"
 #include "core/eval/timing_stats.h"
@@ -317,6 +318,58 @@ private slots:
         QCOMPARE(m->at(1).source.kind, std::string("ncu"));
         QVERIFY(!parseNcuCsv("==PROF== nothing\n", {}).ok());
         QVERIFY(defaultMetrics().size() >= 10);
+    }
+
+    void parsesCuptiRunnerOutput_data()
+    {
+        QTest::addColumn<QString>("out");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<QString>("errorPart");
+        QTest::newRow("ok after library chatter")
+            << "CUPTI says hello\n{\"status\":\"ok\",\"chip\":\"GH100\",\"passes\":3,\"metrics\":["
+               "{\"name\":\"dram__bytes_read.sum\",\"value\":3145728,\"unit\":\"bytes\"},"
+               "{\"name\":\"lts__t_sector_hit_rate.pct\",\"value\":87.5,\"unit\":\"percent\"}]}\n"
+            << true << 2 << "";
+        QTest::newRow("runner failed")
+            << "{\"status\":\"failed\",\"error\":\"CUPTI does not know these metrics on GH100: foo__bar\"}\n"
+            << false << 0 << "foo__bar";
+        QTest::newRow("nothing printed") << "" << false << 0 << "printed no result";
+        QTest::newRow("not json") << "Segmentation fault\n" << false << 0 << "printed no result";
+        QTest::newRow("value not a number")
+            << "{\"status\":\"ok\",\"metrics\":[{\"name\":\"x\",\"value\":\"n/a\"}]}" << false << 0
+            << "malformed";
+        QTest::newRow("empty list") << "{\"status\":\"ok\",\"metrics\":[]}" << false << 0 << "no metrics";
+    }
+
+    void parsesCuptiRunnerOutput()
+    {
+        QFETCH(QString, out);
+        QFETCH(bool, ok);
+        QFETCH(int, count);
+        QFETCH(QString, errorPart);
+        auto r = parseCuptiOneshot(out.toStdString(), {"H100", "cupti"});
+        QCOMPARE(r.ok(), ok);
+        if (!ok) {
+            QVERIFY2(r.message().find(errorPart.toStdString()) != std::string::npos, r.message().c_str());
+            return;
+        }
+        QCOMPARE(int(r->values.size()), count);
+        QCOMPARE(r->backend, std::string("cupti"));
+        QCOMPARE(r->passes, 3);
+        QCOMPARE(r->values[0].unit, std::string("byte")); // CUPTI's "bytes" read like ncu's "byte"
+        QCOMPARE(r->values[1].unit, std::string("%"));
+        QCOMPARE(r->values[1].value, 87.5);
+        QCOMPARE(r->values[1].source.kind, std::string("cupti"));
+    }
+
+    void unknownMetricsBackendIsRefused()
+    {
+        MetricsRequest r;
+        r.backend = "nsight";
+        auto m = collectMetrics(r);
+        QVERIFY(!m.ok());
+        QVERIFY2(m.message().find("unknown metrics backend") != std::string::npos, m.message().c_str());
     }
 };
 

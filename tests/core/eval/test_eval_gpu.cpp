@@ -1,6 +1,7 @@
 // The GPU evaluator end to end: real sassx-worker processes, real cubins. Skips (with the reason)
 // where there is no CUDA driver or GPU, or the test kernels were not compiled (no nvcc).
 #include "core/eval/cuda_driver.h"
+#include "core/eval/cupti_profiler.h"
 #include "core/eval/gpu_evaluator.h"
 #include "core/eval/ncu_metrics.h"
 
@@ -187,6 +188,35 @@ private slots:
             if (v.name == "gpu__time_duration.sum") sawDuration = v.value > 0;
         }
         QVERIFY(sawDuration);
+    }
+
+    void metricsThroughCupti()
+    {
+        if (auto lib = loadCupti(); !lib) QSKIP(("no usable CUPTI: " + lib.message()).c_str());
+        GpuEvaluatorOptions o;
+        o.pool.workerPath = workerPath();
+        o.metricsBackend = "cupti";
+        auto made = GpuEvaluator::create(o);
+        QVERIFY(made.ok());
+        auto& e = *made.value();
+        const int n = 1 << 22;
+        QVERIFY(e.setBaseline(addSpec(n), cubin("eval_add")).ok());
+        auto m = e.metrics({});
+        QVERIFY2(m.ok(), m.ok() ? "" : m.message().c_str());
+        double readBytes = -1, duration = -1;
+        for (const MetricValue& v : m.value()) {
+            QCOMPARE(v.source.kind, std::string("cupti"));
+            if (v.name == "dram__bytes_read.sum") readBytes = v.value;
+            if (v.name == "gpu__time_duration.sum") duration = v.value;
+        }
+        // eval_add reads x and y (2 x 16 MiB) from a flushed L2: DRAM must deliver at least that.
+        QVERIFY2(readBytes >= 2.0 * 4 * n * 0.95, std::to_string(readBytes).c_str());
+        QVERIFY(duration > 0);
+        // An unknown metric is named in the error, and the worker survives it.
+        auto bad = e.metrics({}, {"sassx__no_such_metric.sum"});
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.message().find("sassx__no_such_metric.sum") != std::string::npos, bad.message().c_str());
+        QVERIFY(e.evaluate(cubin("eval_add")).ok());
     }
 };
 

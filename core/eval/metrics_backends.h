@@ -1,0 +1,44 @@
+#pragma once
+// Where the worker's `metrics` figures come from. CUPTI (the range profiler, in a child
+// `sassx-worker --cupti-oneshot`) is the default; Nsight Compute's CLI is the fallback when CUPTI is
+// missing or refuses (and can be asked for by name). Every figure carries its backend as its source
+// kind: "cupti" or "ncu".
+#include "core/common/result.h"
+#include "core/eval/eval_result.h"
+#include "core/eval/launch_spec.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace sassx::eval {
+
+struct MetricsRequest
+{
+    std::string backend = "auto"; // "auto" (CUPTI, then ncu), "cupti", "ncu"
+    std::string runner;           // the worker executable, run as the one-launch runner
+    LaunchSpec spec;
+    std::vector<uint8_t> cubin;
+    uint64_t seed = 0;
+    std::vector<std::string> metrics; // empty: resources/metrics/nsight.json
+    std::string device;               // for the figures' source
+    std::chrono::milliseconds timeout{120000};
+};
+
+struct MetricsReport
+{
+    std::vector<MetricValue> values;
+    std::string backend;  // "cupti" or "ncu": what produced the values
+    std::string fallback; // why CUPTI was not used, when auto fell back to ncu
+    int passes = 0;       // CUPTI replay passes (0 for ncu)
+};
+
+Result<MetricsReport> collectMetrics(const MetricsRequest& request);
+
+// The one-launch runner's stdout (one JSON object) turned into figures labelled `source`.
+Result<MetricsReport> parseCuptiOneshot(const std::string& stdoutText, const FigureSource& source);
+
+// Unit spellings as `ncu --print-units base` prints them, so both backends' figures read alike.
+std::string normalizeMetricUnit(const std::string& unit);
+
+} // namespace sassx::eval
