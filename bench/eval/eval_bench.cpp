@@ -65,6 +65,7 @@ std::unique_ptr<GpuEvaluator> open(int argc, char** argv, const LaunchSpec& spec
         return nullptr;
     }
     o.pool.gpus = gpus.value();
+    o.metricsBackend = option(argc, argv, "--metrics-backend", "auto");
     auto e = GpuEvaluator::create(o);
     if (!e) {
         std::fprintf(stderr, "sassx-eval-bench: %s\n", e.message().c_str());
@@ -94,12 +95,14 @@ int throughput(int argc, char** argv, const LaunchSpec& spec, const std::vector<
         const auto t0 = Clock::now();
         const auto results = ev->evaluateBatch(batch, o);
         const double wall = seconds(Clock::now() - t0);
-        int correct = 0, confirmed = 0, faster = 0, slower = 0;
+        int correct = 0, confirmed = 0, faster = 0, slower = 0, stoppedEarly = 0, rounds = 0;
         std::vector<double> ratios;
         for (const auto& r : results) {
             correct += r.ok();
             if (!r.timing) continue;
             confirmed += r.timing->confirmed;
+            stoppedEarly += r.timing->stoppedEarly;
+            rounds += r.timing->screenRounds + (r.timing->confirmed ? r.timing->ratio.rounds : 0);
             faster += r.timing->verdict == Verdict::Faster;
             slower += r.timing->verdict == Verdict::Slower;
             ratios.push_back(r.timing->ratio.median);
@@ -108,7 +111,8 @@ int throughput(int argc, char** argv, const LaunchSpec& spec, const std::vector<
         json regime{{"candidates", n},        {"incumbent_ratio", incumbent},
                     {"wall_s", wall},         {"evaluations_per_s", n / wall},
                     {"correct", correct},     {"confirmed", confirmed},
-                    {"false_faster", faster}, {"false_slower", slower}};
+                    {"false_faster", faster}, {"false_slower", slower},
+                    {"confirm_stopped_early", stoppedEarly}, {"rounds_per_candidate", double(rounds) / n}};
         if (!ratios.empty())
             regime["identical_ratio_p05_p50_p95"] = {ratios[ratios.size() / 20], ratios[ratios.size() / 2],
                                                      ratios[ratios.size() * 19 / 20]};
@@ -169,8 +173,11 @@ int metrics(int argc, char** argv, const LaunchSpec& spec, const std::vector<uin
 {
     auto ev = open(argc, argv, spec, cubin, true, 60000);
     if (!ev) return 1;
+    const auto t0 = Clock::now();
     auto m = ev->metrics({});
+    const double wall = seconds(Clock::now() - t0);
     json out{{"spec", spec.name},
+             {"metrics_wall_s", wall},
              {"kernel", spec.kernel},
              {"baseline_median_us", ev->baseline().medianUs},
              {"baseline_source", {{"device", ev->baseline().source.device}, {"kind", "measured"}}}};
@@ -182,6 +189,7 @@ int metrics(int argc, char** argv, const LaunchSpec& spec, const std::vector<uin
     EvalResult holder;
     holder.metrics = m.value();
     out["metrics"] = toJson(holder)["metrics"];
+    if (!m->empty()) out["metrics_source"] = {{"device", m->front().source.device}, {"kind", m->front().source.kind}};
     write(out, option(argc, argv, "--json", ""));
     return 0;
 }

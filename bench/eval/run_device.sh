@@ -3,15 +3,18 @@
 # spec, and the ncu cross-check. Expects .deps/evaldev from pack_device.sh (carried) and writes
 # results under $OUT. Steps run in priority order, each with its own time limit, and a step is
 # skipped once the whole run nears BUDGET seconds, so a slow step cannot eat the rest.
+# STEPS picks what runs (default: all): tests faults throughput ncu cupti.
 set -uo pipefail
 D=$PWD/.deps/evaldev
 OUT=${OUT:-/tmp/evalout}
 BUDGET=${BUDGET:-540}
+STEPS=${STEPS:-tests faults throughput ncu cupti}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 [ -f "$D/lib.tar.xz" ] && [ ! -d "$D/lib" ] && tar -xJf "$D/lib.tar.xz" -C "$D"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_EVAL_KERNELS_DIR=$D/kernels SASSX_RESOURCES=$PWD/resources
 export PATH=$PATH:/usr/local/cuda/bin
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; which ncu; ncu --version | tail -1; } > "$OUT/env.txt" 2>&1
+{ date -u +%FT%TZ; ls /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 2>/dev/null | grep -i -E "cupti|nvperf"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; which ncu; ncu --version | tail -1; } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 step() {
   local name=$1 limit=$2; shift 2
@@ -26,14 +29,19 @@ tp() {
 
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); b=j["baseline"]; print(j["spec"], "| baseline_us", round(b.get("baseline_median_us",0),2), b.get("launch_mode"), b.get("launches_per_sample"), "| noise", round(100*b.get("noise_floor",0),3), "% | screen/s", round(j["screen_only"]["evaluations_per_s"],1), "| adaptive/s", round(j["adaptive"]["evaluations_per_s"],1), "| false_faster", j["adaptive"]["false_faster"], j["screen_only"]["false_faster"])' "$OUT/tp-$n.json" 2>&1 | tail -1
 }
-step gpu_tests 100 "$D"/bin/test_eval_gpu -o "$OUT/gpu_tests.txt,txt" -o -,txt
-step faults 100 "$D"/bin/sassx-eval-bench faults "$D"/eval_add_small.launch.json --broken "$D"/broken --n 100 --timeout-ms 1500 --json "$OUT/eval-faults.json" | tail -22
-for s in sgemm_leakyrelu hgemm_leakyrelu flash_attn_fwd eval_fma rmsnorm; do tp "$D/specs/$s.launch.json" 45 24; done
-[ -z "${SKIP_NCU:-}" ] && step ncu_crosscheck 150 python3 bench/eval/ncu_crosscheck.py "$D"/bin/sassx-eval-bench "$OUT/eval-ncu-crosscheck" \
+want tests && step gpu_tests 150 "$D"/bin/test_eval_gpu -o "$OUT/gpu_tests.txt,txt" -o -,txt
+want cupti && step cupti_crosscheck 300 python3 bench/eval/cupti_crosscheck.py "$D"/bin/sassx-eval-bench "$OUT/eval-cupti-crosscheck" \
+  "$D"/specs/sgemm_leakyrelu.launch.json "$D"/specs/hgemm_leakyrelu.launch.json "$D"/specs/flash_attn_fwd.launch.json \
+  "$D"/specs/rmsnorm.launch.json "$D"/specs/gemm_leakyrelu.launch.json "$D"/specs/attention_fwd.launch.json \
+  "$D"/specs/eval_fma.launch.json > "$OUT/cupti.log" 2>&1
+[ -f "$OUT/cupti.log" ] && tail -c 3000 "$OUT/cupti.log"
+want faults && step faults 100 "$D"/bin/sassx-eval-bench faults "$D"/eval_add_small.launch.json --broken "$D"/broken --n 100 --timeout-ms 1500 --json "$OUT/eval-faults.json" | tail -22
+want throughput && for s in sgemm_leakyrelu hgemm_leakyrelu flash_attn_fwd eval_fma rmsnorm; do tp "$D/specs/$s.launch.json" 45 24; done
+want ncu && step ncu_crosscheck 150 python3 bench/eval/ncu_crosscheck.py "$D"/bin/sassx-eval-bench "$OUT/eval-ncu-crosscheck" \
   "$D"/specs/sgemm_leakyrelu.launch.json "$D"/specs/rmsnorm.launch.json "$D"/specs/eval_fma.launch.json \
   "$D"/specs/hgemm_leakyrelu.launch.json > "$OUT/ncu.log" 2>&1
 [ -f "$OUT/ncu.log" ] && tail -4 "$OUT/ncu.log"
-for s in gemm_leakyrelu attention_fwd big_unrolled huge_unrolled eval_add; do tp "$D/specs/$s.launch.json" 35 12; done
+want throughput && for s in gemm_leakyrelu attention_fwd eval_add; do tp "$D/specs/$s.launch.json" 35 24; done
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]

@@ -332,9 +332,23 @@ json GpuSession::evaluate(const json& request)
     t.ratio = ratioInterval(ta, tb);
     t.screenRounds = options.plan.screenRounds;
     if (options.plan.shouldConfirm(t.ratio)) {
-        if (auto f = interleave(m_baseline, cand, options.plan.confirmRounds, ta, tb))
-            return finish(failureResponse(request, *f));
-        t.ratio = ratioInterval(ta, tb);
+        // Fresh rounds only: the screen's rounds selected this candidate and must not also estimate it.
+        const AdaptivePlan& plan = options.plan;
+        const int stage = plan.confirmStage > 0 ? plan.confirmStage : plan.confirmRounds;
+        std::vector<double> fa, fb;
+        while (int(fa.size()) < plan.confirmRounds) {
+            const int n = std::min(stage, plan.confirmRounds - int(fa.size()));
+            if (auto f = interleave(m_baseline, cand, n, ta, tb)) return finish(failureResponse(request, *f));
+            fa.insert(fa.end(), ta.begin(), ta.end());
+            fb.insert(fb.end(), tb.begin(), tb.end());
+            t.ratio = ratioInterval(fa, fb);
+            if (plan.futile(t.ratio, m_noiseFloor)) {
+                t.stoppedEarly = true;
+                break;
+            }
+        }
+        ta = std::move(fa);
+        tb = std::move(fb);
         t.confirmed = true;
     }
     t.baselineMedianUs = median(ta);

@@ -41,6 +41,8 @@ json evaluateBody(int id, const EvaluateOptions& o)
             {"screen_rounds", o.plan.screenRounds},
             {"confirm_rounds", o.plan.confirmRounds},
             {"incumbent_ratio", o.plan.incumbentRatio},
+            {"confirm_stage", o.plan.confirmStage},
+            {"futility_after", o.plan.futilityAfter},
             {"check_only", o.checkOnly}};
 }
 } // namespace
@@ -128,6 +130,8 @@ EvaluateOptions evaluateOptionsFromJson(const json& r)
     o.plan.screenRounds = std::max(2, r.value("screen_rounds", o.plan.screenRounds));
     o.plan.confirmRounds = std::max(0, r.value("confirm_rounds", o.plan.confirmRounds));
     o.plan.incumbentRatio = r.value("incumbent_ratio", o.plan.incumbentRatio);
+    o.plan.confirmStage = std::max(0, r.value("confirm_stage", o.plan.confirmStage));
+    o.plan.futilityAfter = std::max(2, r.value("futility_after", o.plan.futilityAfter));
     o.checkOnly = r.value("check_only", o.checkOnly);
     return o;
 }

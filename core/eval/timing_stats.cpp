@@ -89,6 +89,7 @@ nlohmann::json toJson(const TimingFigures& t)
             {"noise_floor", t.noiseFloor},
             {"verdict", verdictName(t.verdict)},
             {"confirmed", t.confirmed},
+            {"stopped_early", t.stoppedEarly},
             {"screen_rounds", t.screenRounds},
             {"launch_mode", t.launchMode},
             {"launches_per_sample", t.launchesPerSample},
@@ -111,6 +112,7 @@ std::optional<TimingFigures> timingFromJson(const nlohmann::json& j)
     const std::string v = j.value("verdict", std::string("same"));
     t.verdict = v == "faster" ? Verdict::Faster : v == "slower" ? Verdict::Slower : Verdict::Same;
     t.confirmed = j.value("confirmed", false);
+    t.stoppedEarly = j.value("stopped_early", false);
     t.screenRounds = j.value("screen_rounds", 0);
     t.launchMode = j.value("launch_mode", std::string());
     t.launchesPerSample = j.value("launches_per_sample", 1);

@@ -2,6 +2,7 @@
 // Statistics of interleaved timing rounds. A round times the baseline (A) and the candidate (B)
 // back to back, so clock ramps and thermal drift hit both; we compare per-round ratios B/A rather
 // than two separate medians (sass-notes §7: the first variant measured ran ~3% slow from clock ramp).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,14 +48,29 @@ Verdict decide(const RatioInterval& r, double noiseFloor);
 // from those fresh rounds alone: selecting on the screen and estimating on new data is what keeps
 // the winner's curse out of reported gains. (Promoting on "interval reaches below the incumbent"
 // promoted every neutral candidate on the H100 and cut throughput by 40%: bench/results/eval-*.)
+//
+// Confirmation runs in stages of `confirmStage` fresh rounds. From `futilityAfter` rounds on, it
+// stops early when even the optimistic end of the interval cannot beat the incumbent or clear the
+// noise floor (low >= min(incumbent, 1 - floor)). At that point the candidate either cannot be
+// called "faster" (its median is above its low end) or cannot replace the incumbent, so stopping
+// only forgoes rounds that would have to reverse the evidence; it never adds a false "faster", and
+// the figures still come from fresh rounds alone. Most neutral candidates stop at `futilityAfter`
+// instead of `confirmRounds`.
 struct AdaptivePlan
 {
     int screenRounds = 10;
     int confirmRounds = 50;
     double incumbentRatio = 1.0;
+    int confirmStage = 10;  // 0: all confirmRounds at once
+    int futilityAfter = 20; // fresh rounds before the first futility check
     bool shouldConfirm(const RatioInterval& screen) const
     {
         return confirmRounds > 0 && screen.median < incumbentRatio;
+    }
+    bool futile(const RatioInterval& fresh, double noiseFloor) const
+    {
+        return confirmStage > 0 && fresh.rounds >= futilityAfter && fresh.rounds < confirmRounds &&
+               fresh.low >= std::min(incumbentRatio, 1.0 - noiseFloor);
     }
 };
 
@@ -67,6 +83,7 @@ struct TimingFigures
     Verdict verdict = Verdict::Same;
     bool confirmed = false; // figures come from fresh confirmation rounds
     int screenRounds = 0;   // rounds spent screening (not in `ratio` when confirmed)
+    bool stoppedEarly = false; // confirmation stopped for futility before confirmRounds
     std::string launchMode; // "events" or "graph"
     int launchesPerSample = 1;
     bool l2Flush = false;

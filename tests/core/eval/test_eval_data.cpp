@@ -200,6 +200,39 @@ private slots:
         QCOMPARE(median({4, 1, 2, 3}), 2.5);
     }
 
+    void futilityStop_data()
+    {
+        QTest::addColumn<double>("incumbent");
+        QTest::addColumn<double>("low");
+        QTest::addColumn<int>("rounds");
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<bool>("stop");
+        // floor 0.2%: "faster" needs a median below 0.998
+        QTest::newRow("neutral after 20") << 1.0 << 0.999 << 20 << 10 << true;
+        QTest::newRow("could still clear the floor") << 1.0 << 0.997 << 20 << 10 << false;
+        QTest::newRow("too early") << 1.0 << 0.999 << 10 << 10 << false;
+        QTest::newRow("already at the full count") << 1.0 << 0.999 << 50 << 10 << false;
+        QTest::newRow("beats the original, not the incumbent") << 0.97 << 0.975 << 30 << 10 << true;
+        QTest::newRow("may beat the incumbent") << 0.97 << 0.965 << 30 << 10 << false;
+        QTest::newRow("staging off") << 1.0 << 1.05 << 20 << 0 << false;
+    }
+
+    void futilityStop()
+    {
+        QFETCH(double, incumbent);
+        QFETCH(double, low);
+        QFETCH(int, rounds);
+        QFETCH(int, stage);
+        QFETCH(bool, stop);
+        AdaptivePlan plan;
+        plan.incumbentRatio = incumbent;
+        plan.confirmStage = stage;
+        const RatioInterval fresh{low + 0.002, low, low + 0.004, rounds};
+        QCOMPARE(plan.futile(fresh, 0.002), stop);
+        // Whatever the plan stops could not, at that point, be called faster or beat the incumbent.
+        if (stop) QVERIFY(decide(fresh, 0.002) != Verdict::Faster || fresh.low >= incumbent);
+    }
+
     // --- protocol -----------------------------------------------------------------------------
     void base64RoundTrip()
     {
