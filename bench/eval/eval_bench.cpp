@@ -108,11 +108,16 @@ int throughput(int argc, char** argv, const LaunchSpec& spec, const std::vector<
             ratios.push_back(r.timing->ratio.median);
         }
         std::sort(ratios.begin(), ratios.end());
-        json regime{{"candidates", n},        {"incumbent_ratio", incumbent},
-                    {"wall_s", wall},         {"evaluations_per_s", n / wall},
-                    {"correct", correct},     {"confirmed", confirmed},
-                    {"false_faster", faster}, {"false_slower", slower},
-                    {"confirm_stopped_early", stoppedEarly}, {"rounds_per_candidate", double(rounds) / n}};
+        json regime{{"candidates", n},
+                    {"incumbent_ratio", incumbent},
+                    {"wall_s", wall},
+                    {"evaluations_per_s", n / wall},
+                    {"correct", correct},
+                    {"confirmed", confirmed},
+                    {"false_faster", faster},
+                    {"false_slower", slower},
+                    {"confirm_stopped_early", stoppedEarly},
+                    {"rounds_per_candidate", double(rounds) / n}};
         if (!ratios.empty())
             regime["identical_ratio_p05_p50_p95"] = {ratios[ratios.size() / 20], ratios[ratios.size() / 2],
                                                      ratios[ratios.size() * 19 / 20]};
@@ -189,7 +194,8 @@ int metrics(int argc, char** argv, const LaunchSpec& spec, const std::vector<uin
     EvalResult holder;
     holder.metrics = m.value();
     out["metrics"] = toJson(holder)["metrics"];
-    if (!m->empty()) out["metrics_source"] = {{"device", m->front().source.device}, {"kind", m->front().source.kind}};
+    if (!m->empty())
+        out["metrics_source"] = {{"device", m->front().source.device}, {"kind", m->front().source.kind}};
     write(out, option(argc, argv, "--json", ""));
     return 0;
 }

@@ -153,7 +153,7 @@ struct RangeEnableParams // CUpti_RangeProfiler_Enable_Params
     RangeProfilerObject* pRangeProfilerObject;
 };
 
-struct RangeObjectParams // Disable, Start, PopRange: CUpti_RangeProfiler_{Disable,Start,PopRange}_Params
+struct RangeObjectParams // Disable, Start: CUpti_RangeProfiler_{Disable,Start}_Params
 {
     size_t structSize;
     void* pPriv;
@@ -168,14 +168,6 @@ struct RangeStopParams // CUpti_RangeProfiler_Stop_Params
     size_t passIndex;
     size_t targetNestingLevel;
     uint8_t isAllPassSubmitted;
-};
-
-struct RangePushRangeParams // CUpti_RangeProfiler_PushRange_Params
-{
-    size_t structSize;
-    void* pPriv;
-    RangeProfilerObject* pRangeProfilerObject;
-    const char* pRangeName;
 };
 
 struct RangeGetCounterDataSizeParams // CUpti_RangeProfiler_GetCounterDataSize_Params
@@ -253,7 +245,6 @@ inline constexpr size_t kHostEvaluateToGpuValuesSize =
 inline constexpr size_t kRangeEnableSize = SASSX_CUPTI_SIZE(RangeEnableParams, pRangeProfilerObject);
 inline constexpr size_t kRangeObjectSize = SASSX_CUPTI_SIZE(RangeObjectParams, pRangeProfilerObject);
 inline constexpr size_t kRangeStopSize = SASSX_CUPTI_SIZE(RangeStopParams, isAllPassSubmitted);
-inline constexpr size_t kRangePushRangeSize = SASSX_CUPTI_SIZE(RangePushRangeParams, pRangeName);
 inline constexpr size_t kRangeGetCounterDataSizeSize =
     SASSX_CUPTI_SIZE(RangeGetCounterDataSizeParams, counterDataSize);
 inline constexpr size_t kRangeCounterDataImageInitializeSize =

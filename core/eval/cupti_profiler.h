@@ -3,9 +3,10 @@
 // interfaces Nsight Compute itself is built on), inside the worker process. libcupti is dlopen'ed
 // here and nowhere else: the GUI, the CLI and CI never load it.
 //
-// Replay is ours (user range, user replay): the metrics usually need several hardware passes, and
-// before each pass the caller restores the inputs, poisons the outputs and flushes the L2, so every
-// pass sees the same launch — the same thing ncu's kernel replay with cache control does.
+// Ranges are automatic (one per kernel launch, so a range is exactly the kernel) and replay is ours
+// (user replay): the metrics usually need several hardware passes, and before each pass the caller
+// restores the inputs, poisons the outputs and flushes the L2 (outside the profiled pass), so every
+// pass sees the same launch — what ncu's kernel replay with cache control does.
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 

@@ -81,8 +81,13 @@ public:
     // D2D copy / poison fill on the context's stream.
     std::optional<Failure> copy(cu::DevicePtr dst, cu::DevicePtr src, size_t bytes);
     std::optional<Failure> fill(cu::DevicePtr dst, uint8_t value, size_t bytes);
-    // Writes twice the L2's size so that nothing a previous launch left there survives.
-    std::optional<Failure> flushL2() { return fill(m_flush, 0, m_flushBytes); }
+    // Reads twice the L2's size with a small kernel, so nothing a previous launch left there
+    // survives and the L2 is left clean: dirty lines are written back now, not during the next
+    // launch (a memset "flush" leaves the L2 full of dirty lines whose write-back the next kernel
+    // pays for; CUPTI counted 15-20 MB of extra DRAM writes from it). Falls back to a memset if the
+    // flush kernel cannot be loaded. `flushMethod()` says which one ran.
+    std::optional<Failure> flushL2();
+    const char* flushMethod() const { return m_flushFn ? "read" : "memset"; }
 
 private:
     GpuContext() = default;
@@ -94,6 +99,10 @@ private:
     std::vector<cu::Event> m_events;
     cu::DevicePtr m_flush = 0;
     size_t m_flushBytes = 0;
+    bool m_flushLoadTried = false;
+    cu::Module m_flushModule = nullptr;
+    cu::Function m_flushFn = nullptr;
+    cu::DevicePtr m_flushSink = 0;
     std::vector<cu::DevicePtr> m_allocations;
     bool m_lost = false;
 

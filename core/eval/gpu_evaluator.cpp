@@ -143,7 +143,8 @@ Result<std::vector<MetricValue>> GpuEvaluator::metrics(const std::vector<uint8_t
                                                        const std::vector<std::string>& names)
 {
     if (!m_hasBaseline) return makeError("metrics before setBaseline");
-    PoolReply reply = m_pool->runOne({protocol::makeMetrics(0, candidate, names, m_options.metricsBackend), std::chrono::minutes(5)});
+    PoolReply reply = m_pool->runOne(
+        {protocol::makeMetrics(0, candidate, names, m_options.metricsBackend), std::chrono::minutes(5)});
     const json& r = reply.response;
     if (r.value("status", std::string()) != "ok")
         return makeError(r.value("error", std::string("metrics failed")));

@@ -81,10 +81,10 @@ struct TimingFigures
     double candidateMedianUs = 0.0;
     double noiseFloor = 0.0;
     Verdict verdict = Verdict::Same;
-    bool confirmed = false; // figures come from fresh confirmation rounds
-    int screenRounds = 0;   // rounds spent screening (not in `ratio` when confirmed)
+    bool confirmed = false;    // figures come from fresh confirmation rounds
+    int screenRounds = 0;      // rounds spent screening (not in `ratio` when confirmed)
     bool stoppedEarly = false; // confirmation stopped for futility before confirmRounds
-    std::string launchMode; // "events" or "graph"
+    std::string launchMode;    // "events" or "graph"
     int launchesPerSample = 1;
     bool l2Flush = false;
 };

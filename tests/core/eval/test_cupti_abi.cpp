@@ -83,18 +83,13 @@ static_assert(c::kRangeEnableSize == CUpti_RangeProfiler_Enable_Params_STRUCT_SI
 
 SAME_FIELD(RangeObjectParams, CUpti_RangeProfiler_Disable_Params, pRangeProfilerObject);
 SAME_FIELD(RangeObjectParams, CUpti_RangeProfiler_Start_Params, pRangeProfilerObject);
-SAME_FIELD(RangeObjectParams, CUpti_RangeProfiler_PopRange_Params, pRangeProfilerObject);
 static_assert(c::kRangeObjectSize == CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
 static_assert(c::kRangeObjectSize == CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-static_assert(c::kRangeObjectSize == CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
 
 SAME_FIELD(RangeStopParams, CUpti_RangeProfiler_Stop_Params, passIndex);
 SAME_FIELD(RangeStopParams, CUpti_RangeProfiler_Stop_Params, targetNestingLevel);
 SAME_FIELD(RangeStopParams, CUpti_RangeProfiler_Stop_Params, isAllPassSubmitted);
 static_assert(c::kRangeStopSize == CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-
-SAME_FIELD(RangePushRangeParams, CUpti_RangeProfiler_PushRange_Params, pRangeName);
-static_assert(c::kRangePushRangeSize == CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
 
 SAME_FIELD(RangeGetCounterDataSizeParams, CUpti_RangeProfiler_GetCounterDataSize_Params, pMetricNames);
 SAME_FIELD(RangeGetCounterDataSizeParams, CUpti_RangeProfiler_GetCounterDataSize_Params, numMetrics);

@@ -100,11 +100,22 @@ private slots:
     {
         EvalOptions o;
         o.plan.incumbentRatio = 10; // force confirmation rounds
+        o.plan.confirmStage = 0;    // all 50 at once
         EvalResult r = m_eval->evaluate(cubin("eval_add"), o);
         QVERIFY2(r.ok(), r.failure.c_str());
         QVERIFY(r.timing.has_value());
         QVERIFY(r.timing->confirmed);
         QCOMPARE(r.timing->ratio.rounds, 50);
+        QVERIFY(!r.timing->stoppedEarly);
+        // Staged: an identical candidate can never clear the noise floor, so it usually stops after 20
+        // fresh rounds; either way the rounds are a multiple of the stage and the verdict is not faster.
+        o.plan.confirmStage = 10;
+        EvalResult staged = m_eval->evaluate(cubin("eval_add"), o);
+        QVERIFY(staged.ok() && staged.timing && staged.timing->confirmed);
+        QVERIFY(staged.timing->ratio.rounds >= 20 && staged.timing->ratio.rounds <= 50);
+        QCOMPARE(staged.timing->ratio.rounds % 10, 0);
+        QCOMPARE(staged.timing->stoppedEarly, staged.timing->ratio.rounds < 50);
+        QVERIFY(staged.timing->verdict != Verdict::Faster);
         QVERIFY(r.timing->ratio.low <= 1.0 + 0.02 && r.timing->ratio.high >= 1.0 - 0.02);
         QVERIFY(r.timing->verdict != Verdict::Faster);
         QVERIFY(!r.source.device.empty());
@@ -180,7 +191,13 @@ private slots:
     void metricsThroughNcu()
     {
         if (findNcu().empty()) QSKIP("ncu not installed");
-        auto m = m_eval->metrics({});
+        GpuEvaluatorOptions o;
+        o.pool.workerPath = workerPath();
+        o.metricsBackend = "ncu";
+        auto made = GpuEvaluator::create(o);
+        QVERIFY(made.ok());
+        QVERIFY(made.value()->setBaseline(addSpec(1 << 20), cubin("eval_add")).ok());
+        auto m = made.value()->metrics({});
         QVERIFY2(m.ok(), m.ok() ? "" : m.message().c_str());
         bool sawDuration = false;
         for (const MetricValue& v : m.value()) {
