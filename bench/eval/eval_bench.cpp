@@ -97,8 +97,11 @@ int throughput(int argc, char** argv, const LaunchSpec& spec, const std::vector<
         const double wall = seconds(Clock::now() - t0);
         int correct = 0, confirmed = 0, faster = 0, slower = 0, stoppedEarly = 0, rounds = 0;
         std::vector<double> ratios;
+        std::map<std::string, double> phases;
         for (const auto& r : results) {
             correct += r.ok();
+            for (const auto& [name, ms] : r.phaseMs)
+                phases[name] += ms / n;
             if (!r.timing) continue;
             confirmed += r.timing->confirmed;
             stoppedEarly += r.timing->stoppedEarly;

@@ -59,6 +59,9 @@ EvalResult evalResultFromResponse(const json& resp)
         r.failure = resp.value("error", std::string("output differs from the reference"));
     }
     if (resp.contains("timing")) r.timing = timingFromJson(resp.at("timing"));
+    if (resp.contains("phase_ms") && resp.at("phase_ms").is_object())
+        for (const auto& [name, ms] : resp.at("phase_ms").items())
+            if (ms.is_number()) r.phaseMs[name] = ms.get<double>();
     if (resp.contains("metrics") && resp.at("metrics").is_array()) {
         for (const json& m : resp.at("metrics")) {
             MetricValue v;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,8 +50,9 @@ struct EvalResult
     std::optional<TimingFigures> timing;
     std::vector<MetricValue> metrics;
     FigureSource source;
-    int worker = -1;     // pool slot that answered
-    double wallMs = 0.0; // caller-side time for this evaluation
+    int worker = -1;                       // pool slot that answered
+    double wallMs = 0.0;                   // caller-side time for this evaluation
+    std::map<std::string, double> phaseMs; // worker-side: "load", "check", "timing"
     bool ok() const { return correct && failureKind.empty(); }
 };
 

@@ -1,5 +1,7 @@
 #include "core/eval/gpu_context.h"
 
+#include "core/eval/utility_kernels.h"
+
 #include <algorithm>
 
 namespace sassx::eval {
@@ -174,77 +176,73 @@ std::optional<Failure> GpuContext::launch(const KernelHandle& k)
     return check(r, "cuLaunchKernel");
 }
 
-namespace {
-// PTX, so that the driver compiles it for whatever GPU this is. Each thread walks the buffer with a
-// grid stride using L2-cached loads (.cg); the xor and the store that never happens (the buffer is
-// zero) keep ptxas from dropping the loads.
-constexpr char kFlushPtx[] = R"(.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry sassx_l2_flush(.param .u64 p_buf, .param .u64 p_words, .param .u64 p_sink)
+void GpuContext::loadUtilityKernels()
 {
-    .reg .pred %p<3>;
-    .reg .b32 %acc, %v, %rt, %rn, %rc, %rg;
-    .reg .b64 %buf, %words, %sink, %i, %stride, %addr, %t;
-    ld.param.u64 %buf, [p_buf];
-    ld.param.u64 %words, [p_words];
-    ld.param.u64 %sink, [p_sink];
-    mov.u32 %rt, %tid.x;
-    mov.u32 %rn, %ntid.x;
-    mov.u32 %rc, %ctaid.x;
-    mov.u32 %rg, %nctaid.x;
-    mul.wide.u32 %i, %rc, %rn;
-    cvt.u64.u32 %t, %rt;
-    add.u64 %i, %i, %t;
-    mul.wide.u32 %stride, %rg, %rn;
-    mov.b32 %acc, 0;
-    setp.ge.u64 %p1, %i, %words;
-    @%p1 bra DONE;
-LOOP:
-    shl.b64 %addr, %i, 2;
-    add.u64 %addr, %buf, %addr;
-    ld.global.cg.u32 %v, [%addr];
-    xor.b32 %acc, %acc, %v;
-    add.u64 %i, %i, %stride;
-    setp.lt.u64 %p1, %i, %words;
-    @%p1 bra LOOP;
-DONE:
-    setp.eq.u32 %p2, %acc, 0x5a55a55a;
-    @!%p2 bra END;
-    st.global.u32 [%sink], %acc;
-END:
-    ret;
+    if (m_utilityTried) return;
+    m_utilityTried = true;
+    // Any failure here leaves the memset flush and the host comparison in place rather than failing
+    // an evaluation: the kernels only make those faster or cleaner.
+    cu::Module mod = nullptr;
+    cu::Function flush = nullptr, differ = nullptr;
+    cu::DevicePtr scratch = 0;
+    if (m_drv->moduleLoadData(&mod, utilityKernelsPtx()) != cu::kSuccess) return;
+    if (m_drv->moduleGetFunction(&flush, mod, "sassx_l2_flush") != cu::kSuccess ||
+        m_drv->moduleGetFunction(&differ, mod, "sassx_words_differ") != cu::kSuccess ||
+        m_drv->memAlloc(&scratch, 8) != cu::kSuccess) {
+        m_drv->moduleUnload(mod);
+        return;
+    }
+    m_utilityModule = mod;
+    m_flushFn = flush;
+    m_differFn = differ;
+    m_scratch = scratch;
+    m_allocations.push_back(scratch);
 }
-)";
-} // namespace
 
 std::optional<Failure> GpuContext::flushL2()
 {
-    if (!m_flushLoadTried) {
-        m_flushLoadTried = true;
-        cu::Module mod = nullptr;
-        cu::Function fn = nullptr;
-        cu::DevicePtr sink = 0;
-        // Zero the buffer once (the kernel's store must never fire), then try the kernel; any failure
-        // here leaves the memset flush in place rather than failing the evaluation.
+    if (!m_utilityTried) {
+        // The flush kernel's store must never fire: it reads zeros.
         if (auto f = fill(m_flush, 0, m_flushBytes)) return f;
-        if (m_drv->moduleLoadData(&mod, kFlushPtx) == cu::kSuccess &&
-            m_drv->moduleGetFunction(&fn, mod, "sassx_l2_flush") == cu::kSuccess &&
-            m_drv->memAlloc(&sink, 4) == cu::kSuccess) {
-            m_flushModule = mod;
-            m_flushFn = fn;
-            m_flushSink = sink;
-            m_allocations.push_back(sink);
-        } else if (mod) {
-            m_drv->moduleUnload(mod);
-        }
+        loadUtilityKernels();
     }
     if (!m_flushFn) return fill(m_flush, 0, m_flushBytes);
     unsigned long long words = m_flushBytes / 4;
-    void* args[] = {&m_flush, &words, &m_flushSink};
+    cu::DevicePtr sink = m_scratch + 4;
+    void* args[] = {&m_flush, &words, &sink};
     const unsigned blocks = unsigned(std::max(1, m_info.multiprocessors)) * 8;
     return check(m_drv->launchKernel(m_flushFn, blocks, 1, 1, 256, 1, 1, 0, m_stream, args, nullptr),
                  "cuLaunchKernel (L2 flush)");
+}
+
+std::optional<Failure> GpuContext::sameBytes(const std::vector<DevicePair>& pairs, bool& compared, bool& same)
+{
+    compared = false;
+    same = false;
+    if (!m_utilityTried) {
+        if (auto f = fill(m_flush, 0, m_flushBytes)) return f;
+        loadUtilityKernels();
+    }
+    if (!m_differFn) return std::nullopt;
+    for (const DevicePair& p : pairs)
+        if (p.bytes % 4 || p.a % 4 || p.b % 4) return std::nullopt; // host comparison handles odd sizes
+    if (auto f = fill(m_scratch, 0, 4)) return f;
+    const unsigned blocks = unsigned(std::max(1, m_info.multiprocessors)) * 8;
+    for (const DevicePair& p : pairs) {
+        cu::DevicePtr a = p.a, b = p.b, flag = m_scratch;
+        unsigned long long words = p.bytes / 4;
+        void* args[] = {&a, &b, &words, &flag};
+        if (auto f =
+                check(m_drv->launchKernel(m_differFn, blocks, 1, 1, 256, 1, 1, 0, m_stream, args, nullptr),
+                      "cuLaunchKernel (output comparison)"))
+            return f;
+    }
+    if (auto f = synchronize("output comparison")) return f;
+    uint32_t differ = 1;
+    if (auto f = check(m_drv->memcpyDtoH(&differ, m_scratch, 4), "cuMemcpyDtoH (comparison flag)")) return f;
+    compared = true;
+    same = differ == 0;
+    return std::nullopt;
 }
 
 std::optional<Failure> GpuContext::synchronize(const std::string& what)

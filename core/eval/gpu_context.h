@@ -81,6 +81,17 @@ public:
     // D2D copy / poison fill on the context's stream.
     std::optional<Failure> copy(cu::DevicePtr dst, cu::DevicePtr src, size_t bytes);
     std::optional<Failure> fill(cu::DevicePtr dst, uint8_t value, size_t bytes);
+    // Whether every pair holds the same bytes, compared on the device (no download). `compared` is
+    // false when the comparison kernel is unavailable or a size is not a multiple of 4 bytes: the
+    // caller then compares on the host.
+    struct DevicePair
+    {
+        cu::DevicePtr a = 0;
+        cu::DevicePtr b = 0;
+        size_t bytes = 0;
+    };
+    std::optional<Failure> sameBytes(const std::vector<DevicePair>& pairs, bool& compared, bool& same);
+
     // Reads twice the L2's size with a small kernel, so nothing a previous launch left there
     // survives and the L2 is left clean: dirty lines are written back now, not during the next
     // launch (a memset "flush" leaves the L2 full of dirty lines whose write-back the next kernel
@@ -99,10 +110,12 @@ private:
     std::vector<cu::Event> m_events;
     cu::DevicePtr m_flush = 0;
     size_t m_flushBytes = 0;
-    bool m_flushLoadTried = false;
-    cu::Module m_flushModule = nullptr;
+    void loadUtilityKernels();
+    bool m_utilityTried = false;
+    cu::Module m_utilityModule = nullptr;
     cu::Function m_flushFn = nullptr;
-    cu::DevicePtr m_flushSink = 0;
+    cu::Function m_differFn = nullptr;
+    cu::DevicePtr m_scratch = 0; // [0]: comparison flag, [1]: the flush kernel's sink
     std::vector<cu::DevicePtr> m_allocations;
     bool m_lost = false;
 

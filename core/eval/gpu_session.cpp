@@ -41,9 +41,13 @@ void GpuSession::tearDown()
     for (auto& set : m_pristine)
         for (cu::DevicePtr p : set)
             if (p) m_ctx->release(p);
+    for (auto& set : m_referenceOnDevice)
+        for (cu::DevicePtr p : set)
+            if (p) m_ctx->release(p);
     m_work.clear();
     m_pristine.clear();
     m_reference.clear();
+    m_referenceOnDevice.clear();
     m_compared.clear();
     m_hasBaseline = false;
 }
@@ -127,6 +131,21 @@ std::optional<Failure> GpuSession::checkCorrect(const KernelHandle& kernel, std:
     mismatch.clear();
     std::vector<std::vector<uint8_t>>& got = m_got;
     for (int k = 0; k < m_options.inputSets; ++k) {
+        // Fast path: identical bytes on the device pass whatever the tolerance (the references are
+        // NaN-free), and nothing is downloaded. Anything else goes to the host for the full rules
+        // and a message naming the first bad element.
+        if (k < int(m_referenceOnDevice.size())) {
+            if (auto f = prepareSet(k)) return f;
+            if (auto f = m_ctx->launch(kernel)) return f;
+            if (auto f = m_ctx->synchronize("kernel execution")) return f;
+            std::vector<GpuContext::DevicePair> pairs;
+            for (size_t c = 0; c < m_compared.size(); ++c)
+                pairs.push_back({m_referenceOnDevice[size_t(k)][c], m_work[size_t(m_compared[c])],
+                                 m_spec.params[size_t(m_compared[c])].bufferBytes()});
+            bool compared = false, same = false;
+            if (auto f = m_ctx->sameBytes(pairs, compared, same)) return f;
+            if (compared && same) continue;
+        }
         if (auto f = runSet(kernel, k, got)) return f;
         for (size_t c = 0; c < m_compared.size(); ++c) {
             const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
@@ -200,6 +219,17 @@ json GpuSession::loadBaseline(const json& request)
             f->message = "baseline: " + f->message;
             return failureResponse(request, *f);
         }
+        // A device copy of the reference for the on-device comparison of candidates.
+        std::vector<cu::DevicePtr> onDevice;
+        for (size_t c = 0; c < m_compared.size(); ++c) {
+            const size_t bytes = m_spec.params[size_t(m_compared[c])].bufferBytes();
+            cu::DevicePtr copy = 0;
+            if (auto f = m_ctx->alloc(bytes, copy)) return failureResponse(request, *f);
+            onDevice.push_back(copy);
+            if (auto f = m_ctx->copy(copy, m_work[size_t(m_compared[c])], bytes))
+                return failureResponse(request, *f);
+        }
+        m_referenceOnDevice.push_back(std::move(onDevice));
         for (size_t c = 0; c < m_compared.size(); ++c) {
             const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
             if (uint64_t nans = countNaN(p.dtype, m_reference[size_t(k)][c]))
@@ -307,15 +337,24 @@ json GpuSession::evaluate(const json& request)
     }
     json resp = protocol::makeResponse(request, "ok");
     resp["source"] = source();
+    // Where a worker's time goes (decode + module load, correctness runs, timing rounds): what the
+    // throughput benchmark reports, so the next speed-up goes where the time is.
+    auto sinceStart = [&] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    json phases{{"load", sinceStart()}};
     auto finish = [&](json r) {
         m_ctx->unload(cand);
-        r["worker_ms"] =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        r["worker_ms"] = sinceStart();
+        r["phase_ms"] = phases;
         return r;
     };
 
     std::string mismatch;
-    if (auto f = checkCorrect(cand, mismatch)) return finish(failureResponse(request, *f));
+    const double beforeCheck = sinceStart();
+    auto checked = checkCorrect(cand, mismatch);
+    phases["check"] = sinceStart() - beforeCheck;
+    if (auto f = checked) return finish(failureResponse(request, *f));
     resp["correct"] = mismatch.empty();
     if (!mismatch.empty()) {
         resp["failure_kind"] = failure::kWrongOutput;
@@ -351,6 +390,7 @@ json GpuSession::evaluate(const json& request)
         tb = std::move(fb);
         t.confirmed = true;
     }
+    phases["timing"] = sinceStart() - beforeCheck - phases["check"].get<double>();
     t.baselineMedianUs = median(ta);
     t.candidateMedianUs = median(tb);
     t.noiseFloor = m_noiseFloor;

@@ -61,8 +61,9 @@ private:
     KernelHandle m_baseline;
     std::vector<cu::DevicePtr> m_work;                  // per param: what the kernel receives (0 if none)
     std::vector<std::vector<cu::DevicePtr>> m_pristine; // [set][param]: input copies, never launched on
-    std::vector<std::vector<std::vector<uint8_t>>> m_reference; // [set][compared buffer]
-    std::vector<int> m_compared;                                // param indices of compared buffers
+    std::vector<std::vector<std::vector<uint8_t>>> m_reference;  // [set][compared buffer]
+    std::vector<std::vector<cu::DevicePtr>> m_referenceOnDevice; // [set][compared buffer]
+    std::vector<int> m_compared;                                 // param indices of compared buffers
     std::vector<std::vector<uint8_t>> m_got; // candidate outputs, reused: no 16 MB reallocation per run
     bool m_useGraph = false;
     int m_launchesPerSample = 1;

@@ -1,5 +1,6 @@
 // The pure pieces of the evaluator: input generation, output comparison, timing statistics and the
 // protocol's encoding. No GPU, no processes.
+#include "core/cubin/cubin.h"
 #include "core/eval/base64.h"
 #include "core/eval/compare.h"
 #include "core/eval/eval_result.h"
@@ -7,7 +8,9 @@
 #include "core/eval/metrics_backends.h"
 #include "core/eval/ncu_metrics.h"
 #include "core/eval/protocol.h"
+#include "core/eval/subprocess.h"
 #include "core/eval/timing_stats.h"
+#include "core/eval/utility_kernels.h"
 
 #include <QtTest>
 
@@ -403,6 +406,34 @@ private slots:
         auto m = collectMetrics(r);
         QVERIFY(!m.ok());
         QVERIFY2(m.message().find("unknown metrics backend") != std::string::npos, m.message().c_str());
+    }
+
+    void utilityKernelsAssemble()
+    {
+        // The worker hands this PTX to the driver's JIT; here ptxas (same front end) must accept it
+        // and produce both entry points with the parameters the worker passes.
+#ifndef SASSX_PTXAS
+        QSKIP("no ptxas at build time");
+#else
+        QTemporaryDir dir;
+        const QString ptx = dir.filePath("u.ptx"), out = dir.filePath("u.cubin");
+        QFile f(ptx);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(utilityKernelsPtx());
+        f.close();
+        Subprocess::Options o;
+        o.argv = {SASSX_PTXAS, "-arch=sm_90", ptx.toStdString(), "-o", out.toStdString()};
+        auto r = runProcess(o, std::chrono::milliseconds(60000));
+        QVERIFY(r.ok());
+        QVERIFY2(r->ok(), (r->exit + ": " + r->err).c_str());
+        auto cubin = sassx::Cubin::load(out.toStdString());
+        QVERIFY2(cubin.ok(), cubin.ok() ? "" : cubin.message().c_str());
+        const auto* flush = cubin->findKernel("sassx_l2_flush");
+        const auto* differ = cubin->findKernel("sassx_words_differ");
+        QVERIFY(flush && differ);
+        QCOMPARE(flush->params.size(), size_t(3));
+        QCOMPARE(differ->params.size(), size_t(4));
+#endif
     }
 };
 
