@@ -120,7 +120,8 @@ int throughput(int argc, char** argv, const LaunchSpec& spec, const std::vector<
                     {"false_faster", faster},
                     {"false_slower", slower},
                     {"confirm_stopped_early", stoppedEarly},
-                    {"rounds_per_candidate", double(rounds) / n}};
+                    {"rounds_per_candidate", double(rounds) / n},
+                    {"worker_phase_ms_mean", phases}};
         if (!ratios.empty())
             regime["identical_ratio_p05_p50_p95"] = {ratios[ratios.size() / 20], ratios[ratios.size() / 2],
                                                      ratios[ratios.size() * 19 / 20]};

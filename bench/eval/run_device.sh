@@ -36,12 +36,12 @@ want cupti && step cupti_crosscheck 300 python3 bench/eval/cupti_crosscheck.py "
   "$D"/specs/eval_fma.launch.json > "$OUT/cupti.log" 2>&1
 [ -f "$OUT/cupti.log" ] && tail -c 3000 "$OUT/cupti.log"
 want faults && step faults 100 "$D"/bin/sassx-eval-bench faults "$D"/eval_add_small.launch.json --broken "$D"/broken --n 100 --timeout-ms 1500 --json "$OUT/eval-faults.json" | tail -22
-want throughput && for s in sgemm_leakyrelu hgemm_leakyrelu flash_attn_fwd eval_fma rmsnorm; do tp "$D/specs/$s.launch.json" 45 24; done
+want throughput && for s in sgemm_leakyrelu hgemm_leakyrelu flash_attn_fwd eval_fma rmsnorm; do tp "$D/specs/$s.launch.json" 45 ${TP_N:-24}; done
 want ncu && step ncu_crosscheck 150 python3 bench/eval/ncu_crosscheck.py "$D"/bin/sassx-eval-bench "$OUT/eval-ncu-crosscheck" \
   "$D"/specs/sgemm_leakyrelu.launch.json "$D"/specs/rmsnorm.launch.json "$D"/specs/eval_fma.launch.json \
   "$D"/specs/hgemm_leakyrelu.launch.json > "$OUT/ncu.log" 2>&1
 [ -f "$OUT/ncu.log" ] && tail -4 "$OUT/ncu.log"
-want throughput && for s in gemm_leakyrelu attention_fwd eval_add; do tp "$D/specs/$s.launch.json" 35 24; done
+want throughput && for s in gemm_leakyrelu attention_fwd eval_add; do tp "$D/specs/$s.launch.json" 35 ${TP_N:-24}; done
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
