@@ -62,7 +62,7 @@ struct AdaptivePlan
     int confirmRounds = 50;
     double incumbentRatio = 1.0;
     int confirmStage = 10;  // 0: all confirmRounds at once
-    int futilityAfter = 20; // fresh rounds before the first futility check
+    int futilityAfter = 10; // fresh rounds before the first futility check
     bool shouldConfirm(const RatioInterval& screen) const
     {
         return confirmRounds > 0 && screen.median < incumbentRatio;

@@ -213,7 +213,7 @@ private slots:
         // floor 0.2%: "faster" needs a median below 0.998
         QTest::newRow("neutral after 20") << 1.0 << 0.999 << 20 << 10 << true;
         QTest::newRow("could still clear the floor") << 1.0 << 0.997 << 20 << 10 << false;
-        QTest::newRow("too early") << 1.0 << 0.999 << 10 << 10 << false;
+        QTest::newRow("too early") << 1.0 << 0.999 << 5 << 10 << false;
         QTest::newRow("already at the full count") << 1.0 << 0.999 << 50 << 10 << false;
         QTest::newRow("beats the original, not the incumbent") << 0.97 << 0.975 << 30 << 10 << true;
         QTest::newRow("may beat the incumbent") << 0.97 << 0.965 << 30 << 10 << false;
