@@ -31,7 +31,7 @@ struct VariantRecord
     bool isOriginal() const { return parent < 0; }
 };
 
-// Label of one figure source: "estimate", "measured on GPU", "ncu on GPU".
+// Label of one figure source: "estimate", "measured on GPU", "cupti on GPU", "ncu on GPU".
 std::string figureSourceLabel(const eval::FigureSource& source);
 
 } // namespace sassx

@@ -25,7 +25,7 @@ public:
     enum Roles
     {
         ValueRole = Qt::UserRole + 1, // double, invalid when the variant has no such figure
-        SourceRole,                   // QString: "estimate", "measured on …", "ncu on …"
+        SourceRole,                   // QString: "estimate", "measured on …", "cupti on …", "ncu on …"
         MetricNameRole,               // QString: the metric's Nsight name
         IsPercentRole,                // bool: plotted as a throughput/hit-rate bar
         VariantIdRole,                // int (header data, horizontal)
