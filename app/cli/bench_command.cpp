@@ -135,6 +135,7 @@ int runBenchCommand(const std::vector<std::string>& args)
     eo.plan.screenRounds = std::stoi(p.value("--screen", "10"));
     eo.plan.confirmRounds = std::stoi(p.value("--rounds", "50"));
     eo.plan.incumbentRatio = 1e9; // a bench always wants the full, fresh measurement
+    eo.plan.confirmStage = 0;     // ... all of it: no early stop
     const EvalResult r = ev.evaluate(candidate, eo);
     const BaselineInfo& b = ev.baseline();
 

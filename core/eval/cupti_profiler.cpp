@@ -191,7 +191,8 @@ public:
 std::vector<std::string> cuptiSearchList()
 {
     std::vector<std::string> out;
-    if (const char* e = std::getenv("SASSX_CUPTI"); e && *e) out.push_back(e);
+    // An explicit choice is the only candidate: silently loading another CUPTI would hide a mistake.
+    if (const char* e = std::getenv("SASSX_CUPTI"); e && *e) return {e};
     std::vector<fs::path> roots;
     if (const char* e = std::getenv("CUDA_HOME"); e && *e) roots.push_back(e);
     if (const char* e = std::getenv("CUDA_PATH"); e && *e) roots.push_back(e);

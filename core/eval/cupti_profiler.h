@@ -16,7 +16,7 @@
 
 namespace sassx::eval {
 
-// Where libcupti is looked for, in order: $SASSX_CUPTI (a file), then libcupti.so* in
+// Where libcupti is looked for: $SASSX_CUPTI alone when set (a file); otherwise libcupti.so* in
 // $CUDA_HOME/{extras/CUPTI/lib64,lib64,lib}, /usr/local/cuda/{extras/CUPTI/lib64,lib64,lib}, the
 // nvidia-cuda-cupti wheel's folder ($SASSX_CUPTI_WHEEL_DIR or the default python's site-packages),
 // then the loader's own search ("libcupti.so.13", ".12", "libcupti.so").
