@@ -161,6 +161,30 @@ std::optional<Failure> GpuSession::checkCorrect(const KernelHandle& kernel, std:
     return std::nullopt;
 }
 
+std::optional<Failure> GpuSession::verifyDeviceReferences(bool& repaired)
+{
+    repaired = false;
+    std::vector<uint8_t> bytes;
+    for (size_t k = 0; k < m_referenceOnDevice.size(); ++k) {
+        for (size_t c = 0; c < m_referenceOnDevice[k].size(); ++c) {
+            const std::vector<uint8_t>& host = m_reference[k][c];
+            bytes.resize(host.size());
+            if (auto f = m_ctx->synchronize("reference check")) return f;
+            if (auto f = m_ctx->check(
+                    m_ctx->driver().memcpyDtoH(bytes.data(), m_referenceOnDevice[k][c], bytes.size()),
+                    "cuMemcpyDtoH (reference check)"))
+                return f;
+            if (bytes == host) continue;
+            if (auto f = m_ctx->check(
+                    m_ctx->driver().memcpyHtoD(m_referenceOnDevice[k][c], host.data(), host.size()),
+                    "cuMemcpyHtoD (reference repair)"))
+                return f;
+            repaired = true;
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<Failure> GpuSession::prepareTiming(KernelHandle& k)
 {
     if (!m_useGraph || k.graphExec) return std::nullopt;
@@ -366,6 +390,14 @@ json GpuSession::evaluate(const json& request)
     auto checked = checkCorrect(cand, mismatch);
     phases["check"] = sinceStart() - beforeCheck;
     if (auto f = checked) return finish(failureResponse(request, *f));
+    // A wrong candidate may also have written outside its buffers without faulting, possibly into a
+    // device copy of a reference, which would then judge later candidates. Check the copies against
+    // the host references after every wrong candidate and every 64 evaluations, and repair them.
+    if (!mismatch.empty() || ++m_evaluations % 64 == 0) {
+        bool repaired = false;
+        if (auto f = verifyDeviceReferences(repaired)) return finish(failureResponse(request, *f));
+        if (repaired) resp["reference_repaired"] = true;
+    }
     resp["correct"] = mismatch.empty();
     if (!mismatch.empty()) {
         resp["failure_kind"] = failure::kWrongOutput;

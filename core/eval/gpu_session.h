@@ -52,6 +52,9 @@ private:
     std::optional<Failure> interleave(const KernelHandle& a, const KernelHandle& b, int rounds,
                                       std::vector<double>& ta, std::vector<double>& tb);
     std::optional<Failure> prepareTiming(KernelHandle& k);
+    // Downloads each device reference copy, compares it with the host reference and re-uploads it
+    // if a candidate overwrote it.
+    std::optional<Failure> verifyDeviceReferences(bool& repaired);
 
     std::unique_ptr<GpuContext> m_ctx;
     bool m_hasBaseline = false;
@@ -67,6 +70,7 @@ private:
     std::vector<std::vector<uint8_t>> m_got; // candidate outputs, reused: no 16 MB reallocation per run
     bool m_useGraph = false;
     int m_launchesPerSample = 1;
+    uint64_t m_evaluations = 0;
     double m_noiseFloor = 0.0;
     double m_baselineUs = 0.0;
 };
