@@ -313,13 +313,13 @@ json GpuSession::loadBaseline(const json& request)
         m_noiseFloor = noiseFloor(self);
         m_baselineUs = median(ta);
         // One long twin run understates the noise between evaluations: each candidate is a separately
-        // loaded module measured at another moment, and a module's placement shifts its time a
-        // little for as long as it is loaded. So also screen `noiseTwins` fresh twins like
-        // candidates. Their spread sets the floor: 3 x a robust sigma (1.4826 x the median |median-1|).
-        // The largest |median - 1| of 8 twins (the rule before) is exceeded by about one fresh module
-        // in nine; on an H100 3 of 30 confirmed identical eval_add candidates were called faster
-        // with it, and one slow twin (1.7%) blinded sgemm. 3 sigma is exceeded (faster side) by
-        // about 1 in 700 modules and ignores one outlying twin.
+        // loaded module measured at another moment, and where a module lands shifts its time a
+        // little for as long as it is loaded. So also screen `noiseTwins` (16) fresh twins like
+        // candidates; the floor is the largest of: the long twin's, the largest twin |median - 1|,
+        // and 3 x a robust sigma of the twins (1.4826 x the median |median - 1|). History on an H100
+        // (bench/results/eval-h100-2026-11-22-cupti.md): the largest of 8 twins alone let 3 of 30
+        // confirmed identical eval_add candidates through; the robust sigma alone ignored a twin
+        // 0.41% fast and let 10 of 75 identical attention candidates through.
         json twins = json::array();
         std::vector<double> twinDeviation;
         for (int t = 0; t < options.noiseTwins; ++t) {
@@ -337,7 +337,8 @@ json GpuSession::loadBaseline(const json& request)
         double robustSigma = 0.0;
         if (!twinDeviation.empty()) {
             robustSigma = 1.4826 * median(twinDeviation);
-            m_noiseFloor = std::max(m_noiseFloor, 3.0 * robustSigma);
+            const double largest = *std::max_element(twinDeviation.begin(), twinDeviation.end());
+            m_noiseFloor = std::max({m_noiseFloor, 3.0 * robustSigma, largest});
         }
         resp["noise"] = {{"ratio_median", self.median},
                          {"ratio_ci95", {self.low, self.high}},
@@ -420,6 +421,16 @@ json GpuSession::evaluate(const json& request)
         std::vector<double> fa, fb;
         while (int(fa.size()) < plan.confirmRounds) {
             const int n = std::min(stage, plan.confirmRounds - int(fa.size()));
+            // Every stage runs on a freshly loaded instance of the candidate (loaded before the old
+            // one goes, so it lands elsewhere): where a module lands moves its time by up to a few
+            // tenths of a percent for as long as it is loaded, and the screen selected this
+            // instance partly for a lucky placement. Fresh instances average that out instead of
+            // confirming it.
+            KernelHandle next;
+            if (auto f = m_ctx->load(cubin.value(), next)) return finish(failureResponse(request, *f));
+            m_ctx->unload(cand);
+            cand = next;
+            if (auto f = prepareTiming(cand)) return finish(failureResponse(request, *f));
             if (auto f = interleave(m_baseline, cand, n, ta, tb)) return finish(failureResponse(request, *f));
             fa.insert(fa.end(), ta.begin(), ta.end());
             fb.insert(fb.end(), tb.begin(), tb.end());

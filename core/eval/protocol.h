@@ -29,7 +29,7 @@ struct BaselineOptions
     uint64_t seed = 20261121;
     int inputSets = 3;          // K random input sets for correctness
     int noiseRounds = 30;       // baseline-vs-baseline rounds for the noise floor (0: skip)
-    int noiseTwins = 8;         // extra twin modules screened like candidates for the floor
+    int noiseTwins = 16;        // extra twin modules screened like candidates for the floor
     int noiseTwinRounds = 10;   // rounds each (as a screen)
     bool l2Flush = false;       // flush L2 (memset of a buffer > L2) before every timed launch
     std::string graph = "auto"; // "auto": CUDA graph when a launch is under graphBelowUs
