@@ -456,14 +456,21 @@ json GpuSession::evaluate(const json& request)
     return finish(resp);
 }
 
-Status GpuSession::runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed)
+Status GpuSession::setUpOneLaunch(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed,
+                                  KernelHandle& k)
 {
     protocol::BaselineOptions options;
     options.seed = seed;
     options.inputSets = 1;
     if (auto f = setUp(spec, options)) return makeError(f->message);
-    KernelHandle k;
     if (auto f = m_ctx->load(cubin, k)) return makeError(f->message);
+    return Ok{};
+}
+
+Status GpuSession::runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed)
+{
+    KernelHandle k;
+    if (Status st = setUpOneLaunch(spec, cubin, seed, k); !st) return st.error();
     std::vector<std::vector<uint8_t>> out;
     auto f = runSet(k, 0, out);
     m_ctx->unload(k);
@@ -474,12 +481,8 @@ Status GpuSession::runOnce(const LaunchSpec& spec, const std::vector<uint8_t>& c
 Result<ProfileOutcome> GpuSession::profileOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin,
                                                uint64_t seed, const std::vector<std::string>& metrics)
 {
-    protocol::BaselineOptions options;
-    options.seed = seed;
-    options.inputSets = 1;
-    if (auto f = setUp(spec, options)) return makeError(f->message);
     KernelHandle k;
-    if (auto f = m_ctx->load(cubin, k)) return makeError(f->message);
+    if (Status st = setUpOneLaunch(spec, cubin, seed, k); !st) return st.error();
     auto status = [](std::optional<Failure> f) -> Status {
         if (f) return makeError(f->message);
         return Ok{};

@@ -52,6 +52,9 @@ private:
     std::optional<Failure> interleave(const KernelHandle& a, const KernelHandle& b, int rounds,
                                       std::vector<double>& ta, std::vector<double>& tb);
     std::optional<Failure> prepareTiming(KernelHandle& k);
+    // The one-launch runners' set-up: input set 0 of `spec` and `cubin` loaded into `k`.
+    Status setUpOneLaunch(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed,
+                          KernelHandle& k);
     // Downloads each device reference copy, compares it with the host reference and re-uploads it
     // if a candidate overwrote it.
     std::optional<Failure> verifyDeviceReferences(bool& repaired);
