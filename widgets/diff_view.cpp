@@ -32,6 +32,9 @@ DiffView::DiffView(Session* session, QWidget* parent) : QAbstractScrollArea(pare
         if (id == m_left || id == m_right) reload();
     });
     connect(session, &Session::variantsChanged, this, &DiffView::reload);
+    connect(session, &Session::variantRemoved, this, [this](int id) {
+        if (id == m_left || id == m_right) reload();
+    });
     connect(session, &Session::analysisReady, this, &DiffView::reload);
     reload();
 }

@@ -2,6 +2,7 @@
 
 #include "core/analysis/kernel_analysis.h"
 #include "core/rewrite/cubin_writer.h"
+#include "core/session/workspace.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/patch_limits.h"
 #include "core/rewrite/schedule_diff.h"
@@ -13,19 +14,6 @@
 #include <QMessageBox>
 
 namespace sassx {
-
-namespace {
-
-// Line tables only map offsets to source lines for profilers; the GPU never reads them. Exports keep
-// them (stale for moved instructions) so Triton cubins, which always carry them, can be tuned.
-PatchOptions exportOptions()
-{
-    PatchOptions o;
-    o.keepStaleLineInfo = true;
-    return o;
-}
-
-} // namespace
 
 ExportActions::ExportActions(Session* session, QWidget* dialogParent)
     : QObject(dialogParent), m_session(session), m_parent(dialogParent)
@@ -54,9 +42,8 @@ void ExportActions::populate(QMenu* menu)
 
 void ExportActions::exportCubin()
 {
-    const Cubin* cubin = m_session->currentCubin();
-    auto analysis = m_session->analysis();
-    if (!cubin || !analysis) {
+    auto kernel = m_session->kernelWorkspace();
+    if (!kernel) {
         QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
         return;
     }
@@ -64,7 +51,7 @@ void ExportActions::exportCubin()
                                                 m_session->kernelName() + QStringLiteral(".tuned.cubin"),
                                                 tr("Cubins (*.cubin)"));
     if (path.isEmpty()) return;
-    auto bytes = writeSchedule(*cubin, *analysis, m_session->schedule(), exportOptions());
+    auto bytes = kernel->write(m_session->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
         return;
@@ -101,10 +88,9 @@ void ExportActions::exportDiff(bool html)
 
 void ExportActions::writeBackTriton()
 {
-    const Cubin* cubin = m_session->currentCubin();
-    auto analysis = m_session->analysis();
-    if (!cubin || !analysis) return;
-    auto bytes = writeSchedule(*cubin, *analysis, m_session->schedule(), exportOptions());
+    auto kernel = m_session->kernelWorkspace();
+    if (!kernel) return;
+    auto bytes = kernel->write(m_session->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
         return;

@@ -1,5 +1,6 @@
 #include "widgets/listing_panel.h"
 
+#include "core/session/session.h"
 #include "widgets/dependency_gutter.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
@@ -47,6 +48,23 @@ ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget
     auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), m_findBar);
     connect(esc, &QShortcut::activated, m_findBar, &QWidget::hide);
 
+    // What limits edits of this kernel (e.g. why nothing can move), said once above the listing instead
+    // of leaving the user with drags that find no legal position.
+    m_notices = new QLabel(this);
+    m_notices->setObjectName(QStringLiteral("listingNotices"));
+    m_notices->setWordWrap(true);
+    m_notices->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notices->setContentsMargins(6, 3, 6, 3);
+    m_notices->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5a4500; }"));
+    m_notices->hide();
+    auto showNotices = [this] {
+        const QStringList notices = m_session->notices();
+        m_notices->setText(notices.join(QLatin1Char('\n')));
+        m_notices->setVisible(!notices.isEmpty());
+    };
+    connect(session, &Session::analysisReady, this, showNotices);
+    connect(session, &Session::inputLoaded, this, showNotices);
+
     auto* body = new QHBoxLayout;
     body->setContentsMargins(0, 0, 0, 0);
     body->setSpacing(0);
@@ -56,6 +74,7 @@ ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_findBar);
+    layout->addWidget(m_notices);
     layout->addLayout(body, 1);
 }
 

@@ -33,6 +33,7 @@ private:
     QWidget* m_findBar;
     QLineEdit* m_findEdit;
     QLabel* m_findStatus;
+    QLabel* m_notices;
 };
 
 } // namespace sassx

@@ -1,12 +1,7 @@
 #include "widgets/main_window.h"
 
-#include "core/rewrite/cubin_writer.h"
 #include "widgets/export_actions.h"
 
-#include "core/eval/gpu_evaluator.h"
-#ifdef SASSX_HAVE_ESTIMATE
-#include "core/eval/estimate_evaluator.h"
-#endif
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/diff_view.h"
@@ -50,13 +45,6 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
 {
     setObjectName(QStringLiteral("sassxMainWindow"));
     m_controller = new EditController(m_session, m_undoStack, this);
-    if (!m_session->hasCubinBuilder())
-        m_session->setCubinBuilder([](const Cubin& original, const std::string&,
-                                      const KernelAnalysis& analysis, const Schedule& schedule) {
-            PatchOptions options;
-            options.keepStaleLineInfo = true; // line tables are for profilers; the GPU never reads them
-            return writeSchedule(original, analysis, schedule, options);
-        });
     m_listing = new ListingPanel(m_session, m_controller, this);
     setCentralWidget(m_listing);
 
@@ -136,27 +124,11 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     connect(m_session, &Session::currentVariantChanged, this, &MainWindow::updateTitle);
     connect(m_session, &Session::modifiedChanged, this, &MainWindow::updateTitle);
 
-    // A GPU worker measures when one is installed; without one the estimate backend predicts (every
-    // figure labelled "estimate"), and without either the session says why Measure is off.
-#ifdef SASSX_HAVE_ESTIMATE
-    m_session->setScheduleEvaluate(
-        [](eval::Evaluator& evaluator, const Schedule& schedule) -> std::optional<eval::EvalResult> {
-            if (auto* estimate = dynamic_cast<eval::EstimateEvaluator*>(&evaluator))
-                return estimate->evaluate(schedule);
-            return std::nullopt;
-        });
-    if (eval::defaultWorkerPath().empty())
-        m_session->setEvaluatorFactory([]() -> Result<std::shared_ptr<eval::Evaluator>> {
-            return std::shared_ptr<eval::Evaluator>(std::make_shared<eval::EstimateEvaluator>());
-        });
-#endif
-    if (!eval::defaultWorkerPath().empty()) {
-        m_session->setEvaluatorFactory([]() -> Result<std::shared_ptr<eval::Evaluator>> {
-            auto ev = eval::GpuEvaluator::create({});
-            if (!ev) return ev.error();
-            return std::shared_ptr<eval::Evaluator>(std::move(*ev));
-        });
-    }
+    // The session's workspace picks the evaluator ("auto": the GPU pool when a worker finds a usable
+    // GPU, else the labelled estimate) and says which; the status bar repeats it once.
+    connect(m_session, &Session::evaluatorChosen, this, [this](const QString& backend, const QString& reason) {
+        statusBar()->showMessage(tr("Measuring with the %1 backend (%2)").arg(backend, reason), 15000);
+    });
 
     createActions();
     resize(1400, 850);
@@ -211,6 +183,13 @@ void MainWindow::createActions()
     QMenu* variant = menuBar()->addMenu(tr("&Variant"));
     variant->addAction(tr("&Measure"), QKeySequence(Qt::CTRL | Qt::Key_M), m_variants,
                        &VariantsPanel::measureSelected);
+    QAction* cancelMeasure = variant->addAction(tr("&Cancel Measuring"), QKeySequence(Qt::CTRL | Qt::Key_Period),
+                                                m_session, &Session::cancelMeasure);
+    cancelMeasure->setEnabled(false);
+    auto syncCancel = [this, cancelMeasure] { cancelMeasure->setEnabled(m_session->isMeasuring()); };
+    connect(m_session, &Session::measureStarted, this, syncCancel);
+    connect(m_session, &Session::measureFinished, this, syncCancel);
+    connect(m_session, &Session::measureFailed, this, syncCancel);
     variant->addAction(tr("&Rename"), QKeySequence(Qt::Key_F2), m_variants, &VariantsPanel::renameSelected);
     variant->addAction(tr("&Delete"), m_variants, &VariantsPanel::deleteSelected);
 

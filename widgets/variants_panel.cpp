@@ -63,10 +63,22 @@ VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* p
     connect(m_delete, &QToolButton::clicked, this, &VariantsPanel::deleteSelected);
     connect(m_tree, &QTreeView::activated, this,
             [this](const QModelIndex& index) { m_session->setCurrentVariant(m_model->variantIdOf(index)); });
+    // A reset (a new kernel, a restored session) starts over: everything expanded, the current variant
+    // selected. Added, moved and removed variants arrive as row changes, which keep the user's
+    // selection and expansion; only a parent that gets its first child is expanded, so the new row is
+    // seen (a collapsed parent that already had children stays collapsed).
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         m_tree->expandAll();
         selectVariants({m_session->currentVariantId()});
     });
+    auto expandFirstChildren = [this](const QModelIndex& parent, int first, int last) {
+        if (parent.isValid() && m_model->rowCount(parent) == last - first + 1) m_tree->expand(parent);
+    };
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, expandFirstChildren);
+    connect(m_model, &QAbstractItemModel::rowsMoved, this,
+            [expandFirstChildren](const QModelIndex&, int first, int last, const QModelIndex& parent, int) {
+                expandFirstChildren(parent, first, last);
+            });
     connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &VariantsPanel::updateActions);
     connect(m_session, &Session::variantChanged, this, &VariantsPanel::updateActions);

@@ -23,23 +23,44 @@ std::vector<std::string> ParsedArgs::values(const std::string& name) const
     return out;
 }
 
-ParsedArgs parseArgs(const Args& args, const std::vector<std::string>& valueOptions, std::string& error)
+OptionSpec& OptionSpec::add(const OptionSpec& other)
 {
+    values.insert(values.end(), other.values.begin(), other.values.end());
+    flags.insert(flags.end(), other.flags.begin(), other.flags.end());
+    return *this;
+}
+
+ParsedArgs parseArgs(const Args& args, const OptionSpec& spec, std::string& error)
+{
+    auto known = [](const std::vector<std::string>& list, const std::string& name) {
+        return std::find(list.begin(), list.end(), name) != list.end();
+    };
     ParsedArgs p;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a.size() > 1 && a[0] == '-' && a != "-") {
             std::string name = a;
             std::string value;
-            if (auto eq = a.find('='); eq != std::string::npos && a.starts_with("--")) {
-                name = a.substr(0, eq);
-                value = a.substr(eq + 1);
-            } else if (std::find(valueOptions.begin(), valueOptions.end(), name) != valueOptions.end()) {
-                if (i + 1 >= args.size()) {
+            const auto eq = a.find('=');
+            const bool inlineValue = eq != std::string::npos && a.starts_with("--");
+            if (inlineValue) name = a.substr(0, eq);
+            if (known(spec.values, name)) {
+                if (inlineValue) {
+                    value = a.substr(eq + 1);
+                } else if (i + 1 >= args.size()) {
                     error = "option " + name + " needs a value";
                     return p;
+                } else {
+                    value = args[++i];
                 }
-                value = args[++i];
+            } else if (known(spec.flags, name)) {
+                if (inlineValue) {
+                    error = "option " + name + " takes no value";
+                    return p;
+                }
+            } else {
+                error = "unknown option " + name;
+                return p;
             }
             p.options.emplace_back(name, value);
         } else {

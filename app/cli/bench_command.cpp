@@ -1,11 +1,9 @@
 #include "bench_command.h"
 
+#include "cli_workspace.h"
 #include "commands.h"
-#include "core/eval/gpu_evaluator.h"
-#ifdef SASSX_HAVE_ESTIMATE
 #include "core/eval/estimate_evaluator.h"
-#endif
-#include "core/eval/ncu_metrics.h"
+#include "core/session/kernel_evaluator.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,22 +25,31 @@ bool readFile(const std::string& path, std::vector<uint8_t>& out)
     return true;
 }
 
+// Time ratios (candidate / baseline, < 1 = faster) are shown as speed-ups (baseline / candidate,
+// > 1 = faster) everywhere a person reads them; the JSON keeps both.
+double speedup(double ratio)
+{
+    return ratio > 0 ? 1.0 / ratio : 0.0;
+}
+
 std::string pct(double ratio)
 {
     char b[32];
-    std::snprintf(b, sizeof b, "%+.2f%%", (ratio - 1.0) * 100.0);
+    std::snprintf(b, sizeof b, "%+.2f%%", (speedup(ratio) - 1.0) * 100.0);
     return b;
 }
 
-#ifdef SASSX_HAVE_ESTIMATE
 // --backend estimate: the schedule model's figures for the original and the candidate. Nothing runs,
 // so correctness is "unverified" and every figure says [estimate].
-int runEstimateBench(const ParsedArgs& p, const LaunchSpec& spec, const std::vector<uint8_t>& baseline,
-                     const std::vector<uint8_t>& candidate, const std::string& candidatePath)
+int runEstimateBench(const ParsedArgs& p, KernelEvaluator& kev, const std::vector<uint8_t>& candidate,
+                     const std::string& candidatePath)
 {
-    EstimateEvaluator ev;
-    if (Status s = ev.setBaseline(spec, baseline); !s) return fail(s.message());
-    const EvalResult r = ev.evaluate(candidate);
+    const LaunchSpec& spec = kev.spec();
+    auto& ev = static_cast<EstimateEvaluator&>(*kev.choice().evaluator);
+    if (Status s = kev.prepare(); !s) return fail(s.message());
+    auto measured = kev.measureCubin(candidate);
+    if (!measured) return fail(measured.message());
+    const EvalResult& r = *measured;
     if (!r.failureKind.empty()) return fail("candidate: " + r.failure);
     const Estimate& b = ev.baselineEstimate();
     const double cycles = r.metrics.empty() ? 0.0 : r.metrics[0].value;
@@ -59,6 +66,8 @@ int runEstimateBench(const ParsedArgs& p, const LaunchSpec& spec, const std::vec
                {"candidate_cycles", cycles},
                {"candidate_us", t.candidateMedianUs},
                {"ratio", t.ratio.median},
+               {"speedup", speedup(t.ratio.median)},
+               {"evaluator", {{"backend", kev.choice().backend}, {"reason", kev.choice().reason}}},
                {"source", {{"device", r.source.device}, {"kind", r.source.kind}}}};
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
@@ -75,69 +84,68 @@ int runEstimateBench(const ParsedArgs& p, const LaunchSpec& spec, const std::vec
     std::printf("candidate    %s\n", candidatePath.c_str());
     std::printf("estimate     %.0f cycles  (%.3f us at the nominal clock)  %s\n", cycles, t.candidateMedianUs,
                 src.c_str());
-    std::printf("ratio        %.4f  (%s, candidate/baseline)  %s\n", t.ratio.median,
+    std::printf("speed-up     %.4fx  (%s; > 1 = faster)  %s\n", speedup(t.ratio.median),
                 pct(t.ratio.median).c_str(), src.c_str());
     std::printf("correct      unverified (nothing ran; use --backend gpu to check outputs)\n");
     return 0;
 }
-#endif
 
 } // namespace
 
 int runBenchCommand(const std::vector<std::string>& args)
 {
     std::string error;
-    const ParsedArgs p = parseArgs(args,
-                                   {"--cubin", "--backend", "--gpus", "--rounds", "--screen", "--input-sets",
-                                    "--seed", "--worker", "--metrics-backend"},
-                                   error);
+    const ParsedArgs p =
+        parseArgs(args,
+                  OptionSpec{{"--cubin", "--rounds", "--screen", "--seed"}, {"--metrics", "--json"}}
+                      .add(evaluatorOptionSpec())
+                      .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+                  error);
     if (!error.empty()) return fail(error);
     if (p.positional.size() != 1) return fail("bench needs exactly one SPEC.json");
     auto spec = loadLaunchSpec(p.positional[0]);
     if (!spec) return fail(spec.message());
-    const std::string backend = p.value("--backend", "gpu");
-    if (backend != "gpu" && backend != "estimate") return fail("--backend must be gpu or estimate");
+    // A bench is an explicit request to measure: "gpu" unless asked otherwise, so it never falls back
+    // to the estimate silently ("auto" does, and says so).
+    auto evalOptions = evaluatorOptions(p, "gpu");
+    if (!evalOptions) return fail(evalOptions.message());
+    int screenRounds = 10, confirmRounds = 50;
+    try {
+        screenRounds = std::stoi(p.value("--screen", "10"));
+        confirmRounds = std::stoi(p.value("--rounds", "50"));
+    } catch (const std::exception&) {
+        return fail("--screen and --rounds take numbers");
+    }
 
-    std::vector<uint8_t> baseline, candidate;
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
-    if (!readFile(spec->cubinPath(), baseline))
-        return fail("cannot read the original cubin " + spec->cubinPath());
+    std::vector<uint8_t> candidate;
     const std::string candidatePath = p.value("--cubin", spec->cubinPath());
     if (!readFile(candidatePath, candidate)) return fail("cannot read " + candidatePath);
-    if (backend == "estimate") {
-#ifdef SASSX_HAVE_ESTIMATE
-        return runEstimateBench(p, spec.value(), baseline, candidate, candidatePath);
-#else
-        return fail("this build has no estimate backend (it needs the analysis and rewrite layers)");
-#endif
-    }
+    auto wsOptions = workspaceOptions(p);
+    if (!wsOptions) return fail(wsOptions.message());
+    auto ws = Workspace::open(spec->cubinPath(), *wsOptions);
+    if (!ws) return fail("the original cubin: " + ws.message());
+    auto kernel = (*ws)->kernel(spec->kernel);
+    if (!kernel) return fail(kernel.message());
+    auto choice = makeEvaluator(*evalOptions);
+    if (!choice) return fail(choice.message());
+    if (evalOptions->backend == "auto") std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n",
+                                                    choice->backend.c_str(), choice->reason.c_str());
+    KernelEvaluator kev(*kernel, *choice, *spec);
+    if (choice->backend == "estimate") return runEstimateBench(p, kev, candidate, candidatePath);
+    if (Status s = kev.prepare(); !s) return fail(s.message());
 
-    GpuEvaluatorOptions options;
-    if (p.has("--gpus")) {
-        auto gpus = parseGpuList(p.value("--gpus"));
-        if (!gpus) return fail(gpus.message());
-        options.pool.gpus = gpus.value();
-    }
-    options.pool.workerPath = p.value("--worker");
-    options.baseline.inputSets = std::stoi(p.value("--input-sets", "3"));
-    options.baseline.seed = std::stoull(p.value("--seed", std::to_string(options.baseline.seed)));
-    options.baseline.l2Flush = p.has("--l2-flush");
-    options.metricsBackend = p.value("--metrics-backend", "auto");
-    if (options.metricsBackend != "auto" && options.metricsBackend != "cupti" &&
-        options.metricsBackend != "ncu")
-        return fail("--metrics-backend must be auto, cupti or ncu");
-    auto evaluator = GpuEvaluator::create(options);
-    if (!evaluator) return fail(evaluator.message());
-    GpuEvaluator& ev = *evaluator.value();
-    if (Status s = ev.setBaseline(spec.value(), baseline); !s) return fail(s.message());
-
-    EvalOptions eo;
-    eo.plan.screenRounds = std::stoi(p.value("--screen", "10"));
-    eo.plan.confirmRounds = std::stoi(p.value("--rounds", "50"));
-    eo.plan.incumbentRatio = 1e9; // a bench always wants the full, fresh measurement
-    eo.plan.confirmStage = 0;     // ... all of it: no early stop
-    const EvalResult r = ev.evaluate(candidate, eo);
+    MeasureOptions mo;
+    mo.eval.plan.screenRounds = screenRounds;
+    mo.eval.plan.confirmRounds = confirmRounds;
+    mo.eval.plan.incumbentRatio = 1e9; // a bench always wants the full, fresh measurement
+    mo.eval.plan.confirmStage = 0;     // ... all of it: no early stop
+    auto measured = kev.measureCubin(candidate, mo);
+    if (!measured) return fail(measured.message());
+    const EvalResult& r = *measured;
+    Evaluator& ev = *choice->evaluator;
     const BaselineInfo& b = ev.baseline();
+    const int inputSets = evalOptions->inputSets;
 
     std::optional<Result<std::vector<MetricValue>>> metrics;
     if (p.has("--metrics") && r.correct) metrics = ev.metrics(candidate);
@@ -147,6 +155,7 @@ int runBenchCommand(const std::vector<std::string>& args)
         json j{{"spec", spec->name},
                {"kernel", spec->kernel},
                {"candidate", candidatePath},
+               {"evaluator", {{"backend", choice->backend}, {"reason", choice->reason}}},
                {"baseline",
                 {{"median_us", b.medianUs},
                  {"noise_floor", b.noiseFloor},
@@ -154,6 +163,10 @@ int runBenchCommand(const std::vector<std::string>& args)
                  {"launches_per_sample", b.launchesPerSample},
                  {"source", {{"device", b.source.device}, {"kind", b.source.kind}}}}},
                {"result", toJson(r)}};
+        if (r.timing)
+            j["speedup"] = {{"median", speedup(r.timing->ratio.median)},
+                            {"low", speedup(r.timing->ratio.high)},
+                            {"high", speedup(r.timing->ratio.low)}};
         if (metrics && metrics->ok()) {
             EvalResult withMetrics;
             withMetrics.metrics = metrics->value();
@@ -168,8 +181,8 @@ int runBenchCommand(const std::vector<std::string>& args)
     std::printf("spec         %s (kernel %s, grid %ux%ux%u, block %ux%ux%u, %u B dynamic shared)\n",
                 spec->name.c_str(), spec->kernel.c_str(), spec->grid[0], spec->grid[1], spec->grid[2],
                 spec->block[0], spec->block[1], spec->block[2], spec->dynamicShared);
-    std::printf("baseline     %.3f us/launch  (%s, %d launch(es)/sample)  [%s]\n", b.medianUs,
-                b.launchMode.c_str(), b.launchesPerSample, b.source.label().c_str());
+    std::printf("set-up       baseline %.3f us/launch when it was set (%s, %d launch(es)/sample)  [%s]\n",
+                b.medianUs, b.launchMode.c_str(), b.launchesPerSample, b.source.label().c_str());
     std::printf("noise floor  %.3f%%  (baseline vs itself)  [%s]\n", b.noiseFloor * 100.0,
                 b.source.label().c_str());
     std::printf("candidate    %s\n", candidatePath.c_str());
@@ -177,18 +190,19 @@ int runBenchCommand(const std::vector<std::string>& args)
         std::printf("correct      NO: %s: %s  %s\n", r.failureKind.c_str(), r.failure.c_str(), src.c_str());
         return 3;
     }
-    std::printf("correct      yes (%d input set(s), %s)  %s\n", options.baseline.inputSets,
+    std::printf("correct      yes (%d input set(s), %s)  %s\n", inputSets,
                 spec->tolerance.bitwise() ? "bitwise" : "within tolerance", src.c_str());
     if (r.timing) {
         const TimingFigures& t = *r.timing;
-        std::printf("time         %.3f us/launch vs baseline %.3f us/launch  %s\n", t.candidateMedianUs,
-                    t.baselineMedianUs, src.c_str());
-        std::printf("ratio        %.4f  95%% CI [%.4f, %.4f]  (%s)  over %d interleaved rounds  %s\n",
-                    t.ratio.median, t.ratio.low, t.ratio.high, pct(t.ratio.median).c_str(), t.ratio.rounds,
-                    src.c_str());
-        std::printf(
-            "verdict      %s  (rule: interval entirely below 1 and gain above the %.3f%% noise floor)  %s\n",
-            verdictName(t.verdict).c_str(), t.noiseFloor * 100.0, src.c_str());
+        // One baseline figure in the comparison: the one timed in the same interleaved rounds.
+        std::printf("time         %.3f us/launch vs baseline %.3f us/launch in the same rounds  %s\n",
+                    t.candidateMedianUs, t.baselineMedianUs, src.c_str());
+        std::printf("speed-up     %.4fx  95%% CI [%.4f, %.4f]  (%s; > 1 = faster)  over %d interleaved rounds  %s\n",
+                    speedup(t.ratio.median), speedup(t.ratio.high), speedup(t.ratio.low),
+                    pct(t.ratio.median).c_str(), t.ratio.rounds, src.c_str());
+        std::printf("verdict      %s  (rule: interval entirely above 1 and gain above the %.3f%% noise floor; "
+                    "smaller differences are below what this measurement resolves)  %s\n",
+                    verdictName(t.verdict).c_str(), t.noiseFloor * 100.0, src.c_str());
         if (spec->flops > 0 && t.candidateMedianUs > 0)
             std::printf("throughput   %.3f TFLOP/s  %s\n", spec->flops / (t.candidateMedianUs * 1e6),
                         src.c_str());

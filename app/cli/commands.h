@@ -22,6 +22,13 @@ struct ParsedArgs
     std::string value(const std::string& name, const std::string& fallback = {}) const;
     std::vector<std::string> values(const std::string& name) const;
 };
-// valueOptions: options that take a value.
-ParsedArgs parseArgs(const Args& args, const std::vector<std::string>& valueOptions, std::string& error);
+// The options a command understands: `values` take a value ("--kernel K" or "--kernel=K"), `flags` do
+// not. Anything else starting with '-' is an error naming it, so a typo never passes silently.
+struct OptionSpec
+{
+    std::vector<std::string> values;
+    std::vector<std::string> flags;
+    OptionSpec& add(const OptionSpec& other); // merge (e.g. a command's own plus the workspace options)
+};
+ParsedArgs parseArgs(const Args& args, const OptionSpec& spec, std::string& error);
 int fail(const std::string& message, int code = 1);

@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/schedule_diff.h"
-#include "kernel_selection.h"
+#include "cli_workspace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,7 @@ int runDiffCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, {"--kernel", "--format", "--context", "-o"}, err);
+    auto args = parseArgs(raw, OptionSpec{{"--format", "--context", "-o"}, {}}.add(workspaceOptionSpec()), err);
     if (!err.empty() || args.positional.size() != 2)
         return fail(
             err.empty()
@@ -36,12 +36,13 @@ int runDiffCommand(const Args& raw)
         return fail("--format must be text, json or html");
     const std::string& pathA = args.positional[0];
     const std::string& pathB = args.positional[1];
-    auto a = selectKernel(pathA, args.value("--kernel"));
-    if (!a) return fail(a.message());
+    auto opened = openKernel(pathA, args);
+    if (!opened) return fail(opened.message());
+    const KernelWorkspace& a = *opened->kernel;
     const std::string labelA = std::filesystem::path(pathA).filename().string();
     const std::string labelB = std::filesystem::path(pathB).filename().string();
 
-    DiffSide sideA = DiffSide::fromListing(a->analysis->listing, labelA);
+    DiffSide sideA = DiffSide::fromListing(a.analysis().listing, labelA);
     DiffSide sideB;
     if (endsWith(pathB, ".json")) {
         std::ifstream in(pathB);
@@ -49,22 +50,23 @@ int runDiffCommand(const Args& raw)
         if (j.is_discarded()) return fail(pathB + " is not valid JSON");
         auto v = Variant::fromJson(j);
         if (!v) return fail(v.message());
-        if (!v->kernel.empty() && v->kernel != a->kernel)
-            return fail("variant " + pathB + " is for kernel " + v->kernel + ", not " + a->kernel);
-        auto s = applyEdits(*a->analysis, v->edits);
+        if (!v->kernel.empty() && v->kernel != a.name())
+            return fail("variant " + pathB + " is for kernel " + v->kernel + ", not " + a.name());
+        auto s = a.schedule(v->edits);
         if (!s) return fail(s.message());
-        sideB = DiffSide::fromSchedule(*a->analysis, *s, v->name.empty() ? labelB : v->name);
+        sideB = DiffSide::fromSchedule(a.analysis(), *s, v->name.empty() ? labelB : v->name);
     } else {
-        auto b = selectKernel(pathB, a->kernel);
-        if (!b) return fail(b.message());
-        const Kernel* ka = a->cubin().findKernel(a->kernel);
-        const Kernel* kb = b->cubin().findKernel(b->kernel);
+        auto openedB = openKernel(pathB, args, a.name());
+        if (!openedB) return fail(openedB.message());
+        const KernelWorkspace& b = *openedB->kernel;
+        const Kernel* ka = a.cubin().findKernel(a.name());
+        const Kernel* kb = b.cubin().findKernel(b.name());
         if (ka && kb && ka->codeSize != kb->codeSize)
-            return fail(a->kernel + " is " + std::to_string(ka->codeSize) + " bytes in " + labelA + " but " +
+            return fail(a.name() + " is " + std::to_string(ka->codeSize) + " bytes in " + labelA + " but " +
                         std::to_string(kb->codeSize) + " in " + labelB + ": not two schedules of one kernel");
-        sideB = DiffSide::fromListing(b->analysis->listing, labelB);
+        sideB = DiffSide::fromListing(b.analysis().listing, labelB);
     }
-    auto diff = diffSchedules(sideA, sideB, a->kernel);
+    auto diff = diffSchedules(sideA, sideB, a.name());
     if (!diff) return fail(diff.message());
 
     std::string text;

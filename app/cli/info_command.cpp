@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "core/session/input_loader.h"
+#include "cli_workspace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,11 +10,14 @@ int runInfoCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, {}, err);
+    auto args = parseArgs(raw, {{"--arch"}, {"--json"}}, err);
     if (!err.empty() || args.positional.size() != 1)
-        return fail(err.empty() ? "usage: sassx-cli info FILE [--json]" : err);
-    auto in = loadInput(args.positional[0]);
-    if (!in) return fail(in.message());
+        return fail(err.empty() ? "usage: sassx-cli info FILE [--arch A] [--json]" : err);
+    auto options = workspaceOptions(args);
+    if (!options) return fail(options.message());
+    auto ws = Workspace::open(args.positional[0], *options);
+    if (!ws) return fail(ws.message());
+    const LoadedInput* in = &(*ws)->input();
     nlohmann::json out{{"path", in->path}, {"kind", in->kind}, {"cubins", nlohmann::json::array()}};
     for (const auto& lc : in->cubins) {
         const auto& c = lc.cubin;

@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#ifdef SASSX_HAVE_EVAL
 #include "bench_command.h"
-#endif
 
 namespace {
 
@@ -46,26 +44,15 @@ int main(int argc, char** argv)
     static const std::map<std::string, int (*)(const Args&)> commands = {
         {"info", runInfoCommand},
         {"annotate", runAnnotateCommand},
-#ifdef SASSX_HAVE_REWRITE
         {"legal", runLegalCommand},
-#endif
-#if __has_include("core/rewrite/cubin_writer.h")
         {"move", runMoveCommand},
         {"variants", runVariantsCommand},
-#endif
-#if __has_include("diff_command.cpp")
         {"diff", runDiffCommand},
-#endif
-#if __has_include("triton_command.cpp")
         {"triton-export", runTritonExportCommand},
         {"triton-restore", runTritonRestoreCommand},
-#endif
+        {"bench", runBenchCommand},
     };
     if (auto it = commands.find(cmd); it != commands.end()) return it->second(args);
-#ifdef SASSX_HAVE_EVAL
-    if (cmd == "bench") return runBenchCommand(args);
-#endif
-    std::fprintf(stderr, "sassx-cli: unknown command '%s'\n", cmd.c_str());
-    usage();
+    std::fprintf(stderr, "sassx-cli: unknown command '%s' (sassx-cli --help lists them)\n", cmd.c_str());
     return 1;
 }

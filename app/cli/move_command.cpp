@@ -1,9 +1,6 @@
-#if __has_include("core/rewrite/cubin_writer.h")
 #include "commands.h"
-#include "kernel_selection.h"
+#include "cli_workspace.h"
 
-#include "core/rewrite/cubin_writer.h"
-#include "core/rewrite/legality.h"
 
 #include <charconv>
 #include <fstream>
@@ -68,30 +65,28 @@ int runMoveCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, {"--kernel", "--move", "--edit", "-o", "--arch"}, err);
+    auto args =
+        parseArgs(raw, OptionSpec{{"--move", "--edit", "-o"}, {"--repair"}}.add(workspaceOptionSpec()), err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
         return fail(err.empty() ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
                                   "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--repair] -o OUT.cubin"
                                 : err);
-    auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
-    if (!sel) return fail(sel.message());
     auto edits = parseEdits(args);
     if (!edits) return fail(edits.message());
-    PatchOptions patchOptions;
-    patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");
-    LegalityChecker checker = makeChecker(*sel, patchOptions);
-    auto schedule = applyEdits(*sel->analysis, *edits);
+    auto sel = openKernel(args.positional[0], args);
+    if (!sel) return fail(sel.message());
+    const KernelWorkspace& k = *sel->kernel;
+    auto schedule = k.schedule(*edits);
     if (!schedule) return fail(schedule.message(), 2);
-    checker.fixReuse(*schedule);
-    if (args.has("--repair")) checker.repairLatencies(*schedule);
-    auto report = checker.check(*schedule);
+    if (args.has("--repair")) k.checker().repairLatencies(*schedule);
+    auto report = k.checker().check(*schedule);
     if (!report.legal()) {
         std::cerr << "sassx-cli: illegal: " << report.hazards.front().message << "\n";
-        for (size_t k = 1; k < report.hazards.size() && k < 8; ++k)
-            std::cerr << "  also: " << report.hazards[k].message << "\n";
+        for (size_t i = 1; i < report.hazards.size() && i < 8; ++i)
+            std::cerr << "  also: " << report.hazards[i].message << "\n";
         return 2;
     }
-    auto bytes = writeSchedule(sel->cubin(), *sel->analysis, *schedule, patchOptions);
+    auto bytes = k.write(*schedule);
     if (!bytes) return fail(bytes.message());
     std::string out = args.value("-o");
     std::ofstream f(out, std::ios::binary);
@@ -100,4 +95,3 @@ int runMoveCommand(const Args& raw)
     std::cerr << "wrote " << out << " (" << edits->size() << " edit(s), legal)\n";
     return 0;
 }
-#endif

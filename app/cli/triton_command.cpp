@@ -12,7 +12,7 @@ int runTritonExportCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, {"--cubin", "--kernel"}, err);
+    auto args = parseArgs(raw, {{"--cubin", "--kernel"}, {}}, err);
     if (!err.empty() || args.positional.size() != 1 || !args.has("--cubin"))
         return fail(err.empty() ? "usage: sassx-cli triton-export ENTRY_DIR --cubin TUNED.cubin [--kernel K]"
                                 : err);
@@ -32,7 +32,7 @@ int runTritonRestoreCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, {}, err);
+    auto args = parseArgs(raw, {{}, {}}, err);
     if (!err.empty() || args.positional.size() != 1)
         return fail(err.empty() ? "usage: sassx-cli triton-restore ENTRY_DIR" : err);
     auto st = restoreTritonCache(args.positional[0]);

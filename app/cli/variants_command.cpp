@@ -2,9 +2,8 @@
 // original cubin, one JSON object per line, so a GPU harness can rebuild the exact cubins the
 // rewriter produced without shipping thousands of files.
 #include "commands.h"
-#include "kernel_selection.h"
+#include "cli_workspace.h"
 
-#include "core/rewrite/cubin_writer.h"
 #include "core/search/random_variants.h"
 #include "core/session/annotation_json.h"
 
@@ -31,25 +30,35 @@ int runVariantsCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(
-        raw, {"--kernel", "--count", "--seed", "--rule", "--max-edits", "-o", "--arch", "--replay"}, err);
+    auto args = parseArgs(raw,
+                          OptionSpec{{"--count", "--seed", "--rule", "--max-edits", "-o", "--replay"}, {"--memory-only"}}
+                              .add(workspaceOptionSpec()),
+                          err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
         return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
                                   "[--rule sassx|sip|stalls] [--max-edits M] [--memory-only] "
                                   "[--replay VARIANTS.jsonl] -o OUT.jsonl"
                                 : err);
-    auto sel = selectKernel(args.positional[0], args.value("--kernel"), args.value("--arch", "sm_90"));
-    if (!sel) return fail(sel.message());
     const std::string rule = args.value("--rule", "sassx");
     if (rule != "sassx" && rule != "sip" && rule != "stalls")
         return fail("--rule is sassx, sip or stalls (stall increases only: a control experiment)");
-    int count = std::stoi(args.value("--count", "100"));
-    int maxEdits = std::stoi(args.value("--max-edits", "30"));
-    std::mt19937_64 rng(std::stoull(args.value("--seed", "1")));
-    PatchOptions patchOptions;
-    patchOptions.keepStaleLineInfo = args.has("--keep-stale-line-info");
-    LegalityChecker checker = makeChecker(*sel, patchOptions);
-    const auto& original = sel->cubin().bytes();
+    int count = 0, maxEdits = 0;
+    uint64_t seed = 0;
+    try {
+        count = std::stoi(args.value("--count", "100"));
+        maxEdits = std::stoi(args.value("--max-edits", "30"));
+        seed = std::stoull(args.value("--seed", "1"));
+    } catch (const std::exception&) {
+        return fail("--count, --max-edits and --seed take numbers");
+    }
+    if (count < 0 || maxEdits < 1) return fail("--count must be >= 0 and --max-edits >= 1");
+    std::mt19937_64 rng(seed);
+    auto sel = openKernel(args.positional[0], args);
+    if (!sel) return fail(sel.message());
+    const KernelWorkspace& k = *sel->kernel;
+    printNotices(k);
+    const LegalityChecker& checker = k.checker();
+    const auto& original = k.cubin().bytes();
     std::ofstream out(args.value("-o"));
     if (!out) return fail("cannot write " + args.value("-o"));
     RandomVariantOptions opts;
@@ -76,18 +85,17 @@ int runVariantsCommand(const Args& raw)
     // Random rules: draw until `count` variants are written (a draw can find no legal edit at all).
     const int draws = replay.empty() ? count * 4 : count;
     for (int v = 0; v < draws && written < count; ++v) {
-        Schedule s = Schedule::identity(*sel->analysis);
+        Schedule s = Schedule::identity(k.analysis());
         std::vector<Edit> edits;
         if (!replay.empty()) {
             // Same reuse fix-up after every move as when the variant was made, so the bytes match.
-            auto applied = applyEdits(*sel->analysis, replay[size_t(v)].edits,
-                                      [&](Schedule& t) { checker.fixReuse(t); });
+            auto applied = k.schedule(replay[size_t(v)].edits);
             if (!applied) return fail(replay[size_t(v)].name + ": " + applied.message());
             s = std::move(*applied);
             edits = replay[size_t(v)].edits;
         } else if (rule == "sip") {
             edits =
-                sipRuleEdits(*sel->analysis, rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
+                sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
         } else {
             edits = randomLegalEdits(checker, rng, opts, s);
         }
@@ -95,7 +103,7 @@ int runVariantsCommand(const Args& raw)
         auto report = checker.check(s);
         if (replay.empty() && rule != "sip" && !report.legal())
             return fail("internal error: a random legal variant failed the full check: " + report.summary());
-        auto bytes = writeSchedule(sel->cubin(), *sel->analysis, s, patchOptions);
+        auto bytes = k.write(s);
         if (!bytes) {
             ++refused;
             continue;
@@ -110,7 +118,7 @@ int runVariantsCommand(const Args& raw)
         }
         Variant var;
         var.name = replay.empty() ? rule + "-" + std::to_string(v) : replay[size_t(v)].name;
-        var.kernel = sel->kernel;
+        var.kernel = k.name();
         var.edits = edits;
         nlohmann::json line = var.toJson();
         line["rule"] = rule;
@@ -121,7 +129,7 @@ int runVariantsCommand(const Args& raw)
         ++written;
         legalCount += report.legal();
     }
-    std::cerr << "wrote " << written << " " << rule << " variants of " << sel->kernel << " (" << legalCount
+    std::cerr << "wrote " << written << " " << rule << " variants of " << k.name() << " (" << legalCount
               << " legal by sassx's model"
               << (refused ? ", " + std::to_string(refused) + " refused by the writer" : "") << ") -> "
               << args.value("-o") << "\n";

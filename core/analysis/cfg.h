@@ -1,6 +1,6 @@
 #pragma once
 // Basic blocks and control flow of one kernel. Block starts never move under sassx edits, so every
-// PC-relative branch stays valid (sass-notes §4).
+// PC-relative branch stays valid (docs/sass-facts.md §6).
 #include "core/sass/listing.h"
 
 #include <cstdint>

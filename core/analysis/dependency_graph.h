@@ -1,6 +1,6 @@
 #pragma once
 // Ordering facts inside each basic block: register hazards, scoreboard protection (explicit and the
-// implicit same-pipe coverage ptxas relies on, sass-notes §1), memory order per state space, and the
+// implicit same-pipe coverage ptxas relies on, docs/sass-facts.md §3), memory order per state space, and the
 // waits that protect values produced in other blocks.
 #include "core/analysis/cfg.h"
 #include "core/analysis/latency_table.h"

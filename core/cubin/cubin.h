@@ -59,7 +59,7 @@ struct NvInfoAttribute
     uint64_t fileOffset = 0;      // of the record's first byte
 };
 
-// Known attribute ids (sass-notes §4 and public listings).
+// Known attribute ids (docs/sass-facts.md §6).
 namespace nvinfo {
 constexpr uint8_t PARAM_CBANK = 0x0a;
 constexpr uint8_t CBANK_PARAM_SIZE = 0x19;

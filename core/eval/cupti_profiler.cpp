@@ -1,7 +1,7 @@
 #include "core/eval/cupti_profiler.h"
 
+#include "core/common/subprocess.h"
 #include "core/eval/cupti_abi.h"
-#include "core/eval/subprocess.h"
 
 #include <dlfcn.h>
 

@@ -1,8 +1,8 @@
 #include "core/eval/ncu_metrics.h"
 
 #include "core/common/paths.h"
+#include "core/common/subprocess.h"
 #include "core/eval/oneshot_files.h"
-#include "core/eval/subprocess.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Statistics of interleaved timing rounds. A round times the baseline (A) and the candidate (B)
 // back to back, so clock ramps and thermal drift hit both; we compare per-round ratios B/A rather
-// than two separate medians (sass-notes §7: the first variant measured ran ~3% slow from clock ramp).
+// than two separate medians (docs/sass-facts.md §9: the first variant measured ran ~3% slow from clock ramp).
 #include <algorithm>
 #include <cstdint>
 #include <optional>

@@ -2,12 +2,12 @@
 // One sassx-worker process per GPU. Requests are spread over idle workers; each has a deadline. A
 // worker that crashes, hangs past its deadline, answers garbage or reports a fault is killed and
 // restarted (its baseline replayed), and only the request it was running is marked failed, with
-// the reason: a broken candidate never takes down the caller (sass-notes §7: one illegal address
+// the reason: a broken candidate never takes down the caller (docs/sass-facts.md §9: one illegal address
 // kills the CUDA context, so isolation is by process).
 //
 // Not thread-safe: use a pool from one thread at a time. It needs no event loop.
 #include "core/common/result.h"
-#include "core/eval/subprocess.h"
+#include "core/common/subprocess.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 #include "core/rewrite/cubin_writer.h"
 
 #include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/line_table.h"
 #include "core/rewrite/patch_limits.h"
 
 #include <cstdio>
@@ -81,6 +82,51 @@ Status checkLimits(const KernelAnalysis& a, const Kernel& k, const Cubin& cubin,
     return Ok{};
 }
 
+// ELF64 layout (the only one Cubin::parse accepts): e_shoff at 0x28; in a 64-byte section header,
+// sh_offset at 0x18 and sh_size at 0x20.
+constexpr uint64_t kShoffField = 0x28, kSectionHeaderSize = 64, kShOffset = 0x18, kShSize = 0x20;
+
+uint64_t sectionHeaderAt(const std::vector<uint8_t>& bytes, int section)
+{
+    return readLe<uint64_t>(bytes, kShoffField) + uint64_t(section) * kSectionHeaderSize;
+}
+
+// Line tables follow their instructions (core/rewrite/line_table.h). A rewritten section of the old
+// size (a shorter program is padded to it) replaces the old bytes in place. A longer one cannot stay
+// there without shifting every later section, so its bytes go to the end of the file and its section
+// header's sh_offset and sh_size follow: a line section is not allocated (no SHF_ALLOC, no segment maps
+// it), so nothing that is loaded moves, and ELF lets a section's bytes lie anywhere in the file
+// (nvdisasm, cuobjdump and readelf read such files). The old bytes stay behind, unreferenced.
+// Relocations behind a grown sequence (other kernels') get their new r_offset.
+Status rewriteLineTables(const Cubin& cubin, const Kernel& k, const std::vector<uint32_t>& order,
+                         std::vector<uint8_t>& out)
+{
+    for (const char* name : kLineTableSections) {
+        const int sec = cubin.findSection(name);
+        if (sec < 0) continue;
+        auto edit = rewriteLineTable(cubin, sec, k, order);
+        if (!edit) return edit.error();
+        const ElfSection& h = cubin.sections()[sec];
+        constexpr uint64_t SHF_ALLOC = 0x2;
+        if (edit->bytes.size() == h.size) {
+            std::copy(edit->bytes.begin(), edit->bytes.end(), out.begin() + int64_t(h.offset));
+        } else if (h.flags & SHF_ALLOC) {
+            return makeError(std::string(name) +
+                             " is allocated, so its longer rewrite cannot move to the end of the file");
+        } else {
+            uint64_t at = out.size();
+            if (h.addralign > 1) at = (at + h.addralign - 1) / h.addralign * h.addralign;
+            out.resize(at, 0);
+            out.insert(out.end(), edit->bytes.begin(), edit->bytes.end());
+            writeLe<uint64_t>(out, sectionHeaderAt(out, sec) + kShOffset, at);
+            writeLe<uint64_t>(out, sectionHeaderAt(out, sec) + kShSize, edit->bytes.size());
+        }
+        for (const auto& [r, offset] : edit->relocationOffsets)
+            writeLe<uint64_t>(out, cubin.relocations()[r].fileOffset, offset);
+    }
+    return Ok{};
+}
+
 } // namespace
 
 uint64_t withControl(uint64_t hi, const Control& c)
@@ -98,6 +144,17 @@ std::vector<PatchedRange> patchedRanges(const Cubin& cubin, const Kernel& k)
             out.push_back({f, 4});
     for (int r : k.relocations)
         out.push_back({cubin.relocations()[r].fileOffset, 8});
+    // Line tables: the section (one sequence changes, the unit length, the sequences behind it shift),
+    // its sh_offset and sh_size (when it grows and moves to the end of the file, which may then grow)
+    // and the r_offset of every relocation into it.
+    for (const char* name : kLineTableSections) {
+        const int sec = cubin.findSection(name);
+        if (sec < 0) continue;
+        out.push_back({cubin.sections()[sec].offset, cubin.sections()[sec].size});
+        out.push_back({sectionHeaderAt(cubin.bytes(), sec) + kShOffset, 16});
+        for (const Relocation& r : cubin.relocations())
+            if (r.targetSection == sec) out.push_back({r.fileOffset, 8});
+    }
     return out;
 }
 
@@ -144,6 +201,12 @@ Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnaly
         const uint64_t moved = uint64_t(pos[r.offset / 16]) * 16 + r.offset % 16;
         writeLe<uint64_t>(out, r.fileOffset, moved);
     }
+    bool moves = false;
+    for (uint32_t p = 0; p < n; ++p)
+        moves = moves || s.order[p] != p;
+    if (moves && !options.keepStaleLineInfo)
+        if (auto st = rewriteLineTables(cubin, *k, s.order, out); !st)
+            return makeError("cannot reorder " + k->name + ": " + st.message());
     return out;
 }
 

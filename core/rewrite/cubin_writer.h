@@ -1,7 +1,10 @@
 #pragma once
 // Writes a schedule back into the cubin: the new .text.K words, every instruction-offset attribute of
-// .nv.info.K and every relocation r_offset into .text.K follow their instruction; every other byte
-// stays identical. Refuses (with a sentence) what it cannot follow (core/rewrite/patch_limits.h).
+// .nv.info.K, every relocation r_offset into .text.K and (unless PatchOptions::keepStaleLineInfo) the
+// kernel's rows in the line tables follow their instruction (core/rewrite/line_table.h); every other
+// byte stays identical. A line table whose rewritten program is longer moves to the end of the file,
+// which then grows (see rewriteLineTables in cubin_writer.cpp). Refuses (with a sentence) what it
+// cannot follow (core/rewrite/patch_limits.h).
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
 #include "core/rewrite/patch_limits.h"
@@ -26,7 +29,9 @@ Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnaly
 uint64_t withControl(uint64_t hi, const Control& c);
 
 // Byte ranges of the file that writeSchedule may change for this kernel (the code, each offset slot,
-// each r_offset): everything outside them must come out identical (tests check this).
+// each r_offset, the line sections with their header fields and relocations): everything outside them
+// must come out identical (tests check this); bytes may also be appended past the original end when a
+// line table grows.
 struct PatchedRange
 {
     uint64_t fileOffset = 0;

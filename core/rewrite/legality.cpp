@@ -1,5 +1,7 @@
 #include "core/rewrite/legality.h"
 
+#include "core/rewrite/schedule_predicates.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -9,38 +11,7 @@ namespace {
 
 std::string at(const KernelAnalysis& a, uint32_t i)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, " at 0x%04llx",
-                  static_cast<unsigned long long>(a.listing.instructions[i].offset));
-    return a.listing.instructions[i].opcode + buf;
-}
-
-// Same-class key for issue spacing: the base opcode of memory instructions.
-std::string spacingClass(const Instruction& ins)
-{
-    return ins.isMemory() ? ins.baseOpcode : std::string();
-}
-
-// Scoreboards an instruction waits on: its wait mask, and DEPBAR.LE SBn's operand.
-uint8_t waitMaskOf(const Instruction& ins, const Control& c)
-{
-    uint8_t m = c.wait;
-    if (ins.baseOpcode == "DEPBAR" && !ins.operands.empty() && ins.operands[0].text.size() == 3 &&
-        ins.operands[0].text.starts_with("SB") && ins.operands[0].text[2] >= '0' &&
-        ins.operands[0].text[2] <= '5')
-        m |= uint8_t(1u << (ins.operands[0].text[2] - '0'));
-    return m;
-}
-
-// Bit of a (stall, yield) pair in LegalityChecker::m_observedStalls: the two act as one 5-bit value.
-uint32_t stallYieldBit(uint8_t stall, uint8_t yield)
-{
-    return 1u << (stall + 16 * (yield & 1));
-}
-
-bool setsScoreboard(const Control& c, int sb)
-{
-    return c.wbar == sb || c.rbar == sb;
+    return instructionAt(a, i);
 }
 
 } // namespace
@@ -69,7 +40,7 @@ std::string LegalityReport::summary() const
 }
 
 LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
-    : m_analysis(std::move(analysis))
+    : m_analysis(std::move(analysis)), m_controlRules(*m_analysis)
 {
     // Closest issue distance ptxas left between two same-class memory instructions, per class.
     const auto& a = *m_analysis;
@@ -89,10 +60,6 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
         }
     }
     m_spacing = std::move(minSpacing);
-    for (const auto& ins : a.listing.instructions) {
-        m_observedStalls[ins.baseOpcode] |= stallYieldBit(ins.control.stall, ins.control.yield);
-        m_observedYield[ins.baseOpcode] |= uint8_t(1u << ins.control.yield);
-    }
     computeCrossBlockDistances();
 }
 
@@ -106,7 +73,7 @@ void LegalityChecker::computeCrossBlockDistances()
     std::vector<int> length(nb, 0);
     for (const auto& b : a.cfg.blocks)
         for (uint32_t i = b.first; i < b.end; ++i)
-            length[b.index] += issueCycles(insts[i]);
+            length[b.index] += issueGap(insts[i].control);
     auto sat = [&](int v) { return uint8_t(std::min<int>(v, cap)); };
 
     // Forward: age of each register's value at block entry.
@@ -207,12 +174,13 @@ void LegalityChecker::computeCrossBlockDistances()
 LegalityReport LegalityChecker::check(const std::vector<Edit>& edits, const CheckOptions& options) const
 {
     LegalityReport r;
-    auto s = applyEdits(*m_analysis, edits);
+    // The reuse fix-up runs after every move, as when variants are made and replayed, so a reuse flag a
+    // control edit sets after the last move is judged as it stands rather than silently cleared.
+    auto s = applyEdits(*m_analysis, edits, [this](Schedule& t) { fixReuse(t); });
     if (!s) {
         r.hazards.push_back({HazardKind::Structure, 0, 0, s.message(), 0});
         return r;
     }
-    fixReuse(*s);
     return check(*s, options);
 }
 
@@ -252,6 +220,13 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         report.hazards.push_back({k, x, y, std::move(msg), missing});
     };
     auto done = [&] { return options.stopAtFirst && !report.legal(); };
+    auto keepsYield = [&](uint32_t x) { return keepsPtxasYield(s.control[x], insts[x]); };
+    // Why a distance ptxas left below 2 cycles no longer counts (see shortScoreboardNeed).
+    auto yieldNote = [&](uint32_t x, int orig) {
+        return orig >= 0 && orig < 2 && !keepsYield(x) ? " (ptxas' shorter distance is trusted only while " +
+                                                             at(a, x) + " yields as ptxas made it)"
+                                                       : std::string();
+    };
 
     // New issue cycles inside the block.
     std::vector<int> cyc(b.size());
@@ -259,15 +234,14 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         int c = 0;
         for (uint32_t p = b.first; p < b.end; ++p) {
             cyc[p - b.first] = c;
-            const Control& ctl = s.control[s.order[p]];
-            c += ctl.stall == 0 ? 1 : ctl.stall;
+            c += issueGap(s.control[s.order[p]]);
         }
     }
     auto cycleOf = [&](uint32_t i) { return cyc[pos[i] - b.first]; };
     const int blockCycles = [&] {
         int c = 0;
         for (uint32_t p = b.first; p < b.end; ++p)
-            c += s.control[s.order[p]].stall == 0 ? 1 : s.control[s.order[p]].stall;
+            c += issueGap(s.control[s.order[p]]);
         return c;
     }();
 
@@ -462,30 +436,32 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         const uint8_t waits = waitMaskOf(insts[i], c);
         for (int sb = 0; sb < 6; ++sb) {
             if (!((waits >> sb) & 1) || lastSetter[sb] < 0 || uint32_t(lastSetter[sb]) == i) continue;
+            const uint32_t setter = uint32_t(lastSetter[sb]);
             int dist = cy - lastSetCycle[sb];
-            int orig = a.facts[i].cycle - a.facts[lastSetter[sb]].cycle;
-            int need = (orig >= 0 && orig < 2) ? orig : 2;
+            int orig = a.facts[i].cycle - a.facts[setter].cycle;
+            int need = shortScoreboardNeed(orig, keepsYield(setter));
             if (dist < need) {
-                add(HazardKind::Scoreboard, uint32_t(lastSetter[sb]), i,
+                add(HazardKind::Scoreboard, setter, i,
                     at(a, i) + " waits on SB" + std::to_string(sb) + " only " + std::to_string(dist) +
-                        " cycle(s) after " + at(a, lastSetter[sb]) + " sets it; the wait needs " +
-                        std::to_string(need) + " cycles to see the scoreboard",
+                        " cycle(s) after " + at(a, setter) + " sets it; the wait needs " +
+                        std::to_string(need) + " cycles to see the scoreboard" + yieldNote(setter, orig),
                     need - dist);
                 if (done()) return;
             }
         }
         for (uint8_t sb : {c.wbar, c.rbar}) {
             if (sb >= 6 || lastWaiter[sb] < 0 || uint32_t(lastWaiter[sb]) == i) continue;
+            const uint32_t waiter = uint32_t(lastWaiter[sb]);
             int dist = cy - lastWaitCycle[sb];
             // ptxas' own distance for this pair, if it was the same pair originally.
-            int orig = a.facts[i].cycle - a.facts[lastWaiter[sb]].cycle;
-            int need = (orig >= 0 && orig < 2) ? orig : 2;
+            int orig = a.facts[i].cycle - a.facts[waiter].cycle;
+            int need = shortScoreboardNeed(orig, keepsYield(waiter));
             if (dist < need) {
-                add(HazardKind::Scoreboard, uint32_t(lastWaiter[sb]), i,
+                add(HazardKind::Scoreboard, waiter, i,
                     at(a, i) + " sets SB" + std::to_string(sb) + " only " + std::to_string(dist) +
-                        " cycle(s) after the wait on SB" + std::to_string(sb) + " at " +
-                        at(a, lastWaiter[sb]) +
-                        "; a scoreboard must not be re-armed within 2 cycles of a wait on it",
+                        " cycle(s) after the wait on SB" + std::to_string(sb) + " at " + at(a, waiter) +
+                        "; a scoreboard must not be re-armed within 2 cycles of a wait on it" +
+                        yieldNote(waiter, orig),
                     need - dist);
                 if (done()) return;
             }
@@ -518,11 +494,13 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
             }
             lastOfClass[cls] = {cy, i};
         }
-        if (c.reuse != 0 && !reuseValid(s, i, p, c.reuse)) {
-            add(HazardKind::Reuse, i, i,
-                at(a, i) +
-                    " keeps operand-reuse flags whose pairing with the next instruction is not proven");
-            if (done()) return;
+        // Reuse flags: clearing one only drops a cache hint; each flag kept or set must be valid here.
+        for (int slot = 0; slot < 4 && c.reuse != 0; ++slot) {
+            if (!((c.reuse >> slot) & 1)) continue;
+            if (auto why = m_controlRules.reuseRefusal(s, i, p, slot)) {
+                add(HazardKind::Reuse, i, i, *why);
+                if (done()) return;
+            }
         }
     }
     // The next block may wait on a scoreboard set at the end of this one.
@@ -530,82 +508,32 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         if (lastSetter[sb] < 0) continue;
         const uint32_t i = uint32_t(lastSetter[sb]);
         const int tail = blockCycles - lastSetCycle[sb];
-        const int need = std::min(2, m_origTail[i]);
+        const int need = keepsYield(i) ? std::min(2, m_origTail[i]) : 2;
         if (tail < need) {
             add(HazardKind::Scoreboard, i, i,
                 at(a, i) + " would set SB" + std::to_string(sb) + " " + std::to_string(tail) +
-                    " cycle(s) before its block ends; a wait at the start of the next block needs 2",
+                    " cycle(s) before its block ends; a wait at the start of the next block needs 2" +
+                    yieldNote(i, m_origTail[i]),
                 need - tail);
             if (done()) return;
         }
     }
-    // 5. Control values.
+    // 5. Control values, judged against ptxas' own bits (core/rewrite/control_rules.h).
     for (uint32_t p = b.first; p < b.end; ++p) {
-        uint32_t i = s.order[p];
-        const Control& c = s.control[i];
-        if (c.stall == 0 && insts[i].control.stall != 0) {
-            add(HazardKind::Structure, i, i, at(a, i) + ": a stall of 0 is only kept where ptxas used it");
-            if (done()) return;
-        }
-        // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC), and stall
-        // and yield act as one 5-bit value (sass-notes §1: ptxas pairs stalls above 11 only with Y0, and
-        // FADD with S12 Y1 changed rmsnorm's results on an H200): allow only (stall, yield) pairs ptxas
-        // itself used on the same opcode in this kernel.
-        if (c.stall != insts[i].control.stall) {
-            auto it = m_observedStalls.find(insts[i].baseOpcode);
-            if (it == m_observedStalls.end() || !(it->second & stallYieldBit(c.stall, c.yield))) {
-                add(HazardKind::Structure, i, i,
-                    at(a, i) + ": ptxas never used a stall of " + std::to_string(c.stall) + " with Y" +
-                        std::to_string(c.yield & 1) + " on " + insts[i].baseOpcode +
-                        " in this kernel, so the encoding is not known to be valid");
-                if (done()) return;
-            }
-        }
-        if (c.yield != insts[i].control.yield) {
-            // Toggling bit 109 alone changed results on an H200 (bench/legality): its meaning is not
-            // known well enough to edit it.
-            add(HazardKind::Structure, i, i,
-                at(a, i) + ": the yield bit is not editable (toggling it changed results on the GPU)");
-            if (done()) return;
-        }
-        if (c.wbar != insts[i].control.wbar || c.rbar != insts[i].control.rbar ||
-            c.wait != insts[i].control.wait) {
-            add(HazardKind::Structure, i, i, at(a, i) + ": scoreboard fields are not editable");
+        const uint32_t i = s.order[p];
+        if (s.control[i] == insts[i].control) continue;
+        for (auto& why : m_controlRules.valueRefusals(i, s.control[i])) {
+            add(HazardKind::Structure, i, i, std::move(why));
             if (done()) return;
         }
     }
 }
 
-// A reuse flag on slot k of X is kept when X is followed by the same instruction as in ptxas' order
-// and the flag was ptxas' own, or when both X and the new next instruction print the same
-// general register in operand slot k+1 (Ra/Rb/Rc) and are fixed-latency ALU/FMA operations.
+// Every flag in `flags` is valid on instruction i at position p (ControlRules::reuseRefusal).
 bool LegalityChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint8_t flags) const
 {
-    const auto& a = *m_analysis;
-    const auto& insts = a.listing.instructions;
-    const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
-    std::optional<uint32_t> next;
-    if (p + 1 < b.end) next = s.order[p + 1];
-    for (int k = 0; k < 4; ++k) {
-        if (!((flags >> k) & 1)) continue;
-        bool original = ((insts[i].control.reuse >> k) & 1) && next && *next == i + 1 && i + 1 < b.end;
-        if (original) continue;
-        if (!next || k > 2) return false;
-        const auto& x = insts[i];
-        const auto& y = insts[*next];
-        auto slot = [&](const Instruction& ins) -> std::optional<Reg> {
-            if (ins.operands.size() <= size_t(k + 1)) return std::nullopt;
-            const auto& op = ins.operands[k + 1];
-            if (op.kind != Operand::Kind::Register || !op.reg || op.reg->file != RegFile::R)
-                return std::nullopt;
-            return op.reg;
-        };
-        auto fixedAlu = [](const Instruction& ins) {
-            return !ins.variableLatency && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma);
-        };
-        auto rx = slot(x), ry = slot(y);
-        if (!(fixedAlu(x) && fixedAlu(y) && rx && ry && *rx == *ry)) return false;
-    }
+    for (int slot = 0; slot < 4; ++slot)
+        if (((flags >> slot) & 1) && m_controlRules.reuseRefusal(s, i, p, slot)) return false;
     return true;
 }
 
@@ -656,194 +584,6 @@ bool LegalityChecker::repairLatencies(Schedule& s) const
         if (!repaired) return false;
     }
     return false;
-}
-
-std::vector<uint32_t> LegalityChecker::legalTargets(const Schedule& current, uint32_t p) const
-{
-    if (p >= current.order.size()) return {};
-    const auto pos = current.positionOf();
-    const auto& b = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
-    std::vector<int> cyc(b.size() + 1);
-    for (uint32_t q = b.first; q < b.end; ++q) {
-        const Control& c = current.control[current.order[q]];
-        cyc[q - b.first + 1] = cyc[q - b.first] + (c.stall == 0 ? 1 : int(c.stall));
-    }
-    return targetsFor(current, pos, cyc, p);
-}
-
-std::vector<std::pair<uint32_t, uint32_t>> LegalityChecker::legalMoves(const Schedule& current,
-                                                                       bool memoryOnly) const
-{
-    const auto& a = *m_analysis;
-    std::vector<std::pair<uint32_t, uint32_t>> out;
-    const auto pos = current.positionOf();
-    for (const auto& b : a.cfg.blocks) {
-        std::vector<int> cyc(b.size() + 1);
-        for (uint32_t q = b.first; q < b.end; ++q) {
-            const Control& c = current.control[current.order[q]];
-            cyc[q - b.first + 1] = cyc[q - b.first] + (c.stall == 0 ? 1 : int(c.stall));
-        }
-        for (uint32_t p = b.first; p < b.end; ++p) {
-            if (memoryOnly && !a.listing.instructions[current.order[p]].isMemory()) continue;
-            for (uint32_t t : targetsFor(current, pos, cyc, p))
-                out.emplace_back(p, t);
-        }
-    }
-    return out;
-}
-
-std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
-                                                  const std::vector<int>& cyc, uint32_t p) const
-{
-    std::vector<uint32_t> out;
-    const auto& a = *m_analysis;
-    const auto& insts = a.listing.instructions;
-    const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
-    const uint32_t x = current.order[p];
-    if (isWall(x) || a.deps.unresolved()[x]) return out;
-    // Edges bound the range: x stays after its predecessors and before its successors; walls too.
-    uint32_t lo = b.first, hi = b.end - 1;
-    for (uint32_t e : a.deps.incoming(x))
-        lo = std::max(lo, pos[a.deps.edges()[e].from] + 1);
-    for (uint32_t e : a.deps.outgoing(x))
-        if (pos[a.deps.edges()[e].to] > 0) hi = std::min(hi, pos[a.deps.edges()[e].to] - 1);
-    for (uint32_t q = p; q-- > lo;)
-        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
-            lo = q + 1;
-            break;
-        }
-    for (uint32_t q = p + 1; q <= hi; ++q)
-        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
-            hi = q - 1;
-            break;
-        }
-    if (lo > hi) return out;
-    // cyc: current issue cycles of the block; a move changes cycles only between its two positions.
-    auto stallOf = [&](uint32_t inst) {
-        const Control& c = current.control[inst];
-        return c.stall == 0 ? 1 : int(c.stall);
-    };
-    const int blockCycles = cyc[b.size()];
-    for (uint32_t t = lo; t <= hi; ++t) {
-        if (t == p) continue;
-        const uint32_t rlo = std::min(p, t), rhi = std::max(p, t);
-        auto orderAt = [&](uint32_t q) -> uint32_t {
-            if (q < rlo || q > rhi) return current.order[q];
-            if (q == t) return x;
-            return p < t ? current.order[q + 1] : current.order[q - 1];
-        };
-        // New cycles inside [rlo, rhi]; outside, unchanged.
-        std::vector<int> rc(rhi - rlo + 1);
-        int c = cyc[rlo - b.first];
-        for (uint32_t q = rlo; q <= rhi; ++q) {
-            rc[q - rlo] = c;
-            c += stallOf(orderAt(q));
-        }
-        auto newPos = [&](uint32_t i) -> uint32_t {
-            if (i == x) return t;
-            uint32_t q = pos[i];
-            if (q < rlo || q > rhi) return q;
-            return p < t ? q - 1 : q + 1;
-        };
-        auto newCycle = [&](uint32_t i) {
-            uint32_t q = newPos(i);
-            return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first];
-        };
-        bool ok = true;
-        // Reuse-flagged instructions keep both neighbours: check the pairs around the region.
-        for (uint32_t q = rlo > b.first ? rlo - 1 : rlo; q <= rhi && q + 1 < b.end && ok; ++q) {
-            const uint32_t u = orderAt(q), v = orderAt(q + 1);
-            if (v != u + 1 && ((insts[u].control.reuse != 0) || (insts[v].control.reuse != 0))) ok = false;
-            // Also the original neighbours of a flagged instruction must end up adjacent.
-        }
-        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
-            const uint32_t u = orderAt(q);
-            if (insts[u].control.reuse == 0) continue;
-            if ((u > b.first && newPos(u - 1) + 1 != newPos(u)) ||
-                (u + 1 < b.end && newPos(u) + 1 != newPos(u + 1)))
-                ok = false;
-        }
-        // Fixed-latency distances of every edge touching the region, and the cross-block bounds.
-        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
-            const uint32_t y = orderAt(q);
-            const int cy = rc[q - rlo];
-            if (cy < m_needFromStart[y] || blockCycles - cy < m_needToEnd[y]) {
-                ok = false;
-                break;
-            }
-            for (uint32_t e : a.deps.incoming(y)) {
-                const auto& d = a.deps.edges()[e];
-                if (!d.hasDistanceBound()) continue;
-                int required = d.requiredDistance();
-                if (cy - newCycle(d.from) < required) {
-                    ok = false;
-                    break;
-                }
-            }
-            if (!ok) break;
-            for (uint32_t e : a.deps.outgoing(y)) {
-                const auto& d = a.deps.edges()[e];
-                if (!d.hasDistanceBound()) continue;
-                int required = d.requiredDistance();
-                if (newCycle(d.to) - cy < required) {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        // Scoreboard re-arm and issue spacing look back a few cycles from each instruction that may
-        // have a new neighbour: the region and what issues within a few cycles after it.
-        auto cycleAtPos = [&](uint32_t q) { return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first]; };
-        int window = 2;
-        for (const auto& [cls, sp] : m_spacing)
-            window = std::max(window, sp);
-        for (uint32_t q = rlo; q < b.end && ok; ++q) {
-            const int cq = cycleAtPos(q);
-            if (q > rhi && cq - cycleAtPos(rhi) > window) break;
-            const uint32_t y = orderAt(q);
-            const Control& cy = current.control[y];
-            const std::string cls = spacingClass(insts[y]);
-            auto spacing = cls.empty() ? m_spacing.end() : m_spacing.find(cls);
-            for (uint32_t r = q; r-- > b.first;) {
-                const int dist = cq - cycleAtPos(r);
-                if (dist >= window) break;
-                const uint32_t w = orderAt(r);
-                for (uint8_t sb : {cy.wbar, cy.rbar})
-                    if (sb < 6 && current.control[w].waitsOn(sb) && dist < 2) {
-                        int orig = a.facts[y].cycle - a.facts[w].cycle;
-                        bool sameAsPtxas = orig >= 0 && orig < 2 && dist >= orig;
-                        if (!sameAsPtxas) ok = false;
-                    }
-                if (dist < 2) {
-                    const uint8_t waits = waitMaskOf(insts[y], cy);
-                    for (int sb = 0; sb < 6 && ok; ++sb)
-                        if (((waits >> sb) & 1) && setsScoreboard(current.control[w], sb)) {
-                            int orig = a.facts[y].cycle - a.facts[w].cycle;
-                            if (!(orig >= 0 && orig < 2 && dist >= orig)) ok = false;
-                        }
-                }
-                if (spacing != m_spacing.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
-                    ok = false;
-                if (!ok) break;
-            }
-        }
-        // A scoreboard set in the block's last 2 cycles may be waited on at the next block's start.
-        if (ok && rhi + 1 == b.end) {
-            std::array<bool, 6> seen{};
-            for (uint32_t q = b.end; q-- > b.first && ok;) {
-                const int tail = blockCycles - cycleAtPos(q);
-                if (tail >= 2) break;
-                const uint32_t y = orderAt(q);
-                for (uint8_t sb : {current.control[y].wbar, current.control[y].rbar})
-                    if (sb < 6 && !seen[sb]) {
-                        seen[sb] = true;
-                        if (tail < std::min(2, m_origTail[y])) ok = false;
-                    }
-            }
-        }
-        if (ok) out.push_back(t);
-    }
-    return out;
 }
 
 } // namespace sassx

@@ -3,6 +3,7 @@
 // results, and explains every hazard in words. Sound by construction: anything the model cannot
 // prove safe is refused (see docs/legality.md).
 #include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/control_rules.h"
 #include "core/rewrite/variant.h"
 
 #include <map>
@@ -23,7 +24,7 @@ enum class HazardKind : uint8_t
     Wall,             // something crossed a wall (barrier, control flow, opaque opcode, …)
     Pinned,           // an instruction whose protection the analysis could not attribute
     Structure,        // not a permutation inside blocks, block boundary moved, bad control value
-    Reuse,            // a reuse flag that is not valid in the new order
+    Reuse,            // a reuse flag that is not valid in the new order (or set where nothing reuses it)
 };
 
 struct Hazard
@@ -61,8 +62,20 @@ public:
     // Every legal single move (from position, to position) of the current schedule, computed in one pass.
     std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
 
+    // Every single control edit of the current schedule in `space` that keeps it legal: yield flips
+    // (Edit::control(pos, {}, newYield, {}); a flip to Y0 of an instruction with reuse flags clears them
+    // too, Edit::control(pos, {}, 0, 0), as ptxas never pairs reuse flags with Y0) and reuse edits that
+    // clear or set one flag (Edit::control(pos, {}, {}, newMask)), positions in `current`, in position
+    // order. Candidates are
+    // judged by the same rules check() applies (ControlRules, then the checker's own pass over the
+    // block), so each returned edit applied to a legal `current` passes check(); a block that is already
+    // illegal offers none. Yield flips and reuse edits of different instructions are independent.
+    std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space) const;
+    const ControlRules& controlRules() const { return m_controlRules; }
+
     // Reuse fix-up: clears reuse flags whose pairing changed in the new order (a reuse flag on operand
-    // slot k is valid only if the next instruction reads the same register in the same slot).
+    // slot k is valid only if the next instruction reads the same register in the same slot;
+    // ControlRules::reuseRefusal). Clearing a flag is always legal.
     void fixReuse(Schedule& schedule) const;
 
     // Repair mode: raise stall counts so that every latency bound is met; returns false if the
@@ -92,8 +105,7 @@ private:
     int m_maxFixed = 15;
     std::vector<int> m_needFromStart, m_needToEnd;
     std::vector<int> m_origTail; // cycles from each instruction's issue to its block's end, as ptxas left it
-    std::map<std::string, uint32_t> m_observedStalls; // base opcode → bit (stall + 16 * yield) ptxas used
-    std::map<std::string, uint8_t> m_observedYield;
+    ControlRules m_controlRules;
     // Per memory class (base opcode): the smallest issue distance ptxas left between two of them.
     std::map<std::string, int> m_spacing;
 };

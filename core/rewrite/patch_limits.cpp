@@ -1,5 +1,7 @@
 #include "core/rewrite/patch_limits.h"
 
+#include "core/rewrite/line_table.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -44,10 +46,10 @@ bool skipLeb(std::span<const uint8_t> d, uint64_t& pos)
     return readUleb(d, pos, &dummy);
 }
 
-// Lines that .nv_debug_line_sass / .debug_line / -G sections hold map every code offset: any move
-// changes them, and sassx does not rewrite DWARF line programs.
-constexpr const char* kLineSections[] = {".nv_debug_line_sass", ".debug_line",   ".debug_info",
-                                         ".debug_loc",          ".debug_ranges", ".nv_debug_info_reg_sass"};
+// -G debug info: DIEs, location lists and register maps hold code offsets the writer does not rewrite.
+// (Line tables are rewritten: core/rewrite/line_table.h.)
+constexpr const char* kDebugInfoSections[] = {".debug_info", ".debug_loc", ".debug_ranges",
+                                              ".nv_debug_info_reg_sass"};
 
 // True when symbol `s` stands for the start of .text.K (the function symbol or the section symbol).
 bool namesKernelStart(const Cubin& cubin, const Kernel& k, uint32_t s)
@@ -313,16 +315,34 @@ PatchLimits patchLimits(const Cubin& cubin, const Kernel& k, const PatchOptions&
         if (off < k.codeSize && off % 16 == 0) out.pins.push_back({uint32_t(off / 16), why});
     };
 
-    for (const char* s : kLineSections)
-        if (cubin.findSection(s) >= 0 &&
-            !(options.keepStaleLineInfo && std::string(s) != ".debug_info" &&
-              std::string(s) != ".debug_loc" && std::string(s) != ".debug_ranges" &&
-              std::string(s) != ".nv_debug_info_reg_sass")) {
+    for (const char* s : kDebugInfoSections)
+        if (cubin.findSection(s) >= 0) {
             out.refuseAll =
                 std::string("the cubin carries ") + s +
-                ", which maps every code offset to a source line and is not rewritten; "
-                "rebuild without -lineinfo/-G, or accept stale line info (--keep-stale-line-info)";
+                " (-G debug info), whose code offsets the writer does not rewrite; rebuild without -G";
             return out;
+        }
+    // Line tables follow their instructions (cubin_writer.cpp rewrites them); moves may not cross the ends
+    // of the rows they hold for this kernel. A table that cannot be rewritten stops every move, unless
+    // the caller accepts stale line info.
+    if (!options.keepStaleLineInfo)
+        for (const char* s : kLineTableSections) {
+            const int sec = cubin.findSection(s);
+            if (sec < 0) continue;
+            auto cover = lineTableCoverage(cubin, sec, k);
+            if (!cover) {
+                out.refuseAll =
+                    "the line table cannot be rewritten (" + cover.message() +
+                    "); rebuild without -lineinfo, or accept stale line info (--keep-stale-line-info)";
+                return out;
+            }
+            if (!cover->present) continue;
+            for (uint32_t b : {cover->first, cover->end})
+                if (b > 0 && b < n)
+                    out.fences.push_back({b, "the rows " + std::string(s) + " holds for " + k.name +
+                                                 " cover " + hex(uint64_t(cover->first) * 16) + " to " +
+                                                 hex(uint64_t(cover->end) * 16) +
+                                                 " only, so nothing may cross " + hex(uint64_t(b) * 16)});
         }
 
     for (const NvInfoAttribute& a : k.attributes) {
@@ -381,7 +401,6 @@ PatchLimits patchLimits(const Cubin& cubin, const Kernel& k, const PatchOptions&
     }
 
     scanDebugFrame(cubin, k, out);
-    (void)n;
     return out;
 }
 

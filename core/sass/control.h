@@ -1,5 +1,5 @@
 #pragma once
-// Control bits in the high word of every sm_70+ instruction (sass-notes §1).
+// Control bits in the high word of every sm_70+ instruction (docs/sass-facts.md §1).
 #include <cstdint>
 
 namespace sassx {

@@ -54,7 +54,7 @@ bool isBranchWithTarget(const std::string& base)
 }
 
 // Before sm_90 nvdisasm does not print the memory descriptor of global accesses (`LDG.E R2, [R4.64]`),
-// yet the instruction reads the uniform pair ptxas loaded from c[0x0][0x118] (sass-notes §3). Every
+// yet the instruction reads the uniform pair ptxas loaded from c[0x0][0x118] (docs/sass-facts.md §5). Every
 // such pair in the kernel counts as read: conservative when there are several.
 void addHiddenDescriptorUses(KernelListing& listing)
 {

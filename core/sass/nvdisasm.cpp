@@ -1,17 +1,25 @@
 #include "core/sass/nvdisasm.h"
 
-#include <QDir>
-#include <QProcess>
-#include <QStandardPaths>
-#include <QTemporaryFile>
+#include "core/common/subprocess.h"
+#include "core/common/temp_file.h"
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
+#include <sstream>
+#include <string_view>
 
 namespace sassx {
 namespace fs = std::filesystem;
 
 namespace {
+
+std::string trimmed(std::string_view s)
+{
+    const size_t first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return {};
+    return std::string(s.substr(first, s.find_last_not_of(" \t\r\n") + 1 - first));
+}
 
 bool isExecutable(const fs::path& p)
 {
@@ -24,16 +32,21 @@ bool isExecutable(const fs::path& p)
 std::vector<fs::path> wheelCandidates(std::vector<std::string>& tried)
 {
     std::vector<fs::path> out;
-    QProcess py;
-    py.start("python3",
-             {"-c", "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: "
-                    "print(p)"});
-    if (!py.waitForFinished(10000) || py.exitCode() != 0) {
+    const fs::path python = findExecutable("python3");
+    Subprocess::Options listSites;
+    listSites.argv = {
+        python.string(), "-c",
+        "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]: print(p)"};
+    Result<ProcessOutput> py = makeError("python3 not on PATH");
+    if (!python.empty()) py = runProcess(listSites, std::chrono::seconds(10));
+    if (!py || !py->ok()) {
         tried.push_back("python3 site-packages (python3 not runnable)");
         return out;
     }
-    for (const auto& line : QString::fromUtf8(py.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts)) {
-        fs::path site = line.trimmed().toStdString();
+    std::istringstream lines(py->out);
+    for (std::string line; std::getline(lines, line);) {
+        const fs::path site = trimmed(line);
+        if (site.empty()) continue;
         std::error_code ec;
         fs::path nv = site / "nvidia";
         if (!fs::is_directory(nv, ec)) {
@@ -78,9 +91,9 @@ Result<fs::path> findNvdisasm()
     } else {
         tried.push_back("$CUDA_HOME/bin/nvdisasm (CUDA_HOME unset)");
     }
-    QString onPath = QStandardPaths::findExecutable("nvdisasm");
+    const fs::path onPath = findExecutable("nvdisasm");
     tried.push_back("PATH");
-    if (!onPath.isEmpty()) return found(onPath.toStdString());
+    if (!onPath.empty()) return found(onPath);
     auto wheels = wheelCandidates(tried);
     if (!wheels.empty()) return found(wheels.back());
 
@@ -97,33 +110,24 @@ Result<std::string> runNvdisasm(const std::vector<uint8_t>& cubin, const std::ve
 {
     auto tool = findNvdisasm();
     if (!tool) return tool.error();
-    QTemporaryFile file;
-    file.setFileTemplate(QDir::tempPath() + "/sassx-XXXXXX.cubin");
-    if (!file.open())
-        return makeError("cannot create a temporary file for nvdisasm: " + file.errorString().toStdString());
-    if (file.write(reinterpret_cast<const char*>(cubin.data()), qint64(cubin.size())) != qint64(cubin.size()))
-        return makeError("cannot write the temporary cubin for nvdisasm");
-    file.flush();
+    auto file = TempFile::create("sassx-", ".cubin");
+    if (!file) return file.error();
+    if (auto written = file->writeAndClose(cubin); !written) return written.error();
 
-    QStringList qargs;
-    for (const auto& a : args)
-        qargs << QString::fromStdString(a);
-    qargs << file.fileName();
-    QProcess proc;
-    proc.start(QString::fromStdString(tool->string()), qargs);
-    if (!proc.waitForStarted(10000))
-        return makeError("cannot start " + tool->string() + ": " + proc.errorString().toStdString());
-    if (!proc.waitForFinished(timeoutMs)) {
-        proc.kill();
-        proc.waitForFinished(2000);
+    Subprocess::Options options;
+    options.argv.push_back(tool->string());
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.argv.push_back(file->path().string());
+    auto run = runProcess(options, std::chrono::milliseconds(timeoutMs));
+    if (!run) return makeError("cannot start " + tool->string() + ": " + run.message());
+    if (run->exit == "timeout")
         return makeError("nvdisasm did not finish within " + std::to_string(timeoutMs / 1000) + " s");
-    }
-    if (proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
-        std::string err = QString::fromUtf8(proc.readAllStandardError()).trimmed().toStdString();
-        return makeError("nvdisasm failed (exit " + std::to_string(proc.exitCode()) +
+    if (!run->ok()) {
+        const std::string err = trimmed(run->err);
+        return makeError("nvdisasm failed (" + run->exit +
                          "): " + (err.empty() ? std::string("no message") : err));
     }
-    return QString::fromUtf8(proc.readAllStandardOutput()).toStdString();
+    return std::move(run->out);
 }
 
 } // namespace sassx

@@ -12,7 +12,7 @@ struct OpInfo
     bool variableLatency;
 };
 
-// Classes per base opcode. Variable latency per sass-notes §2.
+// Classes per base opcode. Variable latency per docs/sass-facts.md §4.
 const std::unordered_map<std::string, OpInfo>& opTable()
 {
     static const std::unordered_map<std::string, OpInfo> table = [] {

@@ -7,6 +7,8 @@ namespace sassx {
 std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_64& rng,
                                    const RandomVariantOptions& options, Schedule& schedule)
 {
+    // Its own draw sequence: the modes below must keep theirs, since GPU evidence replays them by seed.
+    if (options.yieldOnly) return randomYieldFlips(checker, rng, options, schedule);
     const auto& a = checker.analysis();
     const uint32_t n = uint32_t(a.listing.instructions.size());
     std::vector<Edit> applied;
@@ -28,18 +30,14 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
         if (options.onlyRaiseStalls || coin(rng) < options.controlEditProbability) {
             Schedule trial = schedule;
             Control& c = trial.control[inst];
-            Edit e;
-            if (true) { // stall edits only: the yield bit is not editable
-                int stall =
-                    std::uniform_int_distribution<int>(options.onlyRaiseStalls ? c.stall + 1 : 1, 15)(rng);
-                if (stall > 15) continue;
-                if (stall == c.stall) continue;
-                c.stall = uint8_t(stall);
-                e = Edit::control(p, uint8_t(stall), std::nullopt, std::nullopt);
-            } else {
-                c.yield ^= 1;
-                e = Edit::control(p, std::nullopt, c.yield, std::nullopt);
-            }
+            // Stall edits only: yield flips have their own mode (yieldOnly), so these draws stay as they
+            // were.
+            int stall =
+                std::uniform_int_distribution<int>(options.onlyRaiseStalls ? c.stall + 1 : 1, 15)(rng);
+            if (stall > 15) continue;
+            if (stall == c.stall) continue;
+            c.stall = uint8_t(stall);
+            const Edit e = Edit::control(p, uint8_t(stall), std::nullopt, std::nullopt);
             if (!checker.check(trial, stop).legal()) continue;
             schedule = std::move(trial);
             applied.push_back(e);
@@ -53,6 +51,31 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
         checker.fixReuse(schedule);
         applied.push_back(Edit::move(p, t));
         ++k;
+    }
+    return applied;
+}
+
+std::vector<Edit> randomYieldFlips(const LegalityChecker& checker, std::mt19937_64& rng,
+                                   const RandomVariantOptions& options, Schedule& schedule)
+{
+    std::vector<Edit> applied;
+    auto candidates = checker.legalControlEdits(schedule, ControlSpace::Yield);
+    if (candidates.empty()) return applied;
+    const int count = std::uniform_int_distribution<int>(options.minEdits, options.maxEdits)(rng);
+    CheckOptions stop;
+    stop.stopAtFirst = true;
+    while (int(applied.size()) < count && !candidates.empty()) {
+        const size_t pick = std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng);
+        const Edit e = candidates[pick];
+        candidates[pick] = candidates.back();
+        candidates.pop_back();
+        // Flips of different instructions are independent (legalControlEdits); the full check guards
+        // that claim rather than trusting it.
+        Schedule trial = schedule;
+        trial.control[trial.order[e.at]].yield = *e.yield;
+        if (!checker.check(trial, stop).legal()) continue;
+        schedule = std::move(trial);
+        applied.push_back(e);
     }
     return applied;
 }

@@ -1,12 +1,11 @@
 #include "core/session/input_loader.h"
 
+#include "core/common/subprocess.h"
+#include "core/common/temp_file.h"
 #include "core/cubin/fatbin.h"
 
-#include <QDir>
-#include <QProcess>
-#include <QStandardPaths>
-#include <QTemporaryDir>
-
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -54,20 +53,27 @@ Result<LoadedInput> fromBytes(const std::string& path, std::vector<uint8_t> byte
     return in;
 }
 
-Result<std::string> runTool(const std::string& tool, const QStringList& args, int timeoutMs)
+std::string trimmed(std::string_view s)
 {
-    QProcess p;
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(QString::fromStdString(tool), args);
-    if (!p.waitForStarted(10000)) return makeError("cannot start " + tool);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(2000);
-        return makeError(tool + " timed out");
-    }
-    std::string out = QString::fromUtf8(p.readAll()).trimmed().toStdString();
-    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        return makeError(fs::path(tool).filename().string() + " failed: " + out);
+    const size_t first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return {};
+    return std::string(s.substr(first, s.find_last_not_of(" \t\r\n") + 1 - first));
+}
+
+// Runs a compiler to completion; its stdout and stderr together are the failure message.
+Result<std::string> runTool(const std::string& tool, const std::vector<std::string>& args, int timeoutMs)
+{
+    Subprocess::Options options;
+    options.argv.push_back(tool);
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.mergeStderr = true;
+    auto run = runProcess(options, std::chrono::milliseconds(timeoutMs));
+    if (!run) return makeError("cannot start " + tool + ": " + run.message());
+    if (run->exit == "timeout")
+        return makeError(tool + " timed out after " + std::to_string(timeoutMs / 1000) + " s");
+    std::string out = trimmed(run->out);
+    if (!run->ok())
+        return makeError(fs::path(tool).filename().string() + " failed (" + run->exit + "): " + out);
     return out;
 }
 
@@ -81,9 +87,9 @@ Result<std::string> findCudaTool(const std::string& name)
         tried.push_back(p.string());
         if (fs::exists(p)) return p.string();
     }
-    QString onPath = QStandardPaths::findExecutable(QString::fromStdString(name));
+    const fs::path onPath = findExecutable(name);
     tried.push_back("PATH");
-    if (!onPath.isEmpty()) return onPath.toStdString();
+    if (!onPath.empty()) return onPath.string();
     fs::path def = fs::path("/usr/local/cuda/bin") / name;
     tried.push_back(def.string());
     if (fs::exists(def)) return def.string();
@@ -118,20 +124,17 @@ Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& option
     if (ext == ".cu" || ext == ".ptx") {
         auto tool = findCudaTool(ext == ".cu" ? "nvcc" : "ptxas");
         if (!tool) return tool.error();
-        QTemporaryDir dir;
-        if (!dir.isValid()) return makeError("cannot create a temporary directory");
-        QString out = dir.filePath("out.cubin");
-        QStringList args;
-        if (ext == ".cu")
-            args << "-cubin"
-                 << "-O3";
-        args << QString::fromStdString("-arch=" + options.arch) << "-o" << out;
-        for (const auto& a : options.extraCompilerArgs)
-            args << QString::fromStdString(a);
-        args << QString::fromStdString(path);
+        auto dir = TempDir::create("sassx-");
+        if (!dir) return dir.error();
+        const fs::path out = dir->path() / "out.cubin";
+        std::vector<std::string> args;
+        if (ext == ".cu") args = {"-cubin", "-O3"};
+        args.insert(args.end(), {"-arch=" + options.arch, "-o", out.string()});
+        args.insert(args.end(), options.extraCompilerArgs.begin(), options.extraCompilerArgs.end());
+        args.push_back(path);
         auto r = runTool(*tool, args, options.compileTimeoutMs);
         if (!r) return r.error();
-        auto bytes = readFile(out.toStdString());
+        auto bytes = readFile(out);
         if (!bytes) return bytes.error();
         std::string origin = fs::path(*tool).filename().string() + " -arch=" + options.arch + " " +
                              fs::path(path).filename().string();

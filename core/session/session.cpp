@@ -2,6 +2,7 @@
 
 #include "core/eval/evaluator.h"
 #include "core/eval/launch_spec.h"
+#include "core/session/kernel_evaluator.h"
 #include "core/session/session_file.h"
 
 #include <QDateTime>
@@ -20,24 +21,22 @@ struct Session::PendingSession
     SessionFile file;
 };
 
+struct Session::MeasureState
+{
+    std::unique_ptr<KernelEvaluator> evaluator; // made on the measure thread on first use
+};
+
 Session::Session(QObject* parent) : QObject(parent)
 {
-    m_pool.setMaxThreadCount(1); // one load/analysis at a time: the machine is shared, and a new one cancels
-    m_measurePool.setMaxThreadCount(1);
     m_autosave.setSingleShot(true);
     m_autosave.setInterval(3000);
     connect(&m_autosave, &QTimer::timeout, this, &Session::autosave);
+    resetMeasureState();
     resetVariants();
 }
 
-Session::~Session()
-{
-    if (m_stop) m_stop->store(true);
-    // Jobs call back into this object: wait for them before the members go away. Their queued results
-    // die with the object.
-    m_pool.waitForDone();
-    m_measurePool.waitForDone();
-}
+// The job trackers stop their jobs and wait for them; queued results die with the object.
+Session::~Session() = default;
 
 void Session::setBusy(bool busy)
 {
@@ -46,165 +45,134 @@ void Session::setBusy(bool busy)
     Q_EMIT busyChanged(busy);
 }
 
+void Session::setEvaluatorOptions(const EvaluatorOptions& options)
+{
+    m_options.evaluator = options;
+    resetMeasureState();
+}
+
 QString Session::inputKind() const
 {
-    return m_input ? QString::fromStdString(m_input->kind) : QString();
+    return m_workspace ? QString::fromStdString(m_workspace->input().kind) : QString();
 }
 
 QStringList Session::kernelNames() const
 {
     QStringList names;
-    if (m_input)
-        for (const auto& c : m_input->cubins)
-            for (const auto& k : c.cubin.kernels())
-                names << QString::fromStdString(k.name);
+    if (m_workspace)
+        for (const auto& n : m_workspace->kernelNames())
+            names << QString::fromStdString(n);
     return names;
 }
 
-int Session::cubinIndexOf(const QString& kernel) const
+std::shared_ptr<const KernelAnalysis> Session::analysis() const
 {
-    if (!m_input) return -1;
-    const std::string name = kernel.toStdString();
-    for (size_t c = 0; c < m_input->cubins.size(); ++c)
-        if (m_input->cubins[c].cubin.findKernel(name)) return int(c);
-    return -1;
+    return m_kernelWs ? m_kernelWs->analysisPtr() : nullptr;
+}
+
+const LegalityChecker* Session::checker() const
+{
+    return m_kernelWs ? &m_kernelWs->checker() : nullptr;
 }
 
 const Cubin* Session::currentCubin() const
 {
-    const int c = cubinIndexOf(m_kernel);
-    return c < 0 ? nullptr : &m_input->cubins[size_t(c)].cubin;
+    return m_kernelWs ? &m_kernelWs->cubin() : nullptr;
+}
+
+QStringList Session::notices() const
+{
+    QStringList out;
+    if (m_kernelWs)
+        for (const auto& n : m_kernelWs->notices())
+            out << QString::fromStdString(n);
+    return out;
 }
 
 quint64 Session::openInput(const QString& path, const QString& arch, const QString& kernel)
 {
-    cancel();
-    const quint64 job = ++m_lastJob;
-    m_loadJob = job;
-    auto stop = std::make_shared<std::atomic_bool>(false);
-    m_stop = stop;
-    setBusy(true);
     const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
-    LoadOptions options;
+    WorkspaceOptions options = m_options;
     options.arch = arch.isEmpty() ? std::string("sm_90") : arch.toStdString();
-    m_pool.start([this, job, stop, file, options, kernel] {
-        auto loaded = loadInput(file, options);
-        if (stop->load()) return;
-        std::shared_ptr<const LoadedInput> input;
-        QString error;
-        if (loaded)
-            input = std::make_shared<const LoadedInput>(std::move(*loaded));
-        else
-            error = QString::fromStdString(loaded.message());
-        QMetaObject::invokeMethod(
-            this,
-            [this, job, stop, input, error, options, kernel] {
-                if (job != m_loadJob || stop->load()) return; // a newer request superseded this one
-                if (!input) {
-                    setBusy(false);
-                    m_pending.reset();
-                    Q_EMIT loadFailed(error);
-                    return;
-                }
-                m_input = input;
-                m_inputPath = QString::fromStdString(input->path);
-                m_arch = QString::fromStdString(options.arch);
-                m_kernel.clear();
-                m_analysis.reset();
-                m_checker.reset();
-                resetVariants();
-                if (m_launchSpecPath.isEmpty() || !m_pending) {
-                    // samples/<name>.launch.json beside <name>.sm_90.cubin: the usual layout.
-                    const QFileInfo fi(m_inputPath);
-                    const QString spec = fi.dir().filePath(fi.fileName().section(QLatin1Char('.'), 0, 0) +
-                                                           QStringLiteral(".launch.json"));
-                    m_launchSpecPath = QFileInfo::exists(spec) ? spec : QString();
-                }
-                Q_EMIT inputLoaded();
-                const QStringList names = kernelNames();
-                QString pick = kernel;
-                if (pick.isEmpty() && names.size() == 1) pick = names.front();
-                if (!pick.isEmpty() && names.contains(pick)) {
-                    startAnalysis(job, stop, cubinIndexOf(pick), pick);
-                } else {
-                    setBusy(false);
-                    if (names.isEmpty())
-                        Q_EMIT analysisFailed(tr("%1 holds no kernels").arg(m_inputPath));
-                    else if (!pick.isEmpty())
-                        Q_EMIT analysisFailed(tr("no kernel named '%1' in %2").arg(pick, m_inputPath));
-                }
-            },
-            Qt::QueuedConnection);
-    });
-    return job;
+    setBusy(true);
+    return m_loadJobs.start(
+        [file, options](const JobControl&) { return Workspace::open(file, options); },
+        [this, kernel](Result<std::shared_ptr<const Workspace>> opened) {
+            if (!opened) {
+                setBusy(false);
+                m_pending.reset();
+                Q_EMIT loadFailed(QString::fromStdString(opened.message()));
+                return;
+            }
+            m_workspace = *opened;
+            m_inputPath = QString::fromStdString(m_workspace->input().path);
+            m_arch = QString::fromStdString(m_workspace->options().arch);
+            m_kernel.clear();
+            m_kernelWs.reset();
+            resetMeasureState();
+            resetVariants();
+            // Views must drop the old kernel's rows now, not when (or if) an analysis follows.
+            Q_EMIT variantsChanged();
+            Q_EMIT currentVariantChanged(m_current);
+            if (m_launchSpecPath.isEmpty() || !m_pending)
+                m_launchSpecPath = QString::fromStdString(m_workspace->defaultLaunchSpecPath());
+            Q_EMIT inputLoaded();
+            const QStringList names = kernelNames();
+            QString pick = kernel;
+            if (pick.isEmpty() && names.size() == 1) pick = names.front();
+            if (!pick.isEmpty() && names.contains(pick)) {
+                startAnalysis(m_workspace, pick);
+            } else {
+                setBusy(false);
+                if (names.isEmpty())
+                    Q_EMIT analysisFailed(tr("%1 holds no kernels").arg(m_inputPath));
+                else if (!pick.isEmpty())
+                    Q_EMIT analysisFailed(tr("no kernel named '%1' in %2").arg(pick, m_inputPath));
+            }
+        },
+        [this] { setBusy(m_loadJobs.isRunning()); });
 }
 
 quint64 Session::selectKernel(const QString& name)
 {
-    const int c = cubinIndexOf(name);
-    if (c < 0) {
+    if (!m_workspace || m_workspace->cubinIndexOf(name.toStdString()) < 0) {
         Q_EMIT analysisFailed(tr("no kernel named '%1' in %2").arg(name, m_inputPath));
         return 0;
     }
-    cancel();
-    const quint64 job = ++m_lastJob;
-    m_loadJob = job;
-    m_stop = std::make_shared<std::atomic_bool>(false);
     setBusy(true);
-    startAnalysis(job, m_stop, c, name);
-    return job;
+    startAnalysis(m_workspace, name);
+    return m_loadJobs.lastId();
 }
 
-void Session::startAnalysis(quint64 job, std::shared_ptr<std::atomic_bool> stop, int cubinIndex,
-                            const QString& kernel)
+void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QString& kernel)
 {
-    auto input = m_input;
     const std::string name = kernel.toStdString();
-    m_pool.start([this, job, stop, input, cubinIndex, name, kernel] {
-        std::shared_ptr<const KernelAnalysis> analysis;
-        QString error;
-        auto listing = disassembleKernel(input->cubins[size_t(cubinIndex)].cubin, name);
-        if (stop->load()) return;
-        if (listing)
-            analysis = KernelAnalysis::build(std::move(*listing));
-        else
-            error = QString::fromStdString(listing.message());
-        if (stop->load()) return;
-        // The checker precomputes per-kernel facts: build it here, off the UI thread.
-        std::shared_ptr<const LegalityChecker> checker;
-        if (analysis) checker = std::make_shared<LegalityChecker>(analysis);
-        QMetaObject::invokeMethod(
-            this,
-            [this, job, stop, analysis, checker, error, kernel] {
-                if (job != m_loadJob || stop->load()) return;
-                setBusy(false);
-                if (!analysis) {
-                    m_pending.reset();
-                    Q_EMIT analysisFailed(error);
-                    return;
-                }
-                m_kernel = kernel;
-                m_analysis = analysis;
-                m_checker = checker;
-                m_baselineSet = false;
-                m_evaluator.reset();
-                m_selected = -1;
-                resetVariants();
-                Q_EMIT analysisReady();
-                Q_EMIT variantsChanged();
-                Q_EMIT currentVariantChanged(m_current);
-                Q_EMIT scheduleChanged();
-                if (m_pending) applyPendingSession();
-            },
-            Qt::QueuedConnection);
-    });
+    m_loadJobs.start(
+        [workspace, name](const JobControl& job) { return workspace->kernel(name, job.stopFlag()); },
+        [this, kernel](Result<std::shared_ptr<const KernelWorkspace>> built) {
+            setBusy(false);
+            if (!built) {
+                m_pending.reset();
+                Q_EMIT analysisFailed(QString::fromStdString(built.message()));
+                return;
+            }
+            m_kernel = kernel;
+            m_kernelWs = *built;
+            resetMeasureState();
+            m_selected = -1;
+            resetVariants();
+            Q_EMIT analysisReady();
+            Q_EMIT variantsChanged();
+            Q_EMIT currentVariantChanged(m_current);
+            Q_EMIT scheduleChanged();
+            if (m_pending) applyPendingSession();
+        },
+        [this] { setBusy(m_loadJobs.isRunning()); });
 }
 
 void Session::cancel()
 {
-    if (m_stop) m_stop->store(true);
-    m_stop.reset();
-    m_loadJob = 0;
+    m_loadJobs.cancel();
     setBusy(false);
 }
 
@@ -212,8 +180,7 @@ void Session::setLaunchSpecPath(const QString& path)
 {
     if (m_launchSpecPath == path) return;
     m_launchSpecPath = path;
-    m_baselineSet = false;
-    m_evaluator.reset(); // the baseline belongs to the old spec
+    resetMeasureState(); // the baseline belongs to the old spec
     markModified();
 }
 
@@ -256,20 +223,20 @@ Result<Schedule> Session::scheduleOf(int id) const
 {
     const VariantRecord* v = variant(id);
     if (!v) return makeError("no variant " + std::to_string(id));
-    if (!m_analysis) return makeError("no kernel is open");
-    return applyEdits(*m_analysis, v->edits);
+    if (!m_kernelWs) return makeError("no kernel is open");
+    return m_kernelWs->schedule(v->edits);
 }
 
 void Session::recomputeSchedule()
 {
-    if (!m_analysis) {
+    if (!m_kernelWs) {
         m_schedule = Schedule{};
         return;
     }
     auto s = scheduleOf(m_current);
     // A variant whose edits no longer apply (a session from another build) shows the original order;
     // the variants panel says why.
-    m_schedule = s ? std::move(*s) : Schedule::identity(*m_analysis);
+    m_schedule = s ? std::move(*s) : Schedule::identity(m_kernelWs->analysis());
 }
 
 void Session::setCurrentVariant(int id)
@@ -296,16 +263,16 @@ int Session::addVariant(int parent, const QString& name, std::vector<Edit> edits
 void Session::restoreVariant(const VariantRecord& record)
 {
     if (VariantRecord* existing = mutableVariant(record.id)) {
-        const bool structural = existing->parent != record.parent;
+        const int oldParent = existing->parent;
         *existing = record;
-        if (structural) Q_EMIT variantsChanged();
+        if (oldParent != record.parent) Q_EMIT variantReparented(record.id, oldParent);
         Q_EMIT variantChanged(record.id);
     } else {
         auto it = std::lower_bound(m_variants.begin(), m_variants.end(), record.id,
                                    [](const VariantRecord& r, int v) { return r.id < v; });
         m_variants.insert(it, record);
         m_nextId = std::max(m_nextId, record.id + 1);
-        Q_EMIT variantsChanged();
+        Q_EMIT variantAdded(record.id);
     }
     if (record.id == m_current) {
         recomputeSchedule();
@@ -320,12 +287,16 @@ bool Session::removeVariant(int id)
     if (!v || v->isOriginal()) return false;
     const int parent = v->parent;
     for (auto& other : m_variants)
-        if (other.parent == id) other.parent = parent;
+        if (other.parent == id) {
+            other.parent = parent;
+            Q_EMIT variantReparented(other.id, id);
+        }
+    Q_EMIT variantAboutToBeRemoved(id);
     m_variants.erase(std::find_if(m_variants.begin(), m_variants.end(),
                                   [id](const VariantRecord& r) { return r.id == id; }));
     const bool wasCurrent = m_current == id;
     if (wasCurrent) m_current = parent;
-    Q_EMIT variantsChanged();
+    Q_EMIT variantRemoved(id);
     if (wasCurrent) {
         recomputeSchedule();
         Q_EMIT currentVariantChanged(m_current);
@@ -370,28 +341,23 @@ QString Session::nextVariantName() const
 
 LegalityReport Session::checkEdits(int variantId, const std::vector<Edit>& extra) const
 {
-    LegalityReport report;
     const VariantRecord* v = variant(variantId);
-    if (!m_checker || !v) {
+    if (!m_kernelWs || !v) {
+        LegalityReport report;
         report.hazards.push_back({HazardKind::Structure, 0, 0, "no kernel is open", 0});
         return report;
     }
     std::vector<Edit> edits = v->edits;
     edits.insert(edits.end(), extra.begin(), extra.end());
-    // Structure first (a move out of its block): applyEdits explains it in words the checker may not.
-    auto s = applyEdits(*m_analysis, edits);
-    if (!s) {
-        report.hazards.push_back({HazardKind::Structure, 0, 0, s.message(), 0});
-        return report;
-    }
-    return m_checker->check(*s);
+    return m_kernelWs->check(edits);
 }
 
 // ---- selection ----------------------------------------------------------------------------------
 
 void Session::setSelectedInstruction(int originalIndex)
 {
-    if (m_analysis && (originalIndex < -1 || originalIndex >= int(m_analysis->listing.instructions.size())))
+    if (m_kernelWs &&
+        (originalIndex < -1 || originalIndex >= int(m_kernelWs->analysis().listing.instructions.size())))
         originalIndex = -1;
     if (originalIndex == m_selected) return;
     m_selected = originalIndex;
@@ -400,43 +366,68 @@ void Session::setSelectedInstruction(int originalIndex)
 
 // ---- measuring ----------------------------------------------------------------------------------
 
+void Session::resetMeasureState()
+{
+    m_measureState = std::make_shared<MeasureState>();
+}
+
 void Session::setEvaluator(std::shared_ptr<eval::Evaluator> evaluator)
 {
-    m_evaluator = std::move(evaluator);
-    m_baselineSet = false;
-}
-
-void Session::setEvaluatorFactory(EvaluatorFactory factory)
-{
-    m_evaluatorFactory = std::move(factory);
-}
-
-void Session::setCubinBuilder(CubinBuilder builder)
-{
-    m_cubinBuilder = std::move(builder);
-}
-
-void Session::setScheduleEvaluate(ScheduleEvaluate evaluate)
-{
-    m_scheduleEvaluate = std::move(evaluate);
+    m_injectedEvaluator = std::move(evaluator);
+    resetMeasureState();
 }
 
 QString Session::measureUnavailableReason(int variantId) const
 {
     const VariantRecord* v = variant(variantId);
-    if (!m_analysis || !v) return tr("No kernel is open.");
-    if (!m_evaluator && !m_evaluatorFactory)
-        return tr(
-            "No evaluator: this build has no GPU worker and the estimate backend is not implemented yet.");
+    if (!m_kernelWs || !v) return tr("No kernel is open.");
     if (m_launchSpecPath.isEmpty())
         return tr(
             "No launch spec: choose one with File ▸ Set Launch Spec… (the evaluator needs to know how to "
             "run the kernel).");
-    if (!v->isOriginal() && !v->edits.empty() && !m_cubinBuilder && !m_scheduleEvaluate)
-        return tr("Measuring an edited variant needs its tuned cubin, and the cubin writer "
-                  "(core/rewrite/cubin_writer) is not in this build yet.");
     return {};
 }
+
+namespace {
+
+// The measure thread's side: make the evaluator on first use (starting GPU workers takes seconds),
+// then measure. Only this function touches the state's inside, and jobs run one at a time.
+Result<VariantFigures> measureOnThread(KernelEvaluator*& evaluator, std::unique_ptr<KernelEvaluator>& owned,
+                                       const std::shared_ptr<const KernelWorkspace>& kernel,
+                                       const std::shared_ptr<eval::Evaluator>& injected,
+                                       const EvaluatorOptions& options, const std::string& specPath,
+                                       const Schedule& schedule, const JobControl& job)
+{
+    if (!owned) {
+        auto spec = eval::loadLaunchSpec(specPath);
+        if (!spec) return spec.error();
+        EvaluatorChoice choice;
+        if (injected) {
+            choice = {injected, injected->sourceKind() == "estimate" ? "estimate" : "gpu", "set by the caller"};
+        } else {
+            auto made = makeEvaluator(options);
+            if (!made) return made.error();
+            choice = std::move(*made);
+        }
+        owned = std::make_unique<KernelEvaluator>(kernel, std::move(choice), std::move(*spec));
+    }
+    evaluator = owned.get();
+    if (job.stopped()) return makeError("cancelled");
+    const auto t0 = std::chrono::steady_clock::now();
+    MeasureOptions mo;
+    mo.metrics = true;
+    mo.stop = job.stopFlag();
+    auto measured = owned->measure(schedule, mo);
+    if (!measured) return measured.error();
+    VariantFigures figures;
+    figures.result = std::move(*measured);
+    figures.result.wallMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    figures.when = QDateTime::currentDateTime().toString(Qt::ISODate).toStdString();
+    return figures;
+}
+
+} // namespace
 
 quint64 Session::measure(int variantId)
 {
@@ -446,110 +437,72 @@ quint64 Session::measure(int variantId)
         return 0;
     }
     const VariantRecord* v = variant(variantId);
-    auto scheduled = applyEdits(*m_analysis, v->edits);
+    auto scheduled = m_kernelWs->schedule(v->edits);
     if (!scheduled) {
         Q_EMIT measureFailed(variantId, QString::fromStdString(scheduled.message()));
         return 0;
     }
-    const quint64 job = ++m_lastJob;
     const std::vector<Edit> edits = v->edits;
-    const bool original = v->edits.empty();
-    auto input = m_input;
-    const int cubinIndex = cubinIndexOf(m_kernel);
-    auto analysis = m_analysis;
-    const std::string kernel = m_kernel.toStdString();
+    auto kernel = m_kernelWs;
+    auto state = m_measureState;
+    auto injected = m_injectedEvaluator;
+    const EvaluatorOptions options = m_options.evaluator;
     const std::string specPath = m_launchSpecPath.toStdString();
-    auto builder = m_cubinBuilder;
-    auto scheduleEvaluate = m_scheduleEvaluate;
-    auto factory = m_evaluatorFactory;
-    // The evaluator and the "baseline is set" flag are only touched on the measure thread; the UI
-    // thread hands them over through this holder and reads back what the job created.
-    struct Shared
-    {
-        std::shared_ptr<eval::Evaluator> evaluator;
-        bool baselineSet = false;
-    };
-    auto shared = std::make_shared<Shared>(Shared{m_evaluator, m_baselineSet});
     Schedule schedule = std::move(*scheduled);
-    ++m_measuring;
+    struct Outcome
+    {
+        Result<VariantFigures> figures = makeError("not run");
+        QString backend, reason;
+    };
     Q_EMIT measureStarted(variantId);
-    m_measurePool.start([=, this] {
-        auto fail = [&](const QString& message) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, variantId, message, shared] {
-                    --m_measuring;
-                    if (shared->evaluator && !m_evaluator) m_evaluator = shared->evaluator;
-                    Q_EMIT measureFailed(variantId, message);
-                },
-                Qt::QueuedConnection);
-        };
-        if (!shared->evaluator) {
-            auto made = factory();
-            if (!made) return fail(QString::fromStdString(made.message()));
-            shared->evaluator = *made;
-        }
-        const Cubin& original_ = input->cubins[size_t(cubinIndex)].cubin;
-        if (!shared->baselineSet) {
-            auto spec = eval::loadLaunchSpec(specPath);
-            if (!spec) return fail(QString::fromStdString(spec.message()));
-            auto st = shared->evaluator->setBaseline(*spec, original_.bytes());
-            if (!st) return fail(QString::fromStdString(st.message()));
-            shared->baselineSet = true;
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        VariantFigures figures;
-        std::vector<uint8_t> bytes;
-        std::optional<eval::EvalResult> direct;
-        if (!original && scheduleEvaluate) direct = scheduleEvaluate(*shared->evaluator, schedule);
-        if (direct) {
-            figures.result = std::move(*direct); // no cubin: no per-cubin metrics either
-        } else {
-            if (original) {
-                bytes = original_.bytes();
-            } else {
-                if (!builder)
-                    return fail(
-                        tr("this evaluator needs the tuned cubin, and the cubin writer is not in this "
-                           "build yet"));
-                auto built = builder(original_, kernel, *analysis, schedule);
-                if (!built) return fail(QString::fromStdString(built.message()));
-                bytes = std::move(*built);
+    return m_measureJobs.start(
+        [=](const JobControl& job) {
+            Outcome out;
+            KernelEvaluator* used = nullptr;
+            out.figures =
+                measureOnThread(used, state->evaluator, kernel, injected, options, specPath, schedule, job);
+            if (used) {
+                out.backend = QString::fromStdString(used->choice().backend);
+                out.reason = QString::fromStdString(used->choice().reason);
             }
-            figures.result = shared->evaluator->evaluate(bytes);
-        }
-        if (!bytes.empty() && figures.result.ok()) {
-            auto metrics = shared->evaluator->metrics(bytes);
-            if (metrics)
-                figures.result.metrics.insert(figures.result.metrics.end(), metrics->begin(), metrics->end());
-        }
-        if (figures.result.source.kind.empty()) figures.result.source.kind = shared->evaluator->sourceKind();
-        figures.result.wallMs =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        figures.when = QDateTime::currentDateTime().toString(Qt::ISODate).toStdString();
-        QMetaObject::invokeMethod(
-            this,
-            [this, variantId, edits, figures, shared, analysis] {
-                --m_measuring;
-                if (analysis == m_analysis) {
-                    m_evaluator = shared->evaluator;
-                    m_baselineSet = shared->baselineSet;
-                }
-                VariantRecord* v = mutableVariant(variantId);
-                // Dropped when the variant was deleted or edited meanwhile: these figures belong to
-                // a schedule that no longer exists.
-                if (!v || v->edits != edits || analysis != m_analysis) {
-                    Q_EMIT measureFailed(variantId, tr("the variant changed while it was being measured"));
-                    return;
-                }
-                v->figures = figures;
-                Q_EMIT variantChanged(variantId);
-                Q_EMIT measureFinished(variantId);
-                markModified();
-            },
-            Qt::QueuedConnection);
-    });
-    return job;
+            return out;
+        },
+        [this, variantId, edits, kernel](Outcome out) {
+            if (!out.backend.isEmpty() &&
+                (out.backend != m_evaluatorBackend || out.reason != m_evaluatorReason)) {
+                m_evaluatorBackend = out.backend;
+                m_evaluatorReason = out.reason;
+                Q_EMIT evaluatorChosen(out.backend, out.reason);
+            }
+            finishMeasure(variantId, edits, kernel, out.figures);
+        },
+        [this, variantId] { Q_EMIT measureFailed(variantId, tr("cancelled")); });
+}
+
+void Session::finishMeasure(int variantId, const std::vector<Edit>& edits,
+                            const std::shared_ptr<const KernelWorkspace>& kernel,
+                            const Result<VariantFigures>& figures)
+{
+    if (!figures) {
+        Q_EMIT measureFailed(variantId, QString::fromStdString(figures.message()));
+        return;
+    }
+    VariantRecord* v = mutableVariant(variantId);
+    // Dropped when the variant was deleted or edited meanwhile: these figures belong to a schedule
+    // that no longer exists.
+    if (!v || v->edits != edits || kernel != m_kernelWs) {
+        Q_EMIT measureFailed(variantId, tr("the variant changed while it was being measured"));
+        return;
+    }
+    v->figures = *figures;
+    Q_EMIT variantChanged(variantId);
+    Q_EMIT measureFinished(variantId);
+    markModified();
+}
+
+void Session::cancelMeasure()
+{
+    m_measureJobs.cancel();
 }
 
 // ---- persistence --------------------------------------------------------------------------------
@@ -612,7 +565,7 @@ void Session::applyPendingSession()
     for (const VariantRecord& r : pending->file.variants) {
         if (r.parent < 0 && r.id != 0) continue; // only one original
         if (!r.edits.empty()) {
-            auto s = applyEdits(*m_analysis, r.edits);
+            auto s = m_kernelWs->schedule(r.edits);
             if (!s) problems << QString::fromStdString(r.name + ": " + s.message());
         }
         variants.push_back(r);

@@ -1,27 +1,25 @@
 #pragma once
 // The one context every panel observes: the open input, its kernels, the current kernel and its
-// analysis, the variant tree with figures, the current variant's schedule and the selection. QtCore
-// only (no widgets): the GUI, tests and a future search runner all drive the same object.
+// analysis, the variant tree with figures, the current variant's schedule and the selection. A thin
+// asynchronous wrapper around the workspace (core/session/workspace.h): every checker, cubin and
+// evaluator comes from there, so the GUI judges and measures exactly as the CLI and searches do.
 //
-// Long work (loading, disassembly + analysis, measuring) runs on the session's own thread pools as
-// jobs with an id and a stop flag; results come back as queued calls on the session's thread and a
-// result whose id is no longer the latest is dropped, so a slow old load can never overwrite a new one.
+// Long work (loading, disassembly + analysis, measuring) runs as JobTracker jobs; results come back as
+// queued calls on the session's thread, and a result whose job was cancelled or superseded is dropped.
 #include "core/analysis/kernel_analysis.h"
 #include "core/rewrite/legality.h"
 #include "core/rewrite/variant.h"
-#include "core/session/input_loader.h"
+#include "core/session/evaluator_options.h"
+#include "core/session/job_tracker.h"
 #include "core/session/variant_record.h"
+#include "core/session/workspace.h"
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
-#include <QThreadPool>
 #include <QTimer>
 
-#include <atomic>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace sassx {
@@ -34,18 +32,6 @@ class Session : public QObject
 {
     Q_OBJECT
 public:
-    // Turns a schedule of the current kernel into the bytes of a whole tuned cubin (core/rewrite's
-    // cubin writer once it exists). Called on a worker thread.
-    using CubinBuilder =
-        std::function<Result<std::vector<uint8_t>>(const Cubin& original, const std::string& kernel,
-                                                   const KernelAnalysis& analysis, const Schedule& schedule)>;
-    // Evaluates a schedule directly, without a cubin, when the evaluator can (the estimate backend's fast
-    // path); returns nothing when it cannot. Called on the measure thread.
-    using ScheduleEvaluate =
-        std::function<std::optional<eval::EvalResult>(eval::Evaluator& evaluator, const Schedule& schedule)>;
-    // Creates the evaluator on first use (starting GPU workers takes seconds: worker thread).
-    using EvaluatorFactory = std::function<Result<std::shared_ptr<eval::Evaluator>>()>;
-
     explicit Session(QObject* parent = nullptr);
     ~Session() override;
 
@@ -58,14 +44,21 @@ public:
     void cancel(); // stops the running load/analysis (its result is dropped)
     bool isBusy() const { return m_busy; }
 
+    // Options every workspace this session opens gets (line-table policy, evaluator choice).
+    const WorkspaceOptions& workspaceOptions() const { return m_options; }
+    void setEvaluatorOptions(const EvaluatorOptions& options);
+
     QString inputPath() const { return m_inputPath; }
     QString arch() const { return m_arch; }
     QString inputKind() const;
     QStringList kernelNames() const;
     QString kernelName() const { return m_kernel; }
-    std::shared_ptr<const KernelAnalysis> analysis() const { return m_analysis; }
-    const LegalityChecker* checker() const { return m_checker.get(); }
+    std::shared_ptr<const KernelWorkspace> kernelWorkspace() const { return m_kernelWs; }
+    std::shared_ptr<const KernelAnalysis> analysis() const;
+    const LegalityChecker* checker() const;
     const Cubin* currentCubin() const;
+    // What limits edits of the current kernel, in words (e.g. why nothing can move); said once.
+    QStringList notices() const;
 
     QString launchSpecPath() const { return m_launchSpecPath; }
     void setLaunchSpecPath(const QString& path);
@@ -101,15 +94,17 @@ public:
     void setSelectedInstruction(int originalIndex);
 
     // ---- measuring ----------------------------------------------------------------------------
+    // Measures with this evaluator instead of one made from the evaluator options (tests, tools).
     void setEvaluator(std::shared_ptr<eval::Evaluator> evaluator);
-    void setEvaluatorFactory(EvaluatorFactory factory);
-    void setCubinBuilder(CubinBuilder builder);
-    bool hasCubinBuilder() const { return bool(m_cubinBuilder); }
-    void setScheduleEvaluate(ScheduleEvaluate evaluate);
     // Empty when `variantId` can be measured now, else the reason in words.
     QString measureUnavailableReason(int variantId) const;
     quint64 measure(int variantId);
-    bool isMeasuring() const { return m_measuring > 0; }
+    // Stops every queued and running measurement; each reports measureFailed("cancelled").
+    void cancelMeasure();
+    bool isMeasuring() const { return m_measureJobs.isRunning(); }
+    // "gpu" or "estimate" and why, once the first measurement chose; empty before.
+    QString evaluatorBackend() const { return m_evaluatorBackend; }
+    QString evaluatorReason() const { return m_evaluatorReason; }
 
     // ---- persistence --------------------------------------------------------------------------
     QString sessionPath() const { return m_sessionPath; }
@@ -128,7 +123,15 @@ Q_SIGNALS:
     void loadFailed(const QString& message);
     void analysisReady();
     void analysisFailed(const QString& message);
-    void variantsChanged();      // structure: added, removed, reparented
+    // The variant tree, finely, so views insert and remove rows instead of resetting (a search adds
+    // thousands): variantAdded after a record is inserted; variantAboutToBeRemoved before one goes
+    // (its children are moved to its parent first, each announced by variantReparented); and
+    // variantsChanged only when the whole list is replaced (a new kernel, a restored session).
+    void variantsChanged();
+    void variantAdded(int id);
+    void variantAboutToBeRemoved(int id);
+    void variantRemoved(int id);
+    void variantReparented(int id, int oldParent);
     void variantChanged(int id); // name, edits or figures of one variant
     void currentVariantChanged(int id);
     void scheduleChanged(); // the current variant's order or control bits
@@ -136,6 +139,7 @@ Q_SIGNALS:
     void measureStarted(int id);
     void measureFinished(int id);
     void measureFailed(int id, const QString& message);
+    void evaluatorChosen(const QString& backend, const QString& reason);
     void sessionRestored();
     void sessionRestoreFailed(const QString& message);
     void modifiedChanged(bool modified);
@@ -143,28 +147,27 @@ Q_SIGNALS:
 
 private:
     struct PendingSession;
+    struct MeasureState;
     void setBusy(bool busy);
-    void startAnalysis(quint64 job, std::shared_ptr<std::atomic_bool> stop, int cubinIndex,
-                       const QString& kernel);
+    void startAnalysis(std::shared_ptr<const Workspace> workspace, const QString& kernel);
     void resetVariants();
+    void resetMeasureState();
     void recomputeSchedule();
     void markModified();
     void autosave();
     void applyPendingSession();
-    int cubinIndexOf(const QString& kernel) const;
+    void finishMeasure(int variantId, const std::vector<Edit>& edits,
+                       const std::shared_ptr<const KernelWorkspace>& kernel, const Result<VariantFigures>& figures);
     VariantRecord* mutableVariant(int id);
 
-    QThreadPool m_pool;        // load + analysis
-    QThreadPool m_measurePool; // one at a time: evaluators are not re-entrant
-    std::atomic<quint64> m_lastJob{0};
-    quint64 m_loadJob = 0;
-    std::shared_ptr<std::atomic_bool> m_stop;
+    JobTracker m_loadJobs{this, JobTracker::Policy::Supersede};
+    JobTracker m_measureJobs{this, JobTracker::Policy::Queue};
     bool m_busy = false;
 
+    WorkspaceOptions m_options;
     QString m_inputPath, m_arch = QStringLiteral("sm_90"), m_kernel, m_launchSpecPath, m_sessionPath;
-    std::shared_ptr<const LoadedInput> m_input;
-    std::shared_ptr<const KernelAnalysis> m_analysis;
-    std::shared_ptr<const LegalityChecker> m_checker;
+    std::shared_ptr<const Workspace> m_workspace;
+    std::shared_ptr<const KernelWorkspace> m_kernelWs;
 
     std::vector<VariantRecord> m_variants;
     int m_current = 0;
@@ -172,12 +175,11 @@ private:
     Schedule m_schedule;
     int m_selected = -1;
 
-    std::shared_ptr<eval::Evaluator> m_evaluator;
-    EvaluatorFactory m_evaluatorFactory;
-    CubinBuilder m_cubinBuilder;
-    ScheduleEvaluate m_scheduleEvaluate;
-    int m_measuring = 0;
-    bool m_baselineSet = false;
+    std::shared_ptr<eval::Evaluator> m_injectedEvaluator;
+    // The evaluator of the current kernel and spec; only the measure thread touches its inside. A new
+    // kernel, spec or evaluator replaces the holder, so a job still running keeps the one it started with.
+    std::shared_ptr<MeasureState> m_measureState;
+    QString m_evaluatorBackend, m_evaluatorReason;
 
     std::unique_ptr<PendingSession> m_pending;
     bool m_modified = false;

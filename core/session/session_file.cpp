@@ -1,20 +1,18 @@
 #include "core/session/session_file.h"
 
-#include <QByteArray>
-#include <QFile>
-#include <QSaveFile>
-#include <QString>
+#include "core/common/atomic_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace sassx {
 
 using nlohmann::json;
 
 namespace {
-
-json sourceJson(const eval::FigureSource& s)
-{
-    return {{"device", s.device}, {"kind", s.kind}};
-}
 
 eval::FigureSource sourceFromJson(const json& j, const eval::FigureSource& fallback = {})
 {
@@ -124,24 +122,18 @@ Result<SessionFile> sessionFileFromJson(const json& j)
 
 Status writeSessionFile(const std::string& path, const SessionFile& file)
 {
-    QSaveFile out(QString::fromStdString(path));
-    if (!out.open(QIODevice::WriteOnly))
-        return makeError("cannot write " + path + ": " + out.errorString().toStdString());
-    const std::string text = toJson(file).dump(2) + "\n";
-    if (out.write(text.data(), qint64(text.size())) != qint64(text.size())) {
-        out.cancelWriting();
-        return makeError("cannot write " + path + ": " + out.errorString().toStdString());
-    }
-    if (!out.commit()) return makeError("cannot save " + path + ": " + out.errorString().toStdString());
-    return Ok{};
+    // Temp file beside the target + fsync + rename: a crash while saving leaves the old session whole.
+    return writeFileAtomically(path, toJson(file).dump(2) + "\n");
 }
 
 Result<SessionFile> readSessionFile(const std::string& path)
 {
-    QFile in(QString::fromStdString(path));
-    if (!in.open(QIODevice::ReadOnly))
-        return makeError("cannot read " + path + ": " + in.errorString().toStdString());
-    const QByteArray bytes = in.readAll();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return makeError("cannot read " + path + ": it is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError("cannot read " + path + ": " + std::strerror(errno));
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return makeError(path + " is not valid JSON");
     auto f = sessionFileFromJson(j);

@@ -5,6 +5,8 @@
 #include "core/eval/evaluator.h"
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 namespace sassx::test {
 
@@ -22,6 +24,7 @@ public:
     eval::EvalResult evaluate(const std::vector<uint8_t>& candidate, const eval::EvalOptions& = {}) override
     {
         evaluateCalls++;
+        if (delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
         eval::EvalResult r;
         r.correct = true;
         r.source = {"model", "estimate"};
@@ -48,6 +51,7 @@ public:
     double ratio = 0.8; // candidate/baseline: speedup 1.25×
     std::atomic<int> baselineCalls{0};
     std::atomic<int> evaluateCalls{0};
+    int delayMs = 0; // a slow evaluator, for cancellation tests
 
 private:
     eval::BaselineInfo m_baseline;

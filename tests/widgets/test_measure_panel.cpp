@@ -18,9 +18,7 @@
 #include <QTreeView>
 #include <QtTest>
 
-#ifdef SASSX_HAVE_ESTIMATE
 #include "core/eval/estimate_evaluator.h"
-#endif
 
 using namespace sassx;
 
@@ -43,18 +41,15 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*session, cubin));
         QCOMPARE(session->launchSpecPath(), test::sampleSpec(QStringLiteral("rmsnorm")));
 
-        // Without a cubin writer (and without the estimate backend's schedule fast path) an edited
-        // variant cannot be measured, and the panel says why.
-        session->setScheduleEvaluate({});
-        session->setCubinBuilder({}); // the main window installs the real writer
+        // Without a launch spec nothing can be measured, and the panel says why.
+        const QString spec = session->launchSpecPath();
+        session->setLaunchSpecPath({});
         const int v = session->addVariant(0, QStringLiteral("v1"), {});
         session->setVariantEdits(v, {Edit::control(0, 2, std::nullopt, std::nullopt)});
+        QVERIFY(session->measureUnavailableReason(v).contains(QStringLiteral("launch spec")));
+        session->setLaunchSpecPath(spec);
         auto fake = std::make_shared<test::FakeEvaluator>();
         session->setEvaluator(fake);
-        QVERIFY(session->measureUnavailableReason(v).contains(QStringLiteral("cubin writer")));
-        // Test-only builder: hands the evaluator the original bytes (the fake ignores them).
-        session->setCubinBuilder([](const Cubin& c, const std::string&, const KernelAnalysis&,
-                                    const Schedule&) -> Result<std::vector<uint8_t>> { return c.bytes(); });
         QVERIFY(session->measureUnavailableReason(v).isEmpty());
 
         VariantsPanel* panel = window.variantsPanel();
@@ -109,9 +104,6 @@ private Q_SLOTS:
     // variant through the schedule fast path; both labelled "estimate" in the panel and metrics view.
     void estimateBackend()
     {
-#ifndef SASSX_HAVE_ESTIMATE
-        QSKIP("sassx_estimate is not in this build");
-#else
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
@@ -119,9 +111,9 @@ private Q_SLOTS:
         session->setAutosaveInterval(0);
         MainWindow window(session);
         session->setParent(&window);
-        session->setEvaluatorFactory([]() -> Result<std::shared_ptr<eval::Evaluator>> {
-            return std::shared_ptr<eval::Evaluator>(std::make_shared<eval::EstimateEvaluator>());
-        });
+        EvaluatorOptions options;
+        options.backend = "estimate";
+        session->setEvaluatorOptions(options);
         QVERIFY(test::openAndWait(*session, cubin));
         // A legal edit through the controller (creates v1).
         bool edited = false;
@@ -153,7 +145,58 @@ private Q_SLOTS:
                 window.metricsView()->model()->headerData(c, Qt::Horizontal).toString().contains("estimate"));
         qInfo("estimate speedup of %s: %s", session->variant(v)->name.c_str(),
               qPrintable(model->indexOfVariant(v, VariantsModel::SpeedupColumn).data().toString()));
-#endif
+    }
+
+    // The stock "auto" choice: the GPU pool when a worker finds a usable GPU, else the labelled estimate,
+    // and the session says which it picked and why (no machine without a GPU gets "no worker could start").
+    void autoPicksEstimateWithoutGpu()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        Session session;
+        session.setAutosaveInterval(0);
+        QCOMPARE(QString::fromStdString(session.workspaceOptions().evaluator.backend), QStringLiteral("auto"));
+        QVERIFY(test::openAndWait(session, cubin));
+        QSignalSpy chosen(&session, &Session::evaluatorChosen);
+        QSignalSpy finished(&session, &Session::measureFinished);
+        QSignalSpy failed(&session, &Session::measureFailed);
+        session.measure(0);
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() >= 1, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().at(1).toString()));
+        QCOMPARE(chosen.size(), 1);
+        if (chosen.front().at(0).toString() == QLatin1String("gpu")) QSKIP("this machine has a usable GPU");
+        QCOMPARE(chosen.front().at(0).toString(), QStringLiteral("estimate"));
+        QVERIFY2(chosen.front().at(1).toString().startsWith(QStringLiteral("no GPU")),
+                 qPrintable(chosen.front().at(1).toString()));
+        QCOMPARE(QString::fromStdString(session.variant(0)->figures->sourceLabel()).left(8),
+                 QStringLiteral("estimate"));
+    }
+
+    // Measuring can be cancelled: queued and running measurements report "cancelled", none lands.
+    void measureCanBeCancelled()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        Session session;
+        session.setAutosaveInterval(0);
+        auto fake = std::make_shared<test::FakeEvaluator>();
+        fake->delayMs = 300;
+        session.setEvaluator(fake);
+        QVERIFY(test::openAndWait(session, cubin));
+        QSignalSpy finished(&session, &Session::measureFinished);
+        QSignalSpy failed(&session, &Session::measureFailed);
+        for (int k = 0; k < 3; ++k)
+            session.measure(0);
+        QVERIFY(session.isMeasuring());
+        session.cancelMeasure();
+        QVERIFY(!session.isMeasuring());
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 3, 30000);
+        for (const auto& call : failed)
+            QCOMPARE(call.at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY(finished.isEmpty());
+        QVERIFY(!session.variant(0)->figures);
     }
 };
 

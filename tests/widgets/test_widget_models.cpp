@@ -1,14 +1,28 @@
 // QAbstractItemModelTester over every model in widgets/models, through the changes the GUI makes:
-// opening a kernel, switching variants, adding/removing/renaming variants, figures arriving.
+// opening a kernel, switching variants, adding/removing/renaming variants, figures arriving. The
+// variants tree also has to follow structural changes with row inserts/moves/removals (no reset) that
+// keep a tree view's selection and expansion.
 #include "widget_test_support.h"
 #include "widgets/models/listing_model.h"
 #include "widgets/models/metrics_model.h"
 #include "widgets/models/variants_model.h"
+#include "widgets/variants_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QRandomGenerator>
+#include <QTreeView>
+#include <QUndoStack>
 #include <QtTest>
 
+#include <map>
+
 using namespace sassx;
+
+#define SASSX_COMPARE_TREE(model, session)                                                                   \
+    do {                                                                                                     \
+        const QString difference = treeDifference(model, session);                                           \
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));                                              \
+    } while (0)
 
 class TestWidgetModels : public QObject
 {
@@ -21,6 +35,58 @@ private:
         for (const auto& b : a.cfg.blocks)
             if (b.size() >= 2) return Edit::move(b.first + 1, b.first);
         return Edit::move(0, 0);
+    }
+
+    // Empty when the model's tree (read through its API only) is the session's: every variant once,
+    // under its parent (the root when the parent is gone), siblings in ascending id order. Otherwise
+    // the first difference.
+    static QString treeDifference(const VariantsModel& model, const Session& session)
+    {
+        std::map<int, std::vector<int>> expected, actual;
+        for (const VariantRecord& v : session.variants()) // sorted by id
+            expected[session.variant(v.parent) ? v.parent : -1].push_back(v.id);
+        size_t seen = 0;
+        std::vector<std::pair<QModelIndex, int>> todo{{QModelIndex(), -1}};
+        while (!todo.empty()) {
+            const auto [parent, parentId] = todo.back();
+            todo.pop_back();
+            for (int row = 0; row < model.rowCount(parent); ++row) {
+                const QModelIndex i = model.index(row, 0, parent);
+                const int id = model.variantIdOf(i);
+                if (model.parent(i) != parent) return QStringLiteral("parent() of %1 is wrong").arg(id);
+                if (model.indexOfVariant(id) != i)
+                    return QStringLiteral("indexOfVariant(%1) is wrong").arg(id);
+                if (i.data(VariantsModel::VariantIdRole).toInt() != id)
+                    return QStringLiteral("VariantIdRole of %1 is wrong").arg(id);
+                actual[parentId].push_back(id);
+                todo.push_back({i, id});
+                if (++seen > session.variants().size()) return QStringLiteral("more rows than variants");
+            }
+        }
+        for (const auto& [parent, children] : expected) {
+            auto it = actual.find(parent);
+            const std::vector<int> got = it == actual.end() ? std::vector<int>{} : it->second;
+            if (got != children)
+                return QStringLiteral("children of %1 differ (ids or order): model has %2, session %3")
+                    .arg(parent)
+                    .arg(got.size())
+                    .arg(children.size());
+        }
+        return seen == session.variants().size() ? QString() : QStringLiteral("rows missing");
+    }
+
+    // Odd adds go under the original, even ones under any variant so far (nesting several deep).
+    static int mixedParent(const std::vector<int>& ids, int i, QRandomGenerator& rng)
+    {
+        return i % 2 ? 0 : ids[size_t(rng.bounded(int(ids.size())))];
+    }
+
+    // True when `id` is `root` or below it in the session's tree.
+    static bool isUnder(const Session& session, int id, int root)
+    {
+        for (const VariantRecord* v = session.variant(id); v; v = session.variant(v->parent))
+            if (v->id == root) return true;
+        return false;
     }
 
 private Q_SLOTS:
@@ -109,6 +175,233 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(original), 2);
         session.setCurrentVariant(b);
         QVERIFY(model.indexOfVariant(b).data(VariantsModel::IsCurrentRole).toBool());
+    }
+
+    // 200 adds under mixed parents, then removing a variant with children, with the tester aborting on
+    // any inconsistent signal. Adding and removing must never reset (a reset drops every view's
+    // selection and expansion).
+    void variantsModelInsertsAndRemovesRows()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.setAutosaveInterval(0);
+        VariantsModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QVERIFY(test::openAndWait(session, cubin));
+        SASSX_COMPARE_TREE(model, session);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        const Edit move = someMove(*session.analysis());
+        QRandomGenerator rng(20261122);
+        std::vector<int> ids{0};
+        for (int i = 0; i < 200; ++i) {
+            const int parent = mixedParent(ids, i, rng);
+            ids.push_back(session.addVariant(parent, QStringLiteral("v%1").arg(i), {move}));
+            QCOMPARE(model.parent(model.indexOfVariant(ids.back())), model.indexOfVariant(parent));
+            const QString diff = treeDifference(model, session);
+            QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("after add %1: %2").arg(i).arg(diff)));
+        }
+        QCOMPARE(resets.size(), 0);
+        QCOMPARE(inserted.size(), 200);
+
+        // A nested variant with children is removed: its children move to its parent.
+        int victim = -1;
+        for (int id : ids)
+            if (id != 0 && session.childrenOf(id).size() >= 2 && session.variant(id)->parent != 0)
+                victim = id;
+        QVERIFY(victim > 0);
+        const int victimParent = session.variant(victim)->parent;
+        const std::vector<int> orphans = session.childrenOf(victim);
+        QVERIFY(session.removeVariant(victim));
+        SASSX_COMPARE_TREE(model, session);
+        QVERIFY(!model.indexOfVariant(victim).isValid());
+        for (int c : orphans)
+            QCOMPARE(model.parent(model.indexOfVariant(c)), model.indexOfVariant(victimParent));
+        QCOMPARE(moved.size(), int(orphans.size()));
+        QCOMPARE(removed.size(), 1);
+        // A leaf under the original goes too.
+        const int leaf = session.addVariant(0, QStringLiteral("leaf"), {move});
+        QVERIFY(session.removeVariant(leaf));
+        SASSX_COMPARE_TREE(model, session);
+        QCOMPARE(removed.size(), 2);
+        QCOMPARE(resets.size(), 0);
+    }
+
+    // Reparenting through restoreVariant (what undo does): a leaf, a whole subtree, a parent that does
+    // not exist yet and then appears.
+    void variantsModelMovesRows()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.setAutosaveInterval(0);
+        VariantsModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QVERIFY(test::openAndWait(session, cubin));
+        const Edit move = someMove(*session.analysis());
+        QRandomGenerator rng(7);
+        std::vector<int> ids{0};
+        for (int i = 0; i < 60; ++i)
+            ids.push_back(session.addVariant(mixedParent(ids, i, rng), QStringLiteral("v%1").arg(i), {move}));
+        SASSX_COMPARE_TREE(model, session);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
+
+        int leaf = -1, branch = -1;
+        for (int id : ids)
+            if (id != 0 && session.variant(id)->parent == 0) {
+                if (session.childrenOf(id).empty() && leaf < 0) leaf = id;
+                if (!session.childrenOf(id).empty() && branch < 0) branch = id;
+            }
+        QVERIFY(leaf > 0 && branch > 0);
+        VariantRecord r = *session.variant(leaf);
+        r.parent = branch;
+        session.restoreVariant(r);
+        QCOMPARE(model.parent(model.indexOfVariant(leaf)), model.indexOfVariant(branch));
+        SASSX_COMPARE_TREE(model, session);
+        int target = -1; // any variant outside branch's subtree, other than the original
+        for (int id : ids)
+            if (id != 0 && !isUnder(session, id, branch) && target < 0) target = id;
+        QVERIFY(target > 0);
+        r = *session.variant(branch);
+        r.parent = target;
+        session.restoreVariant(r);
+        QCOMPARE(model.parent(model.indexOfVariant(branch)), model.indexOfVariant(target));
+        SASSX_COMPARE_TREE(model, session);
+        QCOMPARE(moved.size(), 2);
+
+        // A parent that does not exist puts the row at the root; when that id is created the row moves
+        // under it (what a full rebuild would show).
+        const int missing = session.nextVariantId() + 5;
+        r = *session.variant(leaf);
+        r.parent = missing;
+        session.restoreVariant(r);
+        QCOMPARE(model.parent(model.indexOfVariant(leaf)), QModelIndex());
+        SASSX_COMPARE_TREE(model, session);
+        session.addVariant(0, QStringLiteral("late parent"), {move}, missing);
+        QCOMPARE(model.parent(model.indexOfVariant(leaf)), model.indexOfVariant(missing));
+        SASSX_COMPARE_TREE(model, session);
+        QCOMPARE(resets.size(), 0);
+
+        // A parent cycle (only a hand-made record can make one) must not lose rows or break the model.
+        r = *session.variant(missing);
+        r.parent = leaf; // leaf hangs under `missing`
+        session.restoreVariant(r);
+        int reachable = 0;
+        std::vector<QModelIndex> todo{QModelIndex()};
+        while (!todo.empty()) {
+            const QModelIndex p = todo.back();
+            todo.pop_back();
+            for (int row = 0; row < model.rowCount(p); ++row, ++reachable)
+                todo.push_back(model.index(row, 0, p));
+        }
+        QCOMPARE(reachable, int(session.variants().size()));
+    }
+
+    // Renaming and switching the current variant change single rows; replacing the whole list
+    // (reopening the kernel) is the one reset.
+    void variantsModelChangesAndResets()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.setAutosaveInterval(0);
+        VariantsModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QVERIFY(test::openAndWait(session, cubin));
+        const Edit move = someMove(*session.analysis());
+        for (int i = 0; i < 20; ++i)
+            session.addVariant(i % 3 ? 0 : session.nextVariantId() - 1, QStringLiteral("v%1").arg(i), {move});
+        const int v = session.variants().back().id;
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        session.renameVariant(v, QStringLiteral("renamed"));
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.front().front().value<QModelIndex>(), model.indexOfVariant(v));
+        QCOMPARE(model.indexOfVariant(v).data().toString(), QStringLiteral("renamed"));
+        // Switching the current variant repaints the old and the new current rows only.
+        changed.clear();
+        session.setCurrentVariant(v);
+        QCOMPARE(changed.size(), 2);
+        QVERIFY(model.indexOfVariant(v).data(VariantsModel::IsCurrentRole).toBool());
+        QVERIFY(!model.indexOfVariant(0).data(VariantsModel::IsCurrentRole).toBool());
+        QCOMPARE(resets.size(), 0);
+
+        // The whole list replaced (the kernel reopened): a reset, then the one original.
+        QVERIFY(test::openAndWait(session, cubin));
+        QVERIFY(resets.size() >= 1);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.rowCount(model.index(0, 0)), 0);
+        SASSX_COMPARE_TREE(model, session);
+        const int after = session.addVariant(0, QStringLiteral("after reset"), {move});
+        QCOMPARE(model.parent(model.indexOfVariant(after)), model.index(0, 0));
+        SASSX_COMPARE_TREE(model, session);
+    }
+
+    // In the panel's tree view, 100 insertions (and moving the selected row) keep the user's selection
+    // and expansion; a parent that gets its first child is expanded so the new row shows.
+    void variantsPanelKeepsSelectionAndExpansion()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.setAutosaveInterval(0);
+        QUndoStack undo;
+        VariantsPanel panel(&session, &undo);
+        QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+        panel.resize(600, 400);
+        panel.show();
+        QVERIFY(test::openAndWait(session, cubin));
+        const Edit move = someMove(*session.analysis());
+        const int a = session.addVariant(0, QStringLiteral("a"), {move});
+        const int b = session.addVariant(0, QStringLiteral("b"), {move});
+        const int a1 = session.addVariant(a, QStringLiteral("a1"), {move, move});
+        const int b1 = session.addVariant(b, QStringLiteral("b1"), {move, move});
+        QTreeView* tree = panel.tree();
+        VariantsModel* model = panel.model();
+        QVERIFY(tree->isExpanded(model->indexOfVariant(a))); // got its first child: expanded
+        tree->collapse(model->indexOfVariant(b));            // the user folds b away
+        panel.selectVariants({a1, b});
+        const std::vector<int> selected{b, a1}; // selectedVariants() sorts by id
+        QCOMPARE(panel.selectedVariants(), selected);
+
+        QSignalSpy resets(model, &QAbstractItemModel::modelReset);
+        int leaf = -1;
+        for (int i = 0; i < 100; ++i) {
+            const int parent = i % 4 == 0 ? b : i % 4 == 1 ? a1 : 0;
+            const int id = session.addVariant(parent, QStringLiteral("n%1").arg(i), {move});
+            if (i == 2) leaf = id;
+            if (i % 10 == 0) QCoreApplication::processEvents();
+        }
+        // One more under a leaf that had no children.
+        session.addVariant(leaf, QStringLiteral("under a leaf"), {move});
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.selectedVariants(), selected);
+        QVERIFY(tree->selectionModel()->isRowSelected(model->indexOfVariant(a1).row(),
+                                                      model->indexOfVariant(a1).parent()));
+        QVERIFY(!tree->isExpanded(model->indexOfVariant(b))); // still folded
+        QVERIFY(tree->isExpanded(model->indexOfVariant(0)));
+        QVERIFY(tree->isExpanded(model->indexOfVariant(a)));
+        QVERIFY(tree->isExpanded(model->indexOfVariant(a1))); // got children while selected
+        QVERIFY(tree->isExpanded(model->indexOfVariant(leaf)));
+        QCOMPARE(resets.size(), 0);
+
+        // The selected a1 moves under b1 (undo of a delete does this): still selected, b1 expanded.
+        VariantRecord r = *session.variant(a1);
+        r.parent = b1;
+        session.restoreVariant(r);
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.selectedVariants(), selected);
+        QVERIFY(tree->isExpanded(model->indexOfVariant(b1)));
+        QVERIFY(!tree->isExpanded(model->indexOfVariant(b)));
+        // Removing another variant keeps the selection too.
+        QVERIFY(session.removeVariant(a));
+        QCOMPARE(panel.selectedVariants(), selected);
+        QCOMPARE(resets.size(), 0);
+        SASSX_COMPARE_TREE(*model, session);
     }
 
     void metricsModel()

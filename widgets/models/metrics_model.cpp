@@ -18,13 +18,17 @@ MetricsModel::MetricsModel(Session* session, QObject* parent)
     connect(session, &Session::variantChanged, this, [this](int id) {
         if (std::find(m_variants.begin(), m_variants.end(), id) != m_variants.end()) rebuild();
     });
-    connect(session, &Session::variantsChanged, this, [this] {
-        // Deleted variants leave the comparison.
+    // Deleted variants leave the comparison.
+    auto dropDeleted = [this] {
         std::vector<int> kept;
         for (int id : m_variants)
             if (m_session->variant(id)) kept.push_back(id);
         m_variants = kept;
         rebuild();
+    };
+    connect(session, &Session::variantsChanged, this, dropDeleted);
+    connect(session, &Session::variantRemoved, this, [this, dropDeleted](int id) {
+        if (std::find(m_variants.begin(), m_variants.end(), id) != m_variants.end()) dropDeleted();
     });
     rebuild();
 }

@@ -4,18 +4,23 @@
 
 #include <QFont>
 
+#include <algorithm>
+
 namespace sassx {
 
 VariantsModel::VariantsModel(Session* session, QObject* parent)
     : QAbstractItemModel(parent), m_session(session)
 {
     connect(session, &Session::variantsChanged, this, &VariantsModel::rebuild);
+    connect(session, &Session::variantAdded, this, &VariantsModel::variantAdded);
+    connect(session, &Session::variantReparented, this,
+            [this](int id, int /*oldParent: the model knows where the row is*/) { variantReparented(id); });
+    // The row goes while the session still holds the record (views may ask for its data meanwhile);
+    // variantRemoved only catches a removal that was not announced.
+    connect(session, &Session::variantAboutToBeRemoved, this, &VariantsModel::variantAboutToBeRemoved);
+    connect(session, &Session::variantRemoved, this, &VariantsModel::variantAboutToBeRemoved);
     connect(session, &Session::variantChanged, this, &VariantsModel::variantChanged);
-    connect(session, &Session::currentVariantChanged, this, [this] {
-        // The current mark may be anywhere in the tree: refresh every row.
-        for (const auto& entry : m_parent)
-            variantChanged(entry.first);
-    });
+    connect(session, &Session::currentVariantChanged, this, &VariantsModel::currentVariantChanged);
     auto measuring = [this](int id, bool on) {
         m_measuring[id] = on;
         variantChanged(id);
@@ -32,12 +37,134 @@ void VariantsModel::rebuild()
     beginResetModel();
     m_children.clear();
     m_parent.clear();
-    for (const VariantRecord& v : m_session->variants()) {
-        const int parent = m_session->variant(v.parent) ? v.parent : -1;
-        m_children[parent].push_back(v.id);
-        m_parent[v.id] = parent;
+    const std::vector<VariantRecord>& variants = m_session->variants();
+    for (const VariantRecord& v : variants)
+        m_parent[v.id] = m_session->variant(v.parent) ? v.parent : -1;
+    // A cycle of parents (only a hand-made restoreVariant can make one) would leave its members
+    // unreachable from the root: the member whose parent closes the loop hangs at the root instead.
+    std::unordered_map<int, int> state; // 1: on the walk in progress, 2: known to reach the root
+    for (const VariantRecord& v : variants) {
+        std::vector<int> walk;
+        int id = v.id;
+        while (id >= 0 && state[id] == 0) {
+            state[id] = 1;
+            walk.push_back(id);
+            id = m_parent[id];
+        }
+        if (id >= 0 && state[id] == 1) m_parent[walk.back()] = -1;
+        for (int w : walk)
+            state[w] = 2;
     }
+    for (const VariantRecord& v : variants) // ascending ids: every child list comes out sorted
+        m_children[m_parent[v.id]].push_back(v.id);
+    m_current = m_session->currentVariantId();
     endResetModel();
+}
+
+int VariantsModel::treeParentOf(int id) const
+{
+    const VariantRecord* v = m_session->variant(id);
+    return v && v->parent >= 0 && m_parent.count(v->parent) ? v->parent : -1;
+}
+
+int VariantsModel::rowOf(int id, int parent) const
+{
+    auto it = m_children.find(parent);
+    if (it == m_children.end()) return -1;
+    const std::vector<int>& siblings = it->second;
+    auto at = std::lower_bound(siblings.begin(), siblings.end(), id);
+    return at != siblings.end() && *at == id ? int(at - siblings.begin()) : -1;
+}
+
+bool VariantsModel::isInSubtree(int id, int root) const
+{
+    for (int at = id; at >= 0;) {
+        if (at == root) return true;
+        auto p = m_parent.find(at);
+        at = p == m_parent.end() ? -1 : p->second;
+    }
+    return false;
+}
+
+bool VariantsModel::moveTo(int id, int newParent)
+{
+    if (isInSubtree(newParent, id)) return false;
+    const int oldParent = m_parent.at(id);
+    // References into an unordered_map stay valid when it grows.
+    std::vector<int>& from = m_children[oldParent];
+    std::vector<int>& to = m_children[newParent];
+    const int fromRow = rowOf(id, oldParent);
+    const int toRow = int(std::lower_bound(to.begin(), to.end(), id) - to.begin());
+    if (fromRow < 0 ||
+        !beginMoveRows(indexOfVariant(oldParent), fromRow, fromRow, indexOfVariant(newParent), toRow))
+        return false;
+    from.erase(from.begin() + fromRow);
+    to.insert(to.begin() + toRow, id);
+    m_parent[id] = newParent;
+    endMoveRows();
+    return true;
+}
+
+void VariantsModel::variantAdded(int id)
+{
+    if (!m_session->variant(id)) return;
+    // Out of step with the session (its list was replaced without variantsChanged, or an id came
+    // twice): a reset is the only consistent answer. The size test is O(1) and catches both.
+    if (m_parent.count(id) || m_parent.size() + 1 != m_session->variants().size()) {
+        rebuild();
+        return;
+    }
+    const int parent = treeParentOf(id);
+    std::vector<int>& siblings = m_children[parent];
+    const int row = int(std::lower_bound(siblings.begin(), siblings.end(), id) - siblings.begin());
+    beginInsertRows(indexOfVariant(parent), row, row);
+    siblings.insert(siblings.begin() + row, id);
+    m_parent[id] = parent;
+    endInsertRows();
+    // Variants restored before their parent hung at the root until now; rebuild() would put them
+    // under it, so the rows move there. The root holds the original and such orphans only.
+    const std::vector<int> roots = m_children[-1];
+    for (int orphan : roots) {
+        const VariantRecord* o = orphan == id ? nullptr : m_session->variant(orphan);
+        if (o && o->parent == id && !moveTo(orphan, id)) {
+            rebuild();
+            return;
+        }
+    }
+}
+
+void VariantsModel::variantReparented(int id)
+{
+    auto at = m_parent.find(id);
+    if (at == m_parent.end() || !m_session->variant(id)) {
+        rebuild();
+        return;
+    }
+    const int parent = treeParentOf(id);
+    // Under one of its own descendants (a cycle): rebuild() breaks it deterministically.
+    if (parent != at->second && !moveTo(id, parent)) rebuild();
+}
+
+void VariantsModel::variantAboutToBeRemoved(int id)
+{
+    auto at = m_parent.find(id);
+    if (at == m_parent.end()) return; // gone already (variantRemoved after variantAboutToBeRemoved)
+    const int parent = at->second;
+    // The session has moved the children up already (variantReparented); any still here move now, so
+    // removing the row never takes a subtree of live variants with it.
+    if (auto c = m_children.find(id); c != m_children.end()) {
+        const std::vector<int> left = c->second;
+        for (int child : left)
+            moveTo(child, parent); // cannot fail: `parent` is above `id`, not below `child`
+    }
+    const int row = rowOf(id, parent);
+    beginRemoveRows(indexOfVariant(parent), row, row);
+    std::vector<int>& siblings = m_children[parent];
+    siblings.erase(siblings.begin() + row);
+    m_parent.erase(id);
+    m_children.erase(id);
+    m_measuring.erase(id);
+    endRemoveRows();
 }
 
 void VariantsModel::variantChanged(int id)
@@ -46,14 +173,21 @@ void VariantsModel::variantChanged(int id)
     if (first.isValid()) Q_EMIT dataChanged(first, indexOfVariant(id, ColumnCount - 1));
 }
 
+void VariantsModel::currentVariantChanged(int id)
+{
+    // Only the old and the new current rows change (bold name, IsCurrentRole).
+    const int old = m_current;
+    m_current = id;
+    if (old != id) variantChanged(old);
+    variantChanged(id);
+}
+
 QModelIndex VariantsModel::indexOfVariant(int id, int column) const
 {
     auto p = m_parent.find(id);
-    if (p == m_parent.end()) return {};
-    const auto& siblings = m_children.at(p->second);
-    for (size_t row = 0; row < siblings.size(); ++row)
-        if (siblings[row] == id) return createIndex(int(row), column, quintptr(id));
-    return {};
+    if (p == m_parent.end() || column < 0 || column >= ColumnCount) return {};
+    const int row = rowOf(id, p->second);
+    return row < 0 ? QModelIndex() : createIndex(row, column, quintptr(id));
 }
 
 int VariantsModel::variantIdOf(const QModelIndex& index) const
@@ -152,7 +286,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     const VariantRecord* v = record(index);
     if (!v) return {};
     const auto* timing = v->figures && v->figures->result.timing ? &*v->figures->result.timing : nullptr;
-    const bool measuring = m_measuring.count(v->id) && m_measuring.at(v->id);
+    auto m = m_measuring.find(v->id);
+    const bool measuring = m != m_measuring.end() && m->second;
     switch (role) {
     case VariantIdRole:
         return v->id;

@@ -1,9 +1,14 @@
 #pragma once
 // Tree model of the session's variants (original → edits), with each variant's figures and where they
 // came from. The name column is editable (rename).
+//
+// The tree follows the session's fine-grained signals with row insertions, moves and removals (a
+// search adds thousands of variants; a reset per variant would drop the views' selection and expansion
+// and cost O(n) each). Only variantsChanged (the whole list replaced) resets. The model keeps its own
+// copy of the structure because the session's data has already changed when most signals arrive.
 #include <QAbstractItemModel>
 
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace sassx {
@@ -45,18 +50,32 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
+    // O(log siblings): the row is found by binary search in the parent's id-sorted child list.
     QModelIndex indexOfVariant(int id, int column = 0) const;
     int variantIdOf(const QModelIndex& index) const;
 
 private:
     void rebuild();
+    void variantAdded(int id);
+    void variantReparented(int id);
+    void variantAboutToBeRemoved(int id);
     void variantChanged(int id);
+    void currentVariantChanged(int id);
+
+    // Where `id` hangs in this model: its session parent when the model holds it, else the root (-1).
+    int treeParentOf(int id) const;
+    int rowOf(int id, int parent) const;
+    bool isInSubtree(int id, int root) const;
+    // Moves `id` (and its subtree) under `newParent`, keeping the children sorted by id. False (and
+    // nothing moved) when that would put it under itself.
+    bool moveTo(int id, int newParent);
     const VariantRecord* record(const QModelIndex& index) const;
 
     Session* m_session;
-    std::map<int, std::vector<int>> m_children; // parent id (-1 = root) → child ids
-    std::map<int, int> m_parent;
-    std::map<int, bool> m_measuring;
+    std::unordered_map<int, std::vector<int>> m_children; // parent id (-1 = root) → child ids, sorted
+    std::unordered_map<int, int> m_parent;                // id → parent id in this model (-1 = root)
+    std::unordered_map<int, bool> m_measuring;
+    int m_current = -1; // the variant drawn as current (to repaint it when the current one changes)
 };
 
 } // namespace sassx

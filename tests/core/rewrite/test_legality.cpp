@@ -31,7 +31,21 @@ using Lines = std::vector<std::pair<std::string, Control>>;
 std::shared_ptr<const KernelAnalysis> analyse(const Lines& lines)
 {
     auto table = LatencyTable::load(90);
-    return KernelAnalysis::build(makeListing(lines, 90), table ? *table : LatencyTable{});
+    auto listing = makeListing(lines, 90);
+    // Hand-made instructions carry no encoding: give the register fields the common layout (Ra bits
+    // 24-31, Rb 32-39, Rc 64-71 hold the first three source operands when they are registers), which
+    // the reuse rule reads.
+    for (auto& ins : listing.instructions)
+        for (int k = 0; k < 3; ++k) {
+            if (ins.operands.size() <= size_t(k + 1)) break;
+            const auto& op = ins.operands[size_t(k + 1)];
+            if (op.kind != Operand::Kind::Register || !op.reg || op.reg->file != RegFile::R) continue;
+            const uint64_t r = op.reg->index & 0xFF;
+            if (k == 0) ins.lo |= r << 24;
+            if (k == 1) ins.lo |= r << 32;
+            if (k == 2) ins.hi |= r;
+        }
+    return KernelAnalysis::build(std::move(listing), table ? *table : LatencyTable{});
 }
 
 } // namespace
@@ -166,6 +180,122 @@ private slots:
         QTest::newRow("consumer relies on an earlier wait")
             << sbwait << std::vector<Edit>{Edit::move(2, 1)} << int(HazardKind::Scoreboard)
             << "scoreboard wait";
+
+        // Yield flips (docs/legality.md, control edits): within stalls 1..11 the issue gap is the stall
+        // count under either bit, so a flip changes no distance; above 11 it shortens the gap.
+        auto yieldEdit = [](uint32_t at, int yield) {
+            return std::vector<Edit>{Edit::control(at, std::nullopt, uint8_t(yield), std::nullopt)};
+        };
+        Lines yields = {{"FADD R1, R2, R3", ctl(13, 7, 7, 0, 0)},
+                        {"FADD R4, R5, R6", ctl(1, 7, 7, 0, 1)},
+                        {"FADD R7, R8, R9", ctl(2, 7, 7, 0, 0)},
+                        {"IADD3 R10, R10, 0x1, RZ", ctl(2)},
+                        {"NOP", ctl(0, 7, 7, 0, 0)},
+                        {"NOP", ctl(1, 7, 7, 0, 1)},
+                        {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6, 7, 7, 0, 1)},
+                        {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6, 7, 7, 0, 0)}};
+        QTest::newRow("yield flip with stall 1") << yields << yieldEdit(1, 0) << -1 << "";
+        QTest::newRow("yield flip with stall 2") << yields << yieldEdit(2, 1) << -1 << "";
+        QTest::newRow("yield flip with stall 13")
+            << yields << yieldEdit(0, 1) << int(HazardKind::Structure)
+            << "with stall 13 > 11 the yield bit changes the issue gap (13 cycles with Y0, 1 with Y1; "
+               "docs/sass-facts.md, control bits)";
+        QTest::newRow("yield flip with stall 0")
+            << yields << yieldEdit(4, 1) << int(HazardKind::Structure) << "with stall 0 the issue gap";
+        QTest::newRow("yield value ptxas never used on the opcode")
+            << yields << yieldEdit(3, 0) << int(HazardKind::Structure) << "ptxas never used Y0 on IADD3";
+        QTest::newRow("yield flip on a barrier")
+            << yields << yieldEdit(6, 0) << int(HazardKind::Structure) << "it is a wall";
+        // Stall and yield changed together: the stall part keeps the observed-pair rule, the yield part
+        // the stall <= 11 rule.
+        QTest::newRow("stall and yield to a pair ptxas used")
+            << yields << std::vector<Edit>{Edit::control(1, uint8_t(2), uint8_t(0), std::nullopt)} << -1
+            << "";
+        QTest::newRow("stall and yield to a pair ptxas never used")
+            << yields << std::vector<Edit>{Edit::control(1, uint8_t(3), uint8_t(0), std::nullopt)}
+            << int(HazardKind::Structure) << "never used a stall of 3 with Y0";
+        QTest::newRow("stall above 11 with a flipped yield")
+            << yields << std::vector<Edit>{Edit::control(1, uint8_t(13), uint8_t(0), std::nullopt)}
+            << int(HazardKind::Structure) << "with stall 13 > 11";
+        // ptxas' own wait 1 cycle after a yielding (Y0) setter is trusted only while the setter yields;
+        // adding a yield only delays the warp.
+        Lines shortWait = {{"LDS R4, [R2]", ctl(1, 0, 7, 0, 0)},
+                           {"FADD R5, R4, 1", ctl(4, 7, 7, 0b1, 1)},
+                           {"LDS R6, [R3]", ctl(1, 1, 7, 0, 1)},
+                           {"FADD R7, R6, 1", ctl(4, 7, 7, 0b10, 1)}};
+        QTest::newRow("yield removed under a 1-cycle scoreboard wait")
+            << shortWait << yieldEdit(0, 1) << int(HazardKind::Scoreboard) << "yields as ptxas made it";
+        QTest::newRow("yield added under a 1-cycle scoreboard wait")
+            << shortWait << yieldEdit(2, 0) << -1 << "";
+
+        // Reuse flags: clearing is always legal; setting needs the next instruction to read the same
+        // register in the same slot's field (ControlRules::reuseRefusal). ptxas' own flags on the first
+        // two pairs show FFMA's Ra and Rb fields hold registers in this kernel.
+        auto reuseEdit = [](uint32_t at, int mask) {
+            return Edit::control(at, std::nullopt, std::nullopt, uint8_t(mask));
+        };
+        Control ra = ctl(1), rb = ctl(1);
+        ra.reuse = 0b1;
+        rb.reuse = 0b10;
+        Lines reuse = {{"FFMA R30, R31.reuse, R32, R33", ra},           // 0
+                       {"FFMA R34, R31, R35, R36", ctl(1)},             // 1
+                       {"FFMA R37, R38, R39.reuse, R40", rb},           // 2
+                       {"FFMA R41, R42, R39, R43", ctl(1)},             // 3
+                       {"FFMA R1, R2, R3, R4", ctl(1)},                 // 4
+                       {"FFMA R5, R2, R6, R7", ctl(1)},                 // 5
+                       {"FFMA R8, R9, R6, R10", ctl(1)},                // 6
+                       {"@P0 FFMA R11, R9, R12, R13", ctl(1)},          // 7
+                       {"FFMA R14, R9, R12, R15", ctl(4)},              // 8
+                       {"FFMA R9, R9, R12, R16", ctl(4)},               // 9
+                       {"FFMA R17, R9, R12, R18", ctl(1)},              // 10
+                       {"FFMA R20, R21, R22, R23", ctl(1)},             // 11
+                       {"LDG.E R24, desc[UR6][R21.64]", ctl(1, 0)},     // 12
+                       {"FADD R44, R45, R46", ctl(1)},                  // 13
+                       {"FFMA R25, R26, R27, R28", ctl(1)},             // 14
+                       {"FFMA R50, R26, R51, R52", ctl(1, 7, 7, 0, 0)}, // 15
+                       {"FFMA R53, R26, R54, R55", ctl(1)}};            // 16
+        QTest::newRow("reuse cleared") << reuse << std::vector<Edit>{reuseEdit(0, 0)} << -1 << "";
+        QTest::newRow("reuse set on a shared Ra")
+            << reuse << std::vector<Edit>{reuseEdit(4, 0b1)} << -1 << "";
+        QTest::newRow("reuse set on a shared Rb")
+            << reuse << std::vector<Edit>{reuseEdit(5, 0b10)} << -1 << "";
+        QTest::newRow("reuse set on an operand the next one does not read")
+            << reuse << std::vector<Edit>{reuseEdit(4, 0b10)} << int(HazardKind::Reuse)
+            << "operand slot 1 (Rb) needs the next instruction to read R3 in the same slot";
+        QTest::newRow("reuse set on a slot ptxas never flagged on the form")
+            << reuse << std::vector<Edit>{reuseEdit(4, 0b100)} << int(HazardKind::Reuse)
+            << "is not known to name a register field";
+        QTest::newRow("reuse set on the reserved slot")
+            << reuse << std::vector<Edit>{reuseEdit(4, 0b1000)} << int(HazardKind::Reuse) << "slot 3";
+        QTest::newRow("reuse set on a predicated instruction")
+            << reuse << std::vector<Edit>{reuseEdit(7, 0b1)} << int(HazardKind::Reuse) << "predicated";
+        QTest::newRow("reuse set on a register the instruction overwrites")
+            << reuse << std::vector<Edit>{reuseEdit(9, 0b1)} << int(HazardKind::Reuse) << "itself overwrites";
+        QTest::newRow("reuse set before a memory instruction")
+            << reuse << std::vector<Edit>{reuseEdit(11, 0b1)} << int(HazardKind::Reuse)
+            << "needs a fixed-latency ALU/FMA operation next";
+        QTest::newRow("reuse set before another form")
+            << reuse << std::vector<Edit>{reuseEdit(13, 0b1)} << int(HazardKind::Reuse)
+            << "needs the next instruction to be another FADD";
+        QTest::newRow("reuse set on a yielding instruction")
+            << reuse << std::vector<Edit>{reuseEdit(15, 0b1)} << int(HazardKind::Structure)
+            << "reuse flags with Y0";
+        QTest::newRow("reuse set on the block's last instruction")
+            << reuse << std::vector<Edit>{reuseEdit(16, 0b1)} << int(HazardKind::Reuse)
+            << "no next instruction";
+        // ptxas never pairs reuse flags with Y0: a flip to Y0 must drop them.
+        QTest::newRow("yield flip keeping reuse flags")
+            << reuse << std::vector<Edit>{Edit::control(0, std::nullopt, uint8_t(0), std::nullopt)}
+            << int(HazardKind::Structure) << "reuse flags with Y0";
+        QTest::newRow("yield flip dropping reuse flags")
+            << reuse << std::vector<Edit>{Edit::control(0, std::nullopt, uint8_t(0), uint8_t(0))} << -1 << "";
+        // A flag set after a move is judged in the order it will be written; one set before a move is
+        // cleared by the reuse fix-up that follows every move.
+        QTest::newRow("reuse set after a move that changed the next instruction")
+            << reuse << std::vector<Edit>{Edit::move(6, 5), reuseEdit(4, 0b1)} << int(HazardKind::Reuse)
+            << "needs the next instruction to read R2";
+        QTest::newRow("reuse set before a move is cleared by the fix-up")
+            << reuse << std::vector<Edit>{reuseEdit(4, 0b1), Edit::move(6, 5)} << -1 << "";
     }
 
     void handmade()
@@ -205,7 +335,13 @@ private slots:
         QVERIFY(!report.legal());
         QCOMPARE(int(report.hazards.front().kind), int(HazardKind::Reuse));
         QVERIFY(checker.check({Edit::move(3, 2)}).legal());
-        QVERIFY(!checker.check({Edit::control(1, std::nullopt, uint8_t(0), std::nullopt)}).legal());
+        // Clearing the flag in place is legal (it only drops a cache hint).
+        QVERIFY(checker.check({Edit::control(0, std::nullopt, std::nullopt, uint8_t(0))}).legal());
+        // Every FFMA here carries Y1, so Y0 is not known to encode on FFMA in this kernel.
+        auto flip = checker.check({Edit::control(1, std::nullopt, uint8_t(0), std::nullopt)});
+        QVERIFY(!flip.legal());
+        QVERIFY2(flip.summary().find("ptxas never used Y0 on FFMA") != std::string::npos,
+                 flip.summary().c_str());
     }
 
     void repairRaisesStall()

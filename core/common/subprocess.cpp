@@ -1,4 +1,4 @@
-#include "core/eval/subprocess.h"
+#include "core/common/subprocess.h"
 
 #include <cerrno>
 #include <csignal>
@@ -8,11 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <thread>
 
 extern char** environ;
 
-namespace sassx::eval {
+namespace sassx {
 
 namespace {
 constexpr size_t kTailBytes = 4096;
@@ -36,8 +37,11 @@ Result<std::unique_ptr<Subprocess>> Subprocess::spawn(const Options& options)
     if (options.argv.empty()) return makeError("spawn: empty command");
     // A worker that dies must not kill us with SIGPIPE when we write its next request.
     std::signal(SIGPIPE, SIG_IGN);
-    int in[2], out[2], err[2];
-    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+    // status: closed by a successful exec (close-on-exec), or carries the child's errno when exec fails,
+    // so that a missing or non-executable program is an error here, as QProcess reported it, rather
+    // than a child that exits 127.
+    int in[2], out[2], err[2], status[2];
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(status, O_CLOEXEC))
         return makeError(std::string("pipe: ") + std::strerror(errno));
 
     // Build argv/envp before fork: the child may only call async-signal-safe functions.
@@ -61,21 +65,40 @@ Result<std::unique_ptr<Subprocess>> Subprocess::spawn(const Options& options)
     argv.push_back(nullptr);
 
     const pid_t pid = fork();
-    if (pid < 0) return makeError(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) {
+        for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], status[0], status[1]})
+            ::close(fd);
+        return makeError(std::string("fork: ") + std::strerror(errno));
+    }
     if (pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
-        dup2(err[1], 2);
+        dup2(options.mergeStderr ? out[1] : err[1], 2);
         // Own process group: a kill reaches anything the child spawned (ncu's target, say).
         setpgid(0, 0);
         execve(argv[0], argv.data(), envp.data());
-        const char msg[] = "exec failed\n";
-        (void)!write(2, msg, sizeof msg - 1);
+        const int why = errno;
+        (void)!write(status[1], &why, sizeof why);
         _exit(127);
     }
     ::close(in[0]);
     ::close(out[1]);
     ::close(err[1]);
+    ::close(status[1]);
+    int why = 0;
+    ssize_t got;
+    while ((got = ::read(status[0], &why, sizeof why)) < 0 && errno == EINTR) {
+    }
+    ::close(status[0]);
+    if (got == ssize_t(sizeof why)) {
+        int ignored = 0;
+        while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+        }
+        ::close(in[1]);
+        ::close(out[0]);
+        ::close(err[0]);
+        return makeError(std::string("exec: ") + std::strerror(why));
+    }
     std::unique_ptr<Subprocess> p(new Subprocess());
     p->m_pid = pid;
     p->m_inFd = in[1];
@@ -92,6 +115,11 @@ Subprocess::~Subprocess()
     closeFd(m_inFd);
     closeFd(m_outFd);
     closeFd(m_errFd);
+}
+
+void Subprocess::closeStdin()
+{
+    closeFd(m_inFd);
 }
 
 bool Subprocess::writeAll(std::string_view data)
@@ -139,6 +167,13 @@ bool Subprocess::takeLine(std::string& line)
     line.assign(m_out, 0, nl);
     m_out.erase(0, nl + 1);
     return true;
+}
+
+std::string Subprocess::takeOutput()
+{
+    std::string out;
+    out.swap(m_out);
+    return out;
 }
 
 bool Subprocess::readLine(std::string& line, std::chrono::milliseconds timeout)
@@ -193,30 +228,30 @@ Result<ProcessOutput> runProcess(const Subprocess::Options& options, std::chrono
     auto spawned = Subprocess::spawn(options);
     if (!spawned) return spawned.error();
     Subprocess& p = *spawned.value();
+    p.closeStdin();
     ProcessOutput result;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string line;
-    while (!p.stdoutClosed()) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
+    auto msLeft = [&] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                     std::chrono::steady_clock::now())
+            .count();
+    };
+    // Drain both pipes until EOF: a child blocked on a full stderr pipe would never exit.
+    while (!p.stdoutClosed() || p.stderrFd() >= 0) {
+        const auto left = msLeft();
+        if (left <= 0) {
             p.kill();
             result.exit = "timeout";
             break;
         }
-        pollfd fds[2] = {{p.stdoutFd(), POLLIN, 0}, {p.stderrFd(), POLLIN, 0}};
-        ::poll(fds, p.stderrFd() >= 0 ? 2 : 1, int(std::min<int64_t>(left.count(), 200)));
+        pollfd fds[2] = {{p.stdoutFd(), POLLIN, 0}, {p.stderrFd(), POLLIN, 0}}; // poll skips fd < 0
+        ::poll(fds, 2, int(std::min<int64_t>(left, 200)));
         p.pump();
-        while (p.takeLine(line))
-            result.out += line + "\n";
+        result.out += p.takeOutput();
     }
-    while (p.takeLine(line))
-        result.out += line + "\n";
+    result.out += p.takeOutput();
     if (result.exit.empty()) {
-        result.exit = p.wait(std::chrono::milliseconds(std::max<int64_t>(
-            1,
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
-                .count())));
+        result.exit = p.wait(std::chrono::milliseconds(std::max<int64_t>(1, msLeft())));
         if (result.exit.empty()) {
             p.kill();
             result.exit = "timeout";
@@ -226,4 +261,27 @@ Result<ProcessOutput> runProcess(const Subprocess::Options& options, std::chrono
     return result;
 }
 
-} // namespace sassx::eval
+std::filesystem::path findExecutable(std::string_view name)
+{
+    namespace fs = std::filesystem;
+    auto usable = [](const fs::path& p) {
+        std::error_code ec;
+        return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+    };
+    if (name.empty()) return {};
+    if (name.find('/') != std::string_view::npos)
+        return usable(fs::path(name)) ? fs::absolute(fs::path(name)).lexically_normal() : fs::path{};
+    const char* env = std::getenv("PATH");
+    std::string_view dirs = env ? env : "";
+    while (!dirs.empty()) {
+        const size_t colon = dirs.find(':');
+        const std::string_view dir = dirs.substr(0, colon);
+        dirs = colon == std::string_view::npos ? std::string_view{} : dirs.substr(colon + 1);
+        if (dir.empty()) continue; // an empty entry would mean the working directory: never searched
+        const fs::path candidate = fs::path(dir) / fs::path(name);
+        if (usable(candidate)) return fs::absolute(candidate).lexically_normal();
+    }
+    return {};
+}
+
+} // namespace sassx

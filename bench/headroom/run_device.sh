@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The yield-space evidence on the GPU machine (issue 11), from .deps/headroom (pack_device.sh):
+#  1. correctness: every <sample>.yield.jsonl variant on 3 fresh input sets, bitwise against the original
+#     (bench/legality/run_variants.py, faults and hangs caught in worker processes);
+#  2. headroom: sassx-headroom screens every <sample>.yieldhr.jsonl variant and re-measures the best 5 and
+#     the original (control) with 60 fresh confirmation rounds.
+# Writes $OUT/yield-all.json (1), $OUT/headroom-all.json (2) and $OUT/env.txt.
+# usage: STEPS="correct headroom" EACH=60 bench/headroom/run_device.sh
+set -uo pipefail
+D=$PWD/.deps/headroom
+OUT=${OUT:-/tmp/headroom}; EACH=${EACH:-60}; STEPS=${STEPS:-correct headroom}
+mkdir -p "$OUT"
+export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+samples=$(cd "$D/data" && ls *.yield.jsonl | sed 's/\.yield\.jsonl$//')
+if [[ " $STEPS " == *" correct "* ]]; then
+  jobs=""; for s in $samples; do jobs="$jobs $s:yield"; [ -f "$D/data/$s.moves.jsonl" ] && jobs="$jobs $s:moves"; done
+  bash "$D/run_all.sh" "$D/data" "$OUT" "$jobs" "$EACH"
+  for s in $samples; do
+    for r in yield moves; do
+      [ -f "$OUT/$s.$r.json" ] && mv "$OUT/$s.$r.json" "$OUT/yield-$s.$r.json"; rm -f "$OUT/$s.$r.log"
+    done
+  done
+fi
+if [[ " $STEPS " == *" headroom "* ]]; then
+  for s in $samples; do
+    echo "=== headroom $s"
+    timeout 240 "$D/bin/sassx-headroom" "$D/data/$s.launch.json" "$D/data/$s.yieldhr.jsonl" --top 5 --screen 10 \
+      --rounds 60 --json "$OUT/headroom-$s.json" 2>&1 | tail -8
+  done
+fi
+# At most 8 files come back from the device: merge per-sample files into two.
+python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+for prefix in ("yield", "headroom"):
+    files = sorted(glob.glob(f"{out}/{prefix}-*.json"))
+    merged = {os.path.basename(p)[len(prefix) + 1:-5]: json.load(open(p)) for p in files}
+    if merged:
+        json.dump(merged, open(f"{out}/{prefix}-all.json", "w"), indent=1)
+    for p in files:
+        os.remove(p)
+PY
+ls -la "$OUT"; echo "total ${SECONDS}s"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the stall x yield probe on a GPU machine (bench/yield/README.md). Run from the repository root
+# with the variants generated beforehand (bench/yield/generate.sh) in VARIANT_DIR (default
+# .deps/yield/variants). Writes yield-raw.json, device.json and log.txt to OUT_DIR (default $OUT, else
+# ./yield-out). Needs python3 with CuPy; no compiler.
+set -euo pipefail
+VARIANT_DIR=${1:-.deps/yield/variants}
+OUT_DIR=${2:-${OUT:-./yield-out}}
+mkdir -p "$OUT_DIR"
+if [ ! -f "$VARIANT_DIR/manifest.json" ]; then
+  echo "run_device.sh: no $VARIANT_DIR/manifest.json (run generate.sh first)" >&2
+  exit 1
+fi
+
+FIELDS=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw
+smi() { nvidia-smi --query-gpu=$FIELDS --format=csv,noheader; }
+before=$(smi)
+python3 -c 'import cupy' 2>/dev/null || { echo "run_device.sh: python3 has no CuPy" >&2; exit 1; }
+export PYTHONUNBUFFERED=1
+start=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+python3 bench/yield/run_yield.py all "$VARIANT_DIR" "$OUT_DIR/yield-raw.json" 2>&1 | tee "$OUT_DIR/log.txt"
+after=$(smi)
+python3 - "$OUT_DIR/device.json" "$start" "$before" "$after" "$(uname -r)" "$FIELDS" <<'PY'
+import json, sys
+out, start, before, after, kernel, fields = sys.argv[1:7]
+json.dump({"start": start, "nvidia_smi_before": before, "nvidia_smi_after": after, "kernel": kernel,
+           "nvidia_smi_fields": fields}, open(out, "w"), indent=1)
+PY
+echo "before: $before"
+echo "after:  $after"

@@ -1,0 +1,64 @@
+// LegalityChecker::legalControlEdits (declared in legality.h): the control edits a search or a menu may
+// offer, judged by the same rules check() applies (core/rewrite/control_rules.h) and then by the
+// checker's own pass over the edited block, so nothing is offered that check() would refuse.
+#include "core/rewrite/legality.h"
+
+namespace sassx {
+
+std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, ControlSpace space) const
+{
+    std::vector<Edit> out;
+    const auto& a = *m_analysis;
+    const uint32_t n = uint32_t(a.listing.instructions.size());
+    if (current.order.size() != n || current.control.size() != n) return out;
+    std::vector<char> seen(n, 0);
+    for (uint32_t i : current.order) {
+        if (i >= n || seen[i]) return out; // not a permutation: check() refuses it, nothing to offer
+        seen[i] = 1;
+    }
+    const auto pos = current.positionOf();
+    const CheckOptions stop{.stopAtFirst = true};
+    // One working copy: each candidate is written into it, judged, and undone.
+    Schedule trial = current;
+    for (const auto& b : a.cfg.blocks) {
+        auto blockLegal = [&] {
+            LegalityReport r;
+            checkBlock(trial, pos, b.index, r, stop);
+            return r.legal();
+        };
+        // A control edit changes no other block (cycles, reuse pairs and scoreboard spacing are per
+        // block; cross-block bounds are per instruction), so judging its own block is judging the edit.
+        if (!blockLegal()) continue;
+        for (uint32_t p = b.first; p < b.end; ++p) {
+            const uint32_t i = current.order[p];
+            const Control before = current.control[i];
+            auto consider = [&](const Control& edited, const Edit& edit) {
+                if (!m_controlRules.valueRefusals(i, edited).empty()) return;
+                trial.control[i] = edited;
+                if (blockLegal()) out.push_back(edit);
+                trial.control[i] = before;
+            };
+            if (hasSpace(space, ControlSpace::Yield)) {
+                Control edited = before;
+                edited.yield = uint8_t((before.yield & 1) ^ 1);
+                // To Y0 the reuse flags go too: ptxas never pairs them with Y0 (ControlRules).
+                std::optional<uint8_t> reuse;
+                if (edited.yield == 0 && edited.reuse != 0) reuse = edited.reuse = 0;
+                consider(edited, Edit::control(p, std::nullopt, edited.yield, reuse));
+            }
+            if (hasSpace(space, ControlSpace::Reuse)) {
+                for (int slot = 0; slot < 4; ++slot) {
+                    Control edited = before;
+                    edited.reuse = uint8_t(before.reuse ^ (1u << slot));
+                    // Setting a flag: the reuse rule first (cheap); clearing one is always legal.
+                    if (!((before.reuse >> slot) & 1) && m_controlRules.reuseRefusal(trial, i, p, slot))
+                        continue;
+                    consider(edited, Edit::control(p, std::nullopt, std::nullopt, edited.reuse));
+                }
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace sassx

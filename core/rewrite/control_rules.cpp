@@ -1,0 +1,234 @@
+#include "core/rewrite/control_rules.h"
+
+#include "core/analysis/kernel_analysis.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace sassx {
+namespace {
+
+// Bit of a (stall, yield) pair in ControlRules::m_observedStalls: the two act as one 5-bit value.
+uint32_t stallYieldBit(uint8_t stall, uint8_t yield)
+{
+    return 1u << ((stall & 0xF) + 16 * (yield & 1));
+}
+
+const char* slotName(int slot)
+{
+    static const char* const names[] = {"Ra", "Rb", "Rc", "the reserved fourth slot"};
+    return names[slot & 3];
+}
+
+bool fixedAlu(const Instruction& ins)
+{
+    return !ins.variableLatency && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma);
+}
+
+// The register number in reuse slot `slot`'s encoding field: Ra bits 24-31, Rb bits 32-39, Rc bits 64-71
+// (docs/sass-facts.md §1; 255 = RZ). Whether the field holds a register depends on the form.
+int registerField(const Instruction& ins, int slot)
+{
+    switch (slot) {
+    case 0:
+        return int((ins.lo >> 24) & 0xFF);
+    case 1:
+        return int((ins.lo >> 32) & 0xFF);
+    default:
+        return int(ins.hi & 0xFF);
+    }
+}
+
+// Encoding form: the full opcode and the kinds of the printed operands (immediate, constant and register
+// forms of one opcode encode their fields differently).
+std::string formOf(const Instruction& ins)
+{
+    std::string form = ins.opcode + ':';
+    for (const auto& op : ins.operands)
+        form += char('a' + int(op.kind));
+    return form;
+}
+
+} // namespace
+
+bool issueGapIgnoresYield(uint8_t stall)
+{
+    return stall >= kYieldNeutralMinStall && stall <= kYieldNeutralMaxStall;
+}
+
+int issueGap(uint8_t stall, uint8_t yield)
+{
+    // Stall 0 issues the next instruction one cycle later (ptxas uses it only with Y0). Above 11 only Y0
+    // holds the warp for the full count; with Y1 it stalls 1-2 cycles (docs/sass-facts.md, control
+    // bits): count the lower bound, so every distance check stays on the safe side.
+    if (stall == 0) return 1;
+    if (stall > kYieldNeutralMaxStall && (yield & 1)) return 1;
+    return stall;
+}
+
+std::string instructionAt(const KernelAnalysis& a, uint32_t i)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " at 0x%04llx",
+                  static_cast<unsigned long long>(a.listing.instructions[i].offset));
+    return a.listing.instructions[i].opcode + buf;
+}
+
+ControlRules::ControlRules(const KernelAnalysis& analysis) : m_analysis(&analysis)
+{
+    for (const auto& ins : analysis.listing.instructions) {
+        m_observedStalls[ins.baseOpcode] |= stallYieldBit(ins.control.stall, ins.control.yield);
+        m_observedYield[ins.baseOpcode] |= uint8_t(1u << (ins.control.yield & 1));
+    }
+    // Per form, the slots whose every ptxas flag sat on the register in the slot's field (nvdisasm
+    // prints ".reuse" on that register): only there does setting a flag name a known register.
+    std::map<std::string, uint8_t> contradicted;
+    for (const auto& ins : analysis.listing.instructions) {
+        for (int slot = 0; slot < 3; ++slot) {
+            if (!((ins.control.reuse >> slot) & 1)) continue;
+            const int r = registerField(ins, slot);
+            const bool printed =
+                std::any_of(ins.operands.begin(), ins.operands.end(), [&](const Operand& op) {
+                    return op.reuse && op.kind == Operand::Kind::Register && op.reg &&
+                           op.reg->file == RegFile::R && op.reg->index == r;
+                });
+            (printed ? m_reuseSlots : contradicted)[formOf(ins)] |= uint8_t(1u << slot);
+        }
+    }
+    for (auto& [form, slots] : m_reuseSlots)
+        if (auto it = contradicted.find(form); it != contradicted.end()) slots &= uint8_t(~it->second);
+}
+
+std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& c) const
+{
+    const auto& a = *m_analysis;
+    const Control& orig = a.listing.instructions[i].control;
+    std::vector<std::string> out;
+    if (c.stall == 0 && orig.stall != 0)
+        out.push_back(instructionAt(a, i) + ": a stall of 0 is only kept where ptxas used it");
+    if (auto why = stallRefusal(i, c)) out.push_back(std::move(*why));
+    if (auto why = yieldRefusal(i, c)) out.push_back(std::move(*why));
+    // ptxas never pairs reuse flags with Y0 (a yield lets other warps use the operand collectors), and
+    // nvdisasm rejects some such encodings (docs/sass-facts.md, control bits).
+    if (c.reuse != 0 && (c.yield & 1) == 0 && (c.reuse != orig.reuse || c.yield != orig.yield))
+        out.push_back(instructionAt(a, i) +
+                      ": reuse flags with Y0 are never used by ptxas (it pairs them only " +
+                      "with Y1) and do not encode on every opcode");
+    if (c.wbar != orig.wbar || c.rbar != orig.rbar || c.wait != orig.wait)
+        out.push_back(instructionAt(a, i) + ": scoreboard fields are not editable");
+    return out;
+}
+
+std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control& c) const
+{
+    // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC), and stall
+    // and yield act as one 5-bit value (ptxas pairs stalls above 11 only with Y0, and FADD with S12 Y1
+    // changed rmsnorm's results on an H200; docs/sass-facts.md, control bits): allow only (stall, yield)
+    // pairs ptxas itself used on the same opcode in this kernel.
+    const auto& ins = m_analysis->listing.instructions[i];
+    if (c.stall == ins.control.stall) return std::nullopt;
+    auto it = m_observedStalls.find(ins.baseOpcode);
+    if (it != m_observedStalls.end() && (it->second & stallYieldBit(c.stall, c.yield))) return std::nullopt;
+    return instructionAt(*m_analysis, i) + ": ptxas never used a stall of " + std::to_string(c.stall) +
+           " with Y" + std::to_string(c.yield & 1) + " on " + ins.baseOpcode +
+           " in this kernel, so the encoding is not known to be valid";
+}
+
+std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control& c) const
+{
+    const auto& a = *m_analysis;
+    const auto& ins = a.listing.instructions[i];
+    const uint8_t want = c.yield & 1;
+    if (want == (ins.control.yield & 1)) return std::nullopt;
+    const std::string who = instructionAt(a, i) + ": the yield bit cannot change here: ";
+    // Within stalls 1..11 the gap is the stall count under either bit, so every distance the checker
+    // verifies is unchanged (flipping it on random stall <= 11 instructions kept 200 of 200 Triton
+    // variants bitwise correct on an H100; docs/sass-facts.md, control-bit probe).
+    if (!issueGapIgnoresYield(c.stall)) {
+        if (c.stall == 0)
+            return who + "with stall 0 the issue gap under Y" + std::to_string(want) +
+                   " is not known (ptxas pairs stall 0 only with Y0; docs/sass-facts.md, control bits)";
+        return who + "with stall " + std::to_string(c.stall) + " > " + std::to_string(kYieldNeutralMaxStall) +
+               " the yield bit changes the issue gap (" +
+               std::to_string(issueGap(c.stall, ins.control.yield)) + " cycles with Y" +
+               std::to_string(ins.control.yield & 1) + ", " + std::to_string(issueGap(c.stall, want)) +
+               " with Y" + std::to_string(want) + "; docs/sass-facts.md, control bits)";
+    }
+    // Opcodes encode only some control values (nvdisasm rejects a flipped yield on BRA): only a bit ptxas
+    // itself used on the same opcode in this kernel is known to encode.
+    auto it = m_observedYield.find(ins.baseOpcode);
+    if (it == m_observedYield.end() || !((it->second >> want) & 1))
+        return who + "ptxas never used Y" + std::to_string(want) + " on " + ins.baseOpcode +
+               " in this kernel, so the encoding is not known to be valid";
+    // At a branch or barrier the bit may be what lets the other warps progress (a warp spinning on a
+    // barrier without it could starve them): no evidence either way, so ptxas' bit stays.
+    if (a.facts[i].wall)
+        return who + "it is a wall (" + a.facts[i].wallReason +
+               "), where the bit may be what lets other warps progress";
+    return std::nullopt;
+}
+
+std::optional<std::string> ControlRules::reuseRefusal(const Schedule& s, uint32_t i, uint32_t p,
+                                                      int slot) const
+{
+    const auto& a = *m_analysis;
+    const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
+    const bool hasNext = p + 1 < b.end;
+    const uint32_t next = hasNext ? s.order[p + 1] : 0;
+    // ptxas' own flag, with the instruction ptxas put next still next.
+    if (((a.listing.instructions[i].control.reuse >> slot) & 1) && hasNext && next == i + 1)
+        return std::nullopt;
+    if (slot > 2) return reuseWho(i, slot) + "is reserved";
+    if (!hasNext) return reuseWho(i, slot) + "has no next instruction in its block to reuse the operand";
+    return pairRefusal(i, next, slot);
+}
+
+std::optional<std::string> ControlRules::pairRefusal(uint32_t i, uint32_t next, int slot) const
+{
+    const auto& a = *m_analysis;
+    const auto& x = a.listing.instructions[i];
+    const auto& y = a.listing.instructions[next];
+    const std::string who = reuseWho(i, slot);
+    if (slot > 2) return who + "is reserved";
+    const std::string nextName = instructionAt(a, next);
+    // Only pairs of fixed-latency ALU/FMA operations are modelled: their operands are read at issue.
+    if (!fixedAlu(x)) return who + "is only modelled on fixed-latency ALU/FMA operations";
+    if (!fixedAlu(y)) return who + "needs a fixed-latency ALU/FMA operation next, not " + nextName;
+    // A predicated-off instruction may not read (and cache) its operands at all.
+    if (x.guard) return who + "is not modelled on a predicated instruction (" + x.predicateText + ")";
+    // Slots are encoding fields, not printed positions (LEA R4, P1, R4, R21 keeps R21 in Rb), and the
+    // field a flag names depends on the form (HADD2.F32 prints its Rc flag on the register in Rb): two
+    // instructions of one form use the fields alike, and the form's slot counts only where ptxas' own
+    // flags on it always sat on the register in that field.
+    const std::string form = formOf(x);
+    if (formOf(y) != form)
+        return who + "needs the next instruction to be another " + x.opcode +
+               " with the same operand kinds (only then does the slot name the same field), not " + nextName;
+    auto known = m_reuseSlots.find(form);
+    if (known == m_reuseSlots.end() || !((known->second >> slot) & 1))
+        return who + "is not known to name a register field on " + x.opcode +
+               " with these operand kinds (ptxas never set it there in this kernel, or printed it elsewhere)";
+    const int r = registerField(x, slot);
+    const auto reads = [&](const Instruction& ins) {
+        return std::any_of(ins.uses.begin(), ins.uses.end(),
+                           [&](const Reg& u) { return u.file == RegFile::R && u.index == r; });
+    };
+    if (r == kRZ || !reads(x)) return who + "does not name a general register the instruction reads";
+    if (registerField(y, slot) != r)
+        return who + "needs the next instruction to read R" + std::to_string(r) + " in the same slot; " +
+               nextName + " has R" + std::to_string(registerField(y, slot)) + " there";
+    // The cache keeps the value x read: stale if x itself writes the register (or the rest of a wide
+    // operand starting there).
+    for (const auto& d : x.defs)
+        if (d.file == RegFile::R && d.index >= r && d.index < r + 4)
+            return who + "would cache R" + std::to_string(r) + ", which the instruction itself overwrites";
+    return std::nullopt;
+}
+
+std::string ControlRules::reuseWho(uint32_t i, int slot) const
+{
+    return instructionAt(*m_analysis, i) + ": the reuse flag on operand slot " + std::to_string(slot) + " (" +
+           slotName(slot) + ") ";
+}
+
+} // namespace sassx

@@ -1,0 +1,95 @@
+#pragma once
+// The rules for editing one instruction's control bits in place (stall count, yield bit, reuse flags;
+// scoreboard fields are not editable), and the issue-gap function every distance the checker verifies
+// is computed with. LegalityChecker::check and LegalityChecker::legalControlEdits both call these, so
+// what a search is offered and what the checker accepts come from one rule table. docs/legality.md
+// ("Control edits") says where each bound comes from.
+#include "core/rewrite/variant.h"
+#include "core/sass/control.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct KernelAnalysis;
+
+// Stall counts whose issue gap does not depend on the yield bit (docs/sass-facts.md, control bits:
+// above 11 the bit changes the gap; ptxas pairs stall 0 only with Y0, so the other value is unknown).
+constexpr uint8_t kYieldNeutralMinStall = 1;
+constexpr uint8_t kYieldNeutralMaxStall = 11;
+
+// True when an instruction with this stall count issues its successor after the same number of cycles
+// whatever its yield bit says.
+bool issueGapIgnoresYield(uint8_t stall);
+
+// The fewest cycles from an instruction's issue to the next issue of its warp, given its control bits.
+// Every distance the checker verifies (latency bounds, scoreboard spacing, issue spacing, cross-block
+// bounds) and every distance a move or control edit is enumerated with is a sum of these, so refining
+// the (stall, yield) table here updates checking and enumeration at once. A lower bound: a stall above
+// 11 with Y1 (a pairing ptxas never emits) counts 1 cycle.
+int issueGap(uint8_t stall, uint8_t yield);
+inline int issueGap(const Control& c)
+{
+    return issueGap(c.stall, c.yield);
+}
+
+// "LDG.E at 0x0120": how refusals name an instruction.
+std::string instructionAt(const KernelAnalysis& a, uint32_t i);
+
+// Which control edits LegalityChecker::legalControlEdits enumerates (bit flags).
+enum class ControlSpace : uint8_t
+{
+    Yield = 1,         // flip the yield bit
+    Reuse = 2,         // clear one reuse flag, or set one where the next instruction reuses the operand
+    YieldAndReuse = 3, // both
+};
+inline bool hasSpace(ControlSpace space, ControlSpace part)
+{
+    return (uint8_t(space) & uint8_t(part)) != 0;
+}
+
+// Per-kernel control-value rules. Edits are judged against ptxas' own bits for the same instruction.
+class ControlRules
+{
+public:
+    explicit ControlRules(const KernelAnalysis& analysis);
+
+    // Why instruction i may not carry `c` in place of ptxas' control bits: a stall of 0 where ptxas had
+    // none, stallRefusal, yieldRefusal, reuse flags with Y0 (ptxas never pairs them; nvdisasm rejects
+    // some) and changed scoreboard fields. One sentence per broken rule, naming the instruction; empty
+    // when every rule holds. Where each reuse flag may stand depends on the order: reuseRefusal.
+    std::vector<std::string> valueRefusals(uint32_t i, const Control& c) const;
+
+    // The stall rule alone: a changed stall must form a (stall, yield) pair ptxas used on the opcode.
+    std::optional<std::string> stallRefusal(uint32_t i, const Control& c) const;
+    // The yield rule alone: a yield bit other than ptxas' is legal only where the issue gap ignores it
+    // (issueGapIgnoresYield of the new stall), ptxas used that bit on the opcode in this kernel, and the
+    // instruction is not a wall (a branch or barrier may rely on the bit to let other warps progress).
+    std::optional<std::string> yieldRefusal(uint32_t i, const Control& c) const;
+
+    // Why the reuse flag on operand slot `slot` (0 Ra, 1 Rb, 2 Rc, 3 reserved; encoding fields, not
+    // printed positions) of instruction i, issued at position p of s, is not valid there; nullopt if it
+    // is. ptxas' own flag is valid while the instruction ptxas put next still follows. Any other flag
+    // only where: both instructions are fixed-latency ALU/FMA operations of the same form (opcode and
+    // operand kinds) on which ptxas' flags on that slot always sat on the register in the slot's field;
+    // the flagged one is unpredicated, reads that register and does not write it; and the next
+    // instruction of the block has the same register in that field. (Y1 is valueRefusals' part.)
+    std::optional<std::string> reuseRefusal(const Schedule& s, uint32_t i, uint32_t p, int slot) const;
+    // The second half of reuseRefusal: a flag on `slot` of instruction i that instruction `next` follows,
+    // whoever set it (tests hold it against ptxas' own flags).
+    std::optional<std::string> pairRefusal(uint32_t i, uint32_t next, int slot) const;
+
+private:
+    std::string reuseWho(uint32_t i, int slot) const;
+
+    const KernelAnalysis* m_analysis;
+    std::map<std::string, uint32_t> m_observedStalls; // base opcode → bit (stall + 16 * yield) ptxas used
+    std::map<std::string, uint8_t> m_observedYield;   // base opcode → bit (yield) ptxas used
+    std::map<std::string, uint8_t> m_reuseSlots;      // encoding form → slots whose field ptxas' flags name
+};
+
+} // namespace sassx

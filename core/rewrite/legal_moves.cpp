@@ -1,0 +1,200 @@
+// LegalityChecker's move enumeration (declared in legality.h): every legal single move of a schedule,
+// computed incrementally (a move changes issue cycles only between its two positions) and held to the
+// same rules as check() (tests/core/rewrite/test_legality.cpp compares them on every sample kernel).
+#include "core/rewrite/legality.h"
+#include "core/rewrite/schedule_predicates.h"
+
+#include <algorithm>
+#include <array>
+
+namespace sassx {
+
+std::vector<uint32_t> LegalityChecker::legalTargets(const Schedule& current, uint32_t p) const
+{
+    if (p >= current.order.size()) return {};
+    const auto pos = current.positionOf();
+    const auto& b = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
+    std::vector<int> cyc(b.size() + 1);
+    for (uint32_t q = b.first; q < b.end; ++q) {
+        const Control& c = current.control[current.order[q]];
+        cyc[q - b.first + 1] = cyc[q - b.first] + issueGap(c);
+    }
+    return targetsFor(current, pos, cyc, p);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> LegalityChecker::legalMoves(const Schedule& current,
+                                                                       bool memoryOnly) const
+{
+    const auto& a = *m_analysis;
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    const auto pos = current.positionOf();
+    for (const auto& b : a.cfg.blocks) {
+        std::vector<int> cyc(b.size() + 1);
+        for (uint32_t q = b.first; q < b.end; ++q) {
+            const Control& c = current.control[current.order[q]];
+            cyc[q - b.first + 1] = cyc[q - b.first] + issueGap(c);
+        }
+        for (uint32_t p = b.first; p < b.end; ++p) {
+            if (memoryOnly && !a.listing.instructions[current.order[p]].isMemory()) continue;
+            for (uint32_t t : targetsFor(current, pos, cyc, p))
+                out.emplace_back(p, t);
+        }
+    }
+    return out;
+}
+
+std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
+                                                  const std::vector<int>& cyc, uint32_t p) const
+{
+    std::vector<uint32_t> out;
+    const auto& a = *m_analysis;
+    const auto& insts = a.listing.instructions;
+    const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
+    const uint32_t x = current.order[p];
+    if (isWall(x) || a.deps.unresolved()[x]) return out;
+    // Edges bound the range: x stays after its predecessors and before its successors; walls too.
+    uint32_t lo = b.first, hi = b.end - 1;
+    for (uint32_t e : a.deps.incoming(x))
+        lo = std::max(lo, pos[a.deps.edges()[e].from] + 1);
+    for (uint32_t e : a.deps.outgoing(x))
+        if (pos[a.deps.edges()[e].to] > 0) hi = std::min(hi, pos[a.deps.edges()[e].to] - 1);
+    for (uint32_t q = p; q-- > lo;)
+        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
+            lo = q + 1;
+            break;
+        }
+    for (uint32_t q = p + 1; q <= hi; ++q)
+        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
+            hi = q - 1;
+            break;
+        }
+    if (lo > hi) return out;
+    // cyc: current issue cycles of the block; a move changes cycles only between its two positions.
+    auto stallOf = [&](uint32_t inst) { return issueGap(current.control[inst]); };
+    const int blockCycles = cyc[b.size()];
+    for (uint32_t t = lo; t <= hi; ++t) {
+        if (t == p) continue;
+        const uint32_t rlo = std::min(p, t), rhi = std::max(p, t);
+        auto orderAt = [&](uint32_t q) -> uint32_t {
+            if (q < rlo || q > rhi) return current.order[q];
+            if (q == t) return x;
+            return p < t ? current.order[q + 1] : current.order[q - 1];
+        };
+        // New cycles inside [rlo, rhi]; outside, unchanged.
+        std::vector<int> rc(rhi - rlo + 1);
+        int c = cyc[rlo - b.first];
+        for (uint32_t q = rlo; q <= rhi; ++q) {
+            rc[q - rlo] = c;
+            c += stallOf(orderAt(q));
+        }
+        auto newPos = [&](uint32_t i) -> uint32_t {
+            if (i == x) return t;
+            uint32_t q = pos[i];
+            if (q < rlo || q > rhi) return q;
+            return p < t ? q - 1 : q + 1;
+        };
+        auto newCycle = [&](uint32_t i) {
+            uint32_t q = newPos(i);
+            return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first];
+        };
+        bool ok = true;
+        // Reuse-flagged instructions keep both neighbours: check the pairs around the region.
+        for (uint32_t q = rlo > b.first ? rlo - 1 : rlo; q <= rhi && q + 1 < b.end && ok; ++q) {
+            const uint32_t u = orderAt(q), v = orderAt(q + 1);
+            if (v != u + 1 && ((insts[u].control.reuse != 0) || (insts[v].control.reuse != 0))) ok = false;
+            // Also the original neighbours of a flagged instruction must end up adjacent.
+        }
+        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
+            const uint32_t u = orderAt(q);
+            if (insts[u].control.reuse == 0) continue;
+            if ((u > b.first && newPos(u - 1) + 1 != newPos(u)) ||
+                (u + 1 < b.end && newPos(u) + 1 != newPos(u + 1)))
+                ok = false;
+        }
+        // Fixed-latency distances of every edge touching the region, and the cross-block bounds.
+        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
+            const uint32_t y = orderAt(q);
+            const int cy = rc[q - rlo];
+            if (cy < m_needFromStart[y] || blockCycles - cy < m_needToEnd[y]) {
+                ok = false;
+                break;
+            }
+            for (uint32_t e : a.deps.incoming(y)) {
+                const auto& d = a.deps.edges()[e];
+                if (!d.hasDistanceBound()) continue;
+                int required = d.requiredDistance();
+                if (cy - newCycle(d.from) < required) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (!ok) break;
+            for (uint32_t e : a.deps.outgoing(y)) {
+                const auto& d = a.deps.edges()[e];
+                if (!d.hasDistanceBound()) continue;
+                int required = d.requiredDistance();
+                if (newCycle(d.to) - cy < required) {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        // Scoreboard re-arm and issue spacing look back a few cycles from each instruction that may
+        // have a new neighbour: the region and what issues within a few cycles after it.
+        auto cycleAtPos = [&](uint32_t q) { return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first]; };
+        int window = 2;
+        for (const auto& [cls, sp] : m_spacing)
+            window = std::max(window, sp);
+        for (uint32_t q = rlo; q < b.end && ok; ++q) {
+            const int cq = cycleAtPos(q);
+            if (q > rhi && cq - cycleAtPos(rhi) > window) break;
+            const uint32_t y = orderAt(q);
+            const Control& cy = current.control[y];
+            const std::string cls = spacingClass(insts[y]);
+            auto spacing = cls.empty() ? m_spacing.end() : m_spacing.find(cls);
+            for (uint32_t r = q; r-- > b.first;) {
+                const int dist = cq - cycleAtPos(r);
+                if (dist >= window) break;
+                const uint32_t w = orderAt(r);
+                for (uint8_t sb : {cy.wbar, cy.rbar})
+                    if (sb < 6 && current.control[w].waitsOn(sb) && dist < 2) {
+                        int orig = a.facts[y].cycle - a.facts[w].cycle;
+                        if (dist < shortScoreboardNeed(orig, keepsPtxasYield(current.control[w], insts[w])))
+                            ok = false;
+                    }
+                if (dist < 2) {
+                    const uint8_t waits = waitMaskOf(insts[y], cy);
+                    for (int sb = 0; sb < 6 && ok; ++sb)
+                        if (((waits >> sb) & 1) && setsScoreboard(current.control[w], sb)) {
+                            int orig = a.facts[y].cycle - a.facts[w].cycle;
+                            if (dist <
+                                shortScoreboardNeed(orig, keepsPtxasYield(current.control[w], insts[w])))
+                                ok = false;
+                        }
+                }
+                if (spacing != m_spacing.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
+                    ok = false;
+                if (!ok) break;
+            }
+        }
+        // A scoreboard set in the block's last 2 cycles may be waited on at the next block's start.
+        if (ok && rhi + 1 == b.end) {
+            std::array<bool, 6> seen{};
+            for (uint32_t q = b.end; q-- > b.first && ok;) {
+                const int tail = blockCycles - cycleAtPos(q);
+                if (tail >= 2) break;
+                const uint32_t y = orderAt(q);
+                for (uint8_t sb : {current.control[y].wbar, current.control[y].rbar})
+                    if (sb < 6 && !seen[sb]) {
+                        seen[sb] = true;
+                        const bool keeps = keepsPtxasYield(current.control[y], insts[y]);
+                        if (tail < (keeps ? std::min(2, m_origTail[y]) : 2)) ok = false;
+                    }
+            }
+        }
+        if (ok) out.push_back(t);
+    }
+    return out;
+}
+
+} // namespace sassx

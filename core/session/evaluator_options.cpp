@@ -1,0 +1,57 @@
+#include "core/session/evaluator_options.h"
+
+#include "core/eval/estimate_evaluator.h"
+#include "core/eval/gpu_evaluator.h"
+
+namespace sassx {
+
+Status validate(const EvaluatorOptions& o)
+{
+    if (o.backend != "auto" && o.backend != "gpu" && o.backend != "estimate")
+        return makeError("backend must be auto, gpu or estimate (not '" + o.backend + "')");
+    if (o.metricsBackend != "auto" && o.metricsBackend != "cupti" && o.metricsBackend != "ncu")
+        return makeError("metrics backend must be auto, cupti or ncu (not '" + o.metricsBackend + "')");
+    for (int g : o.gpus)
+        if (g < 0) return makeError("GPU ordinals are >= 0 (got " + std::to_string(g) + ")");
+    if (o.inputSets < 1) return makeError("input sets must be >= 1");
+    return Ok{};
+}
+
+namespace {
+
+EvaluatorChoice estimateChoice(std::string reason)
+{
+    return {std::make_shared<eval::EstimateEvaluator>(), "estimate", std::move(reason)};
+}
+
+} // namespace
+
+Result<EvaluatorChoice> makeEvaluator(const EvaluatorOptions& options)
+{
+    if (Status s = validate(options); !s) return s.error();
+    if (options.backend == "estimate") return estimateChoice("the estimate backend was asked for");
+    eval::GpuEvaluatorOptions g;
+    if (!options.gpus.empty()) g.pool.gpus = options.gpus;
+    g.pool.workerPath = options.workerPath.empty() ? eval::defaultWorkerPath() : options.workerPath;
+    g.baseline.inputSets = options.inputSets;
+    g.baseline.seed = options.seed;
+    g.baseline.l2Flush = options.l2Flush;
+    g.metricsBackend = options.metricsBackend;
+    if (g.pool.workerPath.empty()) {
+        if (options.backend == "gpu")
+            return makeError("no sassx-worker found (set SASSX_WORKER or install it beside sassx-cli)");
+        return estimateChoice("no GPU: no sassx-worker found");
+    }
+    // The workers themselves find out whether a driver and a device are usable: the GUI and CLI never
+    // load libcuda in-process.
+    auto gpu = eval::GpuEvaluator::create(std::move(g));
+    if (!gpu) {
+        if (options.backend == "gpu") return gpu.error();
+        return estimateChoice("no GPU: " + gpu.message());
+    }
+    const size_t n = options.gpus.empty() ? 1 : options.gpus.size();
+    return EvaluatorChoice{std::shared_ptr<eval::Evaluator>(std::move(*gpu)), "gpu",
+                           "GPU worker pool on " + std::to_string(n) + " GPU(s)"};
+}
+
+} // namespace sassx

@@ -1,0 +1,52 @@
+#pragma once
+// Measures schedules of one kernel against its original: the baseline, the estimate's fast path (a
+// schedule is estimated without writing a cubin), the tuned cubin otherwise, and metrics. The GUI's
+// Measure, `sassx-cli bench` and searches all go through this, so a figure means the same everywhere.
+// Not thread-safe (evaluators are not re-entrant): one owner thread at a time.
+#include "core/eval/launch_spec.h"
+#include "core/session/evaluator_options.h"
+#include "core/session/workspace.h"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct MeasureOptions
+{
+    eval::EvalOptions eval;
+    bool metrics = false;                 // also collect hardware (or estimate) metrics of a correct result
+    const std::atomic_bool* stop = nullptr; // polled between steps; a stopped measure returns an error
+};
+
+class KernelEvaluator
+{
+public:
+    // `choice` from makeEvaluator(); the spec names how to launch the kernel.
+    KernelEvaluator(std::shared_ptr<const KernelWorkspace> kernel, EvaluatorChoice choice, eval::LaunchSpec spec);
+
+    const EvaluatorChoice& choice() const { return m_choice; }
+    const eval::LaunchSpec& spec() const { return m_spec; }
+    const KernelWorkspace& kernel() const { return *m_kernel; }
+    // Sets the original as the baseline on first use (checks the spec against the cubin's parameters).
+    Status prepare();
+    const eval::BaselineInfo* baseline() const { return m_prepared ? &m_choice.evaluator->baseline() : nullptr; }
+
+    // Figures of a schedule (identity: the original itself, run as a candidate).
+    Result<eval::EvalResult> measure(const Schedule& schedule, const MeasureOptions& options = {});
+    // Figures of whole cubin bytes (a file the user brings, e.g. `bench --cubin`).
+    Result<eval::EvalResult> measureCubin(const std::vector<uint8_t>& bytes, const MeasureOptions& options = {});
+
+private:
+    void addMetrics(const std::vector<uint8_t>& bytes, eval::EvalResult& result);
+
+    std::shared_ptr<const KernelWorkspace> m_kernel;
+    EvaluatorChoice m_choice;
+    eval::LaunchSpec m_spec;
+    bool m_prepared = false;
+};
+
+} // namespace sassx

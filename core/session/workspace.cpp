@@ -1,0 +1,176 @@
+#include "core/session/workspace.h"
+
+#include "core/rewrite/cubin_writer.h"
+#include "core/sass/listing.h"
+
+#include <filesystem>
+#include <map>
+
+namespace sassx {
+
+namespace fs = std::filesystem;
+
+Result<std::shared_ptr<const Workspace>> Workspace::open(const std::string& path, WorkspaceOptions options)
+{
+    LoadOptions load;
+    load.arch = options.arch.empty() ? std::string("sm_90") : options.arch;
+    auto in = loadInput(path, load);
+    if (!in) return in.error();
+    std::shared_ptr<Workspace> ws(new Workspace);
+    ws->m_input = std::make_shared<const LoadedInput>(std::move(*in));
+    ws->m_options = std::move(options);
+    ws->m_options.arch = load.arch;
+    return std::shared_ptr<const Workspace>(std::move(ws));
+}
+
+std::vector<std::string> Workspace::kernelNames() const
+{
+    std::vector<std::string> names;
+    for (const auto& c : m_input->cubins)
+        for (const auto& k : c.cubin.kernels())
+            names.push_back(k.name);
+    return names;
+}
+
+int Workspace::cubinIndexOf(const std::string& kernel) const
+{
+    for (size_t c = 0; c < m_input->cubins.size(); ++c)
+        if (m_input->cubins[c].cubin.findKernel(kernel)) return int(c);
+    return -1;
+}
+
+std::string Workspace::defaultLaunchSpecPath() const
+{
+    const fs::path input(m_input->path);
+    const std::string stem = input.filename().string();
+    const fs::path spec = input.parent_path() / (stem.substr(0, stem.find('.')) + ".launch.json");
+    std::error_code ec;
+    return fs::is_regular_file(spec, ec) ? spec.string() : std::string();
+}
+
+namespace {
+
+// What the writer's limits mean for the user, said once per kernel: the checker turns every pinned
+// instruction into a wall, which otherwise shows up only as "0 legal moves".
+void describeLimits(const Cubin& cubin, const Kernel& kernel, const PatchOptions& options,
+                    std::vector<std::string>& notices, std::string& immovable)
+{
+    const PatchLimits limits = patchLimits(cubin, kernel, options);
+    if (!limits.refuseAll.empty()) {
+        immovable = limits.refuseAll;
+        notices.push_back("no instruction of " + kernel.name + " can move: " + limits.refuseAll);
+        return;
+    }
+    if (!limits.pins.empty())
+        notices.push_back(std::to_string(limits.pins.size()) + " instruction(s) of " + kernel.name +
+                          " must keep their place: " + limits.pins.front().reason);
+    if (!limits.fences.empty())
+        notices.push_back(std::to_string(limits.fences.size()) + " boundar" +
+                          (limits.fences.size() == 1 ? "y" : "ies") + " in " + kernel.name +
+                          " nothing may cross: " + limits.fences.front().reason);
+}
+
+} // namespace
+
+Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::string& name,
+                                                                 const std::atomic_bool* stop) const
+{
+    const std::vector<std::string> names = kernelNames();
+    if (names.empty()) return makeError(m_input->path + ": no kernels");
+    std::string pick = name;
+    if (pick.empty()) {
+        if (names.size() > 1) {
+            std::string list;
+            for (const auto& n : names)
+                list += (list.empty() ? "" : ", ") + n;
+            return makeError(m_input->path + " has " + std::to_string(names.size()) +
+                             " kernels; pick one with --kernel (" + list + ")");
+        }
+        pick = names.front();
+    }
+    const int c = cubinIndexOf(pick);
+    if (c < 0) return makeError("no kernel named '" + pick + "' in " + m_input->path);
+    const Cubin& cubin = m_input->cubins[size_t(c)].cubin;
+    auto listing = disassembleKernel(cubin, pick);
+    if (!listing) return listing.error();
+    if (stop && stop->load()) return makeError("cancelled");
+    std::shared_ptr<KernelWorkspace> k(new KernelWorkspace);
+    k->m_input = m_input;
+    k->m_cubinIndex = size_t(c);
+    k->m_name = pick;
+    k->m_options = m_options;
+    k->m_analysis = KernelAnalysis::build(std::move(*listing));
+    if (stop && stop->load()) return makeError("cancelled");
+    auto checker = std::make_shared<LegalityChecker>(k->m_analysis);
+    std::vector<std::pair<uint32_t, std::string>> walls;
+    if (const Kernel* kernel = cubin.findKernel(pick)) {
+        for (const auto& u : unpatchableInstructionsWithReasons(cubin, *kernel, m_options.patch))
+            walls.emplace_back(u.index, u.reason);
+        describeLimits(cubin, *kernel, m_options.patch, k->m_notices, k->m_immovable);
+    }
+    checker->addWalls(walls);
+    k->m_checker = std::move(checker);
+    return std::shared_ptr<const KernelWorkspace>(std::move(k));
+}
+
+// ---- KernelWorkspace ------------------------------------------------------------------------------
+
+Result<Schedule> KernelWorkspace::schedule(const std::vector<Edit>& edits) const
+{
+    return applyEdits(*m_analysis, edits, [this](Schedule& s) { m_checker->fixReuse(s); });
+}
+
+LegalityReport KernelWorkspace::check(const std::vector<Edit>& edits, const CheckOptions& options) const
+{
+    // Structure first (a move out of its block): applyEdits explains it in words the checker may not.
+    auto s = schedule(edits);
+    if (!s) {
+        LegalityReport report;
+        report.hazards.push_back({HazardKind::Structure, 0, 0, s.message(), 0});
+        return report;
+    }
+    return m_checker->check(*s, options);
+}
+
+Result<std::vector<uint8_t>> KernelWorkspace::write(const Schedule& schedule) const
+{
+    return writeSchedule(cubin(), *m_analysis, schedule, m_options.patch);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> KernelWorkspace::legalMoves(const Schedule& current,
+                                                                       bool memoryOnly) const
+{
+    return m_checker->legalMoves(current, memoryOnly);
+}
+
+std::optional<Hazard> KernelWorkspace::whyImmovable(const Schedule& current, uint32_t pos) const
+{
+    const uint32_t n = uint32_t(current.order.size());
+    if (pos >= n) return Hazard{HazardKind::Structure, 0, 0, "no instruction at position " + std::to_string(pos), 0};
+    const uint32_t original = current.order[pos];
+    if (!m_immovable.empty()) return Hazard{HazardKind::Wall, original, original, m_immovable, 0};
+    if (m_checker->isWall(original)) {
+        const std::string why = m_checker->wallReasonOf(original);
+        return Hazard{HazardKind::Wall, original, original, why.empty() ? "it is a wall" : why, 0};
+    }
+    std::optional<Hazard> first;
+    const auto& blockOf = m_analysis->cfg.blockOf;
+    for (int step : {-1, +1}) {
+        const int64_t to = int64_t(pos) + step;
+        if (to < 0 || to >= int64_t(n) || blockOf[current.order[size_t(to)]] != blockOf[original]) {
+            if (!first)
+                first = Hazard{HazardKind::Structure, original, original,
+                               std::string("a block ") + (step < 0 ? "starts" : "ends") + " next to it", 0};
+            continue;
+        }
+        Schedule s = current;
+        s.move(pos, uint32_t(to));
+        m_checker->fixReuse(s);
+        LegalityReport r = m_checker->check(s, CheckOptions{.stopAtFirst = true});
+        if (r.legal()) return std::nullopt;
+        if (!first || first->kind == HazardKind::Structure) first = r.hazards.front();
+    }
+    return first;
+}
+
+} // namespace sassx

@@ -1,0 +1,110 @@
+#pragma once
+// The one kernel pipeline every face of sassx drives (docs/architecture.md): open an input → pick a
+// kernel → disassembly and analysis → the legality checker *with the cubin writer's walls* → edits →
+// the tuned cubin. Synchronous and Qt-free: the CLI calls it directly, the GUI's Session runs its steps
+// as jobs, and searches share one KernelWorkspace across threads (it is immutable once built).
+//
+// Nothing else builds a LegalityChecker or chooses patch options, so the GUI, the CLI and searches can
+// never disagree about what is legal or what the writer accepts.
+#include "core/analysis/kernel_analysis.h"
+#include "core/common/result.h"
+#include "core/rewrite/legality.h"
+#include "core/rewrite/patch_limits.h"
+#include "core/rewrite/variant.h"
+#include "core/session/evaluator_options.h"
+#include "core/session/input_loader.h"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sassx {
+
+struct WorkspaceOptions
+{
+    std::string arch = "sm_90"; // for .cu / .ptx inputs
+    // What the writer may do with offsets it does not own. The default rewrites line tables, so Triton
+    // cubins (which always carry them) are editable and a profiler's source view of a tuned cubin stays
+    // right; keepStaleLineInfo is an escape hatch, never set silently.
+    PatchOptions patch;
+    EvaluatorOptions evaluator;
+};
+
+class KernelWorkspace;
+
+class Workspace
+{
+public:
+    // Loads the input (a cubin, fatbin, host binary, .cu/.ptx compiled for options.arch, or a Triton
+    // cache entry). The error is one line.
+    static Result<std::shared_ptr<const Workspace>> open(const std::string& path, WorkspaceOptions options = {});
+
+    const LoadedInput& input() const { return *m_input; }
+    const WorkspaceOptions& options() const { return m_options; }
+    std::vector<std::string> kernelNames() const;
+    // Index into input().cubins of the cubin holding `kernel`, -1 if none does.
+    int cubinIndexOf(const std::string& kernel) const;
+    // samples/<name>.launch.json beside <name>.sm_90.cubin (the usual layout), else empty.
+    std::string defaultLaunchSpecPath() const;
+
+    // Disassembles and analyses `kernel` (empty: the input's only kernel; with several, the error lists
+    // them) and builds its checker. `stop` is polled between the slow steps; a stopped build returns an
+    // error saying so.
+    Result<std::shared_ptr<const KernelWorkspace>> kernel(const std::string& kernel = {},
+                                                          const std::atomic_bool* stop = nullptr) const;
+
+private:
+    Workspace() = default;
+    std::shared_ptr<const LoadedInput> m_input;
+    WorkspaceOptions m_options;
+};
+
+// One analysed kernel of a workspace: everything needed to judge, apply and write edits.
+class KernelWorkspace
+{
+public:
+    const std::string& name() const { return m_name; }
+    const Cubin& cubin() const { return m_input->cubins[m_cubinIndex].cubin; }
+    const LoadedInput& input() const { return *m_input; }
+    const WorkspaceOptions& options() const { return m_options; }
+    const KernelAnalysis& analysis() const { return *m_analysis; }
+    const std::shared_ptr<const KernelAnalysis>& analysisPtr() const { return m_analysis; }
+    const LegalityChecker& checker() const { return *m_checker; }
+
+    // Things the user must be told once about this kernel, in words (e.g. "no instruction can move:
+    // <why>", "14 instructions are pinned: <first reason>"). Empty when nothing limits edits.
+    const std::vector<std::string>& notices() const { return m_notices; }
+    // Non-empty when no instruction of the kernel may move at all, with the reason.
+    const std::string& immovableReason() const { return m_immovable; }
+
+    // Applies edits (structure only) with the reuse fix-up after every move, exactly as random variants
+    // and the GUI generate them, so a replayed variant gets identical bytes.
+    Result<Schedule> schedule(const std::vector<Edit>& edits) const;
+    // Structure, then every legality rule; an edit list that does not even apply is one Structure hazard.
+    LegalityReport check(const std::vector<Edit>& edits, const CheckOptions& options = {}) const;
+    // The whole tuned cubin for a schedule (refused, with a sentence, when the writer cannot follow it).
+    Result<std::vector<uint8_t>> write(const Schedule& schedule) const;
+    // Every legal single move (from position, to position) of `current`.
+    std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
+    // Why the instruction at position `pos` of `current` cannot move one step up or down: the first
+    // hazard that blocks it (the step up's, else the step down's), or nothing when a step is legal.
+    // For "nothing can move" explanations.
+    std::optional<Hazard> whyImmovable(const Schedule& current, uint32_t pos) const;
+
+private:
+    friend class Workspace;
+    KernelWorkspace() = default;
+    std::shared_ptr<const LoadedInput> m_input;
+    size_t m_cubinIndex = 0;
+    std::string m_name;
+    WorkspaceOptions m_options;
+    std::shared_ptr<const KernelAnalysis> m_analysis;
+    std::shared_ptr<const LegalityChecker> m_checker;
+    std::vector<std::string> m_notices;
+    std::string m_immovable;
+};
+
+} // namespace sassx

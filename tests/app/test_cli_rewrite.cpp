@@ -1,0 +1,234 @@
+// The commands that write cubins or read two: move, diff, variants, triton-export/-restore.
+#include "test_cli.h"
+
+#include <QFileInfo>
+#include <QtTest>
+
+// The move writes a cubin that re-opens; the instruction at TO is the one that was at FROM, the ones
+// between shift by one, all others stay.
+void TestCli::moveRoundTrip()
+{
+    if (m_vars["legal"].isEmpty()) QSKIP("no rmsnorm sample or no legal move in it");
+    QString error;
+    QVERIFY2(ensureMoved(&error), qPrintable(error));
+    const CliRun info = runCli({"info", m_moved, "--json"});
+    QVERIFY2(info.ok(), qPrintable(info.describe()));
+    const QJsonObject ij = parseObject(info.out, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(ij["cubins"][0]["kernels"][0]["instructions"].toInt(), int(m_rmsInstructions.size()));
+    const CliRun ann = runCli({"annotate", m_moved, "--json"});
+    QVERIFY2(ann.ok(), qPrintable(ann.describe()));
+    const QJsonArray after = parseObject(ann.out, &error)["instructions"].toArray();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(after.size(), m_rmsInstructions.size());
+    const int from = int(m_from), to = int(m_to);
+    for (int p = 0; p < after.size(); ++p) {
+        int was = p; // original index of the instruction now at p
+        if (p == to)
+            was = from;
+        else if (from < to && p >= from && p < to)
+            was = p + 1;
+        else if (to < from && p > to && p <= from)
+            was = p - 1;
+        const QString got = instructionWords(after[p].toObject());
+        QVERIFY2(
+            !got.isEmpty() && got == instructionWords(m_rmsInstructions.at(was).toObject()),
+            qPrintable(QStringLiteral("position %1 after move %2:%3 holds %4, expected %5 (was %6)")
+                           .arg(p)
+                           .arg(from)
+                           .arg(to)
+                           .arg(after[p]["opcode"].toString(), m_rmsInstructions.at(was)["opcode"].toString())
+                           .arg(was)));
+    }
+}
+
+// B: "moved" the move's output cubin, "same" the original, "variant" the move as variant JSON.
+void TestCli::diff_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("b");
+    const char* rows[][2] = {
+        {"text", "moved"}, {"json", "moved"}, {"html", "moved"}, {"json", "same"}, {"json", "variant"}};
+    for (const auto& [format, b] : rows)
+        QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(format, b))) << QString(format) << QString(b);
+}
+
+void TestCli::diff()
+{
+    QFETCH(QString, format);
+    QFETCH(QString, b);
+    if (m_vars["legal"].isEmpty()) QSKIP("no rmsnorm sample or no legal move in it");
+    QString error;
+    QVERIFY2(ensureMoved(&error), qPrintable(error));
+    QString other = b == "same" ? m_vars["rmsnorm"] : m_moved;
+    if (b == "variant") {
+        other = tmp("one_move.variant.json");
+        const QJsonObject v{{"name", "one-move"},
+                            {"kernel", "rmsnorm"},
+                            {"edits", QJsonArray{QJsonObject{{"move", QJsonArray{int(m_from), int(m_to)}}}}}};
+        QVERIFY(writeBytes(other, QJsonDocument(v).toJson()));
+    }
+    const CliRun r = runCli({"diff", m_vars["rmsnorm"], other, "--format", format});
+    QVERIFY2(r.ok(), qPrintable(r.describe()));
+    QVERIFY2(r.err.isEmpty(), r.err.constData());
+    const QString moved = m_rmsInstructions.at(int(m_from))["opcode"].toString();
+    if (format == "html") {
+        QVERIFY(r.out.startsWith("<!DOCTYPE html>"));
+        QVERIFY(r.out.trimmed().endsWith("</html>"));
+        QVERIFY(r.out.contains("rmsnorm"));
+        QVERIFY(r.out.contains(moved.toUtf8()));
+        return;
+    }
+    if (format == "text") {
+        QVERIFY2(r.out.contains("rmsnorm") && r.out.contains(moved.toUtf8()), r.out.left(600).constData());
+        return;
+    }
+    const QJsonObject j = parseObject(r.out, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    error = checkKeys(j, "diff",
+                      {{"kernel", QJsonValue::String},
+                       {"a", QJsonValue::String},
+                       {"b", QJsonValue::String},
+                       {"instructions", QJsonValue::Double},
+                       {"moved", QJsonValue::Double},
+                       {"shifted", QJsonValue::Double},
+                       {"controlChanged", QJsonValue::Double},
+                       {"entries", QJsonValue::Array}});
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(j["kernel"].toString(), QString("rmsnorm"));
+    QCOMPARE(j["instructions"].toInt(), int(m_rmsInstructions.size()));
+    const QJsonArray entries = j["entries"].toArray();
+    QCOMPARE(entries.size(), m_rmsInstructions.size());
+    bool found = false;
+    for (const QJsonValue& e : entries) {
+        error = checkKeys(e.toObject(), "entry",
+                          {{"text", QJsonValue::String},
+                           {"from", QJsonValue::Double},
+                           {"to", QJsonValue::Double},
+                           {"moved", QJsonValue::Bool}});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        found |= e["moved"].toBool() && e["from"].toInt() == int(m_from) && e["to"].toInt() == int(m_to);
+    }
+    if (b == "same") {
+        QCOMPARE(j["moved"].toInt(), 0);
+        QCOMPARE(j["controlChanged"].toInt(), 0);
+    } else {
+        QVERIFY(j["moved"].toInt() >= 1);
+        QVERIFY2(found, qPrintable("no moved entry " + m_vars["legal"]));
+    }
+}
+
+// 5 variants, one JSON object a line with edits and byte patches; the same seed gives the same file;
+// patching the original with a line's patches gives a cubin that opens.
+void TestCli::variants()
+{
+    if (m_vars["rmsnorm"].isEmpty()) QSKIP("rmsnorm.sm_90.cubin was not built");
+    const QString rms = m_vars["rmsnorm"];
+    const QStringList outs = {tmp("v1a.jsonl"), tmp("v1b.jsonl"), tmp("v2.jsonl")};
+    const QStringList seeds = {"1", "1", "2"};
+    for (int i = 0; i < 3; ++i) {
+        const CliRun r = runCli({"variants", rms, "--count", "5", "--seed", seeds[i], "-o", outs[i]});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        QVERIFY2(r.errLines().value(0).startsWith("wrote 5 sassx variants of rmsnorm"), r.err.constData());
+    }
+    const QByteArray text = readBytes(outs[0]);
+    QVERIFY(!text.isEmpty());
+    QCOMPARE(readBytes(outs[1]), text);
+    QVERIFY2(readBytes(outs[2]) != text, "seed 2 gave the same variants as seed 1");
+    const QList<QByteArray> lines = text.trimmed().split('\n');
+    QCOMPARE(lines.size(), 5);
+    const QByteArray original = readBytes(rms);
+    int patched = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+        QString error;
+        const QJsonObject v = parseObject(lines[i], &error);
+        QVERIFY2(error.isEmpty(), qPrintable(QStringLiteral("line %1: %2").arg(i + 1).arg(error)));
+        error = checkKeys(v, QStringLiteral("line %1").arg(i + 1),
+                          {{"name", QJsonValue::String},
+                           {"kernel", QJsonValue::String},
+                           {"edits", QJsonValue::Array},
+                           {"patches", QJsonValue::Array},
+                           {"legal", QJsonValue::Bool}});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(v["kernel"].toString(), QString("rmsnorm"));
+        QVERIFY(v["legal"].toBool());
+        QVERIFY(!v["edits"].toArray().isEmpty());
+        for (const QJsonValue& e : v["edits"].toArray())
+            QVERIFY2((e["move"].isArray() && e["move"].toArray().size() == 2) || e["control"].isObject(),
+                     lines[i].left(300).constData());
+        QByteArray bytes = original;
+        for (const QJsonValue& p : v["patches"].toArray()) {
+            const QJsonArray pa = p.toArray();
+            QVERIFY2(pa.size() == 2 && pa[0].isDouble() && pa[1].isString(), lines[i].left(300).constData());
+            const int off = pa[0].toInt();
+            const QByteArray hex = QByteArray::fromHex(pa[1].toString().toLatin1());
+            QVERIFY(off % 16 == 0 && hex.size() > 0 && hex.size() <= 16 && off + hex.size() <= bytes.size());
+            bytes.replace(off, hex.size(), hex);
+        }
+        if (bytes == original) continue;
+        ++patched;
+        if (patched > 1) continue; // one rebuilt cubin is enough to show the patches make a cubin
+        const QString rebuilt = tmp("variant.cubin");
+        QVERIFY(writeBytes(rebuilt, bytes));
+        const CliRun a = runCli({"annotate", rebuilt, "--json"});
+        QVERIFY2(a.ok(), qPrintable(a.describe()));
+    }
+    QVERIFY2(patched > 0, "no variant changed a byte");
+}
+
+// Export a tuned cubin into a copy of a Triton cache entry, check the backup, refuse another kernel's
+// cubin, restore, and refuse a second restore. The entry holds the Triton gemm_leakyrelu capture when
+// a move in it is legal, else rmsnorm (as tests/core/rewrite/test_triton_cache.cpp falls back to).
+void TestCli::tritonExportRestore()
+{
+    QString stem = "gemm_leakyrelu", error;
+    QString cubin = sample(stem);
+    QJsonArray moves = cubin.isEmpty() ? QJsonArray() : legalMoves(cubin, &error);
+    if (moves.isEmpty()) {
+        stem = "rmsnorm";
+        cubin = m_vars["rmsnorm"];
+        moves = m_rmsLegalAll;
+        qInfo("Triton gemm_leakyrelu has no legal move (or is missing): the entry holds rmsnorm");
+    }
+    if (cubin.isEmpty() || moves.isEmpty()) QSKIP("no sample with a legal move");
+    const QString kernel = kernelOf(stem);
+    const CliRun& ann = cachedRun({"annotate", cubin, "--json"});
+    QVERIFY2(ann.ok(), qPrintable(ann.describe()));
+    const auto picked = pickMove(moves, parseObject(ann.out, &error)["instructions"].toArray());
+    if (picked.first < 0) QSKIP(qPrintable("no legal move in " + stem + " changes a byte"));
+    const QString move = QStringLiteral("%1:%2").arg(picked.first).arg(picked.second);
+    const QString tuned = tmp(stem + ".tuned.cubin");
+    const CliRun mv = runCli({"move", cubin, "--kernel", kernel, "--move", move, "-o", tuned});
+    QVERIFY2(mv.ok(), qPrintable(mv.describe()));
+    const QString entry = tmp("triton_entry_" + stem);
+    QVERIFY(makeTritonEntry(entry, cubin, kernel));
+    const QString inEntry = entry + "/" + kernel + ".cubin", backup = inEntry + ".sassx-orig";
+    const QByteArray original = readBytes(cubin), tunedBytes = readBytes(tuned);
+    QVERIFY(original != tunedBytes);
+
+    const CliRun info = runCli({"info", entry, "--json"});
+    QVERIFY2(info.ok(), qPrintable(info.describe()));
+    QCOMPARE(parseObject(info.out, &error)["kind"].toString(), QString("triton-cache"));
+
+    for (int round = 0; round < 2; ++round) { // a second export keeps the first backup
+        const CliRun ex = runCli({"triton-export", entry, "--cubin", tuned});
+        QVERIFY2(ex.ok(), qPrintable(ex.describe()));
+        QVERIFY2(ex.out.contains("restart"), ex.out.constData());
+        QCOMPARE(readBytes(inEntry), tunedBytes);
+        QCOMPARE(readBytes(backup), original);
+    }
+    const QString other = m_vars[stem == "rmsnorm" ? "sgemm_leakyrelu" : "rmsnorm"];
+    if (!other.isEmpty()) {
+        const CliRun bad = runCli({"triton-export", entry, "--cubin", other});
+        QVERIFY2(!bad.ok() && bad.exitCode == 1, qPrintable(bad.describe()));
+        QVERIFY2(oneLineError(bad, "").isEmpty(), qPrintable(oneLineError(bad, "") + "\n" + bad.describe()));
+        QCOMPARE(readBytes(inEntry), tunedBytes);
+    }
+    const CliRun restore = runCli({"triton-restore", entry});
+    QVERIFY2(restore.ok(), qPrintable(restore.describe()));
+    QCOMPARE(readBytes(inEntry), original);
+    QVERIFY(!QFileInfo::exists(backup));
+    const CliRun again = runCli({"triton-restore", entry});
+    QCOMPARE(again.exitCode, 1);
+    QVERIFY2(oneLineError(again, "no backup").isEmpty(), qPrintable(again.describe()));
+}

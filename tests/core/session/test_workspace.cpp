@@ -1,0 +1,220 @@
+// The workspace without widgets: one pipeline from input to checker, cubin and evaluator, with the
+// cubin writer's walls in the checker and one-line errors for bad input.
+#include "core/eval/estimate_evaluator.h"
+#include "core/eval/launch_spec.h"
+#include "core/rewrite/patch_limits.h"
+#include "core/session/kernel_evaluator.h"
+#include "core/session/workspace.h"
+
+#include "../sass/test_common.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace sassx;
+
+namespace {
+
+QString sample(const QString& name)
+{
+    return QStringLiteral(SASSX_SAMPLES_DIR "/%1").arg(name);
+}
+
+#define REQUIRE_FILE(path)                                                                                    \
+    if (!QFileInfo::exists(path)) QSKIP(qPrintable(QStringLiteral("sample missing (no nvcc?): ") + (path)))
+
+bool oneLine(const std::string& message)
+{
+    return !message.empty() && message.find('\n') == std::string::npos;
+}
+
+} // namespace
+
+class TestWorkspace : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Every sample kernel: the checker carries exactly the writer's walls (so nothing it allows is then
+    // refused by the writer), and every legal single move writes a cubin.
+    void checkerHasWriterWalls_data()
+    {
+        QTest::addColumn<QString>("cubin");
+        for (const QString& c : sampleCubins())
+            QTest::newRow(qPrintable(QFileInfo(c).fileName())) << c;
+    }
+    void checkerHasWriterWalls()
+    {
+        QFETCH(QString, cubin);
+        auto ws = Workspace::open(cubin.toStdString());
+        QVERIFY2(ws, ws ? "" : ws.message().c_str());
+        for (const std::string& name : (*ws)->kernelNames()) {
+            auto k = (*ws)->kernel(name);
+            QVERIFY2(k, k ? "" : k.message().c_str());
+            const KernelWorkspace& kw = **k;
+            const Kernel* kernel = kw.cubin().findKernel(name);
+            QVERIFY(kernel);
+            for (const auto& u : unpatchableInstructionsWithReasons(kw.cubin(), *kernel, kw.options().patch)) {
+                QVERIFY(kw.checker().isWall(u.index));
+                QCOMPARE(kw.checker().wallReasonOf(u.index), u.reason);
+            }
+            const Schedule identity = Schedule::identity(kw.analysis());
+            auto moves = kw.legalMoves(identity, true);
+            for (size_t m = 0; m < moves.size() && m < 5; ++m) {
+                auto s = kw.schedule({Edit::move(moves[m].first, moves[m].second)});
+                QVERIFY(s);
+                QVERIFY(kw.checker().check(*s).legal());
+                auto bytes = kw.write(*s);
+                QVERIFY2(bytes, bytes ? "" : bytes.message().c_str());
+            }
+            if (!kw.immovableReason().empty()) QVERIFY(!kw.notices().empty());
+        }
+    }
+
+    // A kernel whose limits pin everything says so once, in words, instead of a silent "0 movable".
+    void noticesSayWhyNothingMoves()
+    {
+        const QString cubin = sample(QStringLiteral("attention_fwd.sm_90.cubin"));
+        REQUIRE_FILE(cubin);
+        WorkspaceOptions refuse;
+        auto ws = Workspace::open(cubin.toStdString(), refuse);
+        QVERIFY(ws);
+        auto k = (*ws)->kernel();
+        QVERIFY2(k, k ? "" : k.message().c_str());
+        if ((*k)->immovableReason().empty()) {
+            // Line tables are rewritten: moves are allowed and nothing needs saying about them.
+            QVERIFY(!(*k)->legalMoves(Schedule::identity((*k)->analysis()), false).empty());
+        } else {
+            QCOMPARE(int((*k)->notices().size()), 1);
+            QVERIFY(QString::fromStdString((*k)->notices().front()).contains(QStringLiteral("can move")));
+            const auto why = (*k)->whyImmovable(Schedule::identity((*k)->analysis()), 0);
+            QVERIFY(why);
+            QCOMPARE(why->message, (*k)->immovableReason());
+        }
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("missing file") << "missing";
+        QTest::newRow("truncated cubin") << "truncated";
+        QTest::newRow("not an ELF") << "text";
+        QTest::newRow("unknown kernel") << "kernel";
+    }
+    void badInput()
+    {
+        QFETCH(QString, what);
+        const QString good = sample(QStringLiteral("rmsnorm.sm_90.cubin"));
+        REQUIRE_FILE(good);
+        QTemporaryDir dir;
+        std::string path = good.toStdString();
+        std::string kernel;
+        if (what == "missing") path = dir.filePath("nope.cubin").toStdString();
+        if (what == "truncated" || what == "text") {
+            path = dir.filePath("bad.cubin").toStdString();
+            std::ifstream in(good.toStdString(), std::ios::binary);
+            std::vector<char> head(100);
+            in.read(head.data(), std::streamsize(head.size()));
+            std::ofstream out(path, std::ios::binary);
+            if (what == "truncated")
+                out.write(head.data(), std::streamsize(head.size()));
+            else
+                out << "this is not a cubin\n";
+        }
+        if (what == "kernel") kernel = "no_such_kernel";
+        auto ws = Workspace::open(path);
+        if (!ws) {
+            QVERIFY2(oneLine(ws.message()), ws.message().c_str());
+            return;
+        }
+        auto k = (*ws)->kernel(kernel);
+        QVERIFY(!k);
+        QVERIFY2(oneLine(k.message()), k.message().c_str());
+        if (what == "kernel") QVERIFY(k.message().find("no_such_kernel") != std::string::npos);
+    }
+
+    // A stop flag set before analysis returns "cancelled" rather than a kernel.
+    void stopFlagCancels()
+    {
+        const QString good = sample(QStringLiteral("rmsnorm.sm_90.cubin"));
+        REQUIRE_FILE(good);
+        auto ws = Workspace::open(good.toStdString());
+        QVERIFY(ws);
+        std::atomic_bool stop{true};
+        auto k = (*ws)->kernel({}, &stop);
+        QVERIFY(!k);
+        QCOMPARE(k.message(), std::string("cancelled"));
+    }
+
+    // Evaluator choice: estimate on request; "auto" with no usable worker falls back to the estimate
+    // and says why; "gpu" then fails with the reason; bad option values are refused.
+    void evaluatorChoice()
+    {
+        EvaluatorOptions o;
+        o.backend = "estimate";
+        auto e = makeEvaluator(o);
+        QVERIFY(e);
+        QCOMPARE(e->backend, std::string("estimate"));
+        QCOMPARE(e->evaluator->sourceKind(), std::string("estimate"));
+
+        o.backend = "auto";
+        o.workerPath = "/nonexistent/sassx-worker";
+        auto a = makeEvaluator(o);
+        QVERIFY2(a, a ? "" : a.message().c_str());
+        QCOMPARE(a->backend, std::string("estimate"));
+        QVERIFY2(a->reason.starts_with("no GPU: "), a->reason.c_str());
+
+        o.backend = "gpu";
+        auto g = makeEvaluator(o);
+        QVERIFY(!g);
+        QVERIFY(oneLine(g.message()));
+
+        o.backend = "fast";
+        QVERIFY(!validate(o));
+        o.backend = "auto";
+        o.metricsBackend = "perf";
+        QVERIFY(!validate(o));
+    }
+
+    // Measuring through the workspace with the estimate: the original through its cubin, an edited
+    // schedule through the fast path, both labelled "estimate".
+    void kernelEvaluatorEstimate()
+    {
+        const QString cubin = sample(QStringLiteral("rmsnorm.sm_90.cubin"));
+        const QString specPath = sample(QStringLiteral("rmsnorm.launch.json"));
+        REQUIRE_FILE(cubin);
+        REQUIRE_FILE(specPath);
+        auto ws = Workspace::open(cubin.toStdString());
+        QVERIFY(ws);
+        auto k = (*ws)->kernel();
+        QVERIFY(k);
+        auto spec = eval::loadLaunchSpec(specPath.toStdString());
+        QVERIFY2(spec, spec ? "" : spec.message().c_str());
+        EvaluatorOptions o;
+        o.backend = "estimate";
+        auto choice = makeEvaluator(o);
+        QVERIFY(choice);
+        KernelEvaluator kev(*k, *choice, *spec);
+        const Schedule identity = Schedule::identity((*k)->analysis());
+        auto base = kev.measure(identity);
+        QVERIFY2(base, base ? "" : base.message().c_str());
+        QCOMPARE(base->source.kind, std::string("estimate"));
+        QVERIFY(base->timing);
+        QCOMPARE(base->timing->ratio.median, 1.0);
+        auto moves = (*k)->legalMoves(identity, false);
+        if (moves.empty()) QSKIP("no legal move in this sample");
+        auto s = (*k)->schedule({Edit::move(moves.front().first, moves.front().second)});
+        QVERIFY(s);
+        auto moved = kev.measure(*s);
+        QVERIFY2(moved, moved ? "" : moved.message().c_str());
+        QCOMPARE(moved->source.kind, std::string("estimate"));
+        std::atomic_bool stop{true};
+        MeasureOptions stopped;
+        stopped.stop = &stop;
+        QVERIFY(!kev.measure(*s, stopped));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkspace)
+#include "test_workspace.moc"
