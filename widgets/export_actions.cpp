@@ -2,12 +2,12 @@
 
 #include "core/analysis/kernel_analysis.h"
 #include "core/rewrite/cubin_writer.h"
-#include "core/session/workspace.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/patch_limits.h"
 #include "core/rewrite/schedule_diff.h"
 #include "core/rewrite/triton_cache.h"
 #include "core/session/session.h"
+#include "core/session/workspace.h"
 
 #include <QFileDialog>
 #include <QMenu>

@@ -126,9 +126,10 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
 
     // The session's workspace picks the evaluator ("auto": the GPU pool when a worker finds a usable
     // GPU, else the labelled estimate) and says which; the status bar repeats it once.
-    connect(m_session, &Session::evaluatorChosen, this, [this](const QString& backend, const QString& reason) {
-        statusBar()->showMessage(tr("Measuring with the %1 backend (%2)").arg(backend, reason), 15000);
-    });
+    connect(
+        m_session, &Session::evaluatorChosen, this, [this](const QString& backend, const QString& reason) {
+            statusBar()->showMessage(tr("Measuring with the %1 backend (%2)").arg(backend, reason), 15000);
+        });
 
     createActions();
     resize(1400, 850);
@@ -183,8 +184,8 @@ void MainWindow::createActions()
     QMenu* variant = menuBar()->addMenu(tr("&Variant"));
     variant->addAction(tr("&Measure"), QKeySequence(Qt::CTRL | Qt::Key_M), m_variants,
                        &VariantsPanel::measureSelected);
-    QAction* cancelMeasure = variant->addAction(tr("&Cancel Measuring"), QKeySequence(Qt::CTRL | Qt::Key_Period),
-                                                m_session, &Session::cancelMeasure);
+    QAction* cancelMeasure = variant->addAction(
+        tr("&Cancel Measuring"), QKeySequence(Qt::CTRL | Qt::Key_Period), m_session, &Session::cancelMeasure);
     cancelMeasure->setEnabled(false);
     auto syncCancel = [this, cancelMeasure] { cancelMeasure->setEnabled(m_session->isMeasuring()); };
     connect(m_session, &Session::measureStarted, this, syncCancel);

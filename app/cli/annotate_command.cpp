@@ -1,5 +1,5 @@
-#include "commands.h"
 #include "cli_workspace.h"
+#include "commands.h"
 
 #include "core/session/annotation_json.h"
 
@@ -26,7 +26,7 @@ int runAnnotateCommand(const Args& raw)
     }
     std::ofstream out(outPath, std::ios::binary);
     if (!out || !(out << text)) return fail("cannot write " + outPath);
-    std::cerr << "annotated " << k.name() << " (" << arch << ", "
-              << k.analysis().listing.instructions.size() << " instructions) -> " << outPath << "\n";
+    std::cerr << "annotated " << k.name() << " (" << arch << ", " << k.analysis().listing.instructions.size()
+              << " instructions) -> " << outPath << "\n";
     return 0;
 }

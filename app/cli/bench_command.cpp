@@ -129,8 +129,9 @@ int runBenchCommand(const std::vector<std::string>& args)
     if (!kernel) return fail(kernel.message());
     auto choice = makeEvaluator(*evalOptions);
     if (!choice) return fail(choice.message());
-    if (evalOptions->backend == "auto") std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n",
-                                                    choice->backend.c_str(), choice->reason.c_str());
+    if (evalOptions->backend == "auto")
+        std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", choice->backend.c_str(),
+                     choice->reason.c_str());
     KernelEvaluator kev(*kernel, *choice, *spec);
     if (choice->backend == "estimate") return runEstimateBench(p, kev, candidate, candidatePath);
     if (Status s = kev.prepare(); !s) return fail(s.message());
@@ -197,12 +198,14 @@ int runBenchCommand(const std::vector<std::string>& args)
         // One baseline figure in the comparison: the one timed in the same interleaved rounds.
         std::printf("time         %.3f us/launch vs baseline %.3f us/launch in the same rounds  %s\n",
                     t.candidateMedianUs, t.baselineMedianUs, src.c_str());
-        std::printf("speed-up     %.4fx  95%% CI [%.4f, %.4f]  (%s; > 1 = faster)  over %d interleaved rounds  %s\n",
-                    speedup(t.ratio.median), speedup(t.ratio.high), speedup(t.ratio.low),
-                    pct(t.ratio.median).c_str(), t.ratio.rounds, src.c_str());
-        std::printf("verdict      %s  (rule: interval entirely above 1 and gain above the %.3f%% noise floor; "
-                    "smaller differences are below what this measurement resolves)  %s\n",
-                    verdictName(t.verdict).c_str(), t.noiseFloor * 100.0, src.c_str());
+        std::printf(
+            "speed-up     %.4fx  95%% CI [%.4f, %.4f]  (%s; > 1 = faster)  over %d interleaved rounds  %s\n",
+            speedup(t.ratio.median), speedup(t.ratio.high), speedup(t.ratio.low), pct(t.ratio.median).c_str(),
+            t.ratio.rounds, src.c_str());
+        std::printf(
+            "verdict      %s  (rule: interval entirely above 1 and gain above the %.3f%% noise floor; "
+            "smaller differences are below what this measurement resolves)  %s\n",
+            verdictName(t.verdict).c_str(), t.noiseFloor * 100.0, src.c_str());
         if (spec->flops > 0 && t.candidateMedianUs > 0)
             std::printf("throughput   %.3f TFLOP/s  %s\n", spec->flops / (t.candidateMedianUs * 1e6),
                         src.c_str());

@@ -14,8 +14,9 @@ const OptionSpec& workspaceOptionSpec()
 
 const OptionSpec& evaluatorOptionSpec()
 {
-    static const OptionSpec spec{{"--backend", "--gpus", "--worker", "--input-sets", "--input-seed", "--metrics-backend"},
-                                 {"--l2-flush"}};
+    static const OptionSpec spec{
+        {"--backend", "--gpus", "--worker", "--input-sets", "--input-seed", "--metrics-backend"},
+        {"--l2-flush"}};
     return spec;
 }
 
@@ -67,7 +68,8 @@ Result<EvaluatorOptions> evaluatorOptions(const ParsedArgs& args, const std::str
     return o;
 }
 
-Result<CliKernel> openKernel(const std::string& path, const ParsedArgs& args, const std::string& kernelOverride)
+Result<CliKernel> openKernel(const std::string& path, const ParsedArgs& args,
+                             const std::string& kernelOverride)
 {
     auto options = workspaceOptions(args);
     if (!options) return options.error();

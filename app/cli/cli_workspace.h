@@ -21,7 +21,8 @@ const OptionSpec& workspaceOptionSpec();
 const OptionSpec& evaluatorOptionSpec();
 
 sassx::Result<sassx::WorkspaceOptions> workspaceOptions(const ParsedArgs& args);
-sassx::Result<sassx::EvaluatorOptions> evaluatorOptions(const ParsedArgs& args, const std::string& defaultBackend);
+sassx::Result<sassx::EvaluatorOptions> evaluatorOptions(const ParsedArgs& args,
+                                                        const std::string& defaultBackend);
 
 // Opens `path` and analyses --kernel (or the only kernel); `kernelOverride` wins over --kernel.
 sassx::Result<CliKernel> openKernel(const std::string& path, const ParsedArgs& args,

@@ -1,10 +1,10 @@
 // sassx-cli diff A B [--kernel K] [--format text|json|html] [--context N] [-o OUT]
 // A and B are cubins (or anything loadInput takes) holding the same kernel; B may also be a variant
 // JSON, applied to A's kernel. Exit 1 with the reason when the kernels are not two schedules of one.
+#include "cli_workspace.h"
 #include "commands.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/schedule_diff.h"
-#include "cli_workspace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,8 @@ int runDiffCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, OptionSpec{{"--format", "--context", "-o"}, {}}.add(workspaceOptionSpec()), err);
+    auto args =
+        parseArgs(raw, OptionSpec{{"--format", "--context", "-o"}, {}}.add(workspaceOptionSpec()), err);
     if (!err.empty() || args.positional.size() != 2)
         return fail(
             err.empty()

@@ -1,5 +1,5 @@
-#include "commands.h"
 #include "cli_workspace.h"
+#include "commands.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,6 +4,8 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
+#include "core/rewrite/control_rules.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -17,16 +19,26 @@ const char* ruleName(sassx::HazardKind kind)
 {
     using sassx::HazardKind;
     switch (kind) {
-    case HazardKind::Register: return "register order";
-    case HazardKind::Scoreboard: return "scoreboard waits";
-    case HazardKind::ImplicitCoverage: return "implicit scoreboard coverage";
-    case HazardKind::Latency: return "fixed-latency distances";
-    case HazardKind::MemoryOrder: return "memory order";
-    case HazardKind::IssueSpacing: return "memory issue spacing";
-    case HazardKind::Wall: return "walls";
-    case HazardKind::Pinned: return "pinned instructions";
-    case HazardKind::Structure: return "block boundaries";
-    case HazardKind::Reuse: return "operand-reuse flags";
+    case HazardKind::Register:
+        return "register order";
+    case HazardKind::Scoreboard:
+        return "scoreboard waits";
+    case HazardKind::ImplicitCoverage:
+        return "implicit scoreboard coverage";
+    case HazardKind::Latency:
+        return "fixed-latency distances";
+    case HazardKind::MemoryOrder:
+        return "memory order";
+    case HazardKind::IssueSpacing:
+        return "memory issue spacing";
+    case HazardKind::Wall:
+        return "walls";
+    case HazardKind::Pinned:
+        return "pinned instructions";
+    case HazardKind::Structure:
+        return "block boundaries";
+    case HazardKind::Reuse:
+        return "operand-reuse flags";
     }
     return "other rules";
 }
@@ -47,7 +59,8 @@ std::string whyNothingMoves(const sassx::KernelWorkspace& k, const sassx::Schedu
             if (count++ == 0) example = h->message;
         }
     }
-    if (candidates == 0) return all ? "the kernel has no instructions" : "the kernel has no memory instructions";
+    if (candidates == 0)
+        return all ? "the kernel has no instructions" : "the kernel has no memory instructions";
     auto best = byRule.end();
     for (auto it = byRule.begin(); it != byRule.end(); ++it)
         if (best == byRule.end() || it->second.first > best->second.first) best = it;
@@ -63,9 +76,16 @@ int runLegalCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw, OptionSpec{{}, {"--all", "--json"}}.add(workspaceOptionSpec()), err);
+    auto args =
+        parseArgs(raw, OptionSpec{{"--control"}, {"--all", "--json"}}.add(workspaceOptionSpec()), err);
     if (!err.empty() || args.positional.size() != 1)
-        return fail(err.empty() ? "usage: sassx-cli legal FILE [--kernel K] [--all] [--json]" : err);
+        return fail(err.empty()
+                        ? "usage: sassx-cli legal FILE [--kernel K] [--all] [--control yield|reuse|all] "
+                          "[--json]"
+                        : err);
+    const std::string control = args.value("--control");
+    if (!control.empty() && control != "yield" && control != "reuse" && control != "all")
+        return fail("--control is yield, reuse or all");
     auto sel = openKernel(args.positional[0], args);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
@@ -79,6 +99,16 @@ int runLegalCommand(const Args& raw)
         movableSet.insert(from);
     }
     const std::string why = moves.empty() ? whyNothingMoves(k, identity, all) : std::string();
+    // Control edits of ptxas' own order (the yield space of searches), from the same rule table the
+    // checker judges edits with.
+    nlohmann::json controlEdits = nlohmann::json::array();
+    if (!control.empty()) {
+        const ControlSpace space = control == "yield"   ? ControlSpace::Yield
+                                   : control == "reuse" ? ControlSpace::Reuse
+                                                        : ControlSpace::YieldAndReuse;
+        for (const Edit& e : k.checker().legalControlEdits(identity, space))
+            controlEdits.push_back(Variant{"", "", {e}}.toJson().at("edits").at(0));
+    }
     if (args.has("--json")) {
         nlohmann::json j{{"kernel", k.name()},
                          {"arch", k.cubin().archName()},
@@ -86,17 +116,27 @@ int runLegalCommand(const Args& raw)
                          {"moves", moves},
                          {"notices", k.notices()}};
         if (!why.empty()) j["why_none"] = why;
+        if (!control.empty()) j["control_edits"] = controlEdits;
         std::cout << j.dump(1) << "\n";
         return 0;
     }
     std::printf("%s (%s): %zu legal single moves of %zu %s instructions\n", k.name().c_str(),
-                k.cubin().archName().c_str(), moves.size(), movableSet.size(), all ? "movable" : "movable memory");
+                k.cubin().archName().c_str(), moves.size(), movableSet.size(),
+                all ? "movable" : "movable memory");
     for (const std::string& n : k.notices())
         std::printf("  note: %s\n", n.c_str());
     if (!why.empty()) std::printf("  why none: %s\n", why.c_str());
     for (const auto& m : moves) {
         uint32_t f = m["from"], t = m["to"];
         std::printf("  %5u -> %5u  %s\n", f, t, a.listing.instructions[f].text().c_str());
+    }
+    if (!control.empty()) {
+        std::printf("%zu legal %s control edit(s) of ptxas' order\n", controlEdits.size(), control.c_str());
+        for (const auto& e : controlEdits) {
+            const uint32_t at = e["control"]["at"];
+            std::printf("  %5u %-22s %s\n", at, e["control"].dump().c_str(),
+                        a.listing.instructions[at].text().c_str());
+        }
     }
     return 0;
 }

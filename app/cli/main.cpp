@@ -12,17 +12,19 @@ namespace {
 
 void usage()
 {
-    std::fputs("usage: sassx-cli <command> [options]\n"
-               "  info FILE [--json]                         cubins, kernels, attributes\n"
-               "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
-               "  legal FILE [--kernel K] [--all] [--json]    legal single moves\n"
-               "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] -o OUT\n"
-               "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip] -o OUT.jsonl\n"
-               "  diff A B [--kernel K] [--format text|json|html]\n"
-               "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
-               "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate] [--gpus LIST] [--metrics]\n"
-               "        [--metrics-backend auto|cupti|ncu] [--json]\n",
-               stderr);
+    std::fputs(
+        "usage: sassx-cli <command> [options]\n"
+        "  info FILE [--json]                         cubins, kernels, attributes\n"
+        "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
+        "  legal FILE [--kernel K] [--all] [--control yield|reuse|all] [--json]   legal moves, control "
+        "edits\n"
+        "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] -o OUT\n"
+        "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip|stalls|yield] -o OUT.jsonl\n"
+        "  diff A B [--kernel K] [--format text|json|html]\n"
+        "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
+        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics]\n"
+        "        [--metrics-backend auto|cupti|ncu] [--json]\n",
+        stderr);
 }
 
 } // namespace

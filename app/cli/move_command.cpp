@@ -1,6 +1,5 @@
-#include "commands.h"
 #include "cli_workspace.h"
-
+#include "commands.h"
 
 #include <charconv>
 #include <fstream>

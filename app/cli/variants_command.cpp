@@ -1,8 +1,8 @@
 // sassx-cli variants: random legal variants (or SIP-rule ones) written as byte patches against the
 // original cubin, one JSON object per line, so a GPU harness can rebuild the exact cubins the
 // rewriter produced without shipping thousands of files.
-#include "commands.h"
 #include "cli_workspace.h"
+#include "commands.h"
 
 #include "core/search/random_variants.h"
 #include "core/session/annotation_json.h"
@@ -30,18 +30,20 @@ int runVariantsCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args = parseArgs(raw,
-                          OptionSpec{{"--count", "--seed", "--rule", "--max-edits", "-o", "--replay"}, {"--memory-only"}}
-                              .add(workspaceOptionSpec()),
-                          err);
+    auto args = parseArgs(
+        raw,
+        OptionSpec{{"--count", "--seed", "--rule", "--max-edits", "-o", "--replay"}, {"--memory-only"}}.add(
+            workspaceOptionSpec()),
+        err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
         return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
-                                  "[--rule sassx|sip|stalls] [--max-edits M] [--memory-only] "
+                                  "[--rule sassx|sip|stalls|yield] [--max-edits M] [--memory-only] "
                                   "[--replay VARIANTS.jsonl] -o OUT.jsonl"
                                 : err);
     const std::string rule = args.value("--rule", "sassx");
-    if (rule != "sassx" && rule != "sip" && rule != "stalls")
-        return fail("--rule is sassx, sip or stalls (stall increases only: a control experiment)");
+    if (rule != "sassx" && rule != "sip" && rule != "stalls" && rule != "yield")
+        return fail("--rule is sassx, sip, stalls (stall increases only: a control experiment) or yield "
+                    "(yield-bit flips of ptxas' own order)");
     int count = 0, maxEdits = 0;
     uint64_t seed = 0;
     try {
@@ -65,6 +67,7 @@ int runVariantsCommand(const Args& raw)
     opts.maxEdits = maxEdits;
     opts.memoryOnly = args.has("--memory-only");
     opts.onlyRaiseStalls = rule == "stalls";
+    opts.yieldOnly = rule == "yield";
     // --replay: the variants come from a file (one Variant JSON per line, e.g. reductions of a failing
     // variant made by bench/legality/bisect.py); each is written whether legal or not, with its verdict.
     std::vector<Variant> replay;
@@ -94,8 +97,7 @@ int runVariantsCommand(const Args& raw)
             s = std::move(*applied);
             edits = replay[size_t(v)].edits;
         } else if (rule == "sip") {
-            edits =
-                sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
+            edits = sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
         } else {
             edits = randomLegalEdits(checker, rng, opts, s);
         }

@@ -86,7 +86,8 @@ int main(int argc, char** argv)
     if (!spec) return std::fprintf(stderr, "sassx-headroom: %s\n", spec.message().c_str()), 1;
     std::ifstream cubinIn(spec->cubinPath(), std::ios::binary);
     const std::vector<uint8_t> original(std::istreambuf_iterator<char>(cubinIn), {});
-    if (original.empty()) return std::fprintf(stderr, "sassx-headroom: cannot read %s\n", spec->cubinPath().c_str()), 1;
+    if (original.empty())
+        return std::fprintf(stderr, "sassx-headroom: cannot read %s\n", spec->cubinPath().c_str()), 1;
 
     const int top = std::stoi(option(argc, argv, "--top", "5"));
     const int screen = std::stoi(option(argc, argv, "--screen", "10"));
@@ -130,7 +131,8 @@ int main(int argc, char** argv)
     int wrong = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {
         candidates[i].correct = results[i].correct;
-        candidates[i].failure = results[i].failureKind.empty() ? "" : results[i].failureKind + ": " + results[i].failure;
+        candidates[i].failure =
+            results[i].failureKind.empty() ? "" : results[i].failureKind + ": " + results[i].failure;
         candidates[i].screen = results[i].timing ? results[i].timing->ratio.median : 1e9;
         wrong += !results[i].correct;
     }
@@ -156,8 +158,10 @@ int main(int argc, char** argv)
              {"screen", json::array()}};
     for (size_t k = 0; k < order.size(); ++k) {
         const Candidate& c = candidates[order[k]];
-        out["screen"].push_back({{"name", c.name}, {"screen_speedup", c.screen > 0 ? 1.0 / c.screen : 0.0},
-                                 {"correct", c.correct}, {"failure", c.failure}});
+        out["screen"].push_back({{"name", c.name},
+                                 {"screen_speedup", c.screen > 0 ? 1.0 / c.screen : 0.0},
+                                 {"correct", c.correct},
+                                 {"failure", c.failure}});
         if (int(k) < top && c.correct) {
             json r = remeasure(ev, c.bytes, screen, rounds);
             r["name"] = c.name;

@@ -26,7 +26,7 @@ fi
 if [[ " $STEPS " == *" headroom "* ]]; then
   for s in $samples; do
     echo "=== headroom $s"
-    timeout 240 "$D/bin/sassx-headroom" "$D/data/$s.launch.json" "$D/data/$s.yieldhr.jsonl" --top 5 --screen 10 \
+    timeout 85 "$D/bin/sassx-headroom" "$D/data/$s.launch.json" "$D/data/$s.yieldhr.jsonl" --top 5 --screen 10 \
       --rounds 60 --json "$OUT/headroom-$s.json" 2>&1 | tail -8
   done
 fi

@@ -58,11 +58,14 @@ bool issueGapIgnoresYield(uint8_t stall)
 
 int issueGap(uint8_t stall, uint8_t yield)
 {
-    // Stall 0 issues the next instruction one cycle later (ptxas uses it only with Y0). Above 11 only Y0
-    // holds the warp for the full count; with Y1 it stalls 1-2 cycles (docs/sass-facts.md, control
-    // bits): count the lower bound, so every distance check stays on the safe side.
+    // Measured on an H100 (bench/results/yield-semantics-h100-2026-11-22.md, one warp, FADD/FFMA/IADD3):
+    // stall 1-11 issues the next instruction `stall` cycles later under either bit (stall 1 with Y0
+    // takes 2, longer); 12-15 only with Y0, with Y1 after 1 cycle (12, 13) or 2 (14, 15). Stall 0 waits 33
+    // cycles with Y0 (ptxas puts it only on NOP and BRA) and 2 with Y1; it counts 1, the analysis' own
+    // issue cycles, as a lower bound. Every distance the checker verifies is a sum of these lower bounds,
+    // so contention, which only adds cycles, cannot make a check unsafe.
     if (stall == 0) return 1;
-    if (stall > kYieldNeutralMaxStall && (yield & 1)) return 1;
+    if (stall > kYieldNeutralMaxStall && (yield & 1)) return stall >= 14 ? 2 : 1;
     return stall;
 }
 
@@ -108,8 +111,9 @@ std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& 
         out.push_back(instructionAt(a, i) + ": a stall of 0 is only kept where ptxas used it");
     if (auto why = stallRefusal(i, c)) out.push_back(std::move(*why));
     if (auto why = yieldRefusal(i, c)) out.push_back(std::move(*why));
-    // ptxas never pairs reuse flags with Y0 (a yield lets other warps use the operand collectors), and
-    // nvdisasm rejects some such encodings (docs/sass-facts.md, control bits).
+    // ptxas never pairs reuse flags with Y0 (docs/sass-facts.md, control bits), nvdisasm rejects Y0 with
+    // a mask holding Rb and Rc, and the reuse cache only pays while one warp issues back to back
+    // (bench/results/yield-semantics-h100-2026-11-22.md).
     if (c.reuse != 0 && (c.yield & 1) == 0 && (c.reuse != orig.reuse || c.yield != orig.yield))
         out.push_back(instructionAt(a, i) +
                       ": reuse flags with Y0 are never used by ptxas (it pairs them only " +
@@ -141,18 +145,17 @@ std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control&
     const uint8_t want = c.yield & 1;
     if (want == (ins.control.yield & 1)) return std::nullopt;
     const std::string who = instructionAt(a, i) + ": the yield bit cannot change here: ";
-    // Within stalls 1..11 the gap is the stall count under either bit, so every distance the checker
-    // verifies is unchanged (flipping it on random stall <= 11 instructions kept 200 of 200 Triton
-    // variants bitwise correct on an H100; docs/sass-facts.md, control-bit probe).
+    // Within stalls 1..11 the gap is the stall count under either bit (measured: issueGap), so every
+    // distance the checker verifies is unchanged; flipping it on random stall <= 11 instructions kept 200
+    // of 200 Triton variants bitwise correct on an H100 (docs/sass-facts.md, control-bit probe).
     if (!issueGapIgnoresYield(c.stall)) {
         if (c.stall == 0)
-            return who + "with stall 0 the issue gap under Y" + std::to_string(want) +
-                   " is not known (ptxas pairs stall 0 only with Y0; docs/sass-facts.md, control bits)";
+            return who + "with stall 0 the yield bit changes the issue gap (33 cycles with Y0, 2 with Y1, "
+                         "which nvdisasm cannot decode; bench/results/yield-semantics-h100-2026-11-22.md)";
         return who + "with stall " + std::to_string(c.stall) + " > " + std::to_string(kYieldNeutralMaxStall) +
-               " the yield bit changes the issue gap (" +
-               std::to_string(issueGap(c.stall, ins.control.yield)) + " cycles with Y" +
-               std::to_string(ins.control.yield & 1) + ", " + std::to_string(issueGap(c.stall, want)) +
-               " with Y" + std::to_string(want) + "; docs/sass-facts.md, control bits)";
+               " the yield bit changes the issue gap (" + std::to_string(issueGap(c.stall, 0)) +
+               " cycles with Y0, " + std::to_string(issueGap(c.stall, 1)) +
+               " with Y1; docs/sass-facts.md, control bits)";
     }
     // Opcodes encode only some control values (nvdisasm rejects a flipped yield on BRA): only a bit ptxas
     // itself used on the same opcode in this kernel is known to encode.
@@ -165,6 +168,12 @@ std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control&
     if (a.facts[i].wall)
         return who + "it is a wall (" + a.facts[i].wallReason +
                "), where the bit may be what lets other warps progress";
+    // The gaps and read-after-write bounds were measured on fixed-latency instructions only
+    // (bench/results/yield-semantics-h100-2026-11-22.md); a variable-latency one also sets or waits on
+    // scoreboards, whose timing against the bit is unmeasured.
+    if (ins.variableLatency)
+        return who + "it has variable latency, and the yield bit was measured on fixed-latency "
+                     "instructions only (bench/results/yield-semantics-h100-2026-11-22.md)";
     return std::nullopt;
 }
 

@@ -17,8 +17,10 @@ namespace sassx {
 
 struct KernelAnalysis;
 
-// Stall counts whose issue gap does not depend on the yield bit (docs/sass-facts.md, control bits:
-// above 11 the bit changes the gap; ptxas pairs stall 0 only with Y0, so the other value is unknown).
+// Stall counts whose issue gap (as issueGap bounds it) does not depend on the yield bit. Measured on an
+// H100 (bench/results/yield-semantics-h100-2026-11-22.md): stalls 1-11 give `stall` cycles under either
+// bit (stall 1 with Y0 takes 2, longer); above 11 Y1 drops the gap to 1-2 cycles; stall 0 gives 33 cycles
+// with Y0 and 2 with Y1 (docs/sass-facts.md, control bits).
 constexpr uint8_t kYieldNeutralMinStall = 1;
 constexpr uint8_t kYieldNeutralMaxStall = 11;
 
@@ -29,8 +31,9 @@ bool issueGapIgnoresYield(uint8_t stall);
 // The fewest cycles from an instruction's issue to the next issue of its warp, given its control bits.
 // Every distance the checker verifies (latency bounds, scoreboard spacing, issue spacing, cross-block
 // bounds) and every distance a move or control edit is enumerated with is a sum of these, so refining
-// the (stall, yield) table here updates checking and enumeration at once. A lower bound: a stall above
-// 11 with Y1 (a pairing ptxas never emits) counts 1 cycle.
+// the (stall, yield) table here updates checking and enumeration at once. A lower bound, from the
+// measured table (bench/results/yield-semantics-h100-2026-11-22.md): the stall count, but 1 for stall 0
+// and 1-2 for a stall above 11 with Y1 (a pairing ptxas never emits).
 int issueGap(uint8_t stall, uint8_t yield);
 inline int issueGap(const Control& c)
 {
@@ -68,7 +71,8 @@ public:
     std::optional<std::string> stallRefusal(uint32_t i, const Control& c) const;
     // The yield rule alone: a yield bit other than ptxas' is legal only where the issue gap ignores it
     // (issueGapIgnoresYield of the new stall), ptxas used that bit on the opcode in this kernel, and the
-    // instruction is not a wall (a branch or barrier may rely on the bit to let other warps progress).
+    // instruction is neither a wall (a branch or barrier may rely on the bit to let other warps
+    // progress) nor of variable latency (the bit was measured on fixed-latency instructions only).
     std::optional<std::string> yieldRefusal(uint32_t i, const Control& c) const;
 
     // Why the reuse flag on operand slot `slot` (0 Ra, 1 Rb, 2 Rc, 3 reserved; encoding fields, not

@@ -66,10 +66,9 @@ public:
     // (Edit::control(pos, {}, newYield, {}); a flip to Y0 of an instruction with reuse flags clears them
     // too, Edit::control(pos, {}, 0, 0), as ptxas never pairs reuse flags with Y0) and reuse edits that
     // clear or set one flag (Edit::control(pos, {}, {}, newMask)), positions in `current`, in position
-    // order. Candidates are
-    // judged by the same rules check() applies (ControlRules, then the checker's own pass over the
-    // block), so each returned edit applied to a legal `current` passes check(); a block that is already
-    // illegal offers none. Yield flips and reuse edits of different instructions are independent.
+    // order. Candidates are judged by the same rules check() applies (ControlRules, then the checker's
+    // own pass over the block), so each returned edit applied to a legal `current` passes check(); a
+    // block that is already illegal offers none. Edits of different instructions are independent.
     std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space) const;
     const ControlRules& controlRules() const { return m_controlRules; }
 

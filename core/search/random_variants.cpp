@@ -72,7 +72,9 @@ std::vector<Edit> randomYieldFlips(const LegalityChecker& checker, std::mt19937_
         // Flips of different instructions are independent (legalControlEdits); the full check guards
         // that claim rather than trusting it.
         Schedule trial = schedule;
-        trial.control[trial.order[e.at]].yield = *e.yield;
+        Control& c = trial.control[trial.order[e.at]];
+        c.yield = *e.yield;
+        if (e.reuse) c.reuse = *e.reuse; // a flip to Y0 drops the reuse flags (legalControlEdits)
         if (!checker.check(trial, stop).legal()) continue;
         schedule = std::move(trial);
         applied.push_back(e);

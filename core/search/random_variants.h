@@ -28,7 +28,8 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
 
 // Between minEdits and maxEdits yield flips drawn from LegalityChecker::legalControlEdits(schedule,
 // ControlSpace::Yield), each on a different instruction and each confirmed by a full check; fewer if the
-// kernel offers fewer. Returns them in the order drawn.
+// kernel offers fewer. A flip to Y0 of an instruction with reuse flags clears them in the same edit.
+// Returns them in the order drawn.
 std::vector<Edit> randomYieldFlips(const LegalityChecker& checker, std::mt19937_64& rng,
                                    const RandomVariantOptions& options, Schedule& schedule);
 

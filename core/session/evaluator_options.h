@@ -16,11 +16,11 @@ struct EvaluatorOptions
     // "auto": the GPU worker pool when a worker starts and finds a usable GPU, else the labelled
     // estimate; "gpu": the pool or an error; "estimate": the static model only.
     std::string backend = "auto";
-    std::vector<int> gpus;        // empty: GPU 0
-    std::string workerPath;       // empty: eval::defaultWorkerPath()
-    int inputSets = 3;            // fresh input sets every candidate is checked on
-    uint64_t seed = 20261121;     // input generation (the worker protocol's default)
-    bool l2Flush = false;         // flush L2 between timed launches
+    std::vector<int> gpus;               // empty: GPU 0
+    std::string workerPath;              // empty: eval::defaultWorkerPath()
+    int inputSets = 3;                   // fresh input sets every candidate is checked on
+    uint64_t seed = 20261121;            // input generation (the worker protocol's default)
+    bool l2Flush = false;                // flush L2 between timed launches
     std::string metricsBackend = "auto"; // auto | cupti | ncu
 };
 
@@ -31,7 +31,7 @@ struct EvaluatorChoice
 {
     std::shared_ptr<eval::Evaluator> evaluator;
     std::string backend; // "gpu" or "estimate": what was picked
-    std::string reason;   // why, in words ("no sassx-worker found", "GPU pool on 2 GPU(s)", …)
+    std::string reason;  // why, in words ("no sassx-worker found", "GPU pool on 2 GPU(s)", …)
 };
 
 // Builds the evaluator the options ask for. Starting GPU workers takes seconds: call it off the UI thread.

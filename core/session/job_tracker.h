@@ -11,8 +11,8 @@
 
 #include <atomic>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace sassx {
@@ -76,7 +76,7 @@ public:
         return id;
     }
 
-    void cancel();               // stops every running job; their results are dropped
+    void cancel(); // stops every running job; their results are dropped
     bool isRunning() const { return !m_running.empty(); }
     int runningCount() const { return int(m_running.size()); }
     quint64 lastId() const { return m_lastId; }

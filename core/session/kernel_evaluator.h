@@ -18,7 +18,7 @@ namespace sassx {
 struct MeasureOptions
 {
     eval::EvalOptions eval;
-    bool metrics = false;                 // also collect hardware (or estimate) metrics of a correct result
+    bool metrics = false;                   // also collect hardware (or estimate) metrics of a correct result
     const std::atomic_bool* stop = nullptr; // polled between steps; a stopped measure returns an error
 };
 
@@ -26,19 +26,24 @@ class KernelEvaluator
 {
 public:
     // `choice` from makeEvaluator(); the spec names how to launch the kernel.
-    KernelEvaluator(std::shared_ptr<const KernelWorkspace> kernel, EvaluatorChoice choice, eval::LaunchSpec spec);
+    KernelEvaluator(std::shared_ptr<const KernelWorkspace> kernel, EvaluatorChoice choice,
+                    eval::LaunchSpec spec);
 
     const EvaluatorChoice& choice() const { return m_choice; }
     const eval::LaunchSpec& spec() const { return m_spec; }
     const KernelWorkspace& kernel() const { return *m_kernel; }
     // Sets the original as the baseline on first use (checks the spec against the cubin's parameters).
     Status prepare();
-    const eval::BaselineInfo* baseline() const { return m_prepared ? &m_choice.evaluator->baseline() : nullptr; }
+    const eval::BaselineInfo* baseline() const
+    {
+        return m_prepared ? &m_choice.evaluator->baseline() : nullptr;
+    }
 
     // Figures of a schedule (identity: the original itself, run as a candidate).
     Result<eval::EvalResult> measure(const Schedule& schedule, const MeasureOptions& options = {});
     // Figures of whole cubin bytes (a file the user brings, e.g. `bench --cubin`).
-    Result<eval::EvalResult> measureCubin(const std::vector<uint8_t>& bytes, const MeasureOptions& options = {});
+    Result<eval::EvalResult> measureCubin(const std::vector<uint8_t>& bytes,
+                                          const MeasureOptions& options = {});
 
 private:
     void addMetrics(const std::vector<uint8_t>& bytes, eval::EvalResult& result);

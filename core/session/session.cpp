@@ -403,7 +403,8 @@ Result<VariantFigures> measureOnThread(KernelEvaluator*& evaluator, std::unique_
         if (!spec) return spec.error();
         EvaluatorChoice choice;
         if (injected) {
-            choice = {injected, injected->sourceKind() == "estimate" ? "estimate" : "gpu", "set by the caller"};
+            choice = {injected, injected->sourceKind() == "estimate" ? "estimate" : "gpu",
+                      "set by the caller"};
         } else {
             auto made = makeEvaluator(options);
             if (!made) return made.error();

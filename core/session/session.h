@@ -157,7 +157,8 @@ private:
     void autosave();
     void applyPendingSession();
     void finishMeasure(int variantId, const std::vector<Edit>& edits,
-                       const std::shared_ptr<const KernelWorkspace>& kernel, const Result<VariantFigures>& figures);
+                       const std::shared_ptr<const KernelWorkspace>& kernel,
+                       const Result<VariantFigures>& figures);
     VariantRecord* mutableVariant(int id);
 
     JobTracker m_loadJobs{this, JobTracker::Policy::Supersede};

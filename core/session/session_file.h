@@ -1,7 +1,7 @@
 #pragma once
 // The session file (JSON): what to reopen (input, arch, kernel, launch spec) and everything the user
-// made (variants with their edits, figures and sources). Written through QSaveFile so a crash while
-// saving never leaves a half-written session behind.
+// made (variants with their edits, figures and sources). Written atomically (core/common/atomic_file.h: temp
+// file beside it, fsync, rename) so a crash while saving never leaves a half-written session behind.
 #include "core/common/result.h"
 #include "core/session/variant_record.h"
 
@@ -30,7 +30,7 @@ Result<SessionFile> sessionFileFromJson(const nlohmann::json& j);
 nlohmann::json figuresToJson(const VariantFigures& figures);
 Result<VariantFigures> figuresFromJson(const nlohmann::json& j);
 
-// Atomic write (QSaveFile: temp file + rename).
+// Atomic write (writeFileAtomically: temp file in the same directory + fsync + rename).
 Status writeSessionFile(const std::string& path, const SessionFile& file);
 Result<SessionFile> readSessionFile(const std::string& path);
 

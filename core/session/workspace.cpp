@@ -146,7 +146,8 @@ std::vector<std::pair<uint32_t, uint32_t>> KernelWorkspace::legalMoves(const Sch
 std::optional<Hazard> KernelWorkspace::whyImmovable(const Schedule& current, uint32_t pos) const
 {
     const uint32_t n = uint32_t(current.order.size());
-    if (pos >= n) return Hazard{HazardKind::Structure, 0, 0, "no instruction at position " + std::to_string(pos), 0};
+    if (pos >= n)
+        return Hazard{HazardKind::Structure, 0, 0, "no instruction at position " + std::to_string(pos), 0};
     const uint32_t original = current.order[pos];
     if (!m_immovable.empty()) return Hazard{HazardKind::Wall, original, original, m_immovable, 0};
     if (m_checker->isWall(original)) {

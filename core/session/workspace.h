@@ -40,7 +40,8 @@ class Workspace
 public:
     // Loads the input (a cubin, fatbin, host binary, .cu/.ptx compiled for options.arch, or a Triton
     // cache entry). The error is one line.
-    static Result<std::shared_ptr<const Workspace>> open(const std::string& path, WorkspaceOptions options = {});
+    static Result<std::shared_ptr<const Workspace>> open(const std::string& path,
+                                                         WorkspaceOptions options = {});
 
     const LoadedInput& input() const { return *m_input; }
     const WorkspaceOptions& options() const { return m_options; }

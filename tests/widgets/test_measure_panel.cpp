@@ -156,7 +156,8 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         Session session;
         session.setAutosaveInterval(0);
-        QCOMPARE(QString::fromStdString(session.workspaceOptions().evaluator.backend), QStringLiteral("auto"));
+        QCOMPARE(QString::fromStdString(session.workspaceOptions().evaluator.backend),
+                 QStringLiteral("auto"));
         QVERIFY(test::openAndWait(session, cubin));
         QSignalSpy chosen(&session, &Session::evaluatorChosen);
         QSignalSpy finished(&session, &Session::measureFinished);

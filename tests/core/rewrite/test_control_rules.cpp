@@ -142,8 +142,8 @@ private slots:
     }
 
     // A yield flip alone is legal exactly where the gap ignores the bit (stall 1..11), ptxas used the new
-    // bit on the opcode, the instruction is no wall and (to Y0) carries no reuse flags; above stall 11
-    // the refusal says why.
+    // bit on the opcode, the instruction is a fixed-latency one and no wall, and (to Y0) it carries no
+    // reuse flags; above stall 11 the refusal says why.
     void yieldFlips_data() { samples_data(); }
     void yieldFlips()
     {
@@ -169,7 +169,7 @@ private slots:
                                  mentions(r, HazardKind::Structure, "docs/sass-facts.md, control bits"),
                              where.c_str());
                     ++g_tally.yieldAboveEleven;
-                } else if (ins.control.stall >= 1 && !a.facts[i].wall &&
+                } else if (ins.control.stall >= 1 && !a.facts[i].wall && !ins.variableLatency &&
                            ((used[ins.baseOpcode] >> flipped) & 1)) {
                     if (flipped == 0 && ins.control.reuse != 0) {
                         // ptxas never pairs reuse flags with Y0: the flip must drop them.
@@ -342,20 +342,31 @@ private slots:
                 auto edits2 = sassx::randomYieldFlips(checker, again, opts, s2);
                 QVERIFY(edits == edits2);
                 QVERIFY(int(edits.size()) <= opts.maxEdits);
-                std::set<uint32_t> at;
+                std::map<uint32_t, Edit> at;
                 for (const auto& e : edits) {
-                    QVERIFY(e.kind == Edit::Kind::Control && e.yield && !e.stall && !e.reuse);
-                    QVERIFY(at.insert(e.at).second);
+                    QVERIFY(e.kind == Edit::Kind::Control && e.yield && !e.stall &&
+                            (!e.reuse || *e.reuse == 0));
+                    QVERIFY(at.emplace(e.at, e).second);
                 }
                 QVERIFY(checker.check(s).legal());
                 for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
                     Control c = a.listing.instructions[i].control;
-                    if (at.count(i)) c.yield ^= 1;
+                    if (auto it = at.find(i); it != at.end()) {
+                        c.yield ^= 1;
+                        if (it->second.reuse) c.reuse = 0;
+                    }
                     QVERIFY(s.order[i] == i && s.control[i] == c);
                 }
                 if (!checker.legalControlEdits(Schedule::identity(a), ControlSpace::Yield).empty())
                     QVERIFY(!edits.empty());
             }
+            // Asked for every offered flip, it applies every one (they are independent).
+            const auto offered = checker.legalControlEdits(Schedule::identity(a), ControlSpace::Yield);
+            RandomVariantOptions all = opts;
+            all.minEdits = all.maxEdits = int(offered.size());
+            Schedule everything = Schedule::identity(a);
+            std::mt19937_64 any(3);
+            QCOMPARE(sassx::randomYieldFlips(checker, any, all, everything).size(), offered.size());
             opts.yieldOnly = false;
             std::mt19937_64 other(7);
             Schedule s = Schedule::identity(a);

@@ -200,8 +200,8 @@ private slots:
             << yields << yieldEdit(0, 1) << int(HazardKind::Structure)
             << "with stall 13 > 11 the yield bit changes the issue gap (13 cycles with Y0, 1 with Y1; "
                "docs/sass-facts.md, control bits)";
-        QTest::newRow("yield flip with stall 0")
-            << yields << yieldEdit(4, 1) << int(HazardKind::Structure) << "with stall 0 the issue gap";
+        QTest::newRow("yield flip with stall 0") << yields << yieldEdit(4, 1) << int(HazardKind::Structure)
+                                                 << "with stall 0 the yield bit changes the issue gap";
         QTest::newRow("yield value ptxas never used on the opcode")
             << yields << yieldEdit(3, 0) << int(HazardKind::Structure) << "ptxas never used Y0 on IADD3";
         QTest::newRow("yield flip on a barrier")
@@ -217,16 +217,19 @@ private slots:
         QTest::newRow("stall above 11 with a flipped yield")
             << yields << std::vector<Edit>{Edit::control(1, uint8_t(13), uint8_t(0), std::nullopt)}
             << int(HazardKind::Structure) << "with stall 13 > 11";
-        // ptxas' own wait 1 cycle after a yielding (Y0) setter is trusted only while the setter yields;
-        // adding a yield only delays the warp.
-        Lines shortWait = {{"LDS R4, [R2]", ctl(1, 0, 7, 0, 0)},
-                           {"FADD R5, R4, 1", ctl(4, 7, 7, 0b1, 1)},
-                           {"LDS R6, [R3]", ctl(1, 1, 7, 0, 1)},
-                           {"FADD R7, R6, 1", ctl(4, 7, 7, 0b10, 1)}};
-        QTest::newRow("yield removed under a 1-cycle scoreboard wait")
-            << shortWait << yieldEdit(0, 1) << int(HazardKind::Scoreboard) << "yields as ptxas made it";
-        QTest::newRow("yield added under a 1-cycle scoreboard wait")
-            << shortWait << yieldEdit(2, 0) << -1 << "";
+        // ptxas' own re-arm of a scoreboard 1 cycle after a yielding (Y0) wait on it is trusted only while
+        // the waiter yields; adding a yield only delays the warp. The yield bit of variable-latency
+        // instructions stays (measured on fixed-latency ones only).
+        Lines shortWait = {{"LDS R4, [R2]", ctl(2, 0, 7, 0, 1)},
+                           {"IADD3 R9, R9, 0x1, RZ", ctl(4)},
+                           {"FADD R5, R4, 1", ctl(1, 7, 7, 0b1, 0)},
+                           {"LDS R6, [R3]", ctl(2, 0, 7, 0, 0)},
+                           {"FADD R7, R6, 1", ctl(4, 7, 7, 0b1, 1)}};
+        QTest::newRow("yield removed under a 1-cycle scoreboard re-arm")
+            << shortWait << yieldEdit(2, 1) << int(HazardKind::Scoreboard) << "yields as ptxas made it";
+        QTest::newRow("yield added on a waiter") << shortWait << yieldEdit(4, 0) << -1 << "";
+        QTest::newRow("yield flip on a variable-latency instruction")
+            << shortWait << yieldEdit(0, 0) << int(HazardKind::Structure) << "it has variable latency";
 
         // Reuse flags: clearing is always legal; setting needs the next instruction to read the same
         // register in the same slot's field (ControlRules::reuseRefusal). ptxas' own flags on the first

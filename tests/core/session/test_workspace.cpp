@@ -22,7 +22,7 @@ QString sample(const QString& name)
     return QStringLiteral(SASSX_SAMPLES_DIR "/%1").arg(name);
 }
 
-#define REQUIRE_FILE(path)                                                                                    \
+#define REQUIRE_FILE(path)                                                                                   \
     if (!QFileInfo::exists(path)) QSKIP(qPrintable(QStringLiteral("sample missing (no nvcc?): ") + (path)))
 
 bool oneLine(const std::string& message)
@@ -55,7 +55,8 @@ private Q_SLOTS:
             const KernelWorkspace& kw = **k;
             const Kernel* kernel = kw.cubin().findKernel(name);
             QVERIFY(kernel);
-            for (const auto& u : unpatchableInstructionsWithReasons(kw.cubin(), *kernel, kw.options().patch)) {
+            for (const auto& u :
+                 unpatchableInstructionsWithReasons(kw.cubin(), *kernel, kw.options().patch)) {
                 QVERIFY(kw.checker().isWall(u.index));
                 QCOMPARE(kw.checker().wallReasonOf(u.index), u.reason);
             }
