@@ -12,6 +12,7 @@ int runDiffCommand(const Args& args);
 int runTritonExportCommand(const Args& args);
 int runTritonRestoreCommand(const Args& args);
 int runVariantsCommand(const Args& args);
+int runSearchCommand(const Args& args);
 
 // Small shared helpers.
 struct ParsedArgs

@@ -23,7 +23,10 @@ void usage()
         "  diff A B [--kernel K] [--format text|json|html]\n"
         "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
         "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics]\n"
-        "        [--metrics-backend auto|cupti|ncu] [--json]\n",
+        "        [--metrics-backend auto|cupti|ncu] [--json]\n"
+        "  search SPEC.json --algo anneal|greedy|random|listsched [--preset sip]\n"
+        "        [--space mem|all|yield|all+control] [--budget-evals N | --budget-time 10m]\n"
+        "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n",
         stderr);
 }
 
@@ -53,6 +56,7 @@ int main(int argc, char** argv)
         {"triton-export", runTritonExportCommand},
         {"triton-restore", runTritonRestoreCommand},
         {"bench", runBenchCommand},
+        {"search", runSearchCommand},
     };
     if (auto it = commands.find(cmd); it != commands.end()) return it->second(args);
     std::fprintf(stderr, "sassx-cli: unknown command '%s' (sassx-cli --help lists them)\n", cmd.c_str());

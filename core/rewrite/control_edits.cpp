@@ -5,7 +5,8 @@
 
 namespace sassx {
 
-std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, ControlSpace space) const
+std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, ControlSpace space,
+                                                     const std::vector<uint32_t>& onlyPositions) const
 {
     std::vector<Edit> out;
     const auto& a = *m_analysis;
@@ -17,6 +18,10 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
         seen[i] = 1;
     }
     const auto pos = current.positionOf();
+    std::vector<char> wanted(onlyPositions.empty() ? 0 : n, 0);
+    for (uint32_t p : onlyPositions)
+        if (p < n) wanted[p] = 1;
+    auto isWanted = [&](uint32_t p) { return wanted.empty() || wanted[p]; };
     const CheckOptions stop{.stopAtFirst = true};
     // One working copy: each candidate is written into it, judged, and undone.
     Schedule trial = current;
@@ -26,10 +31,14 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
             checkBlock(trial, pos, b.index, r, stop);
             return r.legal();
         };
+        bool any = false;
+        for (uint32_t p = b.first; p < b.end && !any; ++p)
+            any = isWanted(p);
         // A control edit changes no other block (cycles, reuse pairs and scoreboard spacing are per
         // block; cross-block bounds are per instruction), so judging its own block is judging the edit.
-        if (!blockLegal()) continue;
+        if (!any || !blockLegal()) continue;
         for (uint32_t p = b.first; p < b.end; ++p) {
+            if (!isWanted(p)) continue;
             const uint32_t i = current.order[p];
             const Control before = current.control[i];
             auto consider = [&](const Control& edited, const Edit& edit) {

@@ -309,21 +309,22 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         for (uint32_t e : a.deps.incoming(i)) {
             const auto& d = a.deps.edges()[e];
             const uint32_t f = d.from;
-            const std::string reg = d.hasReg ? d.reg.name() : std::string();
+            // Named only when a hazard is reported: searches check thousands of schedules.
+            auto reg = [&d] { return d.hasReg ? d.reg.name() : std::string(); };
             if (pos[f] > pos[i]) {
                 std::string msg;
                 HazardKind kind = HazardKind::Register;
                 switch (d.kind) {
                 case DepKind::Raw:
-                    msg = reg + " is written by " + at(a, f) + " and read by " + at(a, i) +
+                    msg = reg() + " is written by " + at(a, f) + " and read by " + at(a, i) +
                           "; this order puts the reader first";
                     break;
                 case DepKind::War:
-                    msg = reg + " is read by " + at(a, f) + " and then overwritten by " + at(a, i) +
+                    msg = reg() + " is read by " + at(a, f) + " and then overwritten by " + at(a, i) +
                           "; this order overwrites it before the read";
                     break;
                 case DepKind::Waw:
-                    msg = reg + " is written by " + at(a, f) + " and again by " + at(a, i) +
+                    msg = reg() + " is written by " + at(a, f) + " and again by " + at(a, i) +
                           "; swapping them leaves the wrong value";
                     break;
                 case DepKind::SbProducer:
@@ -333,17 +334,17 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     break;
                 case DepKind::SbConsumer:
                     kind = HazardKind::Scoreboard;
-                    msg = at(a, i) + (d.readScoreboard ? " overwrites " : " reads ") + reg +
+                    msg = at(a, i) + (d.readScoreboard ? " overwrites " : " reads ") + reg() +
                           ", which is only safe after the scoreboard wait at " + at(a, f) +
                           "; this order runs it before that wait";
                     break;
                 case DepKind::ImplicitCover:
                     kind = HazardKind::ImplicitCoverage;
                     msg = d.scoreboard < 0
-                              ? reg + " is read asynchronously by " + at(a, f) + " and " + at(a, i) +
+                              ? reg() + " is read asynchronously by " + at(a, f) + " and " + at(a, i) +
                                     " without scoreboards of their own; whatever covers the later one covers "
                                     "the earlier only while they keep their order"
-                              : reg + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
+                              : reg() + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
                                     at(a, f) +
                                     " without its own scoreboard; it is only covered by the wait on SB" +
                                     std::to_string(d.scoreboard) + " of " + at(a, i) +
@@ -372,12 +373,12 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                                   at(a, f) +
                                   ", which may touch the same memory (one writes) and completes after "
                                   "issue"
-                        : d.kind == DepKind::Raw ? at(a, i) + " reads " + reg + " " + std::to_string(dist) +
+                        : d.kind == DepKind::Raw ? at(a, i) + " reads " + reg() + " " + std::to_string(dist) +
                                                        " cycles after " + at(a, f) + " writes it"
                         : d.kind == DepKind::War
-                            ? at(a, i) + " overwrites " + reg + " " + std::to_string(dist) +
+                            ? at(a, i) + " overwrites " + reg() + " " + std::to_string(dist) +
                                   " cycles after " + at(a, f) + " reads it (operands may be read after issue)"
-                            : at(a, i) + " writes " + reg + " " + std::to_string(dist) + " cycles after " +
+                            : at(a, i) + " writes " + reg() + " " + std::to_string(dist) + " cycles after " +
                                   at(a, f) + " does (a shorter pipe could land its write first)";
                     std::string source;
                     if (!d.latencyFromTable)

@@ -69,7 +69,10 @@ public:
     // order. Candidates are judged by the same rules check() applies (ControlRules, then the checker's
     // own pass over the block), so each returned edit applied to a legal `current` passes check(); a
     // block that is already illegal offers none. Edits of different instructions are independent.
-    std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space) const;
+    // `onlyPositions` (non-empty) limits the answer to those positions: what a search needs after it
+    // changed the control bits of a few instructions, since the others' edits stay as they were.
+    std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space,
+                                        const std::vector<uint32_t>& onlyPositions = {}) const;
     const ControlRules& controlRules() const { return m_controlRules; }
 
     // Reuse fix-up: clears reuse flags whose pairing changed in the new order (a reuse flag on operand

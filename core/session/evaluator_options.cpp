@@ -51,7 +51,7 @@ Result<EvaluatorChoice> makeEvaluator(const EvaluatorOptions& options)
     }
     const size_t n = options.gpus.empty() ? 1 : options.gpus.size();
     return EvaluatorChoice{std::shared_ptr<eval::Evaluator>(std::move(*gpu)), "gpu",
-                           "GPU worker pool on " + std::to_string(n) + " GPU(s)"};
+                           "GPU worker pool on " + std::to_string(n) + " GPU(s)", int(n)};
 }
 
 } // namespace sassx

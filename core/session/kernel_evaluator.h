@@ -32,6 +32,7 @@ public:
     const EvaluatorChoice& choice() const { return m_choice; }
     const eval::LaunchSpec& spec() const { return m_spec; }
     const KernelWorkspace& kernel() const { return *m_kernel; }
+    const std::shared_ptr<const KernelWorkspace>& kernelPtr() const { return m_kernel; }
     // Sets the original as the baseline on first use (checks the spec against the cubin's parameters).
     Status prepare();
     const eval::BaselineInfo* baseline() const

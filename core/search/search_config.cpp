@@ -1,0 +1,126 @@
+#include "core/search/search_config.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace sassx::search {
+
+std::optional<Algorithm> parseAlgorithm(const std::string& name)
+{
+    if (name == "anneal") return Algorithm::Anneal;
+    if (name == "greedy") return Algorithm::Greedy;
+    if (name == "random") return Algorithm::Random;
+    if (name == "listsched") return Algorithm::ListSchedule;
+    return std::nullopt;
+}
+
+std::string algorithmName(Algorithm a)
+{
+    switch (a) {
+    case Algorithm::Anneal: return "anneal";
+    case Algorithm::Greedy: return "greedy";
+    case Algorithm::Random: return "random";
+    case Algorithm::ListSchedule: return "listsched";
+    }
+    return "?";
+}
+
+Status SearchConfig::validate() const
+{
+    if (!preset.empty() && preset != "sip") return makeError("unknown preset '" + preset + "' (known: sip)");
+    if (preset == "sip" && algorithm != Algorithm::Anneal)
+        return makeError("the sip preset is an annealing schedule: use it with --algo anneal");
+    if (std::string why = spaceUnavailableReason(space); !why.empty()) return makeError(why);
+    if (algorithm == Algorithm::ListSchedule && !spaceHasMoves(space))
+        return makeError("list scheduling reorders instructions, and the " + spaceName(space) +
+                         " space has no moves");
+    if (budgetEvals < 0 || budgetSeconds < 0) return makeError("a budget cannot be negative");
+    // The sip preset ends on its own temperature; every other algorithm needs a limit (a list
+    // schedule ends after its few heuristics).
+    if (budgetEvals == 0 && budgetSeconds == 0 && preset != "sip" && algorithm != Algorithm::ListSchedule)
+        return makeError("give a budget: --budget-evals N or --budget-time 10m");
+    if (maxEditsPerProposal < 1 || randomMaxEdits < 1) return makeError("edits per proposal must be >= 1");
+    if (!(t0 > 0) || !(tEnd > 0) || tEnd > t0) return makeError("annealing needs 0 < tEnd <= t0");
+    return Ok{};
+}
+
+std::string SearchConfig::describe() const
+{
+    std::string s = algorithmName(algorithm);
+    if (!preset.empty()) s += " (" + preset + ")";
+    s += " in " + spaceName(space);
+    if (budgetEvals > 0) s += ", " + std::to_string(budgetEvals) + " evaluations";
+    if (budgetSeconds > 0) {
+        char b[32];
+        std::snprintf(b, sizeof b, ", %.0f s", budgetSeconds);
+        s += b;
+    }
+    return s + ", seed " + std::to_string(seed);
+}
+
+nlohmann::json toJson(const SearchConfig& c)
+{
+    return {{"algorithm", algorithmName(c.algorithm)},
+            {"preset", c.preset},
+            {"space", spaceName(c.space)},
+            {"budget_evals", c.budgetEvals},
+            {"budget_seconds", c.budgetSeconds},
+            {"seed", c.seed},
+            {"seed_with_list_schedule", c.seedWithListSchedule},
+            {"max_edits_per_proposal", c.maxEditsPerProposal},
+            {"random_max_edits", c.randomMaxEdits},
+            {"remeasure_every", c.remeasureEvery},
+            {"t0", c.t0},
+            {"t_end", c.tEnd}};
+}
+
+Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
+{
+    try {
+        SearchConfig c;
+        auto algo = parseAlgorithm(j.at("algorithm").get<std::string>());
+        auto space = parseSearchSpace(j.at("space").get<std::string>());
+        if (!algo || !space) return makeError("unknown algorithm or space in the search configuration");
+        c.algorithm = *algo;
+        c.space = *space;
+        c.preset = j.value("preset", "");
+        c.budgetEvals = j.value("budget_evals", int64_t(0));
+        c.budgetSeconds = j.value("budget_seconds", 0.0);
+        c.seed = j.value("seed", uint64_t(1));
+        c.seedWithListSchedule = j.value("seed_with_list_schedule", true);
+        c.maxEditsPerProposal = j.value("max_edits_per_proposal", 3);
+        c.randomMaxEdits = j.value("random_max_edits", 30);
+        c.remeasureEvery = j.value("remeasure_every", 50);
+        c.t0 = j.value("t0", 0.01);
+        c.tEnd = j.value("t_end", 0.0005);
+        if (Status s = c.validate(); !s) return s.error();
+        return c;
+    } catch (const std::exception& e) {
+        return makeError(std::string("unreadable search configuration: ") + e.what());
+    }
+}
+
+std::optional<double> parseDuration(const std::string& text)
+{
+    if (text.empty()) return std::nullopt;
+    double scale = 1.0;
+    std::string number = text;
+    switch (text.back()) {
+    case 's': scale = 1; number.pop_back(); break;
+    case 'm': scale = 60; number.pop_back(); break;
+    case 'h': scale = 3600; number.pop_back(); break;
+    default: break;
+    }
+    if (number.empty()) return std::nullopt;
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(number, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (used != number.size() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+    return v * scale;
+}
+
+} // namespace sassx::search

@@ -1,0 +1,111 @@
+#pragma once
+// The search engine: one loop for every algorithm (search_config.h). It proposes schedules from the
+// checker's legal edits of the chosen space (search_space.h), asks a CandidateEvaluator for figures,
+// decides, reports each evaluation through a callback and hands checkpoints to a sink. Qt-free and
+// synchronous: the CLI runs it on its main thread, the GUI's SearchJob on a worker thread.
+//
+// Honest acceptance (issue 13): a measured candidate that seems to beat the incumbent is confirmed on
+// fresh rounds by the evaluator before it can count (EvalRequest::incumbentRatio), a new best must be
+// clearly faster than the original (whole interval above 1, gain above the noise floor), and the
+// incumbent is re-measured periodically so one lucky figure cannot anchor the walk. Under a
+// deterministic backend (the estimate) a run is reproducible from its seed, and a run resumed from a
+// checkpoint continues exactly as if it had never stopped.
+#include "core/search/candidate_evaluator.h"
+#include "core/search/search_state.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <random>
+
+namespace sassx::search {
+
+struct SearchStatus
+{
+    int64_t evaluations = 0;
+    double seconds = 0.0;
+    double evalsPerSecond = 0.0; // this run's (since start or resume)
+    double temperature = 0.0;    // annealing only
+    double incumbentSpeedup = 1.0;
+    double bestSpeedup = 1.0;
+    int best = -1;
+    int64_t legalMoves = -1; // legal single edits of the space from the incumbent (-1: not counted yet)
+    std::string phase;       // "list schedule", "anneal", …
+};
+
+struct SearchCallbacks
+{
+    std::function<void(const SearchEvaluation&, const SearchStatus&)> onEvaluation;
+    std::function<void(const SearchState&)> onCheckpoint;
+};
+
+struct SearchControl
+{
+    const std::atomic_bool* stop = nullptr;  // ends the run after the evaluation in flight (resumable)
+    const std::atomic_bool* pause = nullptr; // holds the run between evaluations while set
+    int checkpointEvery = 25;                // evaluations between checkpoints
+    double checkpointSeconds = 10.0;         // ... or seconds, whichever comes first
+};
+
+class SearchEngine
+{
+public:
+    SearchEngine(const LegalityChecker& checker, CandidateEvaluator& evaluator);
+    ~SearchEngine();
+
+    // A fresh run of `config` (validated).
+    Status start(const SearchConfig& config);
+    // Continues a checkpointed run; its configuration wins, except a budget given here (> 0) replaces
+    // the saved one so a finished run can be extended.
+    Status resume(SearchState state, int64_t budgetEvals = 0, double budgetSeconds = 0.0);
+
+    // Runs until the budget, the algorithm's own end, or a stop; the final state is also checkpointed.
+    const SearchState& run(const SearchCallbacks& callbacks = {}, const SearchControl& control = {});
+    const SearchState& state() const { return m_state; }
+    SearchStatus status() const;
+
+private:
+    struct Candidate
+    {
+        Schedule schedule;
+        std::vector<Edit> edits;
+        int base = -1;
+    };
+    bool budgetSpent() const;
+    double now() const;
+    double temperature() const;
+    bool listPhase() const;
+    void listStep();
+    void annealStep(bool greedy);
+    void randomStep();
+    void remeasureIncumbent();
+    std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits);
+    std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates, const EvalRequest& request);
+    SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r, double temperature);
+    bool acceptAnneal(const SpeedupFigures& f, double t);
+    bool candidateBeats(const SpeedupFigures& f, double incumbent) const;
+    void setIncumbent(int index, double speedup, const Schedule& schedule);
+    Schedule scheduleOf(int index) const;
+    void checkpoint();
+    void emit(const SearchEvaluation& e);
+
+    const LegalityChecker& m_checker;
+    CandidateEvaluator& m_evaluator;
+    std::unique_ptr<EditProposer> m_proposer;
+    SearchState m_state;
+    std::mt19937_64 m_rng;
+    Schedule m_incumbentSchedule, m_startSchedule;
+    std::chrono::steady_clock::time_point m_runStart;
+    double m_secondsAtStart = 0.0;
+    int64_t m_evaluationsAtStart = 0;
+    int64_t m_stepsSinceRemeasure = 0;
+    int m_emptyProposals = 0;
+    int64_t m_legalNow = -1;
+    const SearchCallbacks* m_callbacks = nullptr;
+    const SearchControl* m_control = nullptr;
+    int64_t m_lastCheckpointEvals = 0;
+    double m_lastCheckpointSeconds = 0.0;
+};
+
+} // namespace sassx::search

@@ -1,0 +1,157 @@
+#include "core/search/search_space.h"
+
+#include <algorithm>
+
+namespace sassx::search {
+
+std::optional<SearchSpace> parseSearchSpace(const std::string& name)
+{
+    if (name == "mem") return SearchSpace::Mem;
+    if (name == "all") return SearchSpace::All;
+    if (name == "yield") return SearchSpace::Yield;
+    if (name == "all+control") return SearchSpace::AllControl;
+    if (name == "rescheduled") return SearchSpace::Rescheduled;
+    return std::nullopt;
+}
+
+std::string spaceName(SearchSpace space)
+{
+    switch (space) {
+    case SearchSpace::Mem: return "mem";
+    case SearchSpace::All: return "all";
+    case SearchSpace::Yield: return "yield";
+    case SearchSpace::AllControl: return "all+control";
+    case SearchSpace::Rescheduled: return "rescheduled";
+    }
+    return "?";
+}
+
+std::string spaceUnavailableReason(SearchSpace space)
+{
+    // Moved words keep their own control bits until control codes can be derived for a new order
+    // (issue 12); searching "any legal order" before then would be searching the `all` space.
+    if (space == SearchSpace::Rescheduled)
+        return "the rescheduled space needs control codes derived for a new order, which sassx cannot "
+               "do yet: use mem, all, yield or all+control";
+    return {};
+}
+
+bool spaceHasMoves(SearchSpace space)
+{
+    return space != SearchSpace::Yield;
+}
+
+bool spaceHasControl(SearchSpace space)
+{
+    return space == SearchSpace::Yield || space == SearchSpace::AllControl;
+}
+
+EditProposer::EditProposer(const LegalityChecker& checker, SearchSpace space) : m_checker(checker), m_space(space)
+{
+    if (!spaceHasMoves(space)) return;
+    const auto& a = checker.analysis();
+    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i)
+        if (!checker.isWall(i) && !a.deps.unresolved()[i] &&
+            (space != SearchSpace::Mem || a.listing.instructions[i].isMemory()))
+            m_movable.push_back(i);
+}
+
+std::optional<Edit> EditProposer::proposeMove(Schedule& schedule, std::mt19937_64& rng) const
+{
+    if (m_movable.empty()) return std::nullopt;
+    const uint32_t inst = m_movable[std::uniform_int_distribution<size_t>(0, m_movable.size() - 1)(rng)];
+    const uint32_t p = schedule.positionOf()[inst];
+    const auto targets = m_checker.legalTargets(schedule, p);
+    if (targets.empty()) return std::nullopt;
+    const uint32_t t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
+    schedule.move(p, t);
+    // The convention every replay uses (KernelWorkspace::schedule): reuse fix-up after each move.
+    m_checker.fixReuse(schedule);
+    return Edit::move(p, t);
+}
+
+const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) const
+{
+    const ControlSpace cs = m_space == SearchSpace::Yield ? ControlSpace::Yield : ControlSpace::YieldAndReuse;
+    if (m_cacheValid && schedule.order == m_cachedFor.order) {
+        // Same order, some control bits changed (an accepted control edit): only those instructions'
+        // edits change, as edits of different instructions are independent (legality.h).
+        std::vector<uint32_t> changed;
+        for (uint32_t p = 0; p < schedule.order.size(); ++p) {
+            const uint32_t i = schedule.order[p];
+            if (!(schedule.control[i] == m_cachedFor.control[i])) changed.push_back(p);
+        }
+        if (changed.empty()) return m_cachedControl;
+        if (changed.size() <= 16) {
+            std::erase_if(m_cachedControl, [&](const Edit& e) {
+                return std::binary_search(changed.begin(), changed.end(), e.at);
+            });
+            auto fresh = m_checker.legalControlEdits(schedule, cs, changed);
+            m_cachedControl.insert(m_cachedControl.end(), fresh.begin(), fresh.end());
+            std::stable_sort(m_cachedControl.begin(), m_cachedControl.end(),
+                             [](const Edit& x, const Edit& y) { return x.at < y.at; });
+            m_cachedFor = schedule;
+            return m_cachedControl;
+        }
+    }
+    m_cachedControl = m_checker.legalControlEdits(schedule, cs);
+    m_cachedFor = schedule;
+    m_cacheValid = true;
+    return m_cachedControl;
+}
+
+std::optional<Edit> EditProposer::proposeControl(Schedule& schedule, std::mt19937_64& rng,
+                                                 std::vector<Edit>& candidates) const
+{
+    if (candidates.empty()) return std::nullopt;
+    const size_t pick = std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng);
+    const Edit e = candidates[pick];
+    Control& c = schedule.control[schedule.order[e.at]];
+    if (e.stall) c.stall = *e.stall;
+    if (e.yield) c.yield = *e.yield;
+    if (e.reuse) c.reuse = *e.reuse;
+    // Control edits of different instructions are independent (LegalityChecker::legalControlEdits), so
+    // the rest of the list stays legal; this instruction's other entries do not.
+    std::erase_if(candidates, [&](const Edit& x) { return x.at == e.at; });
+    return e;
+}
+
+std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng, int count) const
+{
+    std::vector<Edit> applied;
+    std::uniform_int_distribution<int> coin(0, 1);
+    std::vector<Edit> control;
+    bool controlFresh = false; // `control` lists the legal control edits of `schedule` as it is now
+    // A draw can find nothing (an instruction with no legal target): a few retries per wanted edit.
+    for (int tries = 0; int(applied.size()) < count && tries < count * 8; ++tries) {
+        bool wantControl = m_space == SearchSpace::Yield;
+        if (m_space == SearchSpace::AllControl) wantControl = coin(rng) == 1;
+        std::optional<Edit> e;
+        if (wantControl) {
+            if (!controlFresh) {
+                control = controlEditsOf(schedule);
+                controlFresh = true;
+            }
+            e = proposeControl(schedule, rng, control);
+        } else {
+            e = proposeMove(schedule, rng);
+            if (e) controlFresh = false; // a move changes neighbours: the list must be rebuilt
+        }
+        if (e) applied.push_back(*e);
+    }
+    return applied;
+}
+
+size_t EditProposer::countLegal(const Schedule& schedule) const
+{
+    size_t n = 0;
+    if (spaceHasMoves(m_space)) n += m_checker.legalMoves(schedule, m_space == SearchSpace::Mem).size();
+    if (spaceHasControl(m_space))
+        n += m_checker
+                 .legalControlEdits(schedule, m_space == SearchSpace::Yield ? ControlSpace::Yield
+                                                                            : ControlSpace::YieldAndReuse)
+                 .size();
+    return n;
+}
+
+} // namespace sassx::search

@@ -1,0 +1,65 @@
+#pragma once
+// What a search may change: the spaces of issue 13. Every proposal is drawn from the legality checker's
+// own legal moves and control edits (one rule table, core/rewrite/control_rules.h), so a search never
+// evaluates a schedule the checker refuses; SIP's unchecked swap rule is a comparison mode of the bench
+// scripts (random_variants.h), never a space.
+#include "core/rewrite/legality.h"
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sassx::search {
+
+enum class SearchSpace : uint8_t
+{
+    Mem,         // moves of memory instructions only (SIP, CuAsmRL)
+    All,         // moves of any instruction
+    Yield,       // yield flips of ptxas' own order (no moves)
+    AllControl,  // moves of any instruction plus yield and reuse edits
+    Rescheduled, // any legal order with derived control codes (not yet available)
+};
+
+std::optional<SearchSpace> parseSearchSpace(const std::string& name); // mem|all|yield|all+control|rescheduled
+std::string spaceName(SearchSpace space);
+// Empty when the space can be searched now, else why not, in one sentence.
+std::string spaceUnavailableReason(SearchSpace space);
+bool spaceHasMoves(SearchSpace space);
+bool spaceHasControl(SearchSpace space);
+
+// Draws random legal edits of one space. The caller owns the random engine, so a search is reproducible
+// from its seed. Not thread-safe: it caches the legal control edits of the last schedule it saw
+// (enumerating them costs a pass of the checker over the kernel, and a search proposes many times from
+// one incumbent).
+class EditProposer
+{
+public:
+    EditProposer(const LegalityChecker& checker, SearchSpace space);
+
+    // Applies up to `count` random legal edits to `schedule` (each checked as it is drawn) and returns
+    // them; fewer, possibly none, when the space offers fewer from here.
+    std::vector<Edit> propose(Schedule& schedule, std::mt19937_64& rng, int count) const;
+    // Legal single edits of the space from `schedule` (moves counted as (from, to) pairs): what the
+    // search panel shows as "legal moves available".
+    size_t countLegal(const Schedule& schedule) const;
+    // Instructions the space may move (empty for the yield space).
+    const std::vector<uint32_t>& movable() const { return m_movable; }
+    SearchSpace space() const { return m_space; }
+
+private:
+    std::optional<Edit> proposeMove(Schedule& schedule, std::mt19937_64& rng) const;
+    std::optional<Edit> proposeControl(Schedule& schedule, std::mt19937_64& rng,
+                                       std::vector<Edit>& candidates) const;
+    const std::vector<Edit>& controlEditsOf(const Schedule& schedule) const;
+
+    const LegalityChecker& m_checker;
+    SearchSpace m_space;
+    std::vector<uint32_t> m_movable; // original indices
+    mutable Schedule m_cachedFor;
+    mutable std::vector<Edit> m_cachedControl;
+    mutable bool m_cacheValid = false;
+};
+
+} // namespace sassx::search

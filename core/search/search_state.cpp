@@ -1,0 +1,240 @@
+#include "core/search/search_state.h"
+
+#include <cstdio>
+
+namespace sassx::search {
+
+namespace {
+
+nlohmann::json editsJson(const std::vector<Edit>& edits)
+{
+    Variant v;
+    v.edits = edits;
+    return v.toJson()["edits"];
+}
+
+Result<std::vector<Edit>> editsFromJson(const nlohmann::json& j)
+{
+    auto v = Variant::fromJson(nlohmann::json{{"edits", j}});
+    if (!v) return v.error();
+    return std::move(v->edits);
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c == '\n' ? ' ' : c;
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+std::string outcomeName(Outcome o)
+{
+    switch (o) {
+    case Outcome::Accepted: return "accepted";
+    case Outcome::Rejected: return "rejected";
+    case Outcome::Failed: return "failed";
+    case Outcome::Measure: return "measure";
+    }
+    return "?";
+}
+
+std::optional<Outcome> parseOutcome(const std::string& name)
+{
+    for (Outcome o : {Outcome::Accepted, Outcome::Rejected, Outcome::Failed, Outcome::Measure})
+        if (outcomeName(o) == name) return o;
+    return std::nullopt;
+}
+
+bool SpeedupFigures::clearlyAbove(double than) const
+{
+    if (!ok) return false;
+    if (rounds == 0) return speedup > than;
+    return confirmed && low > than && speedup > than * (1.0 + noiseFloor);
+}
+
+SpeedupFigures speedupFigures(const eval::EvalResult& r)
+{
+    SpeedupFigures f;
+    f.ok = r.ok();
+    f.failureKind = r.failureKind;
+    f.failure = r.failure;
+    f.source = r.source.label();
+    if (!r.timing) {
+        // A correct result without timing cannot be ranked: a failure of the evaluation, said so.
+        if (f.ok) {
+            f.ok = false;
+            f.failureKind = eval::failure::kError;
+            f.failure = "the evaluator returned no timing";
+        }
+        return f;
+    }
+    const auto& t = *r.timing;
+    auto inv = [](double x) { return x > 0 ? 1.0 / x : 0.0; };
+    f.speedup = inv(t.ratio.median);
+    f.low = inv(t.ratio.high);
+    f.high = inv(t.ratio.low);
+    f.rounds = t.ratio.rounds;
+    f.confirmed = t.confirmed;
+    f.noiseFloor = t.noiseFloor;
+    return f;
+}
+
+std::vector<Edit> SearchState::editsOf(int index) const
+{
+    std::vector<int> chain;
+    for (int i = index; i >= 0; i = history[size_t(i)].base)
+        chain.push_back(i);
+    std::vector<Edit> out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const auto& e = history[size_t(*it)].edits;
+        out.insert(out.end(), e.begin(), e.end());
+    }
+    return out;
+}
+
+nlohmann::json toJson(const SearchEvaluation& e)
+{
+    const SpeedupFigures& f = e.figures;
+    nlohmann::json fj{{"ok", f.ok},         {"speedup", f.speedup},     {"low", f.low},
+                      {"high", f.high},     {"rounds", f.rounds},       {"confirmed", f.confirmed},
+                      {"noise_floor", f.noiseFloor}, {"source", f.source}};
+    if (!f.ok) {
+        fj["failure_kind"] = f.failureKind;
+        fj["failure"] = f.failure;
+    }
+    return {{"step", e.step},       {"seconds", e.seconds},       {"base", e.base},
+            {"edits", editsJson(e.edits)}, {"kind", e.kind},      {"figures", fj},
+            {"outcome", outcomeName(e.outcome)}, {"best", e.best}, {"temperature", e.temperature}};
+}
+
+Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j)
+{
+    try {
+        SearchEvaluation e;
+        e.step = j.at("step").get<int>();
+        e.seconds = j.at("seconds").get<double>();
+        e.base = j.at("base").get<int>();
+        auto edits = editsFromJson(j.at("edits"));
+        if (!edits) return edits.error();
+        e.edits = std::move(*edits);
+        e.kind = j.at("kind").get<std::string>();
+        const auto& fj = j.at("figures");
+        SpeedupFigures& f = e.figures;
+        f.ok = fj.at("ok").get<bool>();
+        f.speedup = fj.value("speedup", 0.0);
+        f.low = fj.value("low", 0.0);
+        f.high = fj.value("high", 0.0);
+        f.rounds = fj.value("rounds", 0);
+        f.confirmed = fj.value("confirmed", false);
+        f.noiseFloor = fj.value("noise_floor", 0.0);
+        f.source = fj.value("source", "");
+        f.failureKind = fj.value("failure_kind", "");
+        f.failure = fj.value("failure", "");
+        auto outcome = parseOutcome(j.at("outcome").get<std::string>());
+        if (!outcome) return makeError("unknown outcome in a search history");
+        e.outcome = *outcome;
+        e.best = j.value("best", false);
+        e.temperature = j.value("temperature", 0.0);
+        return e;
+    } catch (const std::exception& ex) {
+        return makeError(std::string("unreadable search evaluation: ") + ex.what());
+    }
+}
+
+nlohmann::json toJson(const SearchState& s)
+{
+    nlohmann::json history = nlohmann::json::array();
+    for (const auto& e : s.history)
+        history.push_back(toJson(e));
+    return {{"format", "sassx-search-state"},
+            {"version", 1},
+            {"config", toJson(s.config)},
+            {"rng", s.rng},
+            {"steps", s.steps},
+            {"seconds", s.seconds},
+            {"incumbent", s.incumbent},
+            {"incumbent_speedup", s.incumbentSpeedup},
+            {"best", s.best},
+            {"best_speedup", s.bestSpeedup},
+            {"time_to_best", s.timeToBest},
+            {"list_schedule_next", s.listScheduleNext},
+            {"start", s.start},
+            {"finished", s.finished},
+            {"stop_reason", s.stopReason},
+            {"legal_at_start", s.legalAtStart},
+            {"refused_by_check", s.refusedByCheck},
+            {"history", history}};
+}
+
+Result<SearchState> searchStateFromJson(const nlohmann::json& j)
+{
+    try {
+        if (j.value("format", "") != "sassx-search-state")
+            return makeError("not a sassx search checkpoint");
+        if (j.value("version", 0) != 1) return makeError("unsupported search checkpoint version");
+        SearchState s;
+        auto config = searchConfigFromJson(j.at("config"));
+        if (!config) return config.error();
+        s.config = *config;
+        s.rng = j.at("rng").get<std::string>();
+        s.steps = j.at("steps").get<int64_t>();
+        s.seconds = j.at("seconds").get<double>();
+        s.incumbent = j.at("incumbent").get<int>();
+        s.incumbentSpeedup = j.at("incumbent_speedup").get<double>();
+        s.best = j.at("best").get<int>();
+        s.bestSpeedup = j.at("best_speedup").get<double>();
+        s.timeToBest = j.value("time_to_best", 0.0);
+        s.listScheduleNext = j.value("list_schedule_next", 0);
+        s.start = j.value("start", -1);
+        s.finished = j.value("finished", false);
+        s.stopReason = j.value("stop_reason", "");
+        s.legalAtStart = j.value("legal_at_start", int64_t(-1));
+        s.refusedByCheck = j.value("refused_by_check", 0);
+        for (const auto& e : j.at("history")) {
+            auto ev = evaluationFromJson(e);
+            if (!ev) return ev.error();
+            s.history.push_back(std::move(*ev));
+        }
+        const int n = int(s.history.size());
+        auto inRange = [n](int i) { return i >= -1 && i < n; };
+        if (!inRange(s.incumbent) || !inRange(s.best) || !inRange(s.start))
+            return makeError("search checkpoint refers to evaluations it does not hold");
+        for (const auto& e : s.history)
+            if (e.base >= e.step || e.base < -1 || e.step >= n)
+                return makeError("search checkpoint history is inconsistent");
+        return s;
+    } catch (const std::exception& e) {
+        return makeError(std::string("unreadable search checkpoint: ") + e.what());
+    }
+}
+
+std::string historyCsvHeader()
+{
+    return "step,seconds,kind,base,move,ok,failure,speedup,low,high,rounds,confirmed,outcome,best,temperature\n";
+}
+
+std::string historyCsvRow(const SearchEvaluation& e)
+{
+    std::string move;
+    for (const Edit& ed : e.edits)
+        move += (move.empty() ? "" : "; ") + ed.describe();
+    const SpeedupFigures& f = e.figures;
+    char nums[256];
+    std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.6f,%d,%d", f.speedup, f.low, f.high, f.rounds,
+                  f.confirmed ? 1 : 0);
+    char head[64];
+    std::snprintf(head, sizeof head, "%d,%.3f,", e.step, e.seconds);
+    char tail[64];
+    std::snprintf(tail, sizeof tail, ",%s,%d,%.6g\n", outcomeName(e.outcome).c_str(), e.best ? 1 : 0,
+                  e.temperature);
+    return head + csvField(e.kind) + "," + std::to_string(e.base) + "," + csvField(move) + "," +
+           (f.ok ? "1" : "0") + "," + csvField(f.ok ? "" : f.failureKind + ": " + f.failure) + "," + nums + tail;
+}
+
+} // namespace sassx::search

@@ -1,0 +1,94 @@
+#pragma once
+// Everything a search has done and needs to go on: the history of evaluations, the incumbent and the
+// best, counters and the random engine's state. It is the checkpoint: a run killed at any point resumes
+// from the last one written with its best variant and history (search_engine.h).
+#include "core/common/result.h"
+#include "core/eval/eval_result.h"
+#include "core/search/search_config.h"
+#include "core/rewrite/variant.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace sassx::search {
+
+enum class Outcome : uint8_t
+{
+    Accepted, // became the incumbent
+    Rejected,
+    Failed, // did not run correctly (wrong output, fault, timeout) or could not be written
+    Measure, // a measurement of a known schedule (the incumbent's re-measure), not a decision
+};
+std::string outcomeName(Outcome o);
+std::optional<Outcome> parseOutcome(const std::string& name);
+
+// Figures of one evaluation as speed-ups (> 1 = faster).
+struct SpeedupFigures
+{
+    bool ok = false;
+    std::string failureKind, failure;
+    double speedup = 0.0; // median of the per-round speed-ups
+    double low = 0.0;     // 95% interval
+    double high = 0.0;
+    int rounds = 0;            // 0: a deterministic estimate (the interval is the point)
+    bool confirmed = false;    // figures come from fresh confirmation rounds
+    double noiseFloor = 0.0;   // ratio units
+    std::string source;        // "measured, NVIDIA H100 …" or "estimate, model sm_90"
+    bool exact() const { return ok && rounds == 0; }
+    // Trustworthy enough to report: deterministic, or from fresh confirmation rounds.
+    bool reportable() const { return ok && (rounds == 0 || confirmed); }
+    // Clearly faster than `than`: the whole interval above it and the gain above the noise floor.
+    bool clearlyAbove(double than) const;
+};
+SpeedupFigures speedupFigures(const eval::EvalResult& r);
+
+struct SearchEvaluation
+{
+    int step = 0;           // index in the history
+    double seconds = 0.0;   // since the run started, across resumes
+    int base = -1;          // the evaluation whose schedule this one edits (-1: the original)
+    std::vector<Edit> edits; // applied to base's schedule
+    std::string kind;       // "candidate", "re-measure", "list:hoist-loads", …
+    SpeedupFigures figures;
+    Outcome outcome = Outcome::Rejected;
+    bool best = false;      // a new best at the time
+    double temperature = 0.0;
+};
+
+struct SearchState
+{
+    SearchConfig config;
+    std::string rng; // std::mt19937_64 state, as its stream operator writes it
+    int64_t steps = 0; // proposals made (annealing's clock)
+    double seconds = 0.0;
+    std::vector<SearchEvaluation> history;
+    int incumbent = -1; // history index; -1: the original (or the start)
+    double incumbentSpeedup = 1.0;
+    int best = -1;      // history index of the best reportable evaluation; -1: the original
+    double bestSpeedup = 1.0;
+    double timeToBest = 0.0;
+    int listScheduleNext = 0; // heuristics already evaluated
+    int start = -1;           // history index the other algorithms start from (-1: the original)
+    bool finished = false;
+    std::string stopReason; // "budget", "temperature", "done", "stopped", "exhausted"
+    int64_t legalAtStart = -1;
+    int refusedByCheck = 0; // proposals the full check refused (should stay 0: proposals are legal)
+
+    int64_t evaluations() const { return int64_t(history.size()); }
+    // Edits from the original to the schedule of history[index] (index -1: none), following bases.
+    std::vector<Edit> editsOf(int index) const;
+};
+
+nlohmann::json toJson(const SearchEvaluation& e);
+Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j);
+nlohmann::json toJson(const SearchState& s);
+Result<SearchState> searchStateFromJson(const nlohmann::json& j);
+
+// history.csv: step, seconds, kind, base, move, ok, failure, speedup, low, high, rounds, confirmed,
+// outcome, best, temperature. One row per evaluation.
+std::string historyCsvHeader();
+std::string historyCsvRow(const SearchEvaluation& e);
+
+} // namespace sassx::search

@@ -1,0 +1,282 @@
+#include "core/session/search_run.h"
+
+#include "core/common/atomic_file.h"
+#include "core/rewrite/diff_export.h"
+#include "core/rewrite/schedule_diff.h"
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace sassx {
+
+namespace fs = std::filesystem;
+using search::SearchState;
+using search::SpeedupFigures;
+
+namespace {
+
+std::string utcNow()
+{
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char b[32];
+    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return b;
+}
+
+std::string historyCsv(const SearchState& s)
+{
+    std::string out = search::historyCsvHeader();
+    for (const auto& e : s.history)
+        out += search::historyCsvRow(e);
+    return out;
+}
+
+nlohmann::json figuresJson(const SpeedupFigures& f)
+{
+    nlohmann::json j{{"ok", f.ok},
+                     {"speedup", f.speedup},
+                     {"low", f.low},
+                     {"high", f.high},
+                     {"rounds", f.rounds},
+                     {"confirmed", f.confirmed},
+                     {"noise_floor", f.noiseFloor},
+                     {"source", f.source}};
+    if (!f.ok) j["failure"] = f.failureKind + ": " + f.failure;
+    return j;
+}
+
+std::string pct(double ratioUnits)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f%%", ratioUnits * 100.0);
+    return b;
+}
+
+std::string speedupText(const SpeedupFigures& f)
+{
+    char b[160];
+    if (f.rounds == 0)
+        std::snprintf(b, sizeof b, "%.4fx", f.speedup);
+    else
+        std::snprintf(b, sizeof b, "%.4fx [%.4f, %.4f]", f.speedup, f.low, f.high);
+    return b;
+}
+
+} // namespace
+
+SearchRun::SearchRun(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec, EvaluatorChoice choice,
+                     EvaluatorOptions evaluatorOptions)
+    : m_kernelEvaluator(std::move(kernel), std::move(choice), std::move(spec)),
+      m_evaluatorOptions(std::move(evaluatorOptions))
+{
+}
+
+SearchRun::~SearchRun() = default;
+
+Status SearchRun::prepare()
+{
+    return m_kernelEvaluator.prepare();
+}
+
+Result<SearchState> readSearchCheckpoint(const std::string& dir)
+{
+    const std::string path = (fs::path(dir) / "checkpoint.json").string();
+    std::ifstream in(path);
+    if (!in) return makeError("no checkpoint to resume in " + dir + " (" + path + " is missing)");
+    try {
+        return search::searchStateFromJson(nlohmann::json::parse(in));
+    } catch (const std::exception& e) {
+        return makeError(path + " is not JSON: " + e.what());
+    }
+}
+
+Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const search::SearchCallbacks& callbacks)
+{
+    std::error_code ec;
+    fs::create_directories(options.outDir, ec);
+    if (ec) return makeError("cannot create " + options.outDir + ": " + ec.message());
+    if (Status s = prepare(); !s) return s.error();
+    SearchEvaluator evaluator(m_kernelEvaluator, options.plan);
+    search::SearchEngine engine(kernel().checker(), evaluator);
+    if (options.resume) {
+        auto state = readSearchCheckpoint(options.outDir);
+        if (!state) return state.error();
+        if (Status s = engine.resume(std::move(*state), options.config.budgetEvals, options.config.budgetSeconds); !s)
+            return s.error();
+    } else if (Status s = engine.start(options.config); !s) {
+        return s.error();
+    }
+    std::string checkpointError;
+    search::SearchCallbacks cb = callbacks;
+    cb.onCheckpoint = [&](const SearchState& s) {
+        // The history first, then the checkpoint that refers to it: a kill between the two leaves a
+        // checkpoint no newer than its history.
+        Status h = writeFileAtomically((fs::path(options.outDir) / "history.csv").string(), historyCsv(s));
+        Status c = writeFileAtomically((fs::path(options.outDir) / "checkpoint.json").string(),
+                                       search::toJson(s).dump());
+        if (!h) checkpointError = h.message();
+        if (!c) checkpointError = c.message();
+        if (callbacks.onCheckpoint) callbacks.onCheckpoint(s);
+    };
+    const SearchState& state = engine.run(cb, options.control);
+    if (!checkpointError.empty()) return makeError(checkpointError);
+    return finish(options, state);
+}
+
+nlohmann::json SearchRun::verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const
+{
+    EvaluatorOptions o = m_evaluatorOptions;
+    o.backend = "gpu";
+    o.seed = m_evaluatorOptions.seed ^ 0x9E3779B97F4A7C15ull; // inputs the search never saw
+    nlohmann::json j{{"input_seed", o.seed}, {"input_sets", o.inputSets}};
+    auto choice = makeEvaluator(o);
+    if (!choice) {
+        j["correct"] = nullptr;
+        j["failure"] = "could not start a verifier: " + choice.message();
+        return j;
+    }
+    KernelEvaluator verifier(m_kernelEvaluator.kernelPtr(), *choice, m_kernelEvaluator.spec());
+    MeasureOptions mo;
+    mo.eval.checkOnly = true;
+    auto r = verifier.measureCubin(bytes, mo);
+    j["correct"] = r && r->ok();
+    if (!r) j["failure"] = r.message();
+    else if (!r->ok()) j["failure"] = r->failureKind + ": " + r->failure;
+    return j;
+}
+
+Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const SearchState& state)
+{
+    const KernelWorkspace& k = kernel();
+    const auto edits = state.editsOf(state.best);
+    auto schedule = k.schedule(edits);
+    if (!schedule) return makeError("the best variant does not replay: " + schedule.message());
+
+    // The reported figure is always a fresh measurement of the best, never the search's own.
+    SpeedupFigures final;
+    SearchEvaluator evaluator(m_kernelEvaluator, options.plan);
+    if (state.best >= 0) {
+        auto r = evaluator.evaluate({*schedule}, search::EvalRequest{1.0, true});
+        final = search::speedupFigures(r.at(0));
+    }
+    const bool improved = state.best >= 0 && final.clearlyAbove(1.0);
+    std::vector<uint8_t> bytes = k.cubin().bytes();
+    Schedule written = Schedule::identity(k.analysis());
+    if (improved) {
+        auto built = k.write(*schedule);
+        if (!built) return makeError("the best variant cannot be written: " + built.message());
+        bytes = std::move(*built);
+        written = *schedule;
+    }
+    nlohmann::json verification{{"correct", nullptr}};
+    if (!improved) {
+        verification["note"] = "nothing to verify: best.cubin is the original";
+    } else if (choice().backend != "gpu") {
+        verification["note"] = "unverified: the estimate backend runs nothing";
+    } else if (options.verifyFreshInputs) {
+        verification = verifyOnFreshInputs(bytes);
+    }
+
+    const fs::path dir(options.outDir);
+    SearchReport report;
+    report.improved = improved;
+    report.bestCubinPath = (dir / "best.cubin").string();
+    report.reportPath = (dir / "report.json").string();
+    report.diffPath = (dir / "diff.html").string();
+    report.historyPath = (dir / "history.csv").string();
+
+    auto diff = diffSchedules(DiffSide::fromListing(k.analysis().listing, "original"),
+                              DiffSide::fromSchedule(k.analysis(), written, improved ? "best" : "best (original)"),
+                              k.name());
+    if (!diff) return makeError("cannot diff the best variant: " + diff.message());
+
+    const auto& baseline = *m_kernelEvaluator.baseline();
+    nlohmann::json editList = nlohmann::json::array();
+    for (const Edit& e : improved ? edits : std::vector<Edit>{})
+        editList.push_back(e.describe());
+    const double floor = baseline.noiseFloor;
+    char tail[200];
+    std::snprintf(tail, sizeof tail, " after %lld evaluations in %.1f s (%.1f/s)",
+                  (long long)state.evaluations(), state.seconds,
+                  state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0);
+    const std::string src = final.source.empty() ? baseline.source.label() : final.source;
+    if (improved) {
+        report.summary = "best " + speedupText(final) + " (" + src + "; noise floor " + pct(floor) + ")" + tail;
+        if (choice().backend != "gpu") report.summary += " — an estimate, not a measurement";
+    } else if (state.best >= 0) {
+        report.summary = "nothing beat the original: the best candidate re-measured " + speedupText(final) +
+                         ", inside the noise floor of " + pct(floor) + tail;
+    } else if (state.legalAtStart == 0) {
+        report.summary = "the " + search::spaceName(state.config.space) +
+                         " space offers no legal edit on this kernel (sassx-cli legal says why): nothing to search";
+    } else {
+        report.summary = "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail;
+    }
+
+    report.json = {
+        {"tool", "sassx-cli search"},
+        {"date", utcNow()},
+        {"kernel", k.name()},
+        {"spec", m_kernelEvaluator.spec().name},
+        {"config", search::toJson(state.config)},
+        {"evaluator",
+         {{"backend", choice().backend}, {"reason", choice().reason}, {"parallelism", evaluator.parallelism()}}},
+        {"device", baseline.source.device},
+        {"baseline", {{"median_us", baseline.medianUs}, {"noise_floor", floor}, {"source", baseline.source.label()}}},
+        {"evaluations", state.evaluations()},
+        {"seconds", state.seconds},
+        {"evaluations_per_second", state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0},
+        {"time_to_best_s", state.best >= 0 ? state.timeToBest : 0.0},
+        {"stop_reason", state.stopReason},
+        {"finished", state.finished},
+        {"legal_edits_at_start", state.legalAtStart},
+        {"refused_by_check", state.refusedByCheck},
+        {"improved", improved},
+        {"best",
+         {{"step", state.best},
+          {"search_speedup", state.bestSpeedup},
+          {"final", state.best >= 0 ? figuresJson(final) : nlohmann::json{{"speedup", 1.0}, {"note", "the original"}}},
+          {"edits", editList},
+          {"moved", diff->movedCount()},
+          {"control_changed", diff->controlChangedCount()}}},
+        {"verification", verification},
+        {"summary", report.summary},
+        {"speedup_convention", "> 1 = faster (original time / variant time)"}};
+
+    Variant best;
+    best.name = "search best";
+    best.kernel = k.name();
+    best.edits = improved ? edits : std::vector<Edit>{};
+    const std::string bytesStr(bytes.begin(), bytes.end());
+    for (const auto& [name, text] :
+         {std::pair<std::string, std::string>{"best.cubin", bytesStr},
+          {"best.json", best.toJson().dump(2) + "\n"},
+          {"history.csv", historyCsv(state)},
+          {"report.json", report.json.dump(2) + "\n"},
+          {"diff.html", diffToHtml(*diff)}})
+        if (Status s = writeFileAtomically((dir / name).string(), text); !s) return s.error();
+    return report;
+}
+
+Result<std::unique_ptr<SearchRun>> openSearchRun(const std::string& specPath, const WorkspaceOptions& options)
+{
+    auto spec = eval::loadLaunchSpec(specPath);
+    if (!spec) return spec.error();
+    if (spec->cubinPath().empty()) return makeError("the spec names no \"cubin\" for the original");
+    auto ws = Workspace::open(spec->cubinPath(), options);
+    if (!ws) return makeError("the original cubin: " + ws.message());
+    auto kernel = (*ws)->kernel(spec->kernel);
+    if (!kernel) return kernel.error();
+    auto choice = makeEvaluator(options.evaluator);
+    if (!choice) return choice.error();
+    auto run = std::make_unique<SearchRun>(*kernel, *spec, *choice, options.evaluator);
+    if (Status s = run->prepare(); !s) return s.error();
+    return run;
+}
+
+} // namespace sassx
