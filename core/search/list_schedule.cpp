@@ -62,6 +62,22 @@ std::vector<std::string> listHeuristics(SearchSpace space)
     return {"hoist-loads", "sink-stores", "critical-path"};
 }
 
+namespace {
+constexpr double kShares[] = {0.25, 0.5, 1.0};
+}
+
+int listCandidateCount(SearchSpace space)
+{
+    return int(listHeuristics(space).size() * std::size(kShares));
+}
+
+std::pair<std::string, double> listCandidate(SearchSpace space, int k)
+{
+    const auto names = listHeuristics(space);
+    const size_t n = std::size(kShares);
+    return {names[size_t(k) / n], kShares[size_t(k) % n]};
+}
+
 std::vector<Edit> applyListHeuristic(const LegalityChecker& checker, const EditProposer& proposer,
                                      const std::string& name, Schedule& schedule, const std::atomic_bool* stop)
 {

@@ -19,6 +19,12 @@ struct ListCandidate
 // Heuristic names offered in `space`, in the order they are evaluated.
 std::vector<std::string> listHeuristics(SearchSpace space);
 
+// The list candidates a search evaluates: each heuristic's first quarter, first half and all of its
+// moves (a heuristic is a greedy sequence; its best prefix is often better than all of it), named
+// "hoist-loads 1/4" etc. Index `k` of listCandidateCount(space) maps to (heuristic, share).
+int listCandidateCount(SearchSpace space);
+std::pair<std::string, double> listCandidate(SearchSpace space, int k);
+
 // Applies heuristic `name` to `start` and returns its edits (possibly none: nothing could move).
 //  - hoist-loads: every load, in program order, moves to the earliest position the checker allows;
 //  - sink-stores: every store, last first, moves to the latest position allowed;

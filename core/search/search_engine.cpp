@@ -103,7 +103,7 @@ bool SearchEngine::listPhase() const
 {
     const SearchConfig& c = m_state.config;
     const bool wanted = c.algorithm == Algorithm::ListSchedule || (c.seedWithListSchedule && spaceHasMoves(c.space));
-    return wanted && m_state.listScheduleNext < int(listHeuristics(c.space).size());
+    return wanted && m_state.listScheduleNext < listCandidateCount(c.space);
 }
 
 SearchStatus SearchEngine::status() const
@@ -258,18 +258,35 @@ std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const S
 
 void SearchEngine::listStep()
 {
-    const auto names = listHeuristics(m_state.config.space);
-    const std::string name = names[size_t(m_state.listScheduleNext)];
-    Candidate c;
-    c.schedule = Schedule::identity(m_checker.analysis());
-    c.edits = applyListHeuristic(m_checker, *m_proposer, name, c.schedule, m_control ? m_control->stop : nullptr);
-    if (m_control && m_control->stop && m_control->stop->load()) return; // redone on resume
+    const SearchSpace space = m_state.config.space;
+    const auto [name, share] = listCandidate(space, m_state.listScheduleNext);
+    auto cached = m_listEdits.find(name);
+    if (cached == m_listEdits.end()) {
+        Schedule s = Schedule::identity(m_checker.analysis());
+        auto edits = applyListHeuristic(m_checker, *m_proposer, name, s, m_control ? m_control->stop : nullptr);
+        if (m_control && m_control->stop && m_control->stop->load()) return; // redone on resume
+        cached = m_listEdits.emplace(name, std::move(edits)).first;
+    }
     ++m_state.listScheduleNext;
-    if (!c.edits.empty() && m_checker.check(c.schedule, CheckOptions{true}).legal()) {
-        auto results = evaluate({c}, EvalRequest{1.0 / m_state.bestSpeedup, false});
-        SearchEvaluation& e = record(c, "list:" + name, results[0], 0.0);
-        if (m_state.config.algorithm == Algorithm::ListSchedule && e.best) e.outcome = Outcome::Accepted;
-        emit(e);
+    const auto& all = cached->second;
+    const size_t count = size_t(std::ceil(share * double(all.size())));
+    // A share that adds nothing to the previous one of the same heuristic is not evaluated twice.
+    const size_t previous = share <= 0.25 ? 0 : size_t(std::ceil((share == 1.0 ? 0.5 : 0.25) * double(all.size())));
+    if (count > 0 && count != previous) {
+        Candidate c;
+        c.edits.assign(all.begin(), all.begin() + std::ptrdiff_t(count));
+        auto s = applyEdits(m_checker.analysis(), c.edits, [this](Schedule& x) { m_checker.fixReuse(x); });
+        if (s && m_checker.check(*s, CheckOptions{true}).legal()) {
+            c.schedule = std::move(*s);
+            auto results = evaluate({c}, EvalRequest{1.0 / m_state.bestSpeedup, false});
+            const char* shareName = share <= 0.25 ? " 1/4" : share <= 0.5 ? " 1/2" : "";
+            SearchEvaluation& e = record(c, "list:" + name + shareName, results[0], 0.0);
+            if (m_state.config.algorithm == Algorithm::ListSchedule && e.best) e.outcome = Outcome::Accepted;
+            const SearchEvaluation copy = e;
+            emit(copy);
+        } else if (s) {
+            ++m_state.refusedByCheck;
+        }
     }
     if (!listPhase() && m_state.config.algorithm != Algorithm::ListSchedule) {
         // The others start from the best list schedule, if one beat the original.

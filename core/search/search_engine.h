@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -104,6 +105,7 @@ private:
     int64_t m_legalNow = -1;
     const SearchCallbacks* m_callbacks = nullptr;
     const SearchControl* m_control = nullptr;
+    std::map<std::string, std::vector<Edit>> m_listEdits; // heuristic → its whole edit sequence
     int64_t m_lastCheckpointEvals = 0;
     double m_lastCheckpointSeconds = 0.0;
 };

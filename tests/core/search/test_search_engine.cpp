@@ -1,0 +1,309 @@
+// The search engine on real sample kernels with the estimate backend (deterministic): every algorithm
+// improves the estimate, respects its budget, is reproducible by seed, resumes from a checkpoint exactly,
+// evaluates only legal schedules, and stays inside its space.
+#include "search_test_support.h"
+
+#include "core/search/list_schedule.h"
+
+#include <QtTest>
+
+using namespace sassx;
+using namespace sassx::search;
+
+namespace {
+
+const QString kSample = QStringLiteral("flash_attn_fwd");
+
+SearchConfig config(Algorithm a, const QString& preset, SearchSpace space, int64_t evals, uint64_t seed = 1)
+{
+    SearchConfig c;
+    c.algorithm = a;
+    c.preset = preset.toStdString();
+    c.space = space;
+    c.budgetEvals = evals;
+    c.seed = seed;
+    return c;
+}
+
+SearchState runOnce(SearchFixture& f, const SearchConfig& c, const SearchControl& control = {},
+                    const SearchCallbacks& callbacks = {})
+{
+    SearchEngine engine(f.kernel->checker(), *f.evaluator);
+    const Status s = engine.start(c);
+    if (!s) qFatal("start: %s", s.message().c_str());
+    return engine.run(callbacks, control);
+}
+
+// The whole trajectory: every evaluation's edits and figure.
+QStringList trajectory(const SearchState& s)
+{
+    QStringList out;
+    for (const auto& e : s.history) {
+        QString row = QString::fromStdString(e.kind) + QStringLiteral(" b%1").arg(e.base);
+        for (const Edit& ed : e.edits)
+            row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
+        row += QStringLiteral(" %1 %2").arg(e.figures.speedup, 0, 'f', 9).arg(QString::fromStdString(outcomeName(e.outcome)));
+        out << row;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestSearchEngine : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void everyAlgorithmImprovesTheEstimate_data()
+    {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("space");
+        QTest::newRow("anneal all") << int(Algorithm::Anneal) << QString() << int(SearchSpace::All);
+        QTest::newRow("anneal mem") << int(Algorithm::Anneal) << QString() << int(SearchSpace::Mem);
+        QTest::newRow("anneal sip mem") << int(Algorithm::Anneal) << QStringLiteral("sip") << int(SearchSpace::Mem);
+        QTest::newRow("greedy all") << int(Algorithm::Greedy) << QString() << int(SearchSpace::All);
+        QTest::newRow("random mem") << int(Algorithm::Random) << QString() << int(SearchSpace::Mem);
+        QTest::newRow("listsched all") << int(Algorithm::ListSchedule) << QString() << int(SearchSpace::All);
+        QTest::newRow("anneal all+control") << int(Algorithm::Anneal) << QString() << int(SearchSpace::AllControl);
+    }
+    void everyAlgorithmImprovesTheEstimate()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, algorithm);
+        QFETCH(QString, preset);
+        QFETCH(int, space);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchState s = runOnce(*f, config(Algorithm(algorithm), preset, SearchSpace(space), 80));
+        QVERIFY2(s.best >= 0, "no evaluation beat the original");
+        QVERIFY(s.bestSpeedup > 1.001);
+        QCOMPARE(s.history[size_t(s.best)].figures.speedup, s.bestSpeedup);
+        QVERIFY(s.history[size_t(s.best)].best);
+        QCOMPARE(s.refusedByCheck, 0);
+        // The best replays through the workspace (the GUI's and the CLI's path) to the same estimate.
+        auto replay = f->kernel->schedule(s.editsOf(s.best));
+        QVERIFY2(replay, replay ? "" : replay.message().c_str());
+        auto again = f->evaluator->evaluate({*replay}, EvalRequest{});
+        QCOMPARE(speedupFigures(again.at(0)).speedup, s.bestSpeedup);
+    }
+
+    void respectsItsBudget_data()
+    {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<int>("budget");
+        for (int b : {1, 7, 40}) {
+            QTest::addRow("anneal %d", b) << int(Algorithm::Anneal) << b;
+            QTest::addRow("greedy %d", b) << int(Algorithm::Greedy) << b;
+            QTest::addRow("random %d", b) << int(Algorithm::Random) << b;
+        }
+    }
+    void respectsItsBudget()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, algorithm);
+        QFETCH(int, budget);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchState s = runOnce(*f, config(Algorithm(algorithm), {}, SearchSpace::All, budget));
+        QCOMPARE(s.evaluations(), int64_t(budget));
+        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("budget"));
+        QVERIFY(s.finished);
+    }
+
+    void sipPresetEndsOnItsTemperature()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchConfig c = config(Algorithm::Anneal, QStringLiteral("sip"), SearchSpace::Mem, 0);
+        c.seedWithListSchedule = false;
+        const SearchState s = runOnce(*f, c);
+        // T0 0.4 × (1 − 0.003)^n < 0.05 first at n = 693 (arXiv 2403.16863's schedule).
+        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("temperature"));
+        QCOMPARE(s.steps, int64_t(693));
+        // One evaluation per step, except steps whose draw found no legal edit from the incumbent.
+        QVERIFY2(s.evaluations() <= 693 && s.evaluations() > 500, qPrintable(QString::number(s.evaluations())));
+    }
+
+    void reproducibleBySeed()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        for (Algorithm a : {Algorithm::Anneal, Algorithm::Greedy, Algorithm::Random}) {
+            const auto one = trajectory(runOnce(*f, config(a, {}, SearchSpace::All, 50, 7)));
+            const auto two = trajectory(runOnce(*f, config(a, {}, SearchSpace::All, 50, 7)));
+            const auto other = trajectory(runOnce(*f, config(a, {}, SearchSpace::All, 50, 8)));
+            QCOMPARE(one, two);
+            QVERIFY2(one != other, "another seed must draw other proposals");
+        }
+    }
+
+    // A run stopped halfway and resumed from its (serialised) checkpoint ends exactly where an
+    // uninterrupted run ends: same history, same best.
+    void resumesExactlyFromACheckpoint_data()
+    {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<int>("space");
+        QTest::addColumn<int>("stopAfter");
+        QTest::newRow("anneal all, in the list phase") << int(Algorithm::Anneal) << int(SearchSpace::All) << 2;
+        QTest::newRow("anneal all") << int(Algorithm::Anneal) << int(SearchSpace::All) << 23;
+        QTest::newRow("greedy all+control") << int(Algorithm::Greedy) << int(SearchSpace::AllControl) << 17;
+        QTest::newRow("random mem") << int(Algorithm::Random) << int(SearchSpace::Mem) << 30;
+        QTest::newRow("anneal yield") << int(Algorithm::Anneal) << int(SearchSpace::Yield) << 9;
+    }
+    void resumesExactlyFromACheckpoint()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, algorithm);
+        QFETCH(int, space);
+        QFETCH(int, stopAfter);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = config(Algorithm(algorithm), {}, SearchSpace(space), 45, 3);
+        const SearchState whole = runOnce(*f, c);
+
+        std::atomic_bool stop{false};
+        SearchControl control;
+        control.stop = &stop;
+        std::string checkpoint;
+        SearchCallbacks cb;
+        cb.onEvaluation = [&](const SearchEvaluation& e, const SearchStatus&) {
+            if (e.step + 1 >= stopAfter) stop = true;
+        };
+        cb.onCheckpoint = [&](const SearchState& s) { checkpoint = toJson(s).dump(); };
+        const SearchState half = runOnce(*f, c, control, cb);
+        QVERIFY(!half.finished);
+        QCOMPARE(QString::fromStdString(half.stopReason), QStringLiteral("stopped"));
+        QVERIFY(half.evaluations() < whole.evaluations());
+
+        auto saved = searchStateFromJson(nlohmann::json::parse(checkpoint));
+        QVERIFY2(saved, saved ? "" : saved.message().c_str());
+        QCOMPARE(saved->evaluations(), half.evaluations());
+        SearchEngine resumed(f->kernel->checker(), *f->evaluator);
+        QVERIFY(resumed.resume(std::move(*saved)));
+        const SearchState end = resumed.run();
+        QVERIFY(end.finished);
+        QCOMPARE(trajectory(end), trajectory(whole));
+        QCOMPARE(end.best, whole.best);
+        QCOMPARE(end.bestSpeedup, whole.bestSpeedup);
+    }
+
+    // Only legal schedules are evaluated, and each space changes only what it may.
+    void staysLegalAndInsideItsSpace_data()
+    {
+        QTest::addColumn<int>("space");
+        QTest::newRow("mem") << int(SearchSpace::Mem);
+        QTest::newRow("all") << int(SearchSpace::All);
+        QTest::newRow("yield") << int(SearchSpace::Yield);
+        QTest::newRow("all+control") << int(SearchSpace::AllControl);
+    }
+    void staysLegalAndInsideItsSpace()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchState s = runOnce(*f, config(Algorithm::Anneal, {}, SearchSpace(space), 40));
+        const auto& a = f->kernel->analysis();
+        QVERIFY(s.evaluations() > 0);
+        for (const auto& e : s.history) {
+            const auto edits = s.editsOf(e.step);
+            const auto report = f->kernel->check(edits);
+            QVERIFY2(report.legal(), report.summary().c_str());
+            auto sched = f->kernel->schedule(edits);
+            QVERIFY(sched);
+            for (const Edit& ed : e.edits) {
+                if (SearchSpace(space) == SearchSpace::Yield) {
+                    QVERIFY(ed.kind == Edit::Kind::Control && ed.yield && !ed.stall);
+                } else if (SearchSpace(space) != SearchSpace::AllControl) {
+                    QVERIFY(ed.kind == Edit::Kind::Move);
+                }
+                QVERIFY(!ed.stall); // stall edits wait for the measured timing model (issue 12)
+            }
+        }
+        if (SearchSpace(space) == SearchSpace::Mem)
+            for (const auto& e : s.history)
+                for (const Edit& ed : e.edits) {
+                    auto base = f->kernel->schedule(s.editsOf(e.base));
+                    QVERIFY(base);
+                    // The moved instruction itself is a memory instruction.
+                    const uint32_t moved = base->order[ed.from];
+                    QVERIFY2(a.listing.instructions[moved].isMemory(),
+                             a.listing.instructions[moved].text().c_str());
+                    break; // the first edit of each proposal applies to the base schedule as it is
+                }
+    }
+
+    void listSchedulingIsDeterministicAndLegal()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchState one = runOnce(*f, config(Algorithm::ListSchedule, {}, SearchSpace::All, 0));
+        const SearchState two = runOnce(*f, config(Algorithm::ListSchedule, {}, SearchSpace::All, 0));
+        QCOMPARE(trajectory(one), trajectory(two));
+        QCOMPARE(QString::fromStdString(one.stopReason), QStringLiteral("done"));
+        QVERIFY(one.evaluations() >= 2 && one.evaluations() <= listCandidateCount(SearchSpace::All));
+        for (const auto& e : one.history) {
+            QVERIFY(QString::fromStdString(e.kind).startsWith(QStringLiteral("list:")));
+            QCOMPARE(e.base, -1);
+            QVERIFY(f->kernel->check(e.edits).legal());
+        }
+    }
+
+    void refusesBadConfigurations_data()
+    {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("space");
+        QTest::addColumn<int>("evals");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("sip greedy") << int(Algorithm::Greedy) << "sip" << int(SearchSpace::Mem) << 10 << "annealing schedule";
+        QTest::newRow("unknown preset") << int(Algorithm::Anneal) << "fast" << int(SearchSpace::Mem) << 10 << "unknown preset";
+        QTest::newRow("listsched yield") << int(Algorithm::ListSchedule) << "" << int(SearchSpace::Yield) << 10 << "has no moves";
+        QTest::newRow("rescheduled") << int(Algorithm::Anneal) << "" << int(SearchSpace::Rescheduled) << 10 << "control codes derived";
+        QTest::newRow("no budget") << int(Algorithm::Anneal) << "" << int(SearchSpace::Mem) << 0 << "give a budget";
+    }
+    void refusesBadConfigurations()
+    {
+        QFETCH(int, algorithm);
+        QFETCH(QString, preset);
+        QFETCH(int, space);
+        QFETCH(int, evals);
+        QFETCH(QString, error);
+        const Status s = config(Algorithm(algorithm), preset, SearchSpace(space), evals).validate();
+        QVERIFY(!s);
+        QVERIFY2(QString::fromStdString(s.message()).contains(error), s.message().c_str());
+        QVERIFY(s.message().find('\n') == std::string::npos);
+    }
+
+    void durationsParse_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<double>("seconds");
+        QTest::newRow("10m") << "10m" << 600.0;
+        QTest::newRow("90s") << "90s" << 90.0;
+        QTest::newRow("1h") << "1h" << 3600.0;
+        QTest::newRow("45") << "45" << 45.0;
+        QTest::newRow("1.5m") << "1.5m" << 90.0;
+        QTest::newRow("bad") << "ten" << -1.0;
+        QTest::newRow("negative") << "-5m" << -1.0;
+        QTest::newRow("unit only") << "m" << -1.0;
+        QTest::newRow("trailing") << "5mm" << -1.0;
+    }
+    void durationsParse()
+    {
+        QFETCH(QString, text);
+        QFETCH(double, seconds);
+        const auto d = parseDuration(text.toStdString());
+        if (seconds < 0)
+            QVERIFY(!d);
+        else
+            QCOMPARE(d.value_or(-1), seconds);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearchEngine)
+#include "test_search_engine.moc"

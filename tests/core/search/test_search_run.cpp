@@ -1,0 +1,171 @@
+// A whole search as `sassx-cli search` and the GUI run it (core/session/search_run.h) with the estimate
+// backend on a sample: outputs, the report's figures and labels, and resuming from the directory.
+#include "search_test_support.h"
+
+#include "core/cubin/cubin.h"
+#include "core/session/search_run.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace sassx;
+using namespace sassx::search;
+
+namespace {
+
+const QString kSample = QStringLiteral("flash_attn_fwd");
+
+std::string readText(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::unique_ptr<SearchRun> openRun()
+{
+    WorkspaceOptions o;
+    o.evaluator.backend = "estimate";
+    auto run = openSearchRun(QStringLiteral(SASSX_SAMPLES_DIR "/%1.launch.json").arg(kSample).toStdString(), o);
+    if (!run) qFatal("openSearchRun: %s", run.message().c_str());
+    return std::move(*run);
+}
+
+} // namespace
+
+class TestSearchRun : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void writesEveryOutput()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QTemporaryDir dir;
+        auto run = openRun();
+        QCOMPARE(QString::fromStdString(run->choice().backend), QStringLiteral("estimate"));
+        SearchRunOptions o;
+        o.config.algorithm = Algorithm::Anneal;
+        o.config.space = SearchSpace::All;
+        o.config.budgetEvals = 60;
+        o.outDir = dir.path().toStdString();
+        int seen = 0;
+        SearchCallbacks cb;
+        cb.onEvaluation = [&](const SearchEvaluation&, const SearchStatus& s) { seen = int(s.evaluations); };
+        auto report = run->run(o, cb);
+        QVERIFY2(report, report ? "" : report.message().c_str());
+        QCOMPARE(seen, 60);
+        QVERIFY(report->improved);
+        const auto& j = report->json;
+        QCOMPARE(j["evaluations"].get<int>(), 60);
+        QCOMPARE(QString::fromStdString(j["evaluator"]["backend"].get<std::string>()), QStringLiteral("estimate"));
+        const double final = j["best"]["final"]["speedup"].get<double>();
+        QVERIFY(final > 1.0);
+        // The final figure is a fresh evaluation of the best; the estimate is deterministic, so it
+        // equals the search's own.
+        QCOMPARE(final, j["best"]["search_speedup"].get<double>());
+        QVERIFY(!j["best"]["edits"].empty());
+        QVERIFY(j["verification"]["correct"].is_null()); // the estimate verifies nothing, and says so
+        QVERIFY(QString::fromStdString(j["verification"]["note"].get<std::string>()).contains("unverified"));
+        QVERIFY(QString::fromStdString(report->summary).contains("not a measurement"));
+        QVERIFY(!j["date"].get<std::string>().empty());
+
+        // best.cubin is the tuned kernel: it parses, differs from the original, and replaying
+        // best.json through the workspace writes the same bytes.
+        const std::string bytes = readText(report->bestCubinPath);
+        auto cubin = Cubin::parse(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+        QVERIFY2(cubin, cubin ? "" : cubin.message().c_str());
+        QVERIFY(std::vector<uint8_t>(bytes.begin(), bytes.end()) != run->kernel().cubin().bytes());
+        auto variant = Variant::fromJson(nlohmann::json::parse(readText(o.outDir + "/best.json")));
+        QVERIFY(variant);
+        auto sched = run->kernel().schedule(variant->edits);
+        QVERIFY(sched);
+        auto rewritten = run->kernel().write(*sched);
+        QVERIFY(rewritten);
+        QVERIFY(*rewritten == std::vector<uint8_t>(bytes.begin(), bytes.end()));
+
+        const std::string csv = readText(report->historyPath);
+        QCOMPARE(int(std::count(csv.begin(), csv.end(), '\n')), 61); // header + one row per evaluation
+        QVERIFY(csv.starts_with("step,seconds,kind,base,move,"));
+        const std::string html = readText(report->diffPath);
+        QVERIFY(html.find("<html") != std::string::npos);
+        QVERIFY(QFileInfo::exists(dir.filePath("checkpoint.json")));
+    }
+
+    // A stopped run keeps its checkpoint; resuming the directory finishes it with the whole history.
+    void resumesTheDirectory()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QTemporaryDir dir;
+        SearchRunOptions o;
+        o.config.algorithm = Algorithm::Greedy;
+        o.config.space = SearchSpace::All;
+        o.config.budgetEvals = 40;
+        o.outDir = dir.path().toStdString();
+        std::atomic_bool stop{false};
+        o.control.stop = &stop;
+        SearchCallbacks cb;
+        cb.onEvaluation = [&](const SearchEvaluation& e, const SearchStatus&) {
+            if (e.step >= 14) stop = true;
+        };
+        auto first = openRun()->run(o, cb);
+        QVERIFY2(first, first ? "" : first.message().c_str());
+        QVERIFY(!first->json["finished"].get<bool>());
+        QCOMPARE(first->json["evaluations"].get<int>(), 15);
+
+        SearchRunOptions again = o;
+        again.resume = true;
+        again.config.budgetEvals = 0; // the checkpoint's budget
+        stop = false;
+        auto second = openRun()->run(again);
+        QVERIFY2(second, second ? "" : second.message().c_str());
+        QVERIFY(second->json["finished"].get<bool>());
+        QCOMPARE(second->json["evaluations"].get<int>(), 40);
+        auto state = readSearchCheckpoint(o.outDir);
+        QVERIFY(state);
+        QCOMPARE(state->evaluations(), int64_t(40));
+        QCOMPARE(state->history[14].step, 14);
+    }
+
+    void resumeWithoutACheckpointFailsInOneLine()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QTemporaryDir dir;
+        SearchRunOptions o;
+        o.config.budgetEvals = 5;
+        o.outDir = dir.path().toStdString();
+        o.resume = true;
+        auto r = openRun()->run(o);
+        QVERIFY(!r);
+        QVERIFY2(r.message().find("no checkpoint") != std::string::npos, r.message().c_str());
+        QVERIFY(r.message().find('\n') == std::string::npos);
+    }
+
+    // A checkpoint that does not parse or refers to evaluations it does not hold is refused.
+    void refusesBrokenCheckpoints_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("not json") << "{oops" << "not JSON";
+        QTest::newRow("other format") << R"({"format":"x"})" << "not a sassx search checkpoint";
+        QTest::newRow("dangling best")
+            << R"({"format":"sassx-search-state","version":1,"config":{"algorithm":"anneal","space":"mem","budget_evals":5},"rng":"1","steps":0,"seconds":0,"incumbent":-1,"incumbent_speedup":1,"best":3,"best_speedup":1,"history":[]})"
+            << "refers to evaluations";
+    }
+    void refusesBrokenCheckpoints()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        std::ofstream(dir.filePath("checkpoint.json").toStdString()) << text.toStdString();
+        auto s = readSearchCheckpoint(dir.path().toStdString());
+        QVERIFY(!s);
+        QVERIFY2(QString::fromStdString(s.message()).contains(error), s.message().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearchRun)
+#include "test_search_run.moc"
