@@ -70,6 +70,7 @@ setup() {
 }
 
 SAMPLE="$BUILD/samples/sgemm_leakyrelu.sm_90.cubin"
+SEARCH_SPEC="$BUILD/samples/flash_attn_fwd.launch.json"
 
 case "${1:-run}" in
   test)
@@ -85,10 +86,14 @@ case "${1:-run}" in
     mkdir -p "$BUILD/out"
     OUT="$BUILD/out/sgemm_leakyrelu.sm_90.annotate.json"
     "$BUILD/app/cli/sassx-cli" annotate "$SAMPLE" --json -o "$OUT"
-    "$BUILD/app/cli/sassx-cli" annotate "$SAMPLE" -o "${OUT%.json}.txt"
-    echo "no display: annotated $SAMPLE headlessly"
-    echo "  JSON: $OUT"
-    echo "  text: ${OUT%.json}.txt"
+    echo "no display: annotated $SAMPLE headlessly -> $OUT"
+    # The mission's main job: a short schedule search on a bundled sample, on the GPU when a worker
+    # finds one, else with the labelled estimate (it says which and why).
+    SEARCH_OUT="$BUILD/out/search-flash_attn_fwd"
+    rm -rf "$SEARCH_OUT"
+    echo "searching flash_attn_fwd (anneal, all moves, 200 evaluations or 2 minutes):"
+    "$BUILD/app/cli/sassx-cli" search "$SEARCH_SPEC" --algo anneal --space all --budget-evals 200 \
+      --budget-time 2m --backend auto -o "$SEARCH_OUT"
     ;;
   *)
     echo "usage: ./run.sh [run|test]" >&2

@@ -187,7 +187,7 @@ void SearchEngine::checkpoint()
     if (m_callbacks && m_callbacks->onCheckpoint) m_callbacks->onCheckpoint(m_state);
 }
 
-void SearchEngine::emit(const SearchEvaluation& e)
+void SearchEngine::publish(const SearchEvaluation& e)
 {
     if (m_callbacks && m_callbacks->onEvaluation) m_callbacks->onEvaluation(e, status());
 }
@@ -283,7 +283,7 @@ void SearchEngine::listStep()
             SearchEvaluation& e = record(c, "list:" + name + shareName, results[0], 0.0);
             if (m_state.config.algorithm == Algorithm::ListSchedule && e.best) e.outcome = Outcome::Accepted;
             const SearchEvaluation copy = e;
-            emit(copy);
+            publish(copy);
         } else if (s) {
             ++m_state.refusedByCheck;
         }
@@ -346,7 +346,7 @@ void SearchEngine::annealStep(bool greedy)
             }
         }
         const SearchEvaluation copy = e;
-        emit(copy);
+        publish(copy);
     }
     if (accepted && m_checker.analysis().listing.instructions.size() < 4000)
         m_legalNow = int64_t(m_proposer->countLegal(m_incumbentSchedule));
@@ -367,7 +367,7 @@ void SearchEngine::remeasureIncumbent()
     e.outcome = Outcome::Measure;
     if (e.figures.ok) m_state.incumbentSpeedup = e.figures.speedup;
     const SearchEvaluation copy = e;
-    emit(copy);
+    publish(copy);
 }
 
 void SearchEngine::randomStep()
@@ -384,7 +384,7 @@ void SearchEngine::randomStep()
             m_state.incumbentSpeedup = e.figures.speedup;
         }
         const SearchEvaluation copy = e;
-        emit(copy);
+        publish(copy);
     }
 }
 

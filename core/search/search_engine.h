@@ -89,7 +89,7 @@ private:
     void setIncumbent(int index, double speedup, const Schedule& schedule);
     Schedule scheduleOf(int index) const;
     void checkpoint();
-    void emit(const SearchEvaluation& e);
+    void publish(const SearchEvaluation& e);
 
     const LegalityChecker& m_checker;
     CandidateEvaluator& m_evaluator;

@@ -206,7 +206,8 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
                   state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0);
     const std::string src = final.source.empty() ? baseline.source.label() : final.source;
     if (improved) {
-        report.summary = "best " + speedupText(final) + " (" + src + "; noise floor " + pct(floor) + ")" + tail;
+        const std::string noise = choice().backend == "gpu" ? "; noise floor " + pct(floor) : "";
+        report.summary = "best " + speedupText(final) + " (" + src + noise + ")" + tail;
         if (choice().backend != "gpu") report.summary += " — an estimate, not a measurement";
     } else if (state.best >= 0) {
         report.summary = "nothing beat the original: the best candidate re-measured " + speedupText(final) +
@@ -215,7 +216,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         report.summary = "the " + search::spaceName(state.config.space) +
                          " space offers no legal edit on this kernel (sassx-cli legal says why): nothing to search";
     } else {
-        report.summary = "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail;
+        report.summary = choice().backend == "gpu"
+                             ? "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail
+                             : "nothing beat the original (" + src + ")" + tail;
     }
 
     report.json = {

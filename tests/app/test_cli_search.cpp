@@ -1,0 +1,184 @@
+// sassx-cli search end to end on a sample with the estimate backend: the report and its files, JSON
+// lines, a run killed with SIGKILL resumed from its checkpoint, and one-line errors for bad input.
+#include "cli_test_support.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+namespace {
+
+QString samplePath(const QString& file)
+{
+    return QStringLiteral(SASSX_SAMPLES_DIR "/%1").arg(file);
+}
+
+const QString kSpec = samplePath(QStringLiteral("flash_attn_fwd.launch.json"));
+
+int csvRows(const QString& path)
+{
+    const QByteArray csv = readBytes(path);
+    return csv.count('\n') - 1; // minus the header
+}
+
+QString oneLine(const CliRun& r, const QString& reason)
+{
+    const QStringList lines = r.errLines();
+    if (r.ok() || r.crashed || r.timedOut) return QStringLiteral("expected a clean failure: ") + r.describe();
+    if (lines.size() != 1 || !lines[0].startsWith("sassx-cli: ")) return "not one 'sassx-cli: ' line: " + r.describe();
+    if (!lines[0].contains(reason, Qt::CaseInsensitive)) return "does not mention '" + reason + "': " + lines[0];
+    return {};
+}
+
+} // namespace
+
+class TestCliSearch : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_tmp;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (!QFileInfo::exists(kSpec) || !QFileInfo::exists(samplePath("flash_attn_fwd.sm_90.cubin")))
+            QSKIP("flash_attn_fwd sample missing (no nvcc?)");
+    }
+
+    void textReport()
+    {
+        const QString out = m_tmp.filePath("text");
+        const CliRun r = runCli({"search", kSpec, "--algo", "anneal", "--space", "all", "--budget-evals", "40",
+                                 "--backend", "estimate", "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const QStringList lines = r.outLines();
+        QVERIFY2(lines.size() >= 5, r.out.constData());
+        // A speed-up (> 1 = faster), labelled an estimate, then where everything went.
+        QVERIFY2(lines[0].startsWith("best 1.") && lines[0].contains("estimate") &&
+                     lines[0].contains("not a measurement"),
+                 qPrintable(lines[0]));
+        for (const char* file : {"best.cubin", "best.json", "history.csv", "report.json", "diff.html", "checkpoint.json"})
+            QVERIFY2(QFileInfo::exists(out + "/" + file), file);
+        QVERIFY(r.out.contains(QDir(out).filePath("report.json").toUtf8()));
+        QCOMPARE(csvRows(out + "/history.csv"), 40);
+        QVERIFY(r.errLines().value(0).contains("evaluator: estimate"));
+    }
+
+    void jsonLines()
+    {
+        const QString out = m_tmp.filePath("json");
+        const CliRun r = runCli({"search", kSpec, "--algo", "random", "--space", "mem", "--budget-evals", "12",
+                                 "--backend", "estimate", "--json", "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const QStringList lines = r.outLines();
+        QCOMPARE(lines.size(), 13); // one per evaluation, then the report
+        QString error;
+        for (int i = 0; i < 12; ++i) {
+            const QJsonObject e = parseObject(lines[i].toUtf8(), &error);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            error = checkKeys(e, "evaluation",
+                              {{"step", QJsonValue::Double},
+                               {"kind", QJsonValue::String},
+                               {"edits", QJsonValue::Array},
+                               {"figures", QJsonValue::Object},
+                               {"outcome", QJsonValue::String},
+                               {"status", QJsonValue::Object}});
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            QCOMPARE(e["step"].toInt(), i);
+        }
+        const QJsonObject last = parseObject(lines[12].toUtf8(), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QJsonObject report = last["report"].toObject();
+        error = checkKeys(report, "report",
+                          {{"best", QJsonValue::Object},
+                           {"evaluations", QJsonValue::Double},
+                           {"evaluations_per_second", QJsonValue::Double},
+                           {"verification", QJsonValue::Object},
+                           {"device", QJsonValue::String},
+                           {"date", QJsonValue::String},
+                           {"summary", QJsonValue::String}});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+    // kill -9 mid-run, then --resume: the run goes on from its checkpoint with its history.
+    void resumesAfterKill()
+    {
+        const QString out = m_tmp.filePath("killed");
+        QProcess p;
+        p.setProgram(QStringLiteral(SASSX_CLI));
+        p.setArguments({"search", kSpec, "--algo", "anneal", "--space", "all", "--budget-evals", "1000000",
+                        "--backend", "estimate", "--checkpoint-every", "5", "-o", out});
+        p.start();
+        QVERIFY(p.waitForStarted(10000));
+        int saved = 0;
+        for (int i = 0; i < 600 && saved < 20; ++i) {
+            QThread::msleep(100);
+            const QByteArray cp = readBytes(out + "/checkpoint.json");
+            const QJsonDocument doc = QJsonDocument::fromJson(cp);
+            if (doc.isObject()) saved = doc.object()["history"].toArray().size();
+        }
+        p.kill(); // SIGKILL: no chance to write anything more
+        QVERIFY(p.waitForFinished(10000));
+        QVERIFY2(saved >= 20, "no checkpoint with 20 evaluations within a minute");
+        const QJsonObject before = QJsonDocument::fromJson(readBytes(out + "/checkpoint.json")).object();
+        const int kept = before["history"].toArray().size();
+        QVERIFY(kept >= 20);
+
+        const int budget = kept + 15;
+        const CliRun r = runCli({"search", kSpec, "--resume", "--budget-evals", QString::number(budget),
+                                 "--backend", "estimate", "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const QJsonObject report = QJsonDocument::fromJson(readBytes(out + "/report.json")).object();
+        QCOMPARE(report["evaluations"].toInt(), budget);
+        QCOMPARE(csvRows(out + "/history.csv"), budget);
+        const QJsonObject after = QJsonDocument::fromJson(readBytes(out + "/checkpoint.json")).object();
+        // The evaluations made before the kill are still the first ones of the history.
+        const QJsonArray h0 = before["history"].toArray(), h1 = after["history"].toArray();
+        for (int i = 0; i < kept; ++i)
+            QCOMPARE(h1[i].toObject()["edits"], h0[i].toObject()["edits"]);
+        QCOMPARE(after["config"].toObject()["algorithm"].toString(), QStringLiteral("anneal"));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("reason");
+        const QString o = m_tmp.filePath("bad");
+        QTest::newRow("no spec") << QStringList{"search", "/nonexistent.json", "--algo", "anneal", "--budget-evals", "5", "-o", o} << "nonexistent";
+        QTest::newRow("no algo") << QStringList{"search", kSpec, "--budget-evals", "5", "-o", o} << "--algo";
+        QTest::newRow("unknown algo") << QStringList{"search", kSpec, "--algo", "tabu", "--budget-evals", "5", "-o", o} << "tabu";
+        QTest::newRow("unknown space") << QStringList{"search", kSpec, "--algo", "anneal", "--space", "regs", "--budget-evals", "5", "-o", o} << "regs";
+        QTest::newRow("bad duration") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-time", "soon", "-o", o} << "duration";
+        QTest::newRow("bad count") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "five", "-o", o} << "five";
+        QTest::newRow("no budget") << QStringList{"search", kSpec, "--algo", "greedy", "-o", o} << "budget";
+        QTest::newRow("sip greedy") << QStringList{"search", kSpec, "--algo", "greedy", "--preset", "sip", "--budget-evals", "5", "-o", o} << "annealing";
+        QTest::newRow("listsched yield") << QStringList{"search", kSpec, "--algo", "listsched", "--space", "yield", "-o", o} << "no moves";
+        QTest::newRow("rescheduled") << QStringList{"search", kSpec, "--algo", "anneal", "--space", "rescheduled", "--budget-evals", "5", "-o", o} << "control codes";
+        QTest::newRow("unknown option") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--fast", "-o", o} << "--fast";
+        QTest::newRow("no output") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5"} << "usage";
+        QTest::newRow("resume nothing") << QStringList{"search", kSpec, "--resume", "--backend", "estimate", "-o", m_tmp.filePath("empty")} << "no checkpoint";
+        QTest::newRow("gpu without one") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--backend", "gpu", "--worker", "/nonexistent/sassx-worker", "-o", o} << "worker";
+        QTest::newRow("spec mismatch") << QStringList{"search", m_tmp.filePath("mismatch.json"), "--algo", "anneal", "--budget-evals", "5", "--backend", "estimate", "-o", o} << "param";
+    }
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, reason);
+        // A spec that names the flash_attn_fwd cubin with one parameter too few.
+        QJsonObject spec = QJsonDocument::fromJson(readBytes(kSpec)).object();
+        QJsonArray params = spec["params"].toArray();
+        params.removeLast();
+        spec["params"] = params;
+        spec["cubin"] = samplePath("flash_attn_fwd.sm_90.cubin");
+        QVERIFY(writeBytes(m_tmp.filePath("mismatch.json"), QJsonDocument(spec).toJson()));
+        const CliRun r = runCli(args);
+        const QString problem = oneLine(r, reason);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(r.exitCode, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliSearch)
+#include "test_cli_search.moc"
