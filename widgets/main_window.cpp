@@ -9,6 +9,7 @@
 #include "widgets/listing_view.h"
 #include "widgets/metrics_view.h"
 #include "widgets/models/metrics_model.h"
+#include "widgets/search_panel.h"
 #include "widgets/variants_panel.h"
 
 #include <QApplication>
@@ -77,6 +78,25 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         diffSummary->setText(m_diff->summary());
         diffDock->show();
         diffDock->raise();
+    });
+    // The Search dock (hidden until asked for: Variant ▸ Search…). A point clicked in its plot becomes
+    // the current variant, and the diff shows it against the original.
+    m_search = new SearchPanel(m_session, this);
+    auto* searchDock = new QDockWidget(tr("Search"), this);
+    searchDock->setObjectName(QStringLiteral("searchDock"));
+    searchDock->setWidget(m_search);
+    addDockWidget(Qt::BottomDockWidgetArea, searchDock);
+    searchDock->hide();
+    connect(m_search, &SearchPanel::evaluationOpened, this, [this, diffDock, diffSummary](int id) {
+        showDiff(0, id);
+        diffSummary->setText(m_diff->summary());
+        diffDock->show();
+    });
+    connect(m_session, &Session::searchRecorded, this, [this](int index, int) {
+        const auto& r = m_session->searches()[size_t(index)];
+        statusBar()->showMessage(
+            tr("Search finished: %1").arg(QString::fromStdString(r.report.value("summary", std::string()))),
+            15000);
     });
     connect(m_variants, &VariantsPanel::compareRequested, this,
             [this, metricsDock](const std::vector<int>& ids) {
@@ -191,6 +211,9 @@ void MainWindow::createActions()
     connect(m_session, &Session::measureStarted, this, syncCancel);
     connect(m_session, &Session::measureFinished, this, syncCancel);
     connect(m_session, &Session::measureFailed, this, syncCancel);
+    variant->addAction(tr("&Search…"), this, &MainWindow::showSearch)
+        ->setToolTip(
+            tr("Search the current kernel's schedules (annealing, greedy, random, list scheduling)"));
     variant->addAction(tr("&Rename"), QKeySequence(Qt::Key_F2), m_variants, &VariantsPanel::renameSelected);
     variant->addAction(tr("&Delete"), m_variants, &VariantsPanel::deleteSelected);
 
@@ -335,6 +358,14 @@ void MainWindow::updateTitle()
     }
     setWindowTitle(title);
     setWindowModified(m_session->isModified());
+}
+
+void MainWindow::showSearch()
+{
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("searchDock"))) {
+        dock->show();
+        dock->raise();
+    }
 }
 
 void MainWindow::showDiff(int left, int right)

@@ -13,6 +13,7 @@ class DiffView;
 class EditController;
 class ListingPanel;
 class MetricsView;
+class SearchPanel;
 class Session;
 class VariantsPanel;
 
@@ -33,6 +34,9 @@ public:
     VariantsPanel* variantsPanel() const { return m_variants; }
     MetricsView* metricsView() const { return m_metrics; }
     DiffView* diffView() const { return m_diff; }
+    SearchPanel* searchPanel() const { return m_search; }
+    // Shows and raises the Search dock.
+    void showSearch();
 
     static QStringList recentFiles();
 
@@ -59,6 +63,7 @@ private:
     VariantsPanel* m_variants;
     MetricsView* m_metrics;
     DiffView* m_diff;
+    SearchPanel* m_search;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
     QString m_pendingKernel;

@@ -22,13 +22,12 @@ void onSignal(int)
     g_stop = true; // the run stops after the evaluation in flight and checkpoints
 }
 
-const char* kUsage =
-    "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched [--preset sip] "
-    "[--space mem|all|yield|all+control] [--budget-evals N | --budget-time 10m] [--backend auto|gpu|estimate] "
-    "[--gpus LIST] [--seed S] [--resume] [--json] -o DIR";
+const char* kUsage = "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched [--preset sip] "
+                     "[--space mem|all|yield|all+control] [--budget-evals N | --budget-time 10m] [--backend "
+                     "auto|gpu|estimate] "
+                     "[--gpus LIST] [--seed S] [--resume] [--json] -o DIR";
 
-template <typename T>
-Result<T> numberOption(const ParsedArgs& a, const std::string& name, T fallback)
+template <typename T> Result<T> numberOption(const ParsedArgs& a, const std::string& name, T fallback)
 {
     if (!a.has(name)) return fallback;
     const std::string v = a.value(name);
@@ -46,22 +45,25 @@ Result<search::SearchConfig> configFrom(const ParsedArgs& a, bool resume)
 {
     search::SearchConfig c;
     auto algo = search::parseAlgorithm(a.value("--algo", resume ? "anneal" : ""));
-    if (!algo) return makeError(a.has("--algo") ? "--algo is anneal, greedy, random or listsched, not '" +
-                                                      a.value("--algo") + "'"
-                                                : "search needs --algo anneal|greedy|random|listsched");
+    if (!algo)
+        return makeError(a.has("--algo") ? "--algo is anneal, greedy, random or listsched, not '" +
+                                               a.value("--algo") + "'"
+                                         : "search needs --algo anneal|greedy|random|listsched");
     c.algorithm = *algo;
     c.preset = a.value("--preset");
     auto space = search::parseSearchSpace(a.value("--space", "mem"));
-    if (!space) return makeError("--space is mem, all, yield, all+control or rescheduled, not '" +
-                                 a.value("--space") + "'");
+    if (!space)
+        return makeError("--space is mem, all, yield, all+control or rescheduled, not '" +
+                         a.value("--space") + "'");
     c.space = *space;
     auto evals = numberOption<int64_t>(a, "--budget-evals", 0);
     if (!evals) return evals.error();
     c.budgetEvals = *evals;
     if (a.has("--budget-time")) {
         auto t = search::parseDuration(a.value("--budget-time"));
-        if (!t) return makeError("--budget-time takes a duration such as 90s, 10m or 1h, not '" +
-                                 a.value("--budget-time") + "'");
+        if (!t)
+            return makeError("--budget-time takes a duration such as 90s, 10m or 1h, not '" +
+                             a.value("--budget-time") + "'");
         c.budgetSeconds = *t;
     }
     auto seed = numberOption<uint64_t>(a, "--seed", 1);
@@ -80,9 +82,9 @@ void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
     if (c.budgetSeconds > 0) f = std::max(f, s.seconds / c.budgetSeconds);
     f = std::clamp(f, 0.0, 1.0);
     const int width = 28, filled = int(f * width);
-    std::fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %lld evals  %.1f/s  best %.4fx  %s   ",
-                 filled, "############################", width - filled, "", f * 100.0,
-                 (long long)s.evaluations, s.evalsPerSecond, s.bestSpeedup, s.phase.c_str());
+    std::fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %lld evals  %.1f/s  best %.4fx  %s   ", filled,
+                 "############################", width - filled, "", f * 100.0, (long long)s.evaluations,
+                 s.evalsPerSecond, s.bestSpeedup, s.phase.c_str());
 }
 
 } // namespace
@@ -90,14 +92,14 @@ void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
 int runSearchCommand(const Args& raw)
 {
     std::string err;
-    const ParsedArgs a = parseArgs(
-        raw,
-        OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed", "-o", "--screen",
-                    "--rounds", "--final-rounds", "--checkpoint-every"},
-                   {"--json", "--resume", "--no-list-seed", "--no-verify"}}
-            .add(evaluatorOptionSpec())
-            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-        err);
+    const ParsedArgs a =
+        parseArgs(raw,
+                  OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed",
+                              "-o", "--screen", "--rounds", "--final-rounds", "--checkpoint-every"},
+                             {"--json", "--resume", "--no-list-seed", "--no-verify"}}
+                      .add(evaluatorOptionSpec())
+                      .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+                  err);
     if (!err.empty()) return fail(err);
     if (a.positional.size() != 1 || a.value("-o").empty()) return fail(kUsage);
     const bool resume = a.has("--resume");
@@ -146,12 +148,9 @@ int runSearchCommand(const Args& raw)
     callbacks.onEvaluation = [&](const search::SearchEvaluation& e, const search::SearchStatus& s) {
         if (json) {
             nlohmann::json j = search::toJson(e);
-            j["status"] = {{"evaluations", s.evaluations},
-                           {"evals_per_second", s.evalsPerSecond},
-                           {"best_speedup", s.bestSpeedup},
-                           {"incumbent_speedup", s.incumbentSpeedup},
-                           {"legal_moves", s.legalMoves},
-                           {"phase", s.phase}};
+            j["status"] = {{"evaluations", s.evaluations},  {"evals_per_second", s.evalsPerSecond},
+                           {"best_speedup", s.bestSpeedup}, {"incumbent_speedup", s.incumbentSpeedup},
+                           {"legal_moves", s.legalMoves},   {"phase", s.phase}};
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);
         } else if (bar) {

@@ -79,7 +79,8 @@ std::pair<std::string, double> listCandidate(SearchSpace space, int k)
 }
 
 std::vector<Edit> applyListHeuristic(const LegalityChecker& checker, const EditProposer& proposer,
-                                     const std::string& name, Schedule& schedule, const std::atomic_bool* stop)
+                                     const std::string& name, Schedule& schedule,
+                                     const std::atomic_bool* stop)
 {
     const auto& a = checker.analysis();
     const auto& insts = a.listing.instructions;

@@ -12,7 +12,7 @@ namespace sassx::search {
 
 struct ListCandidate
 {
-    std::string name; // "hoist-loads", "sink-stores", "critical-path"
+    std::string name;        // "hoist-loads", "sink-stores", "critical-path"
     std::vector<Edit> edits; // from the start schedule
 };
 

@@ -17,10 +17,14 @@ std::optional<Algorithm> parseAlgorithm(const std::string& name)
 std::string algorithmName(Algorithm a)
 {
     switch (a) {
-    case Algorithm::Anneal: return "anneal";
-    case Algorithm::Greedy: return "greedy";
-    case Algorithm::Random: return "random";
-    case Algorithm::ListSchedule: return "listsched";
+    case Algorithm::Anneal:
+        return "anneal";
+    case Algorithm::Greedy:
+        return "greedy";
+    case Algorithm::Random:
+        return "random";
+    case Algorithm::ListSchedule:
+        return "listsched";
     }
     return "?";
 }
@@ -106,10 +110,20 @@ std::optional<double> parseDuration(const std::string& text)
     double scale = 1.0;
     std::string number = text;
     switch (text.back()) {
-    case 's': scale = 1; number.pop_back(); break;
-    case 'm': scale = 60; number.pop_back(); break;
-    case 'h': scale = 3600; number.pop_back(); break;
-    default: break;
+    case 's':
+        scale = 1;
+        number.pop_back();
+        break;
+    case 'm':
+        scale = 60;
+        number.pop_back();
+        break;
+    case 'h':
+        scale = 3600;
+        number.pop_back();
+        break;
+    default:
+        break;
     }
     if (number.empty()) return std::nullopt;
     size_t used = 0;

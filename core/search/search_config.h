@@ -26,17 +26,17 @@ std::string algorithmName(Algorithm a);
 struct SearchConfig
 {
     Algorithm algorithm = Algorithm::Anneal;
-    std::string preset;                       // "" (sassx's default) or "sip" (anneal only)
+    std::string preset; // "" (sassx's default) or "sip" (anneal only)
     SearchSpace space = SearchSpace::Mem;
-    int64_t budgetEvals = 0;                  // 0: no limit on evaluations
-    double budgetSeconds = 0.0;               // 0: no limit on wall time (at least one limit is set)
+    int64_t budgetEvals = 0;    // 0: no limit on evaluations
+    double budgetSeconds = 0.0; // 0: no limit on wall time (at least one limit is set)
     uint64_t seed = 1;
     // The list-scheduling result starts the other algorithms when it measured better than the original
     // (its evaluations count against the budget). Spaces without moves ignore it.
     bool seedWithListSchedule = true;
-    int maxEditsPerProposal = 3;  // anneal (default preset) proposes 1..this many edits at once
-    int randomMaxEdits = 30;      // random search: 1..this many edits per variant
-    int remeasureEvery = 50;      // anneal/greedy: re-measure the incumbent every N steps (measured backends)
+    int maxEditsPerProposal = 3; // anneal (default preset) proposes 1..this many edits at once
+    int randomMaxEdits = 30;     // random search: 1..this many edits per variant
+    int remeasureEvery = 50;     // anneal/greedy: re-measure the incumbent every N steps (measured backends)
     // Annealing temperature in speed-up units (0.01 = 1%). Default preset: geometric from t0 to tEnd
     // over the budget. SIP preset: t0 0.4, ×(1−0.003) per step, stop at T < 0.05 or after 1,000 steps
     // (arXiv 2403.16863, ../shared/seeds), single-edit proposals, Metropolis on the raw Δ speed-up.

@@ -102,7 +102,8 @@ double SearchEngine::temperature() const
 bool SearchEngine::listPhase() const
 {
     const SearchConfig& c = m_state.config;
-    const bool wanted = c.algorithm == Algorithm::ListSchedule || (c.seedWithListSchedule && spaceHasMoves(c.space));
+    const bool wanted =
+        c.algorithm == Algorithm::ListSchedule || (c.seedWithListSchedule && spaceHasMoves(c.space));
     return wanted && m_state.listScheduleNext < listCandidateCount(c.space);
 }
 
@@ -200,7 +201,8 @@ std::vector<eval::EvalResult> SearchEngine::evaluate(const std::vector<Candidate
     for (const auto& c : candidates)
         schedules.push_back(c.schedule);
     auto results = m_evaluator.evaluate(schedules, request);
-    results.resize(candidates.size(), eval::failedResult(eval::failure::kError, "the evaluator gave no answer"));
+    results.resize(candidates.size(),
+                   eval::failedResult(eval::failure::kError, "the evaluator gave no answer"));
     return results;
 }
 
@@ -263,7 +265,8 @@ void SearchEngine::listStep()
     auto cached = m_listEdits.find(name);
     if (cached == m_listEdits.end()) {
         Schedule s = Schedule::identity(m_checker.analysis());
-        auto edits = applyListHeuristic(m_checker, *m_proposer, name, s, m_control ? m_control->stop : nullptr);
+        auto edits =
+            applyListHeuristic(m_checker, *m_proposer, name, s, m_control ? m_control->stop : nullptr);
         if (m_control && m_control->stop && m_control->stop->load()) return; // redone on resume
         cached = m_listEdits.emplace(name, std::move(edits)).first;
     }
@@ -271,7 +274,8 @@ void SearchEngine::listStep()
     const auto& all = cached->second;
     const size_t count = size_t(std::ceil(share * double(all.size())));
     // A share that adds nothing to the previous one of the same heuristic is not evaluated twice.
-    const size_t previous = share <= 0.25 ? 0 : size_t(std::ceil((share == 1.0 ? 0.5 : 0.25) * double(all.size())));
+    const size_t previous =
+        share <= 0.25 ? 0 : size_t(std::ceil((share == 1.0 ? 0.5 : 0.25) * double(all.size())));
     if (count > 0 && count != previous) {
         Candidate c;
         c.edits.assign(all.begin(), all.begin() + std::ptrdiff_t(count));
@@ -338,7 +342,8 @@ void SearchEngine::annealStep(bool greedy)
         SearchEvaluation& e = record(candidates[i], "candidate", results[i], t);
         // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
         if (e.outcome != Outcome::Failed && !accepted) {
-            const bool take = greedy ? candidateBeats(e.figures, m_state.incumbentSpeedup) : acceptAnneal(e.figures, t);
+            const bool take =
+                greedy ? candidateBeats(e.figures, m_state.incumbentSpeedup) : acceptAnneal(e.figures, t);
             if (take) {
                 e.outcome = Outcome::Accepted;
                 accepted = true;

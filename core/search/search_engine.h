@@ -82,8 +82,10 @@ private:
     void randomStep();
     void remeasureIncumbent();
     std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits);
-    std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates, const EvalRequest& request);
-    SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r, double temperature);
+    std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates,
+                                           const EvalRequest& request);
+    SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r,
+                             double temperature);
     bool acceptAnneal(const SpeedupFigures& f, double t);
     bool candidateBeats(const SpeedupFigures& f, double incumbent) const;
     void setIncumbent(int index, double speedup, const Schedule& schedule);

@@ -17,11 +17,16 @@ std::optional<SearchSpace> parseSearchSpace(const std::string& name)
 std::string spaceName(SearchSpace space)
 {
     switch (space) {
-    case SearchSpace::Mem: return "mem";
-    case SearchSpace::All: return "all";
-    case SearchSpace::Yield: return "yield";
-    case SearchSpace::AllControl: return "all+control";
-    case SearchSpace::Rescheduled: return "rescheduled";
+    case SearchSpace::Mem:
+        return "mem";
+    case SearchSpace::All:
+        return "all";
+    case SearchSpace::Yield:
+        return "yield";
+    case SearchSpace::AllControl:
+        return "all+control";
+    case SearchSpace::Rescheduled:
+        return "rescheduled";
     }
     return "?";
 }
@@ -46,7 +51,8 @@ bool spaceHasControl(SearchSpace space)
     return space == SearchSpace::Yield || space == SearchSpace::AllControl;
 }
 
-EditProposer::EditProposer(const LegalityChecker& checker, SearchSpace space) : m_checker(checker), m_space(space)
+EditProposer::EditProposer(const LegalityChecker& checker, SearchSpace space)
+    : m_checker(checker), m_space(space)
 {
     if (!spaceHasMoves(space)) return;
     const auto& a = checker.analysis();

@@ -36,10 +36,14 @@ std::string csvField(const std::string& s)
 std::string outcomeName(Outcome o)
 {
     switch (o) {
-    case Outcome::Accepted: return "accepted";
-    case Outcome::Rejected: return "rejected";
-    case Outcome::Failed: return "failed";
-    case Outcome::Measure: return "measure";
+    case Outcome::Accepted:
+        return "accepted";
+    case Outcome::Rejected:
+        return "rejected";
+    case Outcome::Failed:
+        return "failed";
+    case Outcome::Measure:
+        return "measure";
     }
     return "?";
 }
@@ -101,16 +105,27 @@ std::vector<Edit> SearchState::editsOf(int index) const
 nlohmann::json toJson(const SearchEvaluation& e)
 {
     const SpeedupFigures& f = e.figures;
-    nlohmann::json fj{{"ok", f.ok},         {"speedup", f.speedup},     {"low", f.low},
-                      {"high", f.high},     {"rounds", f.rounds},       {"confirmed", f.confirmed},
-                      {"noise_floor", f.noiseFloor}, {"source", f.source}};
+    nlohmann::json fj{{"ok", f.ok},
+                      {"speedup", f.speedup},
+                      {"low", f.low},
+                      {"high", f.high},
+                      {"rounds", f.rounds},
+                      {"confirmed", f.confirmed},
+                      {"noise_floor", f.noiseFloor},
+                      {"source", f.source}};
     if (!f.ok) {
         fj["failure_kind"] = f.failureKind;
         fj["failure"] = f.failure;
     }
-    return {{"step", e.step},       {"seconds", e.seconds},       {"base", e.base},
-            {"edits", editsJson(e.edits)}, {"kind", e.kind},      {"figures", fj},
-            {"outcome", outcomeName(e.outcome)}, {"best", e.best}, {"temperature", e.temperature}};
+    return {{"step", e.step},
+            {"seconds", e.seconds},
+            {"base", e.base},
+            {"edits", editsJson(e.edits)},
+            {"kind", e.kind},
+            {"figures", fj},
+            {"outcome", outcomeName(e.outcome)},
+            {"best", e.best},
+            {"temperature", e.temperature}};
 }
 
 Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j)
@@ -175,8 +190,7 @@ nlohmann::json toJson(const SearchState& s)
 Result<SearchState> searchStateFromJson(const nlohmann::json& j)
 {
     try {
-        if (j.value("format", "") != "sassx-search-state")
-            return makeError("not a sassx search checkpoint");
+        if (j.value("format", "") != "sassx-search-state") return makeError("not a sassx search checkpoint");
         if (j.value("version", 0) != 1) return makeError("unsupported search checkpoint version");
         SearchState s;
         auto config = searchConfigFromJson(j.at("config"));
@@ -216,7 +230,8 @@ Result<SearchState> searchStateFromJson(const nlohmann::json& j)
 
 std::string historyCsvHeader()
 {
-    return "step,seconds,kind,base,move,ok,failure,speedup,low,high,rounds,confirmed,outcome,best,temperature\n";
+    return "step,seconds,kind,base,move,ok,failure,speedup,low,high,rounds,confirmed,outcome,best,"
+           "temperature\n";
 }
 
 std::string historyCsvRow(const SearchEvaluation& e)
@@ -234,7 +249,8 @@ std::string historyCsvRow(const SearchEvaluation& e)
     std::snprintf(tail, sizeof tail, ",%s,%d,%.6g\n", outcomeName(e.outcome).c_str(), e.best ? 1 : 0,
                   e.temperature);
     return head + csvField(e.kind) + "," + std::to_string(e.base) + "," + csvField(move) + "," +
-           (f.ok ? "1" : "0") + "," + csvField(f.ok ? "" : f.failureKind + ": " + f.failure) + "," + nums + tail;
+           (f.ok ? "1" : "0") + "," + csvField(f.ok ? "" : f.failureKind + ": " + f.failure) + "," + nums +
+           tail;
 }
 
 } // namespace sassx::search

@@ -4,8 +4,8 @@
 // from the last one written with its best variant and history (search_engine.h).
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
-#include "core/search/search_config.h"
 #include "core/rewrite/variant.h"
+#include "core/search/search_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +18,7 @@ enum class Outcome : uint8_t
 {
     Accepted, // became the incumbent
     Rejected,
-    Failed, // did not run correctly (wrong output, fault, timeout) or could not be written
+    Failed,  // did not run correctly (wrong output, fault, timeout) or could not be written
     Measure, // a measurement of a known schedule (the incumbent's re-measure), not a decision
 };
 std::string outcomeName(Outcome o);
@@ -32,10 +32,10 @@ struct SpeedupFigures
     double speedup = 0.0; // median of the per-round speed-ups
     double low = 0.0;     // 95% interval
     double high = 0.0;
-    int rounds = 0;            // 0: a deterministic estimate (the interval is the point)
-    bool confirmed = false;    // figures come from fresh confirmation rounds
-    double noiseFloor = 0.0;   // ratio units
-    std::string source;        // "measured, NVIDIA H100 …" or "estimate, model sm_90"
+    int rounds = 0;          // 0: a deterministic estimate (the interval is the point)
+    bool confirmed = false;  // figures come from fresh confirmation rounds
+    double noiseFloor = 0.0; // ratio units
+    std::string source;      // "measured, NVIDIA H100 …" or "estimate, model sm_90"
     bool exact() const { return ok && rounds == 0; }
     // Trustworthy enough to report: deterministic, or from fresh confirmation rounds.
     bool reportable() const { return ok && (rounds == 0 || confirmed); }
@@ -46,27 +46,27 @@ SpeedupFigures speedupFigures(const eval::EvalResult& r);
 
 struct SearchEvaluation
 {
-    int step = 0;           // index in the history
-    double seconds = 0.0;   // since the run started, across resumes
-    int base = -1;          // the evaluation whose schedule this one edits (-1: the original)
+    int step = 0;            // index in the history
+    double seconds = 0.0;    // since the run started, across resumes
+    int base = -1;           // the evaluation whose schedule this one edits (-1: the original)
     std::vector<Edit> edits; // applied to base's schedule
-    std::string kind;       // "candidate", "re-measure", "list:hoist-loads", …
+    std::string kind;        // "candidate", "re-measure", "list:hoist-loads", …
     SpeedupFigures figures;
     Outcome outcome = Outcome::Rejected;
-    bool best = false;      // a new best at the time
+    bool best = false; // a new best at the time
     double temperature = 0.0;
 };
 
 struct SearchState
 {
     SearchConfig config;
-    std::string rng; // std::mt19937_64 state, as its stream operator writes it
+    std::string rng;   // std::mt19937_64 state, as its stream operator writes it
     int64_t steps = 0; // proposals made (annealing's clock)
     double seconds = 0.0;
     std::vector<SearchEvaluation> history;
     int incumbent = -1; // history index; -1: the original (or the start)
     double incumbentSpeedup = 1.0;
-    int best = -1;      // history index of the best reportable evaluation; -1: the original
+    int best = -1; // history index of the best reportable evaluation; -1: the original
     double bestSpeedup = 1.0;
     double timeToBest = 0.0;
     int listScheduleNext = 0; // heuristics already evaluated

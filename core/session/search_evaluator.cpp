@@ -69,7 +69,8 @@ std::vector<eval::EvalResult> SearchEvaluator::evaluate(const std::vector<Schedu
         auto bytes = original ? Result<std::vector<uint8_t>>(m_evaluator.kernel().cubin().bytes())
                               : m_evaluator.kernel().write(schedules[i]);
         if (!bytes) {
-            out[i] = eval::failedResult(eval::failure::kError, "the writer refused the schedule: " + bytes.message());
+            out[i] = eval::failedResult(eval::failure::kError,
+                                        "the writer refused the schedule: " + bytes.message());
             continue;
         }
         cubins.push_back(std::move(*bytes));
@@ -78,10 +79,12 @@ std::vector<eval::EvalResult> SearchEvaluator::evaluate(const std::vector<Schedu
     if (cubins.empty()) return out;
     const auto t0 = std::chrono::steady_clock::now();
     auto results = m_evaluator.choice().evaluator->evaluateBatch(cubins, options);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (size_t k = 0; k < slot.size(); ++k) {
-        out[slot[k]] = k < results.size() ? std::move(results[k])
-                                          : eval::failedResult(eval::failure::kError, "no answer from the pool");
+        out[slot[k]] = k < results.size()
+                           ? std::move(results[k])
+                           : eval::failedResult(eval::failure::kError, "no answer from the pool");
         if (out[slot[k]].source.kind.empty()) out[slot[k]].source.kind = sourceKind();
         if (out[slot[k]].wallMs == 0.0) out[slot[k]].wallMs = ms / double(slot.size());
     }

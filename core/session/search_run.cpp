@@ -2,6 +2,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/rewrite/diff_export.h"
+#include "core/rewrite/edit_compaction.h"
 #include "core/rewrite/schedule_diff.h"
 
 #include <cstdio>
@@ -69,8 +70,8 @@ std::string speedupText(const SpeedupFigures& f)
 
 } // namespace
 
-SearchRun::SearchRun(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec, EvaluatorChoice choice,
-                     EvaluatorOptions evaluatorOptions)
+SearchRun::SearchRun(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec,
+                     EvaluatorChoice choice, EvaluatorOptions evaluatorOptions)
     : m_kernelEvaluator(std::move(kernel), std::move(choice), std::move(spec)),
       m_evaluatorOptions(std::move(evaluatorOptions))
 {
@@ -106,7 +107,9 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     if (options.resume) {
         auto state = readSearchCheckpoint(options.outDir);
         if (!state) return state.error();
-        if (Status s = engine.resume(std::move(*state), options.config.budgetEvals, options.config.budgetSeconds); !s)
+        if (Status s =
+                engine.resume(std::move(*state), options.config.budgetEvals, options.config.budgetSeconds);
+            !s)
             return s.error();
     } else if (Status s = engine.start(options.config); !s) {
         return s.error();
@@ -145,17 +148,22 @@ nlohmann::json SearchRun::verifyOnFreshInputs(const std::vector<uint8_t>& bytes)
     mo.eval.checkOnly = true;
     auto r = verifier.measureCubin(bytes, mo);
     j["correct"] = r && r->ok();
-    if (!r) j["failure"] = r.message();
-    else if (!r->ok()) j["failure"] = r->failureKind + ": " + r->failure;
+    if (!r)
+        j["failure"] = r.message();
+    else if (!r->ok())
+        j["failure"] = r->failureKind + ": " + r->failure;
     return j;
 }
 
 Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const SearchState& state)
 {
     const KernelWorkspace& k = kernel();
-    const auto edits = state.editsOf(state.best);
+    auto edits = state.editsOf(state.best);
     auto schedule = k.schedule(edits);
     if (!schedule) return makeError("the best variant does not replay: " + schedule.message());
+    // The walk's chain of edits, shortened to the list that reaches the same schedule.
+    if (auto shorter = compactEdits(k.analysis(), *schedule, [&k](Schedule& x) { k.checker().fixReuse(x); }))
+        edits = std::move(*shorter);
 
     // The reported figure is always a fresh measurement of the best, never the search's own.
     SpeedupFigures final;
@@ -190,9 +198,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     report.diffPath = (dir / "diff.html").string();
     report.historyPath = (dir / "history.csv").string();
 
-    auto diff = diffSchedules(DiffSide::fromListing(k.analysis().listing, "original"),
-                              DiffSide::fromSchedule(k.analysis(), written, improved ? "best" : "best (original)"),
-                              k.name());
+    auto diff = diffSchedules(
+        DiffSide::fromListing(k.analysis().listing, "original"),
+        DiffSide::fromSchedule(k.analysis(), written, improved ? "best" : "best (original)"), k.name());
     if (!diff) return makeError("cannot diff the best variant: " + diff.message());
 
     const auto& baseline = *m_kernelEvaluator.baseline();
@@ -213,8 +221,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         report.summary = "nothing beat the original: the best candidate re-measured " + speedupText(final) +
                          ", inside the noise floor of " + pct(floor) + tail;
     } else if (state.legalAtStart == 0) {
-        report.summary = "the " + search::spaceName(state.config.space) +
-                         " space offers no legal edit on this kernel (sassx-cli legal says why): nothing to search";
+        report.summary =
+            "the " + search::spaceName(state.config.space) +
+            " space offers no legal edit on this kernel (sassx-cli legal says why): nothing to search";
     } else {
         report.summary = choice().backend == "gpu"
                              ? "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail
@@ -228,9 +237,12 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"spec", m_kernelEvaluator.spec().name},
         {"config", search::toJson(state.config)},
         {"evaluator",
-         {{"backend", choice().backend}, {"reason", choice().reason}, {"parallelism", evaluator.parallelism()}}},
+         {{"backend", choice().backend},
+          {"reason", choice().reason},
+          {"parallelism", evaluator.parallelism()}}},
         {"device", baseline.source.device},
-        {"baseline", {{"median_us", baseline.medianUs}, {"noise_floor", floor}, {"source", baseline.source.label()}}},
+        {"baseline",
+         {{"median_us", baseline.medianUs}, {"noise_floor", floor}, {"source", baseline.source.label()}}},
         {"evaluations", state.evaluations()},
         {"seconds", state.seconds},
         {"evaluations_per_second", state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0},
@@ -243,7 +255,8 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"best",
          {{"step", state.best},
           {"search_speedup", state.bestSpeedup},
-          {"final", state.best >= 0 ? figuresJson(final) : nlohmann::json{{"speedup", 1.0}, {"note", "the original"}}},
+          {"final",
+           state.best >= 0 ? figuresJson(final) : nlohmann::json{{"speedup", 1.0}, {"note", "the original"}}},
           {"edits", editList},
           {"moved", diff->movedCount()},
           {"control_changed", diff->controlChangedCount()}}},
@@ -256,12 +269,11 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     best.kernel = k.name();
     best.edits = improved ? edits : std::vector<Edit>{};
     const std::string bytesStr(bytes.begin(), bytes.end());
-    for (const auto& [name, text] :
-         {std::pair<std::string, std::string>{"best.cubin", bytesStr},
-          {"best.json", best.toJson().dump(2) + "\n"},
-          {"history.csv", historyCsv(state)},
-          {"report.json", report.json.dump(2) + "\n"},
-          {"diff.html", diffToHtml(*diff)}})
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"best.cubin", bytesStr},
+                                     {"best.json", best.toJson().dump(2) + "\n"},
+                                     {"history.csv", historyCsv(state)},
+                                     {"report.json", report.json.dump(2) + "\n"},
+                                     {"diff.html", diffToHtml(*diff)}})
         if (Status s = writeFileAtomically((dir / name).string(), text); !s) return s.error();
     return report;
 }

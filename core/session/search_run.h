@@ -24,18 +24,18 @@ namespace sassx {
 struct SearchRunOptions
 {
     search::SearchConfig config;
-    std::string outDir;        // created if missing; checkpoints go there as the run goes
-    bool resume = false;       // continue outDir/checkpoint.json instead of starting afresh
-    SearchMeasurePlan plan;    // rounds: screening, confirmation, and the final figure of the best
+    std::string outDir;            // created if missing; checkpoints go there as the run goes
+    bool resume = false;           // continue outDir/checkpoint.json instead of starting afresh
+    SearchMeasurePlan plan;        // rounds: screening, confirmation, and the final figure of the best
     bool verifyFreshInputs = true; // re-check the best on inputs of another seed (GPU backends)
     search::SearchControl control;
 };
 
 struct SearchReport
 {
-    nlohmann::json json;     // report.json
-    std::string summary;     // "best 1.0123x [1.0101, 1.0150] (measured on …; noise floor 0.30%) after …"
-    bool improved = false;   // a variant clearly beat the original
+    nlohmann::json json;   // report.json
+    std::string summary;   // "best 1.0123x [1.0101, 1.0150] (measured on …; noise floor 0.30%) after …"
+    bool improved = false; // a variant clearly beat the original
     std::string bestCubinPath, reportPath, diffPath, historyPath;
 };
 
@@ -48,6 +48,9 @@ public:
 
     const EvaluatorChoice& choice() const { return m_kernelEvaluator.choice(); }
     const KernelWorkspace& kernel() const { return m_kernelEvaluator.kernel(); }
+    // The evaluator the run measures with (prepared against the original): for bench tools that compare
+    // other methods in the same harness (bench/search/sip_anneal.cpp).
+    KernelEvaluator& kernelEvaluator() { return m_kernelEvaluator; }
     // Figures of the original (baseline, noise floor); errors name the mismatching spec parameter.
     Status prepare();
 
@@ -64,7 +67,8 @@ private:
 };
 
 // Opens the spec's cubin and kernel through the workspace and chooses the evaluator: what the CLI does.
-Result<std::unique_ptr<SearchRun>> openSearchRun(const std::string& specPath, const WorkspaceOptions& options);
+Result<std::unique_ptr<SearchRun>> openSearchRun(const std::string& specPath,
+                                                 const WorkspaceOptions& options);
 
 // Reads DIR/checkpoint.json.
 Result<search::SearchState> readSearchCheckpoint(const std::string& dir);

@@ -33,6 +33,7 @@ Session::Session(QObject* parent) : QObject(parent)
     connect(&m_autosave, &QTimer::timeout, this, &Session::autosave);
     resetMeasureState();
     resetVariants();
+    connectSearch();
 }
 
 // The job trackers stop their jobs and wait for them; queued results die with the object.
@@ -111,6 +112,7 @@ quint64 Session::openInput(const QString& path, const QString& arch, const QStri
             m_kernelWs.reset();
             resetMeasureState();
             resetVariants();
+            resetSearches();
             // Views must drop the old kernel's rows now, not when (or if) an analysis follows.
             Q_EMIT variantsChanged();
             Q_EMIT currentVariantChanged(m_current);
@@ -161,6 +163,7 @@ void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QS
             resetMeasureState();
             m_selected = -1;
             resetVariants();
+            resetSearches();
             Q_EMIT analysisReady();
             Q_EMIT variantsChanged();
             Q_EMIT currentVariantChanged(m_current);
@@ -518,6 +521,7 @@ static SessionFile snapshot(const Session& s)
     f.currentVariant = s.currentVariantId();
     f.selected = s.selectedInstruction();
     f.variants = s.variants();
+    f.searches = s.searches();
     return f;
 }
 
@@ -581,6 +585,8 @@ void Session::applyPendingSession()
     m_nextId = m_variants.back().id + 1;
     m_current = variant(pending->file.currentVariant) ? pending->file.currentVariant : 0;
     m_launchSpecPath = QString::fromStdString(pending->file.launchSpec);
+    m_searches = pending->file.searches;
+    Q_EMIT searchRecordsChanged();
     recomputeSchedule();
     Q_EMIT variantsChanged();
     Q_EMIT currentVariantChanged(m_current);

@@ -4,13 +4,15 @@
 // asynchronous wrapper around the workspace (core/session/workspace.h): every checker, cubin and
 // evaluator comes from there, so the GUI judges and measures exactly as the CLI and searches do.
 //
-// Long work (loading, disassembly + analysis, measuring) runs as JobTracker jobs; results come back as
-// queued calls on the session's thread, and a result whose job was cancelled or superseded is dropped.
+// Long work (loading, disassembly + analysis, measuring, searches) runs as JobTracker jobs; results come back
+// as queued calls on the session's thread, and a result whose job was cancelled or superseded is dropped.
 #include "core/analysis/kernel_analysis.h"
 #include "core/rewrite/legality.h"
 #include "core/rewrite/variant.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/job_tracker.h"
+#include "core/session/search_job.h"
+#include "core/session/search_record.h"
 #include "core/session/variant_record.h"
 #include "core/session/workspace.h"
 
@@ -106,6 +108,25 @@ public:
     QString evaluatorBackend() const { return m_evaluatorBackend; }
     QString evaluatorReason() const { return m_evaluatorReason; }
 
+    // ---- searches -----------------------------------------------------------------------------
+    // One search at a time (search_job.h) on the current kernel; finished runs are kept as records and
+    // saved with the session. The panel connects to search() for the live stream.
+    SearchJob* search() const { return m_search.get(); }
+    // Empty when a search can start now, else why not (one line).
+    QString searchUnavailableReason() const;
+    // Starts a search of the current kernel with the session's launch spec and the session's evaluator
+    // options (or `options`); outputs go to searchOutDir(config). Empty when it started, else why not.
+    QString startSearch(const search::SearchConfig& config);
+    QString startSearch(const search::SearchConfig& config, const EvaluatorOptions& options);
+    // searches/<date>-<algo>-<space> beside the session file (beside the autosave file before the
+    // session has one); never an existing directory.
+    QString searchOutDir(const search::SearchConfig& config) const;
+    const std::vector<SearchRecord>& searches() const { return m_searches; }
+    // Makes evaluation `step` of kept search `record` (-1: the live or last run of search()) a variant
+    // and the current one, so the listing and the diff show it; an existing variant with the same edits
+    // is reused. Returns its id, or -1 with the reason in `error`.
+    int openSearchEvaluation(int record, int step, QString* error = nullptr);
+
     // ---- persistence --------------------------------------------------------------------------
     QString sessionPath() const { return m_sessionPath; }
     bool save(const QString& path, QString* error = nullptr);
@@ -140,6 +161,12 @@ Q_SIGNALS:
     void measureFinished(int id);
     void measureFailed(int id, const QString& message);
     void evaluatorChosen(const QString& backend, const QString& reason);
+    // The list of kept searches was replaced (a new kernel, a restored session).
+    void searchRecordsChanged();
+    // A finished run joined the list at `index`; `bestVariant` is the variant made of its best, or -1
+    // when nothing clearly beat the original.
+    void searchRecorded(int index, int bestVariant);
+    void searchFailed(const QString& message);
     void sessionRestored();
     void sessionRestoreFailed(const QString& message);
     void modifiedChanged(bool modified);
@@ -160,6 +187,9 @@ private:
                        const std::shared_ptr<const KernelWorkspace>& kernel,
                        const Result<VariantFigures>& figures);
     VariantRecord* mutableVariant(int id);
+    void connectSearch();
+    void finishSearch(const SearchJobResult& result);
+    void resetSearches();
 
     JobTracker m_loadJobs{this, JobTracker::Policy::Supersede};
     JobTracker m_measureJobs{this, JobTracker::Policy::Queue};
@@ -181,6 +211,9 @@ private:
     // kernel, spec or evaluator replaces the holder, so a job still running keeps the one it started with.
     std::shared_ptr<MeasureState> m_measureState;
     QString m_evaluatorBackend, m_evaluatorReason;
+
+    std::unique_ptr<SearchJob> m_search = std::make_unique<SearchJob>();
+    std::vector<SearchRecord> m_searches;
 
     std::unique_ptr<PendingSession> m_pending;
     bool m_modified = false;

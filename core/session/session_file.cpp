@@ -72,6 +72,9 @@ json toJson(const SessionFile& file)
         if (v.figures) jv["figures"] = figuresToJson(*v.figures);
         variants.push_back(jv);
     }
+    json searches = json::array();
+    for (const SearchRecord& r : file.searches)
+        searches.push_back(toJson(r));
     return {{"format", "sassx-session"},
             {"version", SessionFile::kVersion},
             {"input", file.input},
@@ -80,7 +83,8 @@ json toJson(const SessionFile& file)
             {"launch_spec", file.launchSpec},
             {"current_variant", file.currentVariant},
             {"selected", file.selected},
-            {"variants", variants}};
+            {"variants", variants},
+            {"searches", searches}};
 }
 
 Result<SessionFile> sessionFileFromJson(const json& j)
@@ -116,6 +120,15 @@ Result<SessionFile> sessionFileFromJson(const json& j)
             r.figures = std::move(*fig);
         }
         f.variants.push_back(std::move(r));
+    }
+    // Files written before searches were kept have no "searches": they load with none.
+    if (j.contains("searches")) {
+        if (!j.at("searches").is_array()) return makeError("session file's \"searches\" is not an array");
+        for (const json& js : j.at("searches")) {
+            auto r = searchRecordFromJson(js);
+            if (!r) return r.error();
+            f.searches.push_back(std::move(*r));
+        }
     }
     return f;
 }

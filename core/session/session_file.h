@@ -1,8 +1,10 @@
 #pragma once
 // The session file (JSON): what to reopen (input, arch, kernel, launch spec) and everything the user
-// made (variants with their edits, figures and sources). Written atomically (core/common/atomic_file.h: temp
+// made (variants with their edits, figures and sources, and the searches run on the kernel with every
+// evaluation). Written atomically (core/common/atomic_file.h: temp
 // file beside it, fsync, rename) so a crash while saving never leaves a half-written session behind.
 #include "core/common/result.h"
+#include "core/session/search_record.h"
 #include "core/session/variant_record.h"
 
 #include <nlohmann/json.hpp>
@@ -22,6 +24,7 @@ struct SessionFile
     int currentVariant = 0;
     int selected = -1;
     std::vector<VariantRecord> variants;
+    std::vector<SearchRecord> searches; // finished searches of the kernel ("searches"; optional)
 };
 
 nlohmann::json toJson(const SessionFile& file);

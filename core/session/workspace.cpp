@@ -1,5 +1,7 @@
 #include "core/session/workspace.h"
 
+#include "core/sass/nvdisasm.h"
+
 #include "core/rewrite/cubin_writer.h"
 #include "core/sass/listing.h"
 
@@ -93,6 +95,17 @@ Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::stri
     const Cubin& cubin = m_input->cubins[size_t(c)].cubin;
     auto listing = disassembleKernel(cubin, pick);
     if (!listing) return listing.error();
+    // An nvdisasm that skips instructions (seen with an older toolkit's on Triton and CUDA sm_90 code)
+    // would leave the analysis blind to them: the checker would be unsound and the writer refuses every
+    // edit. Refuse the kernel with the fix instead.
+    if (const Kernel* kernel = cubin.findKernel(pick);
+        kernel && kernel->codeSize / 16 != listing->instructions.size()) {
+        auto tool = findNvdisasm();
+        return makeError("nvdisasm" + (tool ? " (" + tool->string() + ")" : std::string()) + " listed " +
+                         std::to_string(listing->instructions.size()) + " instructions of " + pick +
+                         ", whose code holds " + std::to_string(kernel->codeSize / 16) +
+                         ": its listing is incomplete; point SASSX_NVDISASM at a newer nvdisasm (README)");
+    }
     if (stop && stop->load()) return makeError("cancelled");
     std::shared_ptr<KernelWorkspace> k(new KernelWorkspace);
     k->m_input = m_input;

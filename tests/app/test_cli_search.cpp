@@ -27,8 +27,10 @@ QString oneLine(const CliRun& r, const QString& reason)
 {
     const QStringList lines = r.errLines();
     if (r.ok() || r.crashed || r.timedOut) return QStringLiteral("expected a clean failure: ") + r.describe();
-    if (lines.size() != 1 || !lines[0].startsWith("sassx-cli: ")) return "not one 'sassx-cli: ' line: " + r.describe();
-    if (!lines[0].contains(reason, Qt::CaseInsensitive)) return "does not mention '" + reason + "': " + lines[0];
+    if (lines.size() != 1 || !lines[0].startsWith("sassx-cli: "))
+        return "not one 'sassx-cli: ' line: " + r.describe();
+    if (!lines[0].contains(reason, Qt::CaseInsensitive))
+        return "does not mention '" + reason + "': " + lines[0];
     return {};
 }
 
@@ -50,8 +52,8 @@ private Q_SLOTS:
     void textReport()
     {
         const QString out = m_tmp.filePath("text");
-        const CliRun r = runCli({"search", kSpec, "--algo", "anneal", "--space", "all", "--budget-evals", "40",
-                                 "--backend", "estimate", "-o", out});
+        const CliRun r = runCli({"search", kSpec, "--algo", "anneal", "--space", "all", "--budget-evals",
+                                 "40", "--backend", "estimate", "-o", out});
         QVERIFY2(r.ok(), qPrintable(r.describe()));
         const QStringList lines = r.outLines();
         QVERIFY2(lines.size() >= 5, r.out.constData());
@@ -59,7 +61,8 @@ private Q_SLOTS:
         QVERIFY2(lines[0].startsWith("best 1.") && lines[0].contains("estimate") &&
                      lines[0].contains("not a measurement"),
                  qPrintable(lines[0]));
-        for (const char* file : {"best.cubin", "best.json", "history.csv", "report.json", "diff.html", "checkpoint.json"})
+        for (const char* file :
+             {"best.cubin", "best.json", "history.csv", "report.json", "diff.html", "checkpoint.json"})
             QVERIFY2(QFileInfo::exists(out + "/" + file), file);
         QVERIFY(r.out.contains(QDir(out).filePath("report.json").toUtf8()));
         QCOMPARE(csvRows(out + "/history.csv"), 40);
@@ -69,8 +72,8 @@ private Q_SLOTS:
     void jsonLines()
     {
         const QString out = m_tmp.filePath("json");
-        const CliRun r = runCli({"search", kSpec, "--algo", "random", "--space", "mem", "--budget-evals", "12",
-                                 "--backend", "estimate", "--json", "-o", out});
+        const CliRun r = runCli({"search", kSpec, "--algo", "random", "--space", "mem", "--budget-evals",
+                                 "12", "--backend", "estimate", "--json", "-o", out});
         QVERIFY2(r.ok(), qPrintable(r.describe()));
         const QStringList lines = r.outLines();
         QCOMPARE(lines.size(), 13); // one per evaluation, then the report
@@ -146,21 +149,70 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("reason");
         const QString o = m_tmp.filePath("bad");
-        QTest::newRow("no spec") << QStringList{"search", "/nonexistent.json", "--algo", "anneal", "--budget-evals", "5", "-o", o} << "nonexistent";
+        QTest::newRow("no spec")
+            << QStringList{"search", "/nonexistent.json", "--algo", "anneal", "--budget-evals", "5", "-o", o}
+            << "nonexistent";
         QTest::newRow("no algo") << QStringList{"search", kSpec, "--budget-evals", "5", "-o", o} << "--algo";
-        QTest::newRow("unknown algo") << QStringList{"search", kSpec, "--algo", "tabu", "--budget-evals", "5", "-o", o} << "tabu";
-        QTest::newRow("unknown space") << QStringList{"search", kSpec, "--algo", "anneal", "--space", "regs", "--budget-evals", "5", "-o", o} << "regs";
-        QTest::newRow("bad duration") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-time", "soon", "-o", o} << "duration";
-        QTest::newRow("bad count") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "five", "-o", o} << "five";
+        QTest::newRow("unknown algo")
+            << QStringList{"search", kSpec, "--algo", "tabu", "--budget-evals", "5", "-o", o} << "tabu";
+        QTest::newRow("unknown space")
+            << QStringList{"search",         kSpec, "--algo", "anneal", "--space", "regs",
+                           "--budget-evals", "5",   "-o",     o}
+            << "regs";
+        QTest::newRow("bad duration")
+            << QStringList{"search", kSpec, "--algo", "anneal", "--budget-time", "soon", "-o", o}
+            << "duration";
+        QTest::newRow("bad count") << QStringList{"search",         kSpec,  "--algo", "anneal",
+                                                  "--budget-evals", "five", "-o",     o}
+                                   << "five";
         QTest::newRow("no budget") << QStringList{"search", kSpec, "--algo", "greedy", "-o", o} << "budget";
-        QTest::newRow("sip greedy") << QStringList{"search", kSpec, "--algo", "greedy", "--preset", "sip", "--budget-evals", "5", "-o", o} << "annealing";
-        QTest::newRow("listsched yield") << QStringList{"search", kSpec, "--algo", "listsched", "--space", "yield", "-o", o} << "no moves";
-        QTest::newRow("rescheduled") << QStringList{"search", kSpec, "--algo", "anneal", "--space", "rescheduled", "--budget-evals", "5", "-o", o} << "control codes";
-        QTest::newRow("unknown option") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--fast", "-o", o} << "--fast";
-        QTest::newRow("no output") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5"} << "usage";
-        QTest::newRow("resume nothing") << QStringList{"search", kSpec, "--resume", "--backend", "estimate", "-o", m_tmp.filePath("empty")} << "no checkpoint";
-        QTest::newRow("gpu without one") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--backend", "gpu", "--worker", "/nonexistent/sassx-worker", "-o", o} << "worker";
-        QTest::newRow("spec mismatch") << QStringList{"search", m_tmp.filePath("mismatch.json"), "--algo", "anneal", "--budget-evals", "5", "--backend", "estimate", "-o", o} << "param";
+        QTest::newRow("sip greedy") << QStringList{"search",   kSpec, "--algo",         "greedy",
+                                                   "--preset", "sip", "--budget-evals", "5",
+                                                   "-o",       o}
+                                    << "annealing";
+        QTest::newRow("listsched yield")
+            << QStringList{"search", kSpec, "--algo", "listsched", "--space", "yield", "-o", o} << "no moves";
+        QTest::newRow("rescheduled")
+            << QStringList{"search",         kSpec, "--algo", "anneal", "--space", "rescheduled",
+                           "--budget-evals", "5",   "-o",     o}
+            << "control codes";
+        QTest::newRow("unknown option")
+            << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--fast", "-o", o}
+            << "--fast";
+        QTest::newRow("no output") << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5"}
+                                   << "usage";
+        QTest::newRow("resume nothing") << QStringList{"search",
+                                                       kSpec,
+                                                       "--resume",
+                                                       "--backend",
+                                                       "estimate",
+                                                       "-o",
+                                                       m_tmp.filePath("empty")}
+                                        << "no checkpoint";
+        QTest::newRow("gpu without one") << QStringList{"search",
+                                                        kSpec,
+                                                        "--algo",
+                                                        "anneal",
+                                                        "--budget-evals",
+                                                        "5",
+                                                        "--backend",
+                                                        "gpu",
+                                                        "--worker",
+                                                        "/nonexistent/sassx-worker",
+                                                        "-o",
+                                                        o}
+                                         << "worker";
+        QTest::newRow("spec mismatch") << QStringList{"search",
+                                                      m_tmp.filePath("mismatch.json"),
+                                                      "--algo",
+                                                      "anneal",
+                                                      "--budget-evals",
+                                                      "5",
+                                                      "--backend",
+                                                      "estimate",
+                                                      "-o",
+                                                      o}
+                                       << "param";
     }
     void badInput()
     {

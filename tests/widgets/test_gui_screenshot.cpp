@@ -1,5 +1,6 @@
 // The explorer in a real xcb window under Xvfb: a sample open, an instruction's dependency arrows
-// shown, a refused drop with its reason visible, and a diff. The PNGs are written to
+// shown, a refused drop with its reason visible, a diff, and a finished search (estimate backend) in
+// the Search dock with one of its evaluations opened as a variant. The PNGs are written to
 // <build>/tests/widgets/screenshots/ (docs/images/ holds copies). Skips when Xvfb is not installed.
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
@@ -9,13 +10,17 @@
 #include "widgets/listing_view.h"
 #include "widgets/main_window.h"
 #include "widgets/models/listing_model.h"
+#include "widgets/search_panel.h"
+#include "widgets/search_plot.h"
 #include "widgets/variants_panel.h"
 
 #include <QDir>
 #include <QDockWidget>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
 
@@ -168,6 +173,62 @@ private Q_SLOTS:
             QVERIFY(w.grab().save(diff));
             qInfo("screenshot: %s", qPrintable(diff));
         }
+    }
+
+    void searchDockWithFinishedRun()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        QTemporaryDir dir;
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.resize(1560, 960);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::openAndWait(*session, cubin));
+        QVERIFY(session->save(dir.filePath(QStringLiteral("shot.sassx.json"))));
+        w.showSearch();
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("searchDock"));
+        QVERIFY(dock && dock->isVisible());
+        w.resizeDocks({dock}, {430}, Qt::Vertical);
+
+        SearchPanel* panel = w.searchPanel();
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::Anneal;
+        c.space = search::SearchSpace::All;
+        c.budgetEvals = 400;
+        c.seed = 1;
+        panel->setConfig(c);
+        panel->setBackend(QStringLiteral("estimate"));
+        QSignalSpy recorded(session, &Session::searchRecorded);
+        QSignalSpy failed(session->search(), &SearchJob::failed);
+        panel->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!recorded.isEmpty() || !failed.isEmpty(), 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+        QCOMPARE(panel->plot()->evaluationCount(), 400);
+        QVERIFY(panel->statusText().contains(QStringLiteral("estimate — not a measurement")));
+
+        // Open an accepted evaluation from the plot (a real click in the window): it becomes the
+        // current variant and the diff shows it.
+        const auto& history = session->searches().front().history;
+        int step = -1;
+        for (const auto& e : history)
+            if (e.outcome == search::Outcome::Accepted && e.base >= 0 && e.step > 40) step = e.step;
+        QVERIFY(step >= 0);
+        panel->plot()->flush();
+        QSignalSpy opened(panel, &SearchPanel::evaluationOpened);
+        const int clicked = panel->plot()->stepAt(panel->plot()->pixelOf(step));
+        QTest::mouseClick(panel->plot(), Qt::LeftButton, {}, panel->plot()->pixelOf(step).toPoint());
+        QTRY_COMPARE(opened.size(), 1);
+        QCOMPARE(session->currentVariantId(), opened.front().front().toInt());
+        QVERIFY(session->openSearchEvaluation(0, clicked) == session->currentVariantId());
+        QTest::qWait(300);
+        const QString shot = shotPath(QStringLiteral("sassx-search.png"));
+        QVERIFY(w.grab().save(shot));
+        qInfo("screenshot: %s", qPrintable(shot));
     }
 };
 

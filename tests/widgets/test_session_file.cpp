@@ -114,6 +114,70 @@ private Q_SLOTS:
         auto fig = figuresFromJson(nlohmann::json{{"correct", true}});
         QVERIFY(!fig);
     }
+
+    // Kept searches ("searches"): optional for files written before them, checked when present, and
+    // their evaluations replay through the chain of bases.
+    void searchRecords()
+    {
+        auto row = [](int step, int base, Edit edit, search::Outcome outcome) {
+            search::SearchEvaluation e;
+            e.step = step;
+            e.base = base;
+            e.edits = {edit};
+            e.kind = "candidate";
+            e.outcome = outcome;
+            e.figures.ok = outcome != search::Outcome::Failed;
+            e.figures.speedup = e.figures.ok ? 1.0 + 0.001 * step : 0.0;
+            e.figures.source = "estimate, model sm_90";
+            return e;
+        };
+        SearchRecord r;
+        r.config.algorithm = search::Algorithm::Greedy;
+        r.config.space = search::SearchSpace::All;
+        r.config.budgetEvals = 4;
+        r.outDir = "/tmp/searches/x";
+        r.report = {{"improved", true}, {"best", {{"step", 3}, {"final", {{"speedup", 1.003}}}}}};
+        r.history = {row(0, -1, Edit::move(1, 0), search::Outcome::Accepted),
+                     row(1, 0, Edit::move(5, 4), search::Outcome::Accepted),
+                     row(2, -1, Edit::move(9, 8), search::Outcome::Failed),
+                     row(3, 1, Edit::move(12, 11), search::Outcome::Accepted)};
+        QCOMPARE(r.bestStep(), 3);
+        QCOMPARE(r.bestSpeedup(), 1.003);
+        QCOMPARE(r.label(), std::string("greedy\u00b7all"));
+        auto chain = editsOfEvaluation(r.history, 3);
+        QVERIFY(chain);
+        QVERIFY(*chain == (std::vector<Edit>{Edit::move(1, 0), Edit::move(5, 4), Edit::move(12, 11)}));
+        QVERIFY(*editsOfEvaluation(r.history, 2) == std::vector<Edit>{Edit::move(9, 8)});
+        QVERIFY(editsOfEvaluation(r.history, -1)->empty());
+        QVERIFY(!editsOfEvaluation(r.history, 4));
+
+        SessionFile file;
+        file.input = "/nowhere/k.cubin";
+        file.kernel = "k";
+        file.searches = {r};
+        const nlohmann::json j = toJson(file);
+        auto back = sessionFileFromJson(j);
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QCOMPARE(back->searches.size(), size_t(1));
+        QVERIFY(toJson(back->searches.front()) == toJson(r));
+
+        // A file from before searches were kept loads with none.
+        nlohmann::json old = j;
+        old.erase("searches");
+        auto oldFile = sessionFileFromJson(old);
+        QVERIFY(oldFile);
+        QVERIFY(oldFile->searches.empty());
+
+        // A history whose base does not come before its evaluation is refused with a sentence.
+        nlohmann::json broken = j;
+        broken["searches"][0]["history"][1]["base"] = 2;
+        auto refused = sessionFileFromJson(broken);
+        QVERIFY(!refused);
+        QVERIFY2(refused.message().find("out of order") != std::string::npos, refused.message().c_str());
+        broken = j;
+        broken["searches"] = "none";
+        QVERIFY(!sessionFileFromJson(broken));
+    }
 };
 
 QTEST_MAIN(TestSessionFile)

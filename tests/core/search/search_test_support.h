@@ -56,4 +56,4 @@ private:
 
 #define REQUIRE_SAMPLE(name)                                                                                 \
     if (!SearchFixture::available(name))                                                                     \
-        QSKIP(qPrintable(QStringLiteral("sample %1 missing (no nvcc to build it?)").arg(name)))
+    QSKIP(qPrintable(QStringLiteral("sample %1 missing (no nvcc to build it?)").arg(name)))

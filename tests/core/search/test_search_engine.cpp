@@ -3,6 +3,7 @@
 // evaluates only legal schedules, and stays inside its space.
 #include "search_test_support.h"
 
+#include "core/rewrite/edit_compaction.h"
 #include "core/search/list_schedule.h"
 
 #include <QtTest>
@@ -42,7 +43,9 @@ QStringList trajectory(const SearchState& s)
         QString row = QString::fromStdString(e.kind) + QStringLiteral(" b%1").arg(e.base);
         for (const Edit& ed : e.edits)
             row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
-        row += QStringLiteral(" %1 %2").arg(e.figures.speedup, 0, 'f', 9).arg(QString::fromStdString(outcomeName(e.outcome)));
+        row += QStringLiteral(" %1 %2")
+                   .arg(e.figures.speedup, 0, 'f', 9)
+                   .arg(QString::fromStdString(outcomeName(e.outcome)));
         out << row;
     }
     return out;
@@ -61,11 +64,13 @@ private Q_SLOTS:
         QTest::addColumn<int>("space");
         QTest::newRow("anneal all") << int(Algorithm::Anneal) << QString() << int(SearchSpace::All);
         QTest::newRow("anneal mem") << int(Algorithm::Anneal) << QString() << int(SearchSpace::Mem);
-        QTest::newRow("anneal sip mem") << int(Algorithm::Anneal) << QStringLiteral("sip") << int(SearchSpace::Mem);
+        QTest::newRow("anneal sip mem")
+            << int(Algorithm::Anneal) << QStringLiteral("sip") << int(SearchSpace::Mem);
         QTest::newRow("greedy all") << int(Algorithm::Greedy) << QString() << int(SearchSpace::All);
         QTest::newRow("random mem") << int(Algorithm::Random) << QString() << int(SearchSpace::Mem);
         QTest::newRow("listsched all") << int(Algorithm::ListSchedule) << QString() << int(SearchSpace::All);
-        QTest::newRow("anneal all+control") << int(Algorithm::Anneal) << QString() << int(SearchSpace::AllControl);
+        QTest::newRow("anneal all+control")
+            << int(Algorithm::Anneal) << QString() << int(SearchSpace::AllControl);
     }
     void everyAlgorithmImprovesTheEstimate()
     {
@@ -123,7 +128,8 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("temperature"));
         QCOMPARE(s.steps, int64_t(693));
         // One evaluation per step, except steps whose draw found no legal edit from the incumbent.
-        QVERIFY2(s.evaluations() <= 693 && s.evaluations() > 500, qPrintable(QString::number(s.evaluations())));
+        QVERIFY2(s.evaluations() <= 693 && s.evaluations() > 500,
+                 qPrintable(QString::number(s.evaluations())));
     }
 
     void reproducibleBySeed()
@@ -147,7 +153,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("algorithm");
         QTest::addColumn<int>("space");
         QTest::addColumn<int>("stopAfter");
-        QTest::newRow("anneal all, in the list phase") << int(Algorithm::Anneal) << int(SearchSpace::All) << 2;
+        QTest::newRow("anneal all, in the list phase")
+            << int(Algorithm::Anneal) << int(SearchSpace::All) << 2;
         QTest::newRow("anneal all") << int(Algorithm::Anneal) << int(SearchSpace::All) << 23;
         QTest::newRow("greedy all+control") << int(Algorithm::Greedy) << int(SearchSpace::AllControl) << 17;
         QTest::newRow("random mem") << int(Algorithm::Random) << int(SearchSpace::Mem) << 30;
@@ -236,6 +243,47 @@ private Q_SLOTS:
                 }
     }
 
+    // The chain of edits of an annealing walk shortens to a list that reaches the same schedule
+    // (core/rewrite/edit_compaction.h): what the variants tree and best.json store.
+    void chainsCompactToTheSameSchedule_data()
+    {
+        QTest::addColumn<int>("space");
+        QTest::addColumn<bool>("mostlyUndone"); // a walk of moves undoes most of its own moves
+        QTest::newRow("all") << int(SearchSpace::All) << true;
+        // Accepted yield flips of distinct instructions all stay: the short list keeps each.
+        QTest::newRow("all+control") << int(SearchSpace::AllControl) << false;
+    }
+    void chainsCompactToTheSameSchedule()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        QFETCH(bool, mostlyUndone);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchState s = runOnce(*f, config(Algorithm::Anneal, {}, SearchSpace(space), 150));
+        const auto fix = [&](Schedule& x) { f->kernel->checker().fixReuse(x); };
+        size_t longest = 0, shortened = 0;
+        for (const auto& e : s.history) {
+            const auto chain = s.editsOf(e.step);
+            auto target = f->kernel->schedule(chain);
+            QVERIFY(target);
+            auto shortList = compactEdits(f->kernel->analysis(), *target, fix);
+            QVERIFY2(shortList, qPrintable(QStringLiteral("step %1 did not compact").arg(e.step)));
+            QVERIFY(shortList->size() <= chain.size() || chain.size() < 2);
+            auto replay = f->kernel->schedule(*shortList);
+            QVERIFY(replay);
+            QVERIFY(replay->order == target->order);
+            QVERIFY(replay->control == target->control);
+            QVERIFY(f->kernel->check(*shortList).legal());
+            longest = std::max(longest, chain.size());
+            shortened = std::max(shortened, shortList->size());
+        }
+        QVERIFY2(shortened < longest, qPrintable(QStringLiteral("%1 vs %2").arg(longest).arg(shortened)));
+        if (mostlyUndone)
+            QVERIFY2(longest > 2 * shortened,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(longest).arg(shortened)));
+    }
+
     void listSchedulingIsDeterministicAndLegal()
     {
         REQUIRE_SAMPLE(kSample);
@@ -260,11 +308,16 @@ private Q_SLOTS:
         QTest::addColumn<int>("space");
         QTest::addColumn<int>("evals");
         QTest::addColumn<QString>("error");
-        QTest::newRow("sip greedy") << int(Algorithm::Greedy) << "sip" << int(SearchSpace::Mem) << 10 << "annealing schedule";
-        QTest::newRow("unknown preset") << int(Algorithm::Anneal) << "fast" << int(SearchSpace::Mem) << 10 << "unknown preset";
-        QTest::newRow("listsched yield") << int(Algorithm::ListSchedule) << "" << int(SearchSpace::Yield) << 10 << "has no moves";
-        QTest::newRow("rescheduled") << int(Algorithm::Anneal) << "" << int(SearchSpace::Rescheduled) << 10 << "control codes derived";
-        QTest::newRow("no budget") << int(Algorithm::Anneal) << "" << int(SearchSpace::Mem) << 0 << "give a budget";
+        QTest::newRow("sip greedy") << int(Algorithm::Greedy) << "sip" << int(SearchSpace::Mem) << 10
+                                    << "annealing schedule";
+        QTest::newRow("unknown preset")
+            << int(Algorithm::Anneal) << "fast" << int(SearchSpace::Mem) << 10 << "unknown preset";
+        QTest::newRow("listsched yield")
+            << int(Algorithm::ListSchedule) << "" << int(SearchSpace::Yield) << 10 << "has no moves";
+        QTest::newRow("rescheduled") << int(Algorithm::Anneal) << "" << int(SearchSpace::Rescheduled) << 10
+                                     << "control codes derived";
+        QTest::newRow("no budget") << int(Algorithm::Anneal) << "" << int(SearchSpace::Mem) << 0
+                                   << "give a budget";
     }
     void refusesBadConfigurations()
     {

@@ -30,7 +30,8 @@ std::unique_ptr<SearchRun> openRun()
 {
     WorkspaceOptions o;
     o.evaluator.backend = "estimate";
-    auto run = openSearchRun(QStringLiteral(SASSX_SAMPLES_DIR "/%1.launch.json").arg(kSample).toStdString(), o);
+    auto run =
+        openSearchRun(QStringLiteral(SASSX_SAMPLES_DIR "/%1.launch.json").arg(kSample).toStdString(), o);
     if (!run) qFatal("openSearchRun: %s", run.message().c_str());
     return std::move(*run);
 }
@@ -61,7 +62,8 @@ private Q_SLOTS:
         QVERIFY(report->improved);
         const auto& j = report->json;
         QCOMPARE(j["evaluations"].get<int>(), 60);
-        QCOMPARE(QString::fromStdString(j["evaluator"]["backend"].get<std::string>()), QStringLiteral("estimate"));
+        QCOMPARE(QString::fromStdString(j["evaluator"]["backend"].get<std::string>()),
+                 QStringLiteral("estimate"));
         const double final = j["best"]["final"]["speedup"].get<double>();
         QVERIFY(final > 1.0);
         // The final figure is a fresh evaluation of the best; the estimate is deterministic, so it
@@ -149,8 +151,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("error");
-        QTest::newRow("not json") << "{oops" << "not JSON";
-        QTest::newRow("other format") << R"({"format":"x"})" << "not a sassx search checkpoint";
+        QTest::newRow("not json") << "{oops"
+                                  << "not JSON";
+        QTest::newRow("other format") << R"({"format":"x"})"
+                                      << "not a sassx search checkpoint";
         QTest::newRow("dangling best")
             << R"({"format":"sassx-search-state","version":1,"config":{"algorithm":"anneal","space":"mem","budget_evals":5},"rng":"1","steps":0,"seconds":0,"incumbent":-1,"incumbent_speedup":1,"best":3,"best_speedup":1,"history":[]})"
             << "refers to evaluations";

@@ -1,0 +1,29 @@
+# Shared by the bench/*/pack_device.sh scripts (source it): packing binaries built here, with the
+# runtime libraries the GPU machine lacks (it has no Qt or build tree), and the sm_90 samples.
+#   pack_binaries DST BIN...   copies BINs to DST/bin (stripped, rpath $ORIGIN/../lib), their libs to DST/lib
+#   pack_samples DST BUILD     copies every sm_90 sample cubin and launch spec (not big_/huge_) to DST/data
+pack_binaries() {
+  local dst=$1; shift
+  mkdir -p "$dst"/bin "$dst"/lib
+  for b in "$@"; do
+    cp "$b" "$dst"/bin/; strip "$dst/bin/$(basename "$b")"
+    patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$dst/bin/$(basename "$b")"
+  done
+  for lib in $(ldd "$@" 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
+      *) cp -L "$lib" "$dst"/lib/ ;;
+    esac
+  done
+}
+
+pack_samples() {
+  local dst=$1 build=$2
+  mkdir -p "$dst"/data
+  for spec in "$build"/samples/*.launch.json; do
+    local name; name=$(basename "$spec" .launch.json)
+    case "$name" in big_*|huge_*) continue;; esac
+    [ -f "$build/samples/$name.sm_90.cubin" ] || continue
+    cp "$build/samples/$name.sm_90.cubin" "$spec" "$dst/data/"
+  done
+}

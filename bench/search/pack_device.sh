@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Packs the search evidence run (issue 13) into .deps/search (git-ignored): sassx-cli, sassx-worker and
+# sassx-sip-anneal built here with their runtime libraries, the pinned nvdisasm, and every sm_90 sample
+# with its launch spec.
+# usage: bench/search/pack_device.sh [BUILD_DIR]      (from the repo root; needs patchelf)
+set -euo pipefail
+BUILD=${1:-build}
+source "$(dirname "$0")/../pack_lib.sh"
+dst=.deps/search
+rm -rf "$dst"
+pack_binaries "$dst" "$BUILD"/app/cli/sassx-cli "$BUILD"/app/worker/sassx-worker "$BUILD"/bench/search/sassx-sip-anneal
+pack_samples "$dst" "$BUILD"
+# The nvdisasm sassx was built and tested with (the pinned wheel's): the GPU machine's toolkit lists
+# fewer instructions of some sm_90 kernels, and the workspace refuses an incomplete listing.
+nv=$(python3 -c "import glob,site,sys; p=[q for s in site.getsitepackages()+[site.getusersitepackages()] for q in glob.glob(s+'/nvidia/cu*/bin/nvdisasm')]; print(p[0] if p else '')")
+[ -n "$nv" ] && cp "$nv" "$dst"/bin/
+cp bench/search/run_device.sh bench/search/summarize.py "$dst"/
+du -sh "$dst"

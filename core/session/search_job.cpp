@@ -1,0 +1,204 @@
+#include "core/session/search_job.h"
+
+#include <QMetaObject>
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+namespace sassx {
+
+using search::SearchEvaluation;
+using search::SearchStatus;
+
+// What the job thread and the owner's thread share for one run: the engine's stop and pause flags,
+// and the evaluations reported but not yet handed over.
+struct SearchJob::Shared
+{
+    std::atomic_bool stop{false};
+    std::atomic_bool pause{false};
+    std::mutex mutex;
+    std::vector<std::pair<SearchEvaluation, SearchStatus>> pending;
+};
+
+namespace {
+
+QString oneLine(const std::string& message)
+{
+    QString s = QString::fromStdString(message).simplified();
+    return s.isEmpty() ? QStringLiteral("the search failed without saying why") : s;
+}
+
+} // namespace
+
+SearchJob::SearchJob(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<search::SearchEvaluation>();
+    qRegisterMetaType<search::SearchStatus>();
+    qRegisterMetaType<SearchJobResult>();
+}
+
+SearchJob::~SearchJob()
+{
+    // The engine polls this flag, not the tracker's: stop it now, then m_jobs waits for it.
+    if (m_shared) {
+        m_shared->pause = false;
+        m_shared->stop = true;
+    }
+}
+
+bool SearchJob::isStopping() const
+{
+    return isRunning() && m_shared && m_shared->stop.load();
+}
+
+bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec,
+                      EvaluatorOptions options, search::SearchConfig config, const QString& outDir,
+                      SearchMeasurePlan plan)
+{
+    if (isRunning() || !kernel) return false;
+    auto shared = std::make_shared<Shared>();
+    m_shared = shared;
+    m_config = config;
+    m_kernel = kernel;
+    m_outDir = outDir;
+    m_backend.clear();
+    m_reason.clear();
+    m_history.clear();
+    m_status = SearchStatus{};
+    if (m_paused) {
+        m_paused = false;
+        Q_EMIT pausedChanged(false);
+    }
+
+    struct Outcome
+    {
+        Result<SearchReport> report = makeError("the search did not run");
+        std::optional<search::SearchState> state;
+        QString backend, reason;
+    };
+    const std::string dir = outDir.toStdString();
+    m_jobs.start(
+        [this, shared, kernel, spec = std::move(spec), options, config, dir, plan](const JobControl&) {
+            Outcome out;
+            auto choice = makeEvaluator(options);
+            if (!choice) {
+                out.report = choice.error();
+                return out;
+            }
+            out.backend = QString::fromStdString(choice->backend);
+            out.reason = QString::fromStdString(choice->reason);
+            QMetaObject::invokeMethod(
+                this,
+                [this, shared, backend = out.backend, reason = out.reason] {
+                    if (shared != m_shared) return;
+                    m_backend = backend;
+                    m_reason = reason;
+                    Q_EMIT started(backend, reason);
+                },
+                Qt::QueuedConnection);
+
+            SearchRun run(kernel, spec, *choice, options);
+            SearchRunOptions ro;
+            ro.config = config;
+            ro.outDir = dir;
+            ro.plan = plan;
+            ro.control.stop = &shared->stop;
+            ro.control.pause = &shared->pause;
+            search::SearchCallbacks callbacks;
+            callbacks.onEvaluation = [this, shared](const SearchEvaluation& e, const SearchStatus& s) {
+                bool first = false;
+                {
+                    std::lock_guard lock(shared->mutex);
+                    first = shared->pending.empty();
+                    shared->pending.emplace_back(e, s);
+                }
+                // One hand-over in flight at a time: it takes everything pending when it runs.
+                if (first)
+                    QMetaObject::invokeMethod(
+                        this, [this, shared] { drain(shared); }, Qt::QueuedConnection);
+            };
+            // Only the final checkpoint is kept (finished, or stopped with a reason): copying the whole
+            // history at every checkpoint would cost quadratic time on long runs.
+            callbacks.onCheckpoint = [&out](const search::SearchState& s) {
+                if (s.finished || !s.stopReason.empty()) out.state = s;
+            };
+            out.report = run.run(ro, callbacks);
+            if (out.report && !out.state) {
+                auto saved = readSearchCheckpoint(dir);
+                if (saved) out.state = std::move(*saved);
+            }
+            return out;
+        },
+        [this, shared, dir](Outcome out) {
+            drain(shared); // rows still pending arrive before the result
+            if (m_paused) {
+                m_paused = false;
+                Q_EMIT pausedChanged(false);
+            }
+            Q_EMIT runningChanged(false);
+            if (!out.report) {
+                Q_EMIT failed(oneLine(out.report.message()));
+                return;
+            }
+            if (!out.state) {
+                Q_EMIT failed(tr("the search finished but left no final state in %1").arg(m_outDir));
+                return;
+            }
+            SearchJobResult result;
+            result.report = std::move(*out.report);
+            result.state = std::move(*out.state);
+            result.outDir = dir;
+            result.backend = out.backend;
+            result.reason = out.reason;
+            Q_EMIT finished(result);
+        });
+    Q_EMIT runningChanged(true);
+    return true;
+}
+
+void SearchJob::drain(const std::shared_ptr<Shared>& shared)
+{
+    if (shared != m_shared) return; // a row of an older run
+    std::vector<std::pair<SearchEvaluation, SearchStatus>> rows;
+    {
+        std::lock_guard lock(shared->mutex);
+        rows.swap(shared->pending);
+    }
+    for (auto& [e, s] : rows) {
+        m_status = s;
+        m_history.push_back(e);
+        Q_EMIT evaluation(m_history.back(), m_status);
+    }
+}
+
+void SearchJob::pause()
+{
+    if (!isRunning() || m_paused || !m_shared) return;
+    m_shared->pause = true;
+    m_paused = true;
+    Q_EMIT pausedChanged(true);
+}
+
+void SearchJob::resume()
+{
+    if (!m_paused || !m_shared) return;
+    m_shared->pause = false;
+    m_paused = false;
+    Q_EMIT pausedChanged(false);
+}
+
+void SearchJob::stop()
+{
+    if (!isRunning() || !m_shared) return;
+    m_shared->stop = true;
+    // A paused engine checks the stop flag first, but let it out of the pause anyway.
+    m_shared->pause = false;
+    if (m_paused) {
+        m_paused = false;
+        Q_EMIT pausedChanged(false);
+    }
+}
+
+} // namespace sassx

@@ -1,0 +1,231 @@
+// Session's searches (session.h, "searches"): starting one on the current kernel, keeping finished runs
+// as records, turning their best into a variant and reopening any evaluation of a run as a variant.
+#include "core/session/session.h"
+
+#include "core/rewrite/edit_compaction.h"
+
+#include "core/eval/launch_spec.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace sassx {
+
+using search::SearchConfig;
+using search::SpeedupFigures;
+
+namespace {
+
+// A search's chain of edits (hundreds of back-and-forth moves) as the short list that reaches the same
+// schedule (core/rewrite/edit_compaction.h); the long one when no short one replays exactly.
+std::vector<Edit> shortEdits(const KernelWorkspace& k, std::vector<Edit> edits)
+{
+    auto s = k.schedule(edits);
+    if (!s) return edits;
+    auto shorter = compactEdits(k.analysis(), *s, [&k](Schedule& x) { k.checker().fixReuse(x); });
+    return shorter ? std::move(*shorter) : edits;
+}
+
+// "estimate, model sm_90" (eval::FigureSource::label) back into kind and device.
+eval::FigureSource sourceFromLabel(const std::string& label)
+{
+    const size_t comma = label.find(", ");
+    if (comma == std::string::npos) return {"", label};
+    return {label.substr(comma + 2), label.substr(0, comma)};
+}
+
+SpeedupFigures speedupFromJson(const nlohmann::json& j)
+{
+    SpeedupFigures f;
+    if (!j.is_object()) return f;
+    f.ok = j.value("ok", false);
+    f.speedup = j.value("speedup", 0.0);
+    f.low = j.value("low", f.speedup);
+    f.high = j.value("high", f.speedup);
+    f.rounds = j.value("rounds", 0);
+    f.confirmed = j.value("confirmed", false);
+    f.noiseFloor = j.value("noise_floor", 0.0);
+    f.source = j.value("source", std::string());
+    return f;
+}
+
+// A search's speed-up as variant figures: the same timing ratio (variant / original) the evaluator
+// reported, with its interval and source, so the variants panel shows it like a measurement of its own.
+std::optional<VariantFigures> figuresOf(const SpeedupFigures& f, double baselineUs)
+{
+    if (!f.reportable() || !(f.speedup > 0) || f.source.empty()) return std::nullopt;
+    auto inv = [](double x) { return x > 0 ? 1.0 / x : 0.0; };
+    VariantFigures v;
+    v.result.correct = true;
+    v.result.source = sourceFromLabel(f.source);
+    eval::TimingFigures t;
+    t.ratio.median = inv(f.speedup);
+    t.ratio.low = inv(f.high);
+    t.ratio.high = inv(f.low);
+    t.ratio.rounds = f.rounds;
+    t.confirmed = f.confirmed;
+    t.noiseFloor = f.noiseFloor;
+    t.baselineMedianUs = baselineUs;
+    t.candidateMedianUs = baselineUs * t.ratio.median;
+    v.result.timing = t;
+    v.when = QDateTime::currentDateTime().toString(Qt::ISODate).toStdString();
+    return v;
+}
+
+double baselineUsOf(const nlohmann::json& report)
+{
+    if (!report.is_object() || !report.contains("baseline") || !report.at("baseline").is_object()) return 0.0;
+    return report.at("baseline").value("median_us", 0.0);
+}
+
+QString speedupText(double s)
+{
+    return QString::number(s, 'f', 4) + QChar(0xd7);
+}
+
+} // namespace
+
+void Session::connectSearch()
+{
+    connect(m_search.get(), &SearchJob::finished, this, &Session::finishSearch);
+    connect(m_search.get(), &SearchJob::failed, this, &Session::searchFailed);
+}
+
+void Session::resetSearches()
+{
+    // A search of the old kernel stops (it still writes its outputs); its result will not be kept here.
+    if (m_search->isRunning() && m_search->kernel() != m_kernelWs) m_search->stop();
+    m_searches.clear();
+    Q_EMIT searchRecordsChanged();
+}
+
+QString Session::searchUnavailableReason() const
+{
+    if (!m_kernelWs) return tr("No kernel is open.");
+    if (m_launchSpecPath.isEmpty())
+        return tr("No launch spec: choose one with File ▸ Set Launch Spec… (a search evaluates the kernel "
+                  "the way the spec launches it).");
+    if (m_search->isRunning()) return tr("A search is already running.");
+    return {};
+}
+
+QString Session::searchOutDir(const SearchConfig& config) const
+{
+    const QString base = m_sessionPath.isEmpty() ? QFileInfo(autosavePath()).absolutePath()
+                                                 : QFileInfo(m_sessionPath).absolutePath();
+    QString algo = QString::fromStdString(search::algorithmName(config.algorithm));
+    if (!config.preset.empty()) algo += QLatin1Char('-') + QString::fromStdString(config.preset);
+    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+                         QLatin1Char('-') + algo + QLatin1Char('-') +
+                         QString::fromStdString(search::spaceName(config.space));
+    const QDir dir(QDir(base).filePath(QStringLiteral("searches")));
+    QString path = dir.filePath(name);
+    for (int n = 2; QFileInfo::exists(path); ++n)
+        path = dir.filePath(name + QStringLiteral("-%1").arg(n));
+    return path;
+}
+
+QString Session::startSearch(const SearchConfig& config)
+{
+    return startSearch(config, m_options.evaluator);
+}
+
+QString Session::startSearch(const SearchConfig& config, const EvaluatorOptions& options)
+{
+    if (QString why = searchUnavailableReason(); !why.isEmpty()) return why;
+    if (Status s = config.validate(); !s) return QString::fromStdString(s.message());
+    if (Status s = validate(options); !s) return QString::fromStdString(s.message());
+    auto spec = eval::loadLaunchSpec(m_launchSpecPath.toStdString());
+    if (!spec) return tr("the launch spec: %1").arg(QString::fromStdString(spec.message()));
+    if (!spec->kernel.empty() && spec->kernel != m_kernel.toStdString())
+        return tr("the launch spec %1 launches kernel '%2', not '%3'")
+            .arg(QFileInfo(m_launchSpecPath).fileName(), QString::fromStdString(spec->kernel), m_kernel);
+    const QString dir = searchOutDir(config);
+    if (!QDir().mkpath(dir)) return tr("cannot create %1").arg(dir);
+    if (!m_search->start(m_kernelWs, std::move(*spec), options, config, dir))
+        return tr("A search is already running.");
+    return {};
+}
+
+void Session::finishSearch(const SearchJobResult& result)
+{
+    if (m_search->kernel() != m_kernelWs) {
+        Q_EMIT searchFailed(
+            tr("the search finished on a kernel that is no longer open; its outputs are in %1")
+                .arg(QString::fromStdString(result.outDir)));
+        return;
+    }
+    SearchRecord record;
+    record.config = result.state.config;
+    record.history = result.state.history;
+    record.report = result.report.json;
+    record.outDir = result.outDir;
+    int variantId = -1;
+    if (result.report.improved && result.state.best >= 0) {
+        const nlohmann::json& best = record.report.value("best", nlohmann::json::object());
+        const SpeedupFigures final = speedupFromJson(best.value("final", nlohmann::json::object()));
+        const QString name = QString::fromStdString(record.label()) + QStringLiteral(" best ") +
+                             speedupText(final.speedup > 0 ? final.speedup : result.state.bestSpeedup);
+        variantId = addVariant(0, name, shortEdits(*m_kernelWs, result.state.editsOf(result.state.best)));
+        if (auto figures = figuresOf(final, baselineUsOf(record.report))) {
+            VariantRecord r = *variant(variantId);
+            r.figures = std::move(figures);
+            restoreVariant(r);
+        }
+    }
+    m_searches.push_back(std::move(record));
+    markModified();
+    Q_EMIT searchRecorded(int(m_searches.size()) - 1, variantId);
+}
+
+int Session::openSearchEvaluation(int record, int step, QString* error)
+{
+    auto fail = [error](const QString& why) {
+        if (error) *error = why;
+        return -1;
+    };
+    if (!m_kernelWs) return fail(tr("No kernel is open."));
+    const std::vector<search::SearchEvaluation>* history = nullptr;
+    SearchConfig config;
+    double baselineUs = 0.0;
+    if (record >= 0) {
+        if (record >= int(m_searches.size())) return fail(tr("no search %1 in this session").arg(record));
+        history = &m_searches[size_t(record)].history;
+        config = m_searches[size_t(record)].config;
+        baselineUs = baselineUsOf(m_searches[size_t(record)].report);
+    } else {
+        if (m_search->kernel() != m_kernelWs) return fail(tr("the last search ran on another kernel"));
+        history = &m_search->history();
+        config = m_search->config();
+    }
+    auto edits = editsOfEvaluation(*history, step);
+    if (!edits) return fail(QString::fromStdString(edits.message()));
+    if (auto s = m_kernelWs->schedule(*edits); !s)
+        return fail(tr("evaluation %1 does not replay on this kernel: %2")
+                        .arg(step)
+                        .arg(QString::fromStdString(s.message())));
+    *edits = shortEdits(*m_kernelWs, std::move(*edits));
+    // The same schedule opened twice (or the original) is selected, not duplicated.
+    auto same = std::find_if(m_variants.begin(), m_variants.end(),
+                             [&](const VariantRecord& v) { return v.edits == *edits; });
+    if (same != m_variants.end()) {
+        setCurrentVariant(same->id);
+        return same->id;
+    }
+    const search::SearchEvaluation& e = (*history)[size_t(step)];
+    QString name = QString::fromStdString(searchLabel(config)) + QStringLiteral(" #%1 ").arg(step);
+    name += e.figures.ok ? speedupText(e.figures.speedup) : tr("failed");
+    const int id = addVariant(0, name, std::move(*edits));
+    if (auto figures = figuresOf(e.figures, baselineUs)) {
+        VariantRecord r = *variant(id);
+        r.figures = std::move(figures);
+        restoreVariant(r);
+    }
+    setCurrentVariant(id);
+    return id;
+}
+
+} // namespace sassx

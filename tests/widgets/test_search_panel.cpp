@@ -1,0 +1,507 @@
+// The Search dock: a scripted progress stream lands in the plot point by point (one graph per outcome,
+// the best-so-far step line, the noise band, timed replots, clicks that name the evaluation), the
+// controls describe exactly the configuration they show, and a real search with the estimate backend
+// on a sample runs from the panel to a kept record and a new variant, survives pause, resume and stop,
+// and comes back with the session file.
+#include "core/session/session_file.h"
+#include "widget_test_support.h"
+#include "widgets/search_panel.h"
+#include "widgets/search_plot.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <random>
+
+using namespace sassx;
+using search::Outcome;
+using search::SearchEvaluation;
+using search::SearchStatus;
+
+namespace {
+
+// A plausible stream: speed-ups around 1.0, about a fifth accepted, some failures with and without a
+// speed-up, a re-measure now and then; `best` set where an accepted evaluation beats every earlier one.
+std::vector<SearchEvaluation> scriptedRows(int n, double noiseFloor, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<SearchEvaluation> rows;
+    double best = 1.0;
+    for (int i = 0; i < n; ++i) {
+        SearchEvaluation e;
+        e.step = i;
+        e.base = i - 1;
+        e.kind = "candidate";
+        e.figures.ok = true;
+        e.figures.speedup = 0.97 + 0.05 * u(rng);
+        e.figures.low = e.figures.high = e.figures.speedup;
+        e.figures.noiseFloor = noiseFloor;
+        e.figures.source = "estimate, model sm_90";
+        const double r = u(rng);
+        if (r < 0.2) {
+            e.outcome = Outcome::Accepted;
+            e.best = e.figures.speedup > best;
+            best = std::max(best, e.figures.speedup);
+        } else if (r < 0.75) {
+            e.outcome = Outcome::Rejected;
+        } else if (r < 0.88) {
+            e.outcome = Outcome::Failed;
+            e.figures.ok = false;
+            e.figures.failureKind = "wrong_output";
+            if (r < 0.82) e.figures.speedup = 0.0; // no timing at all: plotted on the baseline
+        } else {
+            e.outcome = Outcome::Measure;
+            e.kind = "re-measure";
+        }
+        rows.push_back(e);
+    }
+    return rows;
+}
+
+// Waits for the session's search to finish and be recorded (or fail); true when it was recorded.
+bool waitForRecord(Session& s, QSignalSpy& recorded, QSignalSpy& failed, int timeoutMs = 120000)
+{
+    (void)QTest::qWaitFor([&] { return !recorded.isEmpty() || !failed.isEmpty(); }, timeoutMs);
+    return !recorded.isEmpty();
+}
+
+} // namespace
+
+class TestSearchPanel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-tests"));
+    }
+
+    void plotsScriptedStream_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<double>("noiseFloor");
+        QTest::addColumn<uint>("seed");
+        QTest::newRow("200 rows, 0.4% floor") << 200 << 0.004 << 1u;
+        QTest::newRow("1000 rows, 0.3% floor") << 1000 << 0.003 << 7u;
+        QTest::newRow("50 rows, estimate (no floor)") << 50 << 0.0 << 3u;
+        QTest::newRow("one row") << 1 << 0.002 << 11u;
+    }
+
+    void plotsScriptedStream()
+    {
+        QFETCH(int, rows);
+        QFETCH(double, noiseFloor);
+        QFETCH(uint, seed);
+        Session session;
+        session.setAutosaveInterval(0);
+        SearchPanel panel(&session);
+        panel.resize(1200, 520);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        SearchPlot* plot = panel.plot();
+        QTRY_VERIFY(!plot->replotPending());
+
+        const auto stream = scriptedRows(rows, noiseFloor, seed);
+        std::map<Outcome, int> expected;
+        double expectedBest = 1.0;
+        int onBaseline = 0;
+        const int replotsBefore = plot->replotCount();
+        for (const auto& e : stream) {
+            SearchStatus s;
+            s.evaluations = e.step + 1;
+            s.evalsPerSecond = 250.0;
+            s.legalMoves = 124;
+            ++expected[e.outcome];
+            if (e.best) expectedBest = std::max(expectedBest, e.figures.speedup);
+            s.bestSpeedup = expectedBest;
+            onBaseline += e.figures.speedup <= 0 ? 1 : 0;
+            // The panel listens to the session's SearchJob, exactly as during a real run.
+            Q_EMIT session.search()->evaluation(e, s);
+        }
+        // Appends never replot synchronously: one timed replot catches up with all of them.
+        QCOMPARE(plot->replotCount(), replotsBefore);
+        QVERIFY(plot->replotPending());
+        QTRY_VERIFY_WITH_TIMEOUT(plot->replotCount() > replotsBefore, 2000);
+        QVERIFY2(plot->replotCount() - replotsBefore <= 2, "a replot per point");
+
+        QCOMPARE(plot->evaluationCount(), rows);
+        for (Outcome o : {Outcome::Accepted, Outcome::Rejected, Outcome::Failed, Outcome::Measure}) {
+            QCOMPARE(plot->pointCount(o), expected[o]);
+            QCOMPARE(plot->outcomeGraph(o)->data()->size(), expected[o]);
+        }
+        // The best line ends at the newest evaluation on the highest accepted best.
+        auto best = plot->bestGraph()->data();
+        QVERIFY(!best->isEmpty());
+        QCOMPARE((best->constEnd() - 1)->value, expectedBest);
+        QCOMPARE(int((best->constEnd() - 1)->key), rows - 1);
+        QCOMPARE(plot->bestSoFar(), expectedBest);
+        // Step line: never falls.
+        double last = 0.0;
+        for (auto it = best->constBegin(); it != best->constEnd(); ++it) {
+            QVERIFY(it->value >= last);
+            last = it->value;
+        }
+
+        // The noise band: 1 ± floor across the plot, shown only when there is a floor.
+        QCOMPARE(plot->noiseBand()->visible(), noiseFloor > 0);
+        QCOMPARE(plot->noiseBand()->topLeft->coords().y(), 1.0 + noiseFloor);
+        QCOMPARE(plot->noiseBand()->bottomRight->coords().y(), 1.0 - noiseFloor);
+        QVERIFY(plot->yAxis->range().contains(1.0 + noiseFloor));
+        QVERIFY(plot->yAxis->range().contains(1.0 - noiseFloor));
+
+        // Failures without a speed-up sit on the baseline, inside the plot, below every real point.
+        double lowest = 1.0 - noiseFloor;
+        for (const auto& e : stream)
+            if (e.figures.speedup > 0) lowest = std::min(lowest, e.figures.speedup);
+        int seenOnBaseline = 0;
+        auto failed = plot->outcomeGraph(Outcome::Failed)->data();
+        for (auto it = failed->constBegin(); it != failed->constEnd(); ++it)
+            if (it->value == plot->failureBaseline()) ++seenOnBaseline;
+        QCOMPARE(seenOnBaseline, onBaseline);
+        QVERIFY(plot->failureBaseline() > plot->yAxis->range().lower);
+        QVERIFY(plot->failureBaseline() < lowest);
+
+        // The status line repeats the stream's figures.
+        QVERIFY2(panel.statusText().contains(QStringLiteral("%1 evaluations").arg(QLocale().toString(rows))),
+                 qPrintable(panel.statusText()));
+        QVERIFY2(panel.statusText().contains(QStringLiteral("124 legal moves")),
+                 qPrintable(panel.statusText()));
+        QVERIFY(panel.statusText().contains(QString::number(expectedBest, 'f', 4) + QChar(0xd7)));
+
+        // A click on a point names its evaluation: pick points with no neighbour within 4 pixels (a
+        // failure on the baseline among them when there is one), and a click on empty space names none.
+        std::vector<int> clickable;
+        for (const auto& e : stream) {
+            const QPointF p = plot->pixelOf(e.step);
+            QVERIFY(p.x() >= 0);
+            bool alone = true;
+            for (const auto& other : stream)
+                if (other.step != e.step && QLineF(p, plot->pixelOf(other.step)).length() < 4.0)
+                    alone = false;
+            if (alone) clickable.push_back(e.step);
+        }
+        QVERIFY(!clickable.empty());
+        qInfo("%zu of %d points clickable alone", clickable.size(), rows);
+        std::vector<int> picks{clickable.front(), clickable[clickable.size() / 2], clickable.back()};
+        for (int step : clickable)
+            if (stream[size_t(step)].figures.speedup <= 0) {
+                picks.push_back(step);
+                break;
+            }
+        QSignalSpy clicked(plot, &SearchPlot::evaluationClicked);
+        for (int step : picks) {
+            clicked.clear();
+            QTest::mouseClick(plot, Qt::LeftButton, {}, plot->pixelOf(step).toPoint());
+            QCOMPARE(clicked.size(), 1);
+            QCOMPARE(clicked.front().front().toInt(), step);
+        }
+        clicked.clear();
+        const QRect inner = plot->axisRect()->rect();
+        QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(inner.right() - 2, inner.top() + 2));
+        QCOMPARE(clicked.size(), 0);
+        // Through the panel the click asks the session for a variant; without a kernel it says why.
+        QTest::mouseClick(plot, Qt::LeftButton, {}, plot->pixelOf(picks.front()).toPoint());
+        QVERIFY2(panel.messageText().contains(QStringLiteral("No kernel is open")),
+                 qPrintable(panel.messageText()));
+    }
+
+    void controlsDescribeTheConfiguration_data()
+    {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("space");
+        QTest::addColumn<qlonglong>("evals");
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<qulonglong>("seed");
+        QTest::newRow("anneal mem 300") << "anneal"
+                                        << ""
+                                        << "mem" << 300LL << 0.0 << 1ULL;
+        QTest::newRow("anneal sip all+control") << "anneal"
+                                                << "sip"
+                                                << "all+control" << 0LL << 0.0 << 9ULL;
+        QTest::newRow("greedy all 2 minutes") << "greedy"
+                                              << ""
+                                              << "all" << 0LL << 120.0 << 5ULL;
+        QTest::newRow("random yield") << "random"
+                                      << ""
+                                      << "yield" << 40LL << 0.0 << 2ULL;
+        QTest::newRow("listsched all") << "listsched"
+                                       << ""
+                                       << "all" << 0LL << 0.0 << 1ULL;
+    }
+
+    void controlsDescribeTheConfiguration()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(QString, preset);
+        QFETCH(QString, space);
+        QFETCH(qlonglong, evals);
+        QFETCH(double, seconds);
+        QFETCH(qulonglong, seed);
+        Session session;
+        SearchPanel panel(&session);
+        search::SearchConfig c;
+        c.algorithm = *search::parseAlgorithm(algorithm.toStdString());
+        c.preset = preset.toStdString();
+        c.space = *search::parseSearchSpace(space.toStdString());
+        c.budgetEvals = evals;
+        c.budgetSeconds = seconds;
+        c.seed = seed;
+        QVERIFY(c.validate().ok());
+        panel.setConfig(c);
+        auto back = panel.config();
+        QVERIFY2(back.ok(), back.ok() ? "" : back.message().c_str());
+        QCOMPARE(back->describe(), c.describe());
+        QVERIFY(search::toJson(*back) == search::toJson(c));
+    }
+
+    void controlsRefuseWhatCannotRun()
+    {
+        Session session;
+        SearchPanel panel(&session);
+        // The rescheduled space is listed, disabled, with the reason as its tooltip.
+        auto* model = qobject_cast<QStandardItemModel*>(panel.spaceBox()->model());
+        QVERIFY(model);
+        const int row = panel.spaceBox()->findData(QStringLiteral("rescheduled"));
+        QVERIFY(row >= 0);
+        QVERIFY(!model->item(row)->isEnabled());
+        QCOMPARE(model->item(row)->toolTip(),
+                 QString::fromStdString(search::spaceUnavailableReason(search::SearchSpace::Rescheduled)));
+        QVERIFY(!model->item(row)->toolTip().isEmpty());
+        for (const char* s : {"mem", "all", "yield", "all+control"})
+            QVERIFY(model->item(panel.spaceBox()->findData(QString::fromLatin1(s)))->isEnabled());
+
+        // List scheduling has nothing to reorder in the yield space: one line, from the configuration.
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::ListSchedule;
+        c.space = search::SearchSpace::Yield;
+        panel.setConfig(c);
+        auto refused = panel.config();
+        QVERIFY(!refused.ok());
+        QVERIFY(refused.message().find('\n') == std::string::npos);
+        // Without a kernel Start says why instead of starting.
+        c.algorithm = search::Algorithm::Anneal;
+        c.budgetEvals = 10;
+        panel.setConfig(c);
+        panel.startButton()->click();
+        QVERIFY2(panel.messageText().contains(QStringLiteral("No kernel is open")),
+                 qPrintable(panel.messageText()));
+        QVERIFY(!session.search()->isRunning());
+        // A bad GPU list is refused before anything starts.
+        panel.setBackend(QStringLiteral("gpu"));
+        panel.findChild<QLineEdit*>(QStringLiteral("searchGpus"))->setText(QStringLiteral("0,x"));
+        QVERIFY(!panel.evaluatorOptions().ok());
+    }
+
+    // The real thing: the estimate backend on rmsnorm, started from the panel.
+    void estimateSearchEndToEnd()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.sassx.json"));
+        SearchRecord kept;
+        std::vector<VariantRecord> variantsBefore;
+        int bestVariant = -1;
+        {
+            Session session;
+            session.setAutosaveInterval(0);
+            QVERIFY(test::openAndWait(session, cubin));
+            QVERIFY(session.save(path)); // the search's outputs go beside the session file
+            SearchPanel panel(&session);
+            search::SearchConfig c;
+            c.algorithm = search::Algorithm::Anneal;
+            c.space = search::SearchSpace::All;
+            c.budgetEvals = 60;
+            c.seed = 1;
+            panel.setConfig(c);
+            panel.setBackend(QStringLiteral("estimate"));
+            QSignalSpy started(session.search(), &SearchJob::started);
+            QSignalSpy rows(session.search(), &SearchJob::evaluation);
+            QSignalSpy recorded(&session, &Session::searchRecorded);
+            QSignalSpy failed(session.search(), &SearchJob::failed);
+            panel.startButton()->click();
+            QVERIFY2(session.search()->isRunning(), qPrintable(panel.messageText()));
+            QVERIFY(!panel.startButton()->isEnabled());
+            QVERIFY(panel.stopButton()->isEnabled());
+            // A second search is refused while one runs.
+            QCOMPARE(session.startSearch(c), QStringLiteral("A search is already running."));
+            QVERIFY2(waitForRecord(session, recorded, failed),
+                     failed.isEmpty() ? "timed out" : qPrintable(failed.front().front().toString()));
+            QCOMPARE(started.size(), 1);
+            QCOMPARE(started.front().at(0).toString(), QStringLiteral("estimate"));
+            // Every evaluation arrived, in step order.
+            QCOMPARE(rows.size(), 60);
+            for (int i = 0; i < rows.size(); ++i)
+                QCOMPARE(rows.at(i).at(0).value<SearchEvaluation>().step, i);
+            QVERIFY(!session.search()->isRunning());
+            QVERIFY(panel.startButton()->isEnabled());
+
+            // The record: configuration, every row, the report, the outputs on disk beside the session.
+            QCOMPARE(session.searches().size(), size_t(1));
+            const SearchRecord& r = session.searches().front();
+            QCOMPARE(r.config.describe(), c.describe());
+            QCOMPARE(r.history.size(), size_t(60));
+            QCOMPARE(r.report.value("evaluations", 0), 60);
+            QCOMPARE(r.backend(), std::string("estimate"));
+            QVERIFY(QString::fromStdString(r.outDir).startsWith(
+                QDir(dir.path()).filePath(QStringLiteral("searches/"))));
+            QVERIFY(QString::fromStdString(r.outDir).endsWith(QStringLiteral("-anneal-all")));
+            for (const char* f : {"report.json", "best.cubin", "history.csv", "diff.html", "checkpoint.json"})
+                QVERIFY2(QFileInfo::exists(
+                             QDir(QString::fromStdString(r.outDir)).filePath(QString::fromLatin1(f))),
+                         f);
+
+            // The best joined the variant tree with its edits and its (estimate) figures.
+            QVERIFY2(r.improved(), r.report.value("summary", std::string()).c_str());
+            bestVariant = recorded.front().at(1).toInt();
+            const VariantRecord* v = session.variant(bestVariant);
+            QVERIFY(v);
+            QCOMPARE(v->parent, 0);
+            QVERIFY2(QString::fromStdString(v->name).startsWith(QStringLiteral("anneal\u00b7all best 1.")),
+                     v->name.c_str());
+            QVERIFY(QString::fromStdString(v->name).endsWith(QChar(0xd7)));
+            auto bestEdits = editsOfEvaluation(r.history, r.bestStep());
+            QVERIFY(bestEdits.ok());
+            QVERIFY(v->edits == *bestEdits);
+            QVERIFY(!v->edits.empty());
+            QVERIFY(v->figures);
+            QCOMPARE(QString::fromStdString(v->figures->sourceLabel()).left(8), QStringLiteral("estimate"));
+            QCOMPARE(1.0 / v->figures->result.timing->ratio.median, r.bestSpeedup());
+            QVERIFY(session.scheduleOf(bestVariant).ok());
+            qInfo("best variant: %s, %zu edits; %s", v->name.c_str(), v->edits.size(),
+                  r.report.value("summary", std::string()).c_str());
+
+            // The panel shows the kept run: its points, its figures, the backend said plainly.
+            QCOMPARE(panel.shownRecord(), 0);
+            QCOMPARE(panel.plot()->evaluationCount(), 60);
+            QCOMPARE(panel.runsBox()->count(), 2);
+            QVERIFY2(panel.statusText().contains(QStringLiteral("60 evaluations")),
+                     qPrintable(panel.statusText()));
+            QVERIFY2(panel.statusText().contains(QStringLiteral("estimate — not a measurement")),
+                     qPrintable(panel.statusText()));
+
+            // Any evaluation opens as a variant with the edits its base chain adds up to; twice is once.
+            int step = -1;
+            for (const auto& e : r.history)
+                if (e.outcome == Outcome::Rejected && e.base >= 0) step = e.step;
+            QVERIFY(step > 0);
+            QSignalSpy opened(&panel, &SearchPanel::evaluationOpened);
+            panel.openEvaluation(step);
+            QCOMPARE(opened.size(), 1);
+            const int id = opened.front().front().toInt();
+            QCOMPARE(session.currentVariantId(), id);
+            QVERIFY(session.variant(id)->edits == *editsOfEvaluation(r.history, step));
+            QVERIFY(session.variant(id)->edits.size() > r.history[size_t(step)].edits.size());
+            QCOMPARE(session.openSearchEvaluation(0, step), id);
+            QCOMPARE(session.openSearchEvaluation(0, r.bestStep()), bestVariant);
+            QCOMPARE(session.openSearchEvaluation(0, -1), 0); // the original
+            QString error;
+            QCOMPARE(session.openSearchEvaluation(0, 60, &error), -1);
+            QVERIFY(error.contains(QStringLiteral("no evaluation 60")));
+            QCOMPARE(session.openSearchEvaluation(3, 1, &error), -1);
+
+            QVERIFY(session.isModified());
+            QVERIFY(session.save(path));
+            kept = r;
+            variantsBefore = session.variants();
+        }
+
+        // Reopened: the record comes back whole, and the panel lists it and plots it.
+        Session reopened;
+        reopened.setAutosaveInterval(0);
+        SearchPanel panel(&reopened);
+        QSignalSpy restored(&reopened, &Session::sessionRestored);
+        QString error;
+        QVERIFY2(reopened.openSession(path, &error), qPrintable(error));
+        QVERIFY(restored.wait(120000));
+        QCOMPARE(reopened.searches().size(), size_t(1));
+        const SearchRecord& back = reopened.searches().front();
+        QCOMPARE(back.history.size(), kept.history.size());
+        QVERIFY(search::toJson(back.config) == search::toJson(kept.config));
+        QVERIFY(back.report == kept.report);
+        QCOMPARE(back.outDir, kept.outDir);
+        for (size_t i = 0; i < kept.history.size(); ++i)
+            QVERIFY2(search::toJson(back.history[i]) == search::toJson(kept.history[i]),
+                     search::toJson(back.history[i]).dump().c_str());
+        QCOMPARE(reopened.variants().size(), variantsBefore.size());
+        QCOMPARE(reopened.variant(bestVariant)->name, variantsBefore[size_t(bestVariant)].name);
+        QCOMPARE(panel.runsBox()->count(), 2);
+        QCOMPARE(panel.shownRecord(), 0);
+        QCOMPARE(panel.plot()->evaluationCount(), 60);
+        QCOMPARE(reopened.openSearchEvaluation(0, kept.bestStep()), bestVariant);
+    }
+
+    void pauseResumeStop()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        QTemporaryDir dir;
+        Session session;
+        session.setAutosaveInterval(0);
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::Random;
+        c.space = search::SearchSpace::All;
+        c.budgetEvals = 1'000'000;
+        EvaluatorOptions estimate;
+        estimate.backend = "estimate";
+        QCOMPARE(session.startSearch(c, estimate), QStringLiteral("No kernel is open."));
+        QVERIFY(test::openAndWait(session, cubin));
+        QVERIFY(session.save(dir.filePath(QStringLiteral("p.sassx.json"))));
+        const QString spec = session.launchSpecPath();
+        session.setLaunchSpecPath({});
+        QVERIFY(session.startSearch(c, estimate).contains(QStringLiteral("launch spec")));
+        session.setLaunchSpecPath(spec);
+        search::SearchConfig resched = c;
+        resched.space = search::SearchSpace::Rescheduled;
+        QCOMPARE(session.startSearch(resched, estimate),
+                 QString::fromStdString(search::spaceUnavailableReason(search::SearchSpace::Rescheduled)));
+
+        SearchPanel panel(&session);
+        QSignalSpy rows(session.search(), &SearchJob::evaluation);
+        QSignalSpy recorded(&session, &Session::searchRecorded);
+        QSignalSpy failed(session.search(), &SearchJob::failed);
+        QCOMPARE(session.startSearch(c, estimate), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() >= 20, 60000);
+        panel.pauseButton()->click();
+        QVERIFY(session.search()->isPaused());
+        QCOMPARE(panel.pauseButton()->text(), QStringLiteral("Resume"));
+        // The evaluation in flight lands, then nothing more while paused.
+        int held = -1;
+        for (int tries = 0; tries < 20 && held != int(rows.size()); ++tries) {
+            held = int(rows.size());
+            QTest::qWait(300);
+        }
+        QTest::qWait(500);
+        QCOMPARE(int(rows.size()), held);
+        qInfo("paused after %d evaluations", held);
+        QVERIFY(panel.statusText().startsWith(QStringLiteral("paused")));
+        panel.pauseButton()->click();
+        QVERIFY(!session.search()->isPaused());
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() > held + 10, 60000);
+        panel.stopButton()->click();
+        QVERIFY2(waitForRecord(session, recorded, failed),
+                 failed.isEmpty() ? "timed out" : qPrintable(failed.front().front().toString()));
+        // Stopped runs still report and write their outputs; every row of the run is kept.
+        const SearchRecord& r = session.searches().front();
+        QCOMPARE(r.report.value("stop_reason", std::string()), std::string("stopped"));
+        QCOMPARE(r.report.value("finished", true), false);
+        QCOMPARE(int(r.history.size()), int(rows.size()));
+        QVERIFY(int(r.history.size()) < 1'000'000);
+        QVERIFY(QFileInfo::exists(
+            QDir(QString::fromStdString(r.outDir)).filePath(QStringLiteral("report.json"))));
+        QVERIFY(!session.search()->isRunning());
+    }
+};
+
+QTEST_MAIN(TestSearchPanel)
+#include "test_search_panel.moc"

@@ -1,0 +1,459 @@
+#include "widgets/search_panel.h"
+
+#include "core/eval/gpu_evaluator.h"
+#include "core/session/session.h"
+#include "widgets/search_plot.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+
+namespace sassx {
+
+using search::SearchConfig;
+using search::SearchSpace;
+
+namespace {
+
+QString times(double speedup)
+{
+    return QString::number(speedup, 'f', 4) + QChar(0xd7);
+}
+
+// "1.0123× [1.0101, 1.0150]" when the figure has an interval, else the point.
+QString speedupWithInterval(double speedup, double low, double high, int rounds)
+{
+    QString s = times(speedup);
+    if (rounds > 0 && high > low)
+        s += QStringLiteral(" [%1, %2]").arg(QString::number(low, 'f', 4), QString::number(high, 'f', 4));
+    return s;
+}
+
+QLabel* caption(const QString& text, QWidget* parent)
+{
+    auto* l = new QLabel(text, parent);
+    l->setContentsMargins(6, 0, 0, 0);
+    return l;
+}
+
+} // namespace
+
+SearchPanel::SearchPanel(Session* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_plot(new SearchPlot(this))
+{
+    buildControls();
+    SearchJob* job = m_session->search();
+    connect(job, &SearchJob::started, this, [this](const QString&, const QString&) { updateLiveStatus(); });
+    connect(job, &SearchJob::evaluation, this, &SearchPanel::onEvaluation);
+    connect(job, &SearchJob::failed, this,
+            [this](const QString& m) { setMessage(tr("Search failed: %1").arg(m), true); });
+    connect(job, &SearchJob::runningChanged, this, &SearchPanel::updateButtons);
+    connect(job, &SearchJob::pausedChanged, this, [this] {
+        updateButtons();
+        if (m_shown < 0) updateLiveStatus();
+    });
+    connect(m_session, &Session::searchRecorded, this, [this](int index, int variantId) {
+        rebuildRuns();
+        showRecord(index);
+        const VariantRecord* v = m_session->variant(variantId);
+        if (v) setMessage(tr("The best joined the variants as \"%1\".").arg(QString::fromStdString(v->name)));
+    });
+    connect(m_session, &Session::searchRecordsChanged, this, [this] {
+        rebuildRuns();
+        const int n = int(m_session->searches().size());
+        showRecord(m_session->search()->isRunning() || n == 0 ? -1 : n - 1);
+    });
+    connect(m_session, &Session::searchFailed, this, [this](const QString& m) { setMessage(m, true); });
+    connect(m_session, &Session::analysisReady, this, &SearchPanel::updateButtons);
+    connect(m_session, &Session::inputLoaded, this, &SearchPanel::updateButtons);
+    // A new launch spec marks the session modified: the reason on Start may change with it.
+    connect(m_session, &Session::modifiedChanged, this, &SearchPanel::updateButtons);
+    connect(m_plot, &SearchPlot::evaluationClicked, this, &SearchPanel::openEvaluation);
+    rebuildRuns();
+    updateButtons();
+    updateLiveStatus();
+}
+
+void SearchPanel::buildControls()
+{
+    m_algorithm = new QComboBox(this);
+    m_algorithm->setObjectName(QStringLiteral("searchAlgorithm"));
+    m_algorithm->addItem(tr("anneal"), QStringLiteral("anneal"));
+    m_algorithm->addItem(tr("anneal (sip preset)"), QStringLiteral("anneal:sip"));
+    m_algorithm->addItem(tr("greedy"), QStringLiteral("greedy"));
+    m_algorithm->addItem(tr("random"), QStringLiteral("random"));
+    m_algorithm->addItem(tr("list schedule"), QStringLiteral("listsched"));
+    m_algorithm->setToolTip(
+        tr("anneal: simulated annealing; sip preset: SIP's schedule (single edits, ends on "
+           "its temperature); greedy: first improvement; random: independent random "
+           "legal variants; list schedule: one-shot heuristics"));
+
+    m_space = new QComboBox(this);
+    m_space->setObjectName(QStringLiteral("searchSpace"));
+    auto* spaces = qobject_cast<QStandardItemModel*>(m_space->model());
+    for (SearchSpace s : {SearchSpace::Mem, SearchSpace::All, SearchSpace::Yield, SearchSpace::AllControl,
+                          SearchSpace::Rescheduled}) {
+        const QString name = QString::fromStdString(search::spaceName(s));
+        m_space->addItem(name, name);
+        // A space that cannot be searched yet is listed, disabled, with the reason as its tooltip.
+        const QString why = QString::fromStdString(search::spaceUnavailableReason(s));
+        if (!why.isEmpty() && spaces) {
+            QStandardItem* item = spaces->item(m_space->count() - 1);
+            item->setEnabled(false);
+            item->setToolTip(why);
+        }
+    }
+    m_space->setToolTip(tr("mem: moves of memory instructions; all: moves of any instruction; yield: yield "
+                           "flips of ptxas' order; all+control: moves plus yield and reuse edits"));
+
+    m_budget = new QSpinBox(this);
+    m_budget->setRange(0, 10'000'000);
+    m_budget->setValue(300);
+    m_budget->setToolTip(
+        tr("0: no limit of this kind (the sip preset and list scheduling end on their own)"));
+    m_budgetUnit = new QComboBox(this);
+    m_budgetUnit->addItem(tr("evaluations"), QStringLiteral("evals"));
+    m_budgetUnit->addItem(tr("seconds"), QStringLiteral("s"));
+    m_budgetUnit->addItem(tr("minutes"), QStringLiteral("min"));
+
+    m_backend = new QComboBox(this);
+    m_backend->setObjectName(QStringLiteral("searchBackend"));
+    m_backend->addItem(tr("auto"), QStringLiteral("auto"));
+    m_backend->addItem(tr("gpu"), QStringLiteral("gpu"));
+    m_backend->addItem(tr("estimate"), QStringLiteral("estimate"));
+    m_backend->setToolTip(tr("auto: the GPU worker pool when a worker finds a usable GPU, else the estimate; "
+                             "estimate: the static model (figures are not measurements)"));
+    m_gpus = new QLineEdit(this);
+    m_gpus->setObjectName(QStringLiteral("searchGpus"));
+    m_gpus->setPlaceholderText(tr("GPUs, e.g. 0,1"));
+    m_gpus->setMaximumWidth(110);
+    m_gpus->setEnabled(false);
+    connect(m_backend, &QComboBox::currentIndexChanged, this,
+            [this] { m_gpus->setEnabled(m_backend->currentData().toString() == QLatin1String("gpu")); });
+
+    m_seed = new QSpinBox(this);
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_seed->setValue(1);
+
+    m_start = new QPushButton(tr("Start"), this);
+    m_pause = new QPushButton(tr("Pause"), this);
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setToolTip(
+        tr("Stop after the evaluation in flight; the run still writes its report and best cubin"));
+    connect(m_start, &QPushButton::clicked, this, &SearchPanel::startSearch);
+    connect(m_pause, &QPushButton::clicked, this, &SearchPanel::togglePause);
+    connect(m_stop, &QPushButton::clicked, this, &SearchPanel::stopSearch);
+
+    m_runs = new QComboBox(this);
+    m_runs->setObjectName(QStringLiteral("searchRuns"));
+    m_runs->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_runs, &QComboBox::currentIndexChanged, this,
+            [this](int i) { showRecord(i < 0 ? -1 : m_runs->itemData(i).toInt()); });
+
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(4, 2, 4, 0);
+    controls->addWidget(caption(tr("Algorithm"), this));
+    controls->addWidget(m_algorithm);
+    controls->addWidget(caption(tr("Space"), this));
+    controls->addWidget(m_space);
+    controls->addWidget(caption(tr("Budget"), this));
+    controls->addWidget(m_budget);
+    controls->addWidget(m_budgetUnit);
+    controls->addWidget(caption(tr("Backend"), this));
+    controls->addWidget(m_backend);
+    controls->addWidget(m_gpus);
+    controls->addWidget(caption(tr("Seed"), this));
+    controls->addWidget(m_seed);
+    controls->addStretch(1);
+
+    auto* actions = new QHBoxLayout;
+    actions->setContentsMargins(4, 0, 4, 0);
+    for (QPushButton* b : {m_start, m_pause, m_stop})
+        actions->addWidget(b);
+    actions->addWidget(caption(tr("Run"), this));
+    actions->addWidget(m_runs);
+    actions->addStretch(1);
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("searchStatus"));
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message = new QLabel(this);
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(controls);
+    layout->addLayout(actions);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_status);
+    layout->addWidget(m_message);
+}
+
+QString SearchPanel::statusText() const
+{
+    return m_status->text();
+}
+
+QString SearchPanel::messageText() const
+{
+    return m_message->text();
+}
+
+void SearchPanel::setMessage(const QString& text, bool error)
+{
+    m_message->setText(text);
+    m_message->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+}
+
+Result<SearchConfig> SearchPanel::config() const
+{
+    SearchConfig c;
+    const QString algo = m_algorithm->currentData().toString();
+    const QString name = algo.section(QLatin1Char(':'), 0, 0);
+    auto parsed = search::parseAlgorithm(name.toStdString());
+    if (!parsed) return makeError("unknown algorithm '" + name.toStdString() + "'");
+    c.algorithm = *parsed;
+    c.preset = algo.section(QLatin1Char(':'), 1).toStdString();
+    auto space = search::parseSearchSpace(m_space->currentData().toString().toStdString());
+    if (!space) return makeError("unknown space '" + m_space->currentText().toStdString() + "'");
+    c.space = *space;
+    const QString unit = m_budgetUnit->currentData().toString();
+    if (unit == QLatin1String("evals"))
+        c.budgetEvals = m_budget->value();
+    else
+        c.budgetSeconds = m_budget->value() * (unit == QLatin1String("min") ? 60.0 : 1.0);
+    c.seed = uint64_t(m_seed->value());
+    if (Status s = c.validate(); !s) return s.error();
+    return c;
+}
+
+Result<EvaluatorOptions> SearchPanel::evaluatorOptions() const
+{
+    EvaluatorOptions o = m_session->workspaceOptions().evaluator;
+    o.backend = m_backend->currentData().toString().toStdString();
+    o.gpus.clear();
+    if (o.backend == "gpu" && !m_gpus->text().trimmed().isEmpty()) {
+        auto gpus = eval::parseGpuList(m_gpus->text().trimmed().toStdString());
+        if (!gpus) return gpus.error();
+        o.gpus = *gpus;
+    }
+    if (Status s = validate(o); !s) return s.error();
+    return o;
+}
+
+void SearchPanel::setConfig(const SearchConfig& c)
+{
+    QString algo = QString::fromStdString(search::algorithmName(c.algorithm));
+    if (!c.preset.empty()) algo += QLatin1Char(':') + QString::fromStdString(c.preset);
+    m_algorithm->setCurrentIndex(std::max(0, m_algorithm->findData(algo)));
+    m_space->setCurrentIndex(
+        std::max(0, m_space->findData(QString::fromStdString(search::spaceName(c.space)))));
+    if (c.budgetEvals > 0 || c.budgetSeconds <= 0) {
+        m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(QStringLiteral("evals")));
+        m_budget->setValue(int(std::min<int64_t>(c.budgetEvals, m_budget->maximum())));
+    } else {
+        m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(QStringLiteral("s")));
+        m_budget->setValue(int(std::lround(c.budgetSeconds)));
+    }
+    m_seed->setValue(int(std::min<uint64_t>(c.seed, uint64_t(m_seed->maximum()))));
+}
+
+void SearchPanel::setBackend(const QString& backend)
+{
+    m_backend->setCurrentIndex(std::max(0, m_backend->findData(backend)));
+}
+
+void SearchPanel::startSearch()
+{
+    auto c = config();
+    if (!c) return setMessage(QString::fromStdString(c.message()), true);
+    auto o = evaluatorOptions();
+    if (!o) return setMessage(QString::fromStdString(o.message()), true);
+    const QString why = m_session->startSearch(*c, *o);
+    if (!why.isEmpty()) return setMessage(why, true);
+    m_liveBest = {};
+    m_liveStatus = {};
+    {
+        const QSignalBlocker block(m_runs);
+        m_runs->setCurrentIndex(0);
+    }
+    m_shown = -1;
+    m_plot->clear();
+    setMessage(tr("Searching: %1; outputs in %2")
+                   .arg(QString::fromStdString(c->describe()), m_session->search()->outDir()));
+    updateButtons();
+    updateLiveStatus();
+}
+
+void SearchPanel::togglePause()
+{
+    SearchJob* job = m_session->search();
+    if (job->isPaused())
+        job->resume();
+    else
+        job->pause();
+}
+
+void SearchPanel::stopSearch()
+{
+    m_session->search()->stop();
+    setMessage(tr("Stopping after the evaluation in flight; the run still writes its outputs."));
+    updateButtons();
+}
+
+void SearchPanel::rebuildRuns()
+{
+    const QSignalBlocker block(m_runs);
+    m_runs->clear();
+    m_runs->addItem(tr("live run"), -1);
+    const auto& records = m_session->searches();
+    for (size_t i = 0; i < records.size(); ++i) {
+        const SearchRecord& r = records[i];
+        const QString best = r.improved() ? times(r.bestSpeedup()) : tr("no gain");
+        m_runs->addItem(QStringLiteral("#%1 %2 · %3 evals · %4 (%5)")
+                            .arg(i + 1)
+                            .arg(QString::fromStdString(r.label()))
+                            .arg(r.history.size())
+                            .arg(best, QString::fromStdString(r.backend())),
+                        int(i));
+    }
+    const int at = m_runs->findData(m_shown);
+    m_runs->setCurrentIndex(at < 0 ? 0 : at);
+}
+
+void SearchPanel::showRecord(int index)
+{
+    const auto& records = m_session->searches();
+    if (index >= int(records.size())) index = -1;
+    m_shown = index;
+    {
+        const QSignalBlocker block(m_runs);
+        m_runs->setCurrentIndex(std::max(0, m_runs->findData(index)));
+    }
+    if (index < 0) {
+        const SearchJob* job = m_session->search();
+        const bool own = job->kernel() && job->kernel() == m_session->kernelWorkspace();
+        m_plot->setHistory(own ? job->history() : std::vector<search::SearchEvaluation>{});
+        m_liveBest = {};
+        m_liveStatus = own ? job->status() : search::SearchStatus{};
+        if (own)
+            for (const auto& e : job->history())
+                if (e.best && e.figures.ok) m_liveBest = e.figures;
+        updateLiveStatus();
+        return;
+    }
+    const SearchRecord& r = records[size_t(index)];
+    m_plot->setHistory(r.history);
+    if (r.report.contains("baseline")) m_plot->setNoiseFloor(r.report["baseline"].value("noise_floor", 0.0));
+    m_plot->flush();
+    updateRecordStatus();
+}
+
+void SearchPanel::onEvaluation(const search::SearchEvaluation& row, const search::SearchStatus& status)
+{
+    if (row.best && row.figures.ok) m_liveBest = row.figures;
+    m_liveStatus = status;
+    if (m_shown >= 0) return;
+    m_plot->append(row);
+    updateLiveStatus();
+}
+
+QString SearchPanel::backendLabel(const QString& backend, const QString& reason) const
+{
+    if (backend.isEmpty()) return tr("choosing the evaluator…");
+    if (backend == QLatin1String("estimate")) return tr("estimate — not a measurement");
+    return reason.isEmpty() ? tr("measured on GPU") : tr("measured (%1)").arg(reason);
+}
+
+void SearchPanel::updateLiveStatus()
+{
+    const SearchJob* job = m_session->search();
+    if (!job->isRunning() && m_liveStatus.evaluations == 0) {
+        m_status->setText(tr("No search yet. %1")
+                              .arg(m_session->searchUnavailableReason().isEmpty()
+                                       ? tr("Choose a space and a budget, then Start.")
+                                       : m_session->searchUnavailableReason()));
+        return;
+    }
+    const search::SearchStatus& s = m_liveStatus;
+    const QLocale locale;
+    QStringList parts;
+    if (job->isPaused())
+        parts << tr("paused");
+    else if (job->isStopping())
+        parts << tr("stopping");
+    parts << tr("%1 evaluations").arg(locale.toString(qlonglong(s.evaluations)));
+    parts << tr("%1/s").arg(QString::number(s.evalsPerSecond, 'f', 1));
+    parts << tr("best %1").arg(m_liveBest.ok ? speedupWithInterval(m_liveBest.speedup, m_liveBest.low,
+                                                                   m_liveBest.high, m_liveBest.rounds)
+                                             : times(s.bestSpeedup));
+    parts << (s.legalMoves >= 0 ? tr("%1 legal moves").arg(locale.toString(qlonglong(s.legalMoves)))
+                                : tr("legal moves not counted yet"));
+    if (!s.phase.empty()) parts << QString::fromStdString(s.phase);
+    parts << backendLabel(job->backend(), job->backendReason());
+    m_status->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void SearchPanel::updateRecordStatus()
+{
+    const SearchRecord& r = m_session->searches()[size_t(m_shown)];
+    const nlohmann::json& j = r.report;
+    const QLocale locale;
+    QStringList parts;
+    parts << tr("%1 evaluations").arg(locale.toString(qlonglong(r.history.size())));
+    parts << tr("%1/s").arg(QString::number(j.value("evaluations_per_second", 0.0), 'f', 1));
+    if (r.improved()) {
+        const nlohmann::json f =
+            j.value("best", nlohmann::json::object()).value("final", nlohmann::json::object());
+        parts << tr("best %1").arg(speedupWithInterval(f.value("speedup", 1.0), f.value("low", 0.0),
+                                                       f.value("high", 0.0), f.value("rounds", 0)));
+    } else {
+        parts << tr("nothing beat the original");
+    }
+    const int64_t legal = j.value("legal_edits_at_start", int64_t(-1));
+    if (legal >= 0) parts << tr("%1 legal moves at start").arg(locale.toString(qlonglong(legal)));
+    const nlohmann::json ev = j.value("evaluator", nlohmann::json::object());
+    parts << backendLabel(QString::fromStdString(ev.value("backend", std::string())),
+                          QString::fromStdString(ev.value("reason", std::string())));
+    m_status->setText(parts.join(QStringLiteral(" · ")));
+    setMessage(QString::fromStdString(j.value("summary", std::string())) + QStringLiteral("\n") +
+               tr("Outputs: %1").arg(QString::fromStdString(r.outDir)));
+}
+
+void SearchPanel::updateButtons()
+{
+    const SearchJob* job = m_session->search();
+    const bool running = job->isRunning();
+    const QString why = running ? QString() : m_session->searchUnavailableReason();
+    m_start->setEnabled(!running);
+    m_start->setToolTip(why.isEmpty() ? tr("Search the current kernel with these settings") : why);
+    m_pause->setEnabled(running && !job->isStopping());
+    m_pause->setText(job->isPaused() ? tr("Resume") : tr("Pause"));
+    m_stop->setEnabled(running && !job->isStopping());
+}
+
+void SearchPanel::openEvaluation(int step)
+{
+    QString error;
+    const int id = m_session->openSearchEvaluation(m_shown, step, &error);
+    if (id < 0) return setMessage(tr("Cannot open evaluation %1: %2").arg(step).arg(error), true);
+    const VariantRecord* v = m_session->variant(id);
+    setMessage(tr("Evaluation %1 is variant \"%2\".")
+                   .arg(step)
+                   .arg(v ? QString::fromStdString(v->name) : QString()));
+    Q_EMIT evaluationOpened(id);
+}
+
+} // namespace sassx
