@@ -90,6 +90,10 @@ case "${1:-run}" in
     # The mission's main job: a short schedule search on a bundled sample, on the GPU when a worker
     # finds one, else with the labelled estimate (it says which and why).
     SEARCH_OUT="$BUILD/out/search-flash_attn_fwd"
+    if [ ! -f "$SEARCH_SPEC" ]; then
+      log "no $SEARCH_SPEC (the samples need nvcc): no search to run"
+      exit 1
+    fi
     rm -rf "$SEARCH_OUT"
     echo "searching flash_attn_fwd (anneal, all moves, 200 evaluations or 2 minutes):"
     "$BUILD/app/cli/sassx-cli" search "$SEARCH_SPEC" --algo anneal --space all --budget-evals 200 \

@@ -1,6 +1,7 @@
 # Shared by the bench/*/pack_device.sh scripts (source it): packing binaries built here, with the
 # runtime libraries the GPU machine lacks (it has no Qt or build tree), and the sm_90 samples.
 #   pack_binaries DST BIN...   copies BINs to DST/bin (stripped, rpath $ORIGIN/../lib), their libs to DST/lib
+#                              (rpath $ORIGIN; glibc and libstdc++ are left out: the GPU machine's are newer)
 #   pack_samples DST BUILD     copies every sm_90 sample cubin and launch spec (not big_/huge_) to DST/data
 pack_binaries() {
   local dst=$1; shift
@@ -15,6 +16,7 @@ pack_binaries() {
       *) cp -L "$lib" "$dst"/lib/ ;;
     esac
   done
+  for l in "$dst"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$l" 2>/dev/null || true; done
 }
 
 pack_samples() {

@@ -4,21 +4,12 @@
 # pack_device.sh does), the sm_90 samples' specs + cubins, and the variants (byte patches).
 # Usage: bench/estimate/pack_device.sh BUILD_DIR SAMPLES_DIR VARIANTS_DIR   (repo root; needs patchelf)
 set -euo pipefail
+source "$(dirname "$0")/../pack_lib.sh"
 build=${1:-build-est}; samples=${2:-$build/samples}; variants=${3:-.deps/estvar}
 dst=.deps/estdev
 rm -rf "$dst"; mkdir -p "$dst"/{bin,lib,specs,variants}
 bins=("$build"/app/worker/sassx-worker "$build"/bench/estimate/sassx-estimate-rank)
-for b in "${bins[@]}"; do
-  cp "$b" "$dst"/bin/; strip "$dst/bin/$(basename "$b")"
-  patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$dst/bin/$(basename "$b")"
-done
-for lib in $(ldd "${bins[@]}" 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
-  case "$(basename "$lib")" in
-    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
-    *) cp -L "$lib" "$dst"/lib/ ;;
-  esac
-done
-for l in "$dst"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$l" 2>/dev/null || true; done
+pack_binaries "$dst" "${bins[@]}"
 tar -cJf "$dst"/lib.tar.xz -C "$dst" lib && rm -rf "$dst"/lib
 for v in "$variants"/*.jsonl; do
   s=$(basename "$v" .jsonl)

@@ -4,6 +4,7 @@
 # $ORIGIN/../lib, the test and benchmark cubins, and the launch specs with their cubins side by side.
 # Usage: bench/eval/pack_device.sh [BUILD_DIR]   (from the repo root; needs patchelf)
 set -euo pipefail
+source "$(dirname "$0")/../pack_lib.sh"
 build=${1:-build-eval}
 dst=.deps/evaldev
 rm -rf "$dst"
@@ -12,19 +13,7 @@ bins=("$build"/app/worker/sassx-worker "$build"/bench/eval/sassx-eval-bench
       "$build"/tests/core/eval/test_eval_gpu "$build"/tests/core/eval/test_eval_pool
       "$build"/tests/core/eval/test_eval_data "$build"/tests/core/eval/sassx_fake_worker)
 [ -x "$build"/app/cli/sassx-cli ] && bins+=("$build"/app/cli/sassx-cli)
-for b in "${bins[@]}"; do
-  cp "$b" "$dst"/bin/
-  strip "$dst/bin/$(basename "$b")"
-  patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$dst/bin/$(basename "$b")"
-done
-# Every shared library outside glibc/libstdc++ (those are newer on the GPU machine's image).
-for lib in $(ldd "${bins[@]}" 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
-  case "$(basename "$lib")" in
-    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
-    *) cp -L "$lib" "$dst"/lib/ ;;
-  esac
-done
-for l in "$dst"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$l" 2>/dev/null || true; done
+pack_binaries "$dst" "${bins[@]}"
 cp "$build"/tests/core/eval/kernels/*.cubin "$dst"/kernels/
 for v in oob hang renamed params wrong partial; do
   cp "$build"/tests/core/eval/kernels/eval_add_$v.cubin "$dst"/broken/

@@ -7,20 +7,12 @@
 #   <sample>.moves.jsonl    100 random legal variants of samples with line tables (rewritten ones)
 # usage: bench/headroom/pack_device.sh [BUILD_DIR] [COUNT] [HR]      (from the repo root; needs patchelf)
 set -euo pipefail
+source "$(dirname "$0")/../pack_lib.sh"
 BUILD=${1:-build}; COUNT=${2:-500}; HR=${3:-200}
 dst=.deps/headroom
 rm -rf "$dst"; mkdir -p "$dst"/{bin,lib,data}
 bins=("$BUILD"/app/worker/sassx-worker "$BUILD"/bench/headroom/sassx-headroom)
-for b in "${bins[@]}"; do
-  cp "$b" "$dst"/bin/; strip "$dst/bin/$(basename "$b")"
-  patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$dst/bin/$(basename "$b")"
-done
-for lib in $(ldd "${bins[@]}" 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
-  case "$(basename "$lib")" in
-    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
-    *) cp -L "$lib" "$dst"/lib/ ;;
-  esac
-done
+pack_binaries "$dst" "${bins[@]}"
 CLI="$BUILD/app/cli/sassx-cli"
 for spec in "$BUILD"/samples/*.launch.json; do
   name=$(basename "$spec" .launch.json)

@@ -203,6 +203,14 @@ LegalityReport LegalityChecker::check(const Schedule& s, const CheckOptions& opt
         seen[s.order[p]] = 1;
     }
     auto pos = s.positionOf();
+    if (!options.blocks.empty()) {
+        for (int b : options.blocks) {
+            if (b < 0 || size_t(b) >= a.cfg.blocks.size()) continue;
+            checkBlock(s, pos, b, report, options);
+            if (options.stopAtFirst && !report.legal()) break;
+        }
+        return report;
+    }
     for (const auto& b : a.cfg.blocks) {
         checkBlock(s, pos, b.index, report, options);
         if (options.stopAtFirst && !report.legal()) break;

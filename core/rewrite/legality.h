@@ -46,6 +46,10 @@ struct LegalityReport
 struct CheckOptions
 {
     bool stopAtFirst = false; // searches only need a yes/no
+    // Only these basic blocks (indices); empty: all. Every rule is judged within one block (the
+    // cross-block bounds are per instruction), so a schedule whose other blocks are unchanged from a
+    // legal one is judged by checking the changed blocks alone: what a search does per candidate.
+    std::vector<int> blocks;
 };
 
 class LegalityChecker

@@ -236,8 +236,7 @@ std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const S
 {
     const int batch = std::max(1, m_evaluator.parallelism());
     std::vector<Candidate> out;
-    CheckOptions quick;
-    quick.stopAtFirst = true;
+    const auto& blockOf = m_checker.analysis().cfg.blockOf;
     for (int b = 0; b < batch; ++b) {
         Candidate c;
         c.base = base;
@@ -245,8 +244,16 @@ std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const S
         const int k = std::uniform_int_distribution<int>(minEdits, maxEdits)(m_rng);
         c.edits = m_proposer->propose(c.schedule, m_rng, k);
         if (c.edits.empty()) continue;
-        // Proposals come from the checker's legal edits; the whole schedule is checked once more so a
-        // search can never evaluate an illegal variant, whatever the proposer's composition does.
+        // Proposals come from the checker's legal edits; the schedule is checked once more so a search
+        // can never evaluate an illegal variant, whatever the proposer's composition does. `from` is
+        // legal (the start, or an incumbent that passed this check), so the blocks it changed suffice.
+        CheckOptions quick;
+        quick.stopAtFirst = true;
+        for (uint32_t p = 0; p < from.order.size(); ++p) {
+            const uint32_t i = c.schedule.order[p];
+            if (i != from.order[p] || !(c.schedule.control[i] == from.control[i]))
+                if (quick.blocks.empty() || quick.blocks.back() != blockOf[p]) quick.blocks.push_back(blockOf[p]);
+        }
         if (!m_checker.check(c.schedule, quick).legal()) {
             ++m_state.refusedByCheck;
             continue;
