@@ -352,7 +352,8 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                               ? reg() + " is read asynchronously by " + at(a, f) + " and " + at(a, i) +
                                     " without scoreboards of their own; whatever covers the later one covers "
                                     "the earlier only while they keep their order"
-                              : reg() + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
+                              : reg() +
+                                    (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
                                     at(a, f) +
                                     " without its own scoreboard; it is only covered by the wait on SB" +
                                     std::to_string(d.scoreboard) + " of " + at(a, i) +

@@ -252,7 +252,8 @@ std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const S
         for (uint32_t p = 0; p < from.order.size(); ++p) {
             const uint32_t i = c.schedule.order[p];
             if (i != from.order[p] || !(c.schedule.control[i] == from.control[i]))
-                if (quick.blocks.empty() || quick.blocks.back() != blockOf[p]) quick.blocks.push_back(blockOf[p]);
+                if (quick.blocks.empty() || quick.blocks.back() != blockOf[p])
+                    quick.blocks.push_back(blockOf[p]);
         }
         if (!m_checker.check(c.schedule, quick).legal()) {
             ++m_state.refusedByCheck;
