@@ -144,6 +144,45 @@ private Q_SLOTS:
         QCOMPARE(after["config"].toObject()["algorithm"].toString(), QStringLiteral("anneal"));
     }
 
+    // An nvdisasm that leaves instructions out (the GPU machine's older toolkit did, on flash_attn_fwd)
+    // must not yield an analysis blind to them: the kernel is refused in one line that says the fix.
+    void refusesAnIncompleteListing()
+    {
+        QString nvdisasm = qEnvironmentVariable("SASSX_NVDISASM");
+        if (nvdisasm.isEmpty()) {
+            QProcess find;
+            find.start(QStringLiteral("python3"),
+                       {"-c",
+                        "import glob,site,shutil; p=[shutil.which('nvdisasm')] + [q for s in "
+                        "site.getsitepackages()+[site.getusersitepackages()] for q in "
+                        "glob.glob(s+'/nvidia/cu*/bin/nvdisasm')]; print(next((x for x in p if x), ''))"});
+            find.waitForFinished(30000);
+            nvdisasm = QString::fromUtf8(find.readAllStandardOutput()).trimmed();
+        }
+        if (nvdisasm.isEmpty()) QSKIP("no nvdisasm to wrap");
+        // The real nvdisasm's JSON with each function's last instruction dropped.
+        const QString script = m_tmp.filePath("short_nvdisasm.sh");
+        QVERIFY(writeBytes(
+            script, QStringLiteral("#!/bin/sh\n\"%1\" \"$@\" | python3 -c \"import json,sys\n"
+                                   "d=json.load(sys.stdin)\n"
+                                   "[f['sass-instructions'].pop() for f in d[1] if f['sass-instructions']]\n"
+                                   "json.dump(d,sys.stdout)\"\n")
+                        .arg(nvdisasm)
+                        .toUtf8()));
+        QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("SASSX_NVDISASM"), script);
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SASSX_CLI), {"legal", samplePath("flash_attn_fwd.sm_90.cubin")});
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(!err.contains('\n') && err.startsWith("sassx-cli: ") &&
+                     err.contains("listing is incomplete") && err.contains("SASSX_NVDISASM"),
+                 qPrintable(err));
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QStringList>("args");
