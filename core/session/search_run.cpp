@@ -68,6 +68,33 @@ std::string speedupText(const SpeedupFigures& f)
     return b;
 }
 
+// What a checkpoint belongs to: the kernel's name and a hash of its code (FNV-1a over .text).
+nlohmann::json kernelIdentity(const KernelWorkspace& k)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (const Kernel* kernel = k.cubin().findKernel(k.name()))
+        for (uint8_t b : k.cubin().sectionData(kernel->textSection)) {
+            h ^= b;
+            h *= 1099511628211ull;
+        }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    return {{"name", k.name()}, {"code_fnv1a", hex}};
+}
+
+Status checkIdentity(const std::string& dir, const nlohmann::json& identity)
+{
+    std::ifstream in((fs::path(dir) / "checkpoint.json").string());
+    const nlohmann::json saved = nlohmann::json::parse(in, nullptr, false).value("kernel", nlohmann::json());
+    if (saved.is_null()) return Ok{}; // written before checkpoints named their kernel
+    if (saved != identity)
+        return makeError("the checkpoint in " + dir + " is a search of kernel '" + saved.value("name", "?") +
+                         "' (code " + saved.value("code_fnv1a", "?") + "), not of '" +
+                         identity.value("name", "?") + "' (code " + identity.value("code_fnv1a", "?") +
+                         "): resume it with that kernel's spec");
+    return Ok{};
+}
+
 } // namespace
 
 SearchRun::SearchRun(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec,
@@ -104,9 +131,12 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     if (Status s = prepare(); !s) return s.error();
     SearchEvaluator evaluator(m_kernelEvaluator, options.plan);
     search::SearchEngine engine(kernel().checker(), evaluator);
+    const nlohmann::json identity = kernelIdentity(kernel());
     if (options.resume) {
         auto state = readSearchCheckpoint(options.outDir);
         if (!state) return state.error();
+        // Edits are positions in one kernel's code: replaying them on another would be meaningless.
+        if (Status s = checkIdentity(options.outDir, identity); !s) return s.error();
         if (Status s =
                 engine.resume(std::move(*state), options.config.budgetEvals, options.config.budgetSeconds);
             !s)
@@ -120,8 +150,9 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
         // The history first, then the checkpoint that refers to it: a kill between the two leaves a
         // checkpoint no newer than its history.
         Status h = writeFileAtomically((fs::path(options.outDir) / "history.csv").string(), historyCsv(s));
-        Status c = writeFileAtomically((fs::path(options.outDir) / "checkpoint.json").string(),
-                                       search::toJson(s).dump());
+        nlohmann::json j = search::toJson(s);
+        j["kernel"] = identity;
+        Status c = writeFileAtomically((fs::path(options.outDir) / "checkpoint.json").string(), j.dump());
         if (!h) checkpointError = h.message();
         if (!c) checkpointError = c.message();
         if (callbacks.onCheckpoint) callbacks.onCheckpoint(s);

@@ -142,6 +142,26 @@ private Q_SLOTS:
         for (int i = 0; i < kept; ++i)
             QCOMPARE(h1[i].toObject()["edits"], h0[i].toObject()["edits"]);
         QCOMPARE(after["config"].toObject()["algorithm"].toString(), QStringLiteral("anneal"));
+        QCOMPARE(after["kernel"].toObject()["name"].toString(), QStringLiteral("flash_attn_fwd"));
+
+        // The checkpoint names its kernel: resuming it with another kernel's spec is refused.
+        const QString other = samplePath(QStringLiteral("rmsnorm.launch.json"));
+        if (QFileInfo::exists(other)) {
+            const CliRun wrong = runCli({"search", other, "--resume", "--budget-evals",
+                                         QString::number(budget + 5), "--backend", "estimate", "-o", out});
+            // (after the line that names the evaluator, which is information, not an error)
+            QCOMPARE(wrong.exitCode, 1);
+            QVERIFY2(wrong.errLines()
+                             .value(wrong.errLines().size() - 1)
+                             .startsWith("sassx-cli: the checkpoint in ") &&
+                         wrong.errLines().last().contains("is a search of kernel 'flash_attn_fwd'"),
+                     qPrintable(wrong.describe()));
+            QCOMPARE(QJsonDocument::fromJson(readBytes(out + "/checkpoint.json"))
+                         .object()["history"]
+                         .toArray()
+                         .size(),
+                     budget); // untouched
+        }
     }
 
     // An nvdisasm that leaves instructions out (the GPU machine's older toolkit did, on flash_attn_fwd)
