@@ -5,6 +5,8 @@
 #include "widgets/search_plot.h"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -153,6 +155,9 @@ void SearchPanel::buildControls()
     connect(m_start, &QPushButton::clicked, this, &SearchPanel::startSearch);
     connect(m_pause, &QPushButton::clicked, this, &SearchPanel::togglePause);
     connect(m_stop, &QPushButton::clicked, this, &SearchPanel::stopSearch);
+    m_continue = new QPushButton(tr("Continue…"), this);
+    m_continue->setToolTip(tr("Continue a run that was stopped or killed, from its checkpoint"));
+    connect(m_continue, &QPushButton::clicked, this, &SearchPanel::chooseRunToContinue);
 
     m_runs = new QComboBox(this);
     m_runs->setObjectName(QStringLiteral("searchRuns"));
@@ -178,7 +183,7 @@ void SearchPanel::buildControls()
 
     auto* actions = new QHBoxLayout;
     actions->setContentsMargins(4, 0, 4, 0);
-    for (QPushButton* b : {m_start, m_pause, m_stop})
+    for (QPushButton* b : {m_start, m_pause, m_stop, m_continue})
         actions->addWidget(b);
     actions->addWidget(caption(tr("Run"), this));
     actions->addWidget(m_runs);
@@ -442,6 +447,38 @@ void SearchPanel::updateButtons()
     m_pause->setEnabled(running && !job->isStopping());
     m_pause->setText(job->isPaused() ? tr("Resume") : tr("Pause"));
     m_stop->setEnabled(running && !job->isStopping());
+    m_continue->setEnabled(!running);
+}
+
+void SearchPanel::chooseRunToContinue()
+{
+    const QString start = QFileInfo(m_session->searchOutDir(search::SearchConfig{})).absolutePath();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Continue a Search Run"), start,
+                                                          QFileDialog::ShowDirsOnly);
+    if (!dir.isEmpty()) continueRun(dir);
+}
+
+void SearchPanel::continueRun(const QString& dir)
+{
+    auto o = evaluatorOptions();
+    if (!o) return setMessage(QString::fromStdString(o.message()), true);
+    const QString why = m_session->resumeSearch(dir, *o);
+    if (!why.isEmpty()) return setMessage(why, true);
+    m_liveBest = {};
+    m_liveStatus = m_session->search()->status();
+    {
+        const QSignalBlocker block(m_runs);
+        m_runs->setCurrentIndex(0);
+    }
+    m_shown = -1;
+    m_plot->clear();
+    for (const auto& row : m_session->search()->history()) {
+        if (row.best && row.figures.ok) m_liveBest = row.figures;
+        m_plot->append(row);
+    }
+    setMessage(tr("Continuing %1 from evaluation %2").arg(dir).arg(m_session->search()->history().size()));
+    updateButtons();
+    updateLiveStatus();
 }
 
 void SearchPanel::openEvaluation(int step)

@@ -34,6 +34,7 @@ public:
     QPushButton* startButton() const { return m_start; }
     QPushButton* pauseButton() const { return m_pause; }
     QPushButton* stopButton() const { return m_stop; }
+    QPushButton* continueButton() const { return m_continue; }
     QString statusText() const;
     QString messageText() const;
 
@@ -47,6 +48,9 @@ public:
     void startSearch();
     void togglePause();
     void stopSearch();
+    // Continues the checkpointed run in `dir` (one killed or stopped earlier: searches/<…> beside the
+    // session) with the backend of the controls; the plot starts with the evaluations it already holds.
+    void continueRun(const QString& dir);
     // Shows kept search `index` of the session, or the live run (-1).
     void showRecord(int index);
     int shownRecord() const { return m_shown; }
@@ -59,6 +63,7 @@ Q_SIGNALS:
 
 private:
     void buildControls();
+    void chooseRunToContinue();
     void rebuildRuns();
     void updateButtons();
     void updateLiveStatus();
@@ -79,6 +84,7 @@ private:
     QPushButton* m_start = nullptr;
     QPushButton* m_pause = nullptr;
     QPushButton* m_stop = nullptr;
+    QPushButton* m_continue = nullptr;
     QComboBox* m_runs = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_message = nullptr;

@@ -55,9 +55,15 @@ bool SearchJob::isStopping() const
 
 bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec,
                       EvaluatorOptions options, search::SearchConfig config, const QString& outDir,
-                      SearchMeasurePlan plan)
+                      SearchMeasurePlan plan, bool resume)
 {
     if (isRunning() || !kernel) return false;
+    std::optional<search::SearchState> saved;
+    if (resume) {
+        auto state = readSearchCheckpoint(outDir.toStdString());
+        if (!state) return false;
+        saved = std::move(*state);
+    }
     auto shared = std::make_shared<Shared>();
     m_shared = shared;
     m_config = config;
@@ -67,6 +73,12 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
     m_reason.clear();
     m_history.clear();
     m_status = SearchStatus{};
+    if (saved) {
+        // The rows the checkpoint holds come first; the run streams the ones after them.
+        m_config = saved->config;
+        m_history = std::move(saved->history);
+        m_status.evaluations = int64_t(m_history.size());
+    }
     if (m_paused) {
         m_paused = false;
         Q_EMIT pausedChanged(false);
@@ -80,7 +92,8 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
     };
     const std::string dir = outDir.toStdString();
     m_jobs.start(
-        [this, shared, kernel, spec = std::move(spec), options, config, dir, plan](const JobControl&) {
+        [this, shared, kernel, spec = std::move(spec), options, config, dir, plan,
+         resume](const JobControl&) {
             Outcome out;
             auto choice = makeEvaluator(options);
             if (!choice) {
@@ -103,6 +116,7 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
             SearchRunOptions ro;
             ro.config = config;
             ro.outDir = dir;
+            ro.resume = resume;
             ro.plan = plan;
             ro.control.stop = &shared->stop;
             ro.control.pause = &shared->pause;

@@ -37,9 +37,12 @@ public:
     explicit SearchJob(QObject* parent = nullptr);
     ~SearchJob() override; // stops a running search and waits for it; its result is dropped
 
-    // Starts a run, unless one is running (then returns false and changes nothing).
+    // Starts a run, unless one is running (then returns false and changes nothing). With `resume`, the
+    // run continues outDir's checkpoint (its configuration wins; a budget in `config` replaces the
+    // saved one) and history() starts with the evaluations the checkpoint holds.
     bool start(std::shared_ptr<const KernelWorkspace> kernel, eval::LaunchSpec spec, EvaluatorOptions options,
-               search::SearchConfig config, const QString& outDir, SearchMeasurePlan plan = {});
+               search::SearchConfig config, const QString& outDir, SearchMeasurePlan plan = {},
+               bool resume = false);
     // Holds the run between evaluations (SearchControl::pause); resume() lets it go on.
     void pause();
     void resume();

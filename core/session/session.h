@@ -118,6 +118,10 @@ public:
     // options (or `options`); outputs go to searchOutDir(config). Empty when it started, else why not.
     QString startSearch(const search::SearchConfig& config);
     QString startSearch(const search::SearchConfig& config, const EvaluatorOptions& options);
+    // Continues the checkpointed run in `dir` (a killed or stopped one) on the current kernel; a budget
+    // > 0 replaces the saved one. Empty when it started, else why not (one line).
+    QString resumeSearch(const QString& dir, const EvaluatorOptions& options, int64_t budgetEvals = 0,
+                         double budgetSeconds = 0.0);
     // searches/<date>-<algo>-<space> beside the session file (beside the autosave file before the
     // session has one); never an existing directory.
     QString searchOutDir(const search::SearchConfig& config) const;

@@ -3,6 +3,7 @@
 #include "core/session/session.h"
 
 #include "core/rewrite/edit_compaction.h"
+#include "core/session/search_run.h"
 
 #include "core/eval/launch_spec.h"
 
@@ -146,6 +147,24 @@ QString Session::startSearch(const SearchConfig& config, const EvaluatorOptions&
     const QString dir = searchOutDir(config);
     if (!QDir().mkpath(dir)) return tr("cannot create %1").arg(dir);
     if (!m_search->start(m_kernelWs, std::move(*spec), options, config, dir))
+        return tr("A search is already running.");
+    return {};
+}
+
+QString Session::resumeSearch(const QString& dir, const EvaluatorOptions& options, int64_t budgetEvals,
+                              double budgetSeconds)
+{
+    if (QString why = searchUnavailableReason(); !why.isEmpty()) return why;
+    if (Status s = validate(options); !s) return QString::fromStdString(s.message());
+    auto saved = readSearchCheckpoint(dir.toStdString());
+    if (!saved) return QString::fromStdString(saved.message());
+    auto spec = eval::loadLaunchSpec(m_launchSpecPath.toStdString());
+    if (!spec) return tr("the launch spec: %1").arg(QString::fromStdString(spec.message()));
+    SearchConfig config = saved->config;
+    config.budgetEvals = budgetEvals;
+    config.budgetSeconds = budgetSeconds;
+    // The run itself refuses a checkpoint of another kernel (search_run.h), through searchFailed.
+    if (!m_search->start(m_kernelWs, std::move(*spec), options, config, dir, {}, true))
         return tr("A search is already running.");
     return {};
 }

@@ -514,6 +514,27 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(
             QDir(QString::fromStdString(r.outDir)).filePath(QStringLiteral("report.json"))));
         QVERIFY(!session.search()->isRunning());
+
+        // Continue: the stopped run goes on from its checkpoint (here with a budget of 15 more) and the
+        // plot starts with what it already had.
+        const std::vector<search::SearchEvaluation> first = r.history; // r goes when the records grow
+        const int before = int(first.size());
+        const QString outDir = QString::fromStdString(r.outDir);
+        recorded.clear();
+        failed.clear();
+        QVERIFY(panel.continueButton()->isEnabled());
+        QVERIFY(!session.resumeSearch(dir.filePath(QStringLiteral("nothing-here")), estimate).isEmpty());
+        QCOMPARE(session.resumeSearch(outDir, estimate, before + 15), QString());
+        QVERIFY(!panel.continueButton()->isEnabled() || session.search()->isRunning());
+        QVERIFY(int(session.search()->history().size()) >= before);
+        QVERIFY2(waitForRecord(session, recorded, failed),
+                 failed.isEmpty() ? "timed out" : qPrintable(failed.front().front().toString()));
+        QCOMPARE(int(session.searches().size()), 2);
+        const SearchRecord& again = session.searches().back();
+        QCOMPARE(int(again.history.size()), before + 15);
+        for (int i = 0; i < before; ++i)
+            QVERIFY(again.history[size_t(i)].edits == first[size_t(i)].edits);
+        QCOMPARE(again.report.value("finished", false), true);
     }
 };
 
