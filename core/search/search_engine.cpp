@@ -316,11 +316,6 @@ void SearchEngine::setIncumbent(int index, double speedup, const Schedule& sched
     m_incumbentSchedule = schedule;
 }
 
-bool SearchEngine::candidateBeats(const SpeedupFigures& f, double incumbent) const
-{
-    return f.clearlyAbove(incumbent);
-}
-
 bool SearchEngine::acceptAnneal(const SpeedupFigures& f, double t)
 {
     const double inc = m_state.incumbentSpeedup;
@@ -351,7 +346,7 @@ void SearchEngine::annealStep(bool greedy)
         // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
         if (e.outcome != Outcome::Failed && !accepted) {
             const bool take =
-                greedy ? candidateBeats(e.figures, m_state.incumbentSpeedup) : acceptAnneal(e.figures, t);
+                greedy ? e.figures.clearlyAbove(m_state.incumbentSpeedup) : acceptAnneal(e.figures, t);
             if (take) {
                 e.outcome = Outcome::Accepted;
                 accepted = true;

@@ -87,7 +87,6 @@ private:
     SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r,
                              double temperature);
     bool acceptAnneal(const SpeedupFigures& f, double t);
-    bool candidateBeats(const SpeedupFigures& f, double incumbent) const;
     void setIncumbent(int index, double speedup, const Schedule& schedule);
     Schedule scheduleOf(int index) const;
     void checkpoint();

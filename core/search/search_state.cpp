@@ -89,11 +89,20 @@ SpeedupFigures speedupFigures(const eval::EvalResult& r)
     return f;
 }
 
-std::vector<Edit> SearchState::editsOf(int index) const
+Result<std::vector<Edit>> editsOfEvaluation(const std::vector<SearchEvaluation>& history, int step)
 {
+    if (step < -1 || step >= int(history.size()))
+        return makeError("no evaluation " + std::to_string(step) + " in this search (it holds " +
+                         std::to_string(history.size()) + ")");
     std::vector<int> chain;
-    for (int i = index; i >= 0; i = history[size_t(i)].base)
+    for (int i = step; i >= 0; i = history[size_t(i)].base) {
+        const int base = history[size_t(i)].base;
+        // Bases point strictly backwards, so the walk ends; a history that says otherwise is refused.
+        if (base >= i || base < -1)
+            return makeError("evaluation " + std::to_string(i) + " names base " + std::to_string(base) +
+                             ", which does not come before it");
         chain.push_back(i);
+    }
     std::vector<Edit> out;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
         const auto& e = history[size_t(*it)].edits;
@@ -102,27 +111,54 @@ std::vector<Edit> SearchState::editsOf(int index) const
     return out;
 }
 
+std::vector<Edit> SearchState::editsOf(int index) const
+{
+    auto edits = editsOfEvaluation(history, index);
+    return edits ? std::move(*edits) : std::vector<Edit>{};
+}
+
+nlohmann::json toJson(const SpeedupFigures& f)
+{
+    nlohmann::json j{{"ok", f.ok},
+                     {"speedup", f.speedup},
+                     {"low", f.low},
+                     {"high", f.high},
+                     {"rounds", f.rounds},
+                     {"confirmed", f.confirmed},
+                     {"noise_floor", f.noiseFloor},
+                     {"source", f.source}};
+    if (!f.ok) {
+        j["failure_kind"] = f.failureKind;
+        j["failure"] = f.failure;
+    }
+    return j;
+}
+
+SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j)
+{
+    SpeedupFigures f;
+    if (!j.is_object()) return f;
+    f.ok = j.value("ok", false);
+    f.speedup = j.value("speedup", 0.0);
+    f.low = j.value("low", f.speedup);
+    f.high = j.value("high", f.speedup);
+    f.rounds = j.value("rounds", 0);
+    f.confirmed = j.value("confirmed", false);
+    f.noiseFloor = j.value("noise_floor", 0.0);
+    f.source = j.value("source", std::string());
+    f.failureKind = j.value("failure_kind", std::string());
+    f.failure = j.value("failure", std::string());
+    return f;
+}
+
 nlohmann::json toJson(const SearchEvaluation& e)
 {
-    const SpeedupFigures& f = e.figures;
-    nlohmann::json fj{{"ok", f.ok},
-                      {"speedup", f.speedup},
-                      {"low", f.low},
-                      {"high", f.high},
-                      {"rounds", f.rounds},
-                      {"confirmed", f.confirmed},
-                      {"noise_floor", f.noiseFloor},
-                      {"source", f.source}};
-    if (!f.ok) {
-        fj["failure_kind"] = f.failureKind;
-        fj["failure"] = f.failure;
-    }
     return {{"step", e.step},
             {"seconds", e.seconds},
             {"base", e.base},
             {"edits", editsJson(e.edits)},
             {"kind", e.kind},
-            {"figures", fj},
+            {"figures", toJson(e.figures)},
             {"outcome", outcomeName(e.outcome)},
             {"best", e.best},
             {"temperature", e.temperature}};
@@ -139,18 +175,8 @@ Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j)
         if (!edits) return edits.error();
         e.edits = std::move(*edits);
         e.kind = j.at("kind").get<std::string>();
-        const auto& fj = j.at("figures");
-        SpeedupFigures& f = e.figures;
-        f.ok = fj.at("ok").get<bool>();
-        f.speedup = fj.value("speedup", 0.0);
-        f.low = fj.value("low", 0.0);
-        f.high = fj.value("high", 0.0);
-        f.rounds = fj.value("rounds", 0);
-        f.confirmed = fj.value("confirmed", false);
-        f.noiseFloor = fj.value("noise_floor", 0.0);
-        f.source = fj.value("source", "");
-        f.failureKind = fj.value("failure_kind", "");
-        f.failure = fj.value("failure", "");
+        if (!j.at("figures").contains("ok")) return makeError("a search evaluation has no figures");
+        e.figures = speedupFiguresFromJson(j.at("figures"));
         auto outcome = parseOutcome(j.at("outcome").get<std::string>());
         if (!outcome) return makeError("unknown outcome in a search history");
         e.outcome = *outcome;

@@ -77,10 +77,18 @@ struct SearchState
     int refusedByCheck = 0; // proposals the full check refused (should stay 0: proposals are legal)
 
     int64_t evaluations() const { return int64_t(history.size()); }
-    // Edits from the original to the schedule of history[index] (index -1: none), following bases.
+    // Edits from the original to the schedule of history[index] (index -1: none), following bases;
+    // none when the history does not chain (searchStateFromJson refuses such histories).
     std::vector<Edit> editsOf(int index) const;
 };
 
+// Edits from the original to the schedule of history[step], following each evaluation's base; step -1
+// is the original (no edits). Checked, since a history read from a file may not chain.
+Result<std::vector<Edit>> editsOfEvaluation(const std::vector<SearchEvaluation>& history, int step);
+
+nlohmann::json toJson(const SpeedupFigures& f);
+// Lenient: a missing field keeps its default (reports written by other versions).
+SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const SearchEvaluation& e);
 Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const SearchState& s);

@@ -53,28 +53,6 @@ std::string searchLabel(const search::SearchConfig& config)
     return s + "\u00b7" + search::spaceName(config.space);
 }
 
-Result<std::vector<Edit>> editsOfEvaluation(const std::vector<search::SearchEvaluation>& history, int step)
-{
-    if (step < -1 || step >= int(history.size()))
-        return makeError("no evaluation " + std::to_string(step) + " in this search (it holds " +
-                         std::to_string(history.size()) + ")");
-    std::vector<int> chain;
-    for (int i = step; i >= 0; i = history[size_t(i)].base) {
-        const int base = history[size_t(i)].base;
-        // Bases point strictly backwards, so the walk ends; a file that says otherwise is refused.
-        if (base >= i || base < -1)
-            return makeError("evaluation " + std::to_string(i) + " names base " + std::to_string(base) +
-                             ", which does not come before it");
-        chain.push_back(i);
-    }
-    std::vector<Edit> out;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        const auto& e = history[size_t(*it)].edits;
-        out.insert(out.end(), e.begin(), e.end());
-    }
-    return out;
-}
-
 json toJson(const SearchRecord& record)
 {
     json history = json::array();

@@ -30,10 +30,8 @@ struct SearchRecord
 // "anneal·mem" for a configuration (variant names and run lists use it).
 std::string searchLabel(const search::SearchConfig& config);
 
-// Edits from the original to the schedule of history[step], following each evaluation's base (the
-// logic of SearchState::editsOf, checked: a history read from a file may be inconsistent). Step -1 is
-// the original (no edits).
-Result<std::vector<Edit>> editsOfEvaluation(const std::vector<search::SearchEvaluation>& history, int step);
+// Edits of evaluation `step` of a kept history (search_state.h).
+using search::editsOfEvaluation;
 
 nlohmann::json toJson(const SearchRecord& record);
 // Refuses histories whose steps or bases do not chain (a base must come before its evaluation).

@@ -37,20 +37,6 @@ std::string historyCsv(const SearchState& s)
     return out;
 }
 
-nlohmann::json figuresJson(const SpeedupFigures& f)
-{
-    nlohmann::json j{{"ok", f.ok},
-                     {"speedup", f.speedup},
-                     {"low", f.low},
-                     {"high", f.high},
-                     {"rounds", f.rounds},
-                     {"confirmed", f.confirmed},
-                     {"noise_floor", f.noiseFloor},
-                     {"source", f.source}};
-    if (!f.ok) j["failure"] = f.failureKind + ": " + f.failure;
-    return j;
-}
-
 std::string pct(double ratioUnits)
 {
     char b[32];
@@ -286,8 +272,8 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"best",
          {{"step", state.best},
           {"search_speedup", state.bestSpeedup},
-          {"final",
-           state.best >= 0 ? figuresJson(final) : nlohmann::json{{"speedup", 1.0}, {"note", "the original"}}},
+          {"final", state.best >= 0 ? search::toJson(final)
+                                    : nlohmann::json{{"speedup", 1.0}, {"note", "the original"}}},
           {"edits", editList},
           {"moved", diff->movedCount()},
           {"control_changed", diff->controlChangedCount()}}},

@@ -38,21 +38,6 @@ eval::FigureSource sourceFromLabel(const std::string& label)
     return {label.substr(comma + 2), label.substr(0, comma)};
 }
 
-SpeedupFigures speedupFromJson(const nlohmann::json& j)
-{
-    SpeedupFigures f;
-    if (!j.is_object()) return f;
-    f.ok = j.value("ok", false);
-    f.speedup = j.value("speedup", 0.0);
-    f.low = j.value("low", f.speedup);
-    f.high = j.value("high", f.speedup);
-    f.rounds = j.value("rounds", 0);
-    f.confirmed = j.value("confirmed", false);
-    f.noiseFloor = j.value("noise_floor", 0.0);
-    f.source = j.value("source", std::string());
-    return f;
-}
-
 // A search's speed-up as variant figures: the same timing ratio (variant / original) the evaluator
 // reported, with its interval and source, so the variants panel shows it like a measurement of its own.
 std::optional<VariantFigures> figuresOf(const SpeedupFigures& f, double baselineUs)
@@ -185,7 +170,8 @@ void Session::finishSearch(const SearchJobResult& result)
     int variantId = -1;
     if (result.report.improved && result.state.best >= 0) {
         const nlohmann::json& best = record.report.value("best", nlohmann::json::object());
-        const SpeedupFigures final = speedupFromJson(best.value("final", nlohmann::json::object()));
+        const SpeedupFigures final =
+            search::speedupFiguresFromJson(best.value("final", nlohmann::json::object()));
         const QString name = QString::fromStdString(record.label()) + QStringLiteral(" best ") +
                              speedupText(final.speedup > 0 ? final.speedup : result.state.bestSpeedup);
         variantId = addVariant(0, name, shortEdits(*m_kernelWs, result.state.editsOf(result.state.best)));
