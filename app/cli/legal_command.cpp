@@ -1,6 +1,8 @@
-// sassx-cli legal FILE [--kernel K] [--all] [--json]: every legal single move of ptxas' order, from the
-// workspace's checker (the same one the GUI and searches use, with the cubin writer's walls). When
-// nothing can move, the output says why instead of a bare "0".
+// sassx-cli legal FILE [--kernel K] [--all] [--reschedule [--max-distance N]] [--json]: every legal
+// single move of ptxas' order, from the workspace's checker (the same one the GUI and searches use,
+// with the cubin writer's walls). With --reschedule a move is legal when its order is, with control
+// codes derived for it (LegalityChecker::reschedule). When nothing can move, the output says why
+// instead of a bare "0".
 #include "cli_workspace.h"
 #include "commands.h"
 
@@ -77,15 +79,20 @@ int runLegalCommand(const Args& raw)
     using namespace sassx;
     std::string err;
     auto args =
-        parseArgs(raw, OptionSpec{{"--control"}, {"--all", "--json"}}.add(workspaceOptionSpec()), err);
+        parseArgs(raw,
+                  OptionSpec{{"--control", "--max-distance"}, {"--all", "--json", "--reschedule"}}.add(
+                      workspaceOptionSpec()),
+                  err);
     if (!err.empty() || args.positional.size() != 1)
-        return fail(err.empty()
-                        ? "usage: sassx-cli legal FILE [--kernel K] [--all] [--control yield|reuse|all] "
-                          "[--json]"
-                        : err);
+        return fail(
+            err.empty()
+                ? "usage: sassx-cli legal FILE [--kernel K] [--all] [--control yield|reuse|stall|all] "
+                  "[--reschedule [--max-distance N]] [--json]"
+                : err);
     const std::string control = args.value("--control");
-    if (!control.empty() && control != "yield" && control != "reuse" && control != "all")
-        return fail("--control is yield, reuse or all");
+    if (!control.empty() && control != "yield" && control != "reuse" && control != "stall" &&
+        control != "all")
+        return fail("--control is yield, reuse, stall (decreases) or all");
     auto sel = openKernel(args.positional[0], args);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
@@ -94,9 +101,43 @@ int runLegalCommand(const Args& raw)
     const bool all = args.has("--all");
     nlohmann::json moves = nlohmann::json::array();
     std::set<uint32_t> movableSet;
-    for (auto [from, to] : k.legalMoves(identity, !all)) {
-        moves.push_back({{"from", from}, {"to", to}});
-        movableSet.insert(from);
+    const bool reschedule = args.has("--reschedule");
+    int maxDistance = 32;
+    if (!args.value("--max-distance").empty()) {
+        try {
+            maxDistance = std::stoi(args.value("--max-distance"));
+        } catch (...) {
+            maxDistance = 0;
+        }
+        if (maxDistance < 1) return fail("--max-distance is a positive number of positions");
+    }
+    std::string rescheduleWhy;
+    if (reschedule) {
+        std::map<std::string, int> refusalCount; // by the refusal's text up to its first digit
+        for (uint32_t p = 0; p < identity.order.size(); ++p) {
+            if (!all && !a.listing.instructions[p].isMemory()) continue;
+            std::vector<std::string> refusals;
+            for (auto& [to, s] : k.checker().rescheduledTargets(identity, p, maxDistance, &refusals)) {
+                nlohmann::json changed = nlohmann::json::array();
+                for (uint32_t i = 0; i < s.control.size(); ++i)
+                    if (s.control[i] != a.listing.instructions[i].control) changed.push_back(i);
+                moves.push_back({{"from", p}, {"to", to}, {"control_changed", changed}});
+                movableSet.insert(p);
+            }
+            for (const auto& r : refusals)
+                ++refusalCount[r];
+        }
+        int most = 0;
+        for (const auto& [text, n] : refusalCount)
+            if (n > most) {
+                most = n;
+                rescheduleWhy = text + " (" + std::to_string(n) + " order targets refused so)";
+            }
+    } else {
+        for (auto [from, to] : k.legalMoves(identity, !all)) {
+            moves.push_back({{"from", from}, {"to", to}});
+            movableSet.insert(from);
+        }
     }
     const std::string why = moves.empty() ? whyNothingMoves(k, identity, all) : std::string();
     // Control edits of ptxas' own order (the yield space of searches), from the same rule table the
@@ -105,7 +146,8 @@ int runLegalCommand(const Args& raw)
     if (!control.empty()) {
         const ControlSpace space = control == "yield"   ? ControlSpace::Yield
                                    : control == "reuse" ? ControlSpace::Reuse
-                                                        : ControlSpace::YieldAndReuse;
+                                   : control == "stall" ? ControlSpace::Stall
+                                                        : ControlSpace::All;
         for (const Edit& e : k.checker().legalControlEdits(identity, space))
             controlEdits.push_back(Variant{"", "", {e}}.toJson().at("edits").at(0));
     }
@@ -113,19 +155,22 @@ int runLegalCommand(const Args& raw)
         nlohmann::json j{{"kernel", k.name()},
                          {"arch", k.cubin().archName()},
                          {"scope", all ? "all" : "memory"},
+                         {"rescheduled", reschedule},
                          {"moves", moves},
                          {"notices", k.notices()}};
         if (!why.empty()) j["why_none"] = why;
+        if (!rescheduleWhy.empty()) j["most_common_refusal"] = rescheduleWhy;
         if (!control.empty()) j["control_edits"] = controlEdits;
         std::cout << j.dump(1) << "\n";
         return 0;
     }
-    std::printf("%s (%s): %zu legal single moves of %zu %s instructions\n", k.name().c_str(),
-                k.cubin().archName().c_str(), moves.size(), movableSet.size(),
-                all ? "movable" : "movable memory");
+    std::printf("%s (%s): %zu legal single moves%s of %zu %s instructions\n", k.name().c_str(),
+                k.cubin().archName().c_str(), moves.size(), reschedule ? " with derived control codes" : "",
+                movableSet.size(), all ? "movable" : "movable memory");
     for (const std::string& n : k.notices())
         std::printf("  note: %s\n", n.c_str());
     if (!why.empty()) std::printf("  why none: %s\n", why.c_str());
+    if (!rescheduleWhy.empty()) std::printf("  most common refusal: %s\n", rescheduleWhy.c_str());
     for (const auto& m : moves) {
         uint32_t f = m["from"], t = m["to"];
         std::printf("  %5u -> %5u  %s\n", f, t, a.listing.instructions[f].text().c_str());

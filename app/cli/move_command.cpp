@@ -64,20 +64,50 @@ int runMoveCommand(const Args& raw)
 {
     using namespace sassx;
     std::string err;
-    auto args =
-        parseArgs(raw, OptionSpec{{"--move", "--edit", "-o"}, {"--repair"}}.add(workspaceOptionSpec()), err);
+    auto args = parseArgs(
+        raw,
+        OptionSpec{{"--move", "--edit", "-o"}, {"--repair", "--reschedule", "--minimal-stalls"}}.add(
+            workspaceOptionSpec()),
+        err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
-        return fail(err.empty() ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
-                                  "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--repair] -o OUT.cubin"
-                                : err);
+        return fail(
+            err.empty()
+                ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
+                  "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--repair | --reschedule [--minimal-stalls]] "
+                  "-o OUT.cubin"
+                : err);
     auto edits = parseEdits(args);
     if (!edits) return fail(edits.message());
+    if (edits->empty() && !args.has("--reschedule"))
+        return fail("nothing to do: give --move or --edit (or --reschedule alone: ptxas' order with derived "
+                    "control codes)");
     auto sel = openKernel(args.positional[0], args);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
     auto schedule = k.schedule(*edits);
     if (!schedule) return fail(schedule.message(), 2);
     if (args.has("--repair")) k.checker().repairLatencies(*schedule);
+    if (args.has("--reschedule")) {
+        // Control codes derived for the new order of every block the edits touched.
+        const auto& a = k.analysis();
+        std::vector<int> blocks;
+        for (const auto& b : a.cfg.blocks)
+            for (uint32_t p = b.first; p < b.end; ++p)
+                if (edits->empty() || schedule->order[p] != p ||
+                    schedule->control[p] != a.listing.instructions[p].control) {
+                    blocks.push_back(b.index); // no edits: derive codes for ptxas' own order everywhere
+                                               // (with --minimal-stalls: every stall as low as allowed)
+                    break;
+                }
+        if (auto why = k.checker().reschedule(*schedule, blocks, args.has("--minimal-stalls"))) {
+            std::cerr << "sassx-cli: illegal: " << *why << "\n";
+            return 2;
+        }
+        int changed = 0;
+        for (uint32_t i = 0; i < schedule->control.size(); ++i)
+            changed += schedule->control[i] != a.listing.instructions[i].control;
+        std::cerr << "derived control codes: " << changed << " instruction(s) differ from ptxas'\n";
+    }
     auto report = k.checker().check(*schedule);
     if (!report.legal()) {
         std::cerr << "sassx-cli: illegal: " << report.hazards.front().message << "\n";

@@ -22,10 +22,11 @@ void onSignal(int)
     g_stop = true; // the run stops after the evaluation in flight and checkpoints
 }
 
-const char* kUsage = "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched [--preset sip] "
-                     "[--space mem|all|yield|all+control] [--budget-evals N | --budget-time 10m] [--backend "
-                     "auto|gpu|estimate] "
-                     "[--gpus LIST] [--seed S] [--resume] [--json] -o DIR";
+const char* kUsage =
+    "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched [--preset sip] "
+    "[--space mem|all|yield|all+control|rescheduled] [--budget-evals N] [--budget-time 10m] [--backend "
+    "auto|gpu|estimate] "
+    "[--gpus LIST] [--seed S] [--resume] [--json] -o DIR";
 
 template <typename T> Result<T> numberOption(const ParsedArgs& a, const std::string& name, T fallback)
 {

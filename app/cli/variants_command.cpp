@@ -5,6 +5,7 @@
 #include "commands.h"
 
 #include "core/search/random_variants.h"
+#include "core/search/search_space.h"
 #include "core/session/annotation_json.h"
 
 #include <fstream>
@@ -36,14 +37,19 @@ int runVariantsCommand(const Args& raw)
             workspaceOptionSpec()),
         err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
-        return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
-                                  "[--rule sassx|sip|stalls|yield] [--max-edits M] [--memory-only] "
-                                  "[--replay VARIANTS.jsonl] -o OUT.jsonl"
-                                : err);
+        return fail(
+            err.empty()
+                ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
+                  "[--rule sassx|sip|stalls|yield|rescheduled|derived] [--max-edits M] [--memory-only] "
+                  "[--replay VARIANTS.jsonl] -o OUT.jsonl"
+                : err);
     const std::string rule = args.value("--rule", "sassx");
-    if (rule != "sassx" && rule != "sip" && rule != "stalls" && rule != "yield")
-        return fail("--rule is sassx, sip, stalls (stall increases only: a control experiment) or yield "
-                    "(yield-bit flips of ptxas' own order)");
+    if (rule != "sassx" && rule != "sip" && rule != "stalls" && rule != "yield" && rule != "rescheduled" &&
+        rule != "derived")
+        return fail("--rule is sassx, sip, stalls (stall increases only: a control experiment), yield "
+                    "(yield-bit flips of ptxas' own order), rescheduled (moves with derived control codes, "
+                    "and yield and reuse edits: the search space) or derived (ptxas' order with minimal "
+                    "derived control codes: one variant)");
     int count = 0, maxEdits = 0;
     uint64_t seed = 0;
     try {
@@ -84,6 +90,8 @@ int runVariantsCommand(const Args& raw)
         }
         count = int(replay.size());
     }
+    std::optional<search::EditProposer> proposer;
+    if (rule == "rescheduled") proposer.emplace(checker, search::SearchSpace::Rescheduled);
     int written = 0, legalCount = 0, refused = 0;
     // Random rules: draw until `count` variants are written (a draw can find no legal edit at all).
     const int draws = replay.empty() ? count * 4 : count;
@@ -96,6 +104,30 @@ int runVariantsCommand(const Args& raw)
             if (!applied) return fail(replay[size_t(v)].name + ": " + applied.message());
             s = std::move(*applied);
             edits = replay[size_t(v)].edits;
+        } else if (rule == "derived") {
+            // ptxas' order, every block's control codes derived with every stall as low as the rules
+            // allow (LegalityChecker::reschedule, minimal): the derivation's own test.
+            if (v > 0) break;
+            std::vector<int> blocks;
+            for (const auto& b : k.analysis().cfg.blocks)
+                blocks.push_back(b.index);
+            if (auto why = checker.reschedule(s, blocks, true))
+                return fail("cannot derive control codes: " + *why);
+            for (uint32_t p = 0; p < s.order.size(); ++p) {
+                const Control& c = s.control[p];
+                const Control& o = k.analysis().listing.instructions[p].control;
+                if (c.stall != o.stall || c.yield != o.yield || c.reuse != o.reuse)
+                    edits.push_back(Edit::control(p, c.stall, c.yield, c.reuse));
+            }
+            if (edits.empty()) break;
+        } else if (rule == "rescheduled") {
+            // 1..max-edits proposals of the search space, each a move with the control edits deriving
+            // its block's codes, or a yield or reuse edit.
+            const int n = std::uniform_int_distribution<int>(1, maxEdits)(rng);
+            for (int d = 0; d < n; ++d) {
+                auto more = proposer->propose(s, rng, 1);
+                edits.insert(edits.end(), more.begin(), more.end());
+            }
         } else if (rule == "sip") {
             edits = sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
         } else {

@@ -6,7 +6,7 @@
 # With CONFIRM=1 each improved best is benched twice more on fresh instances.
 # Jobs are spread over the GPUs, one search per GPU at a time (a search's timing owns its GPU).
 # Writes $OUT/search-all.json (every report + history summary), $OUT/env.txt and $OUT/log.txt.
-# usage: KERNELS="rmsnorm sgemm_leakyrelu" BUDGET=30 bench/search/run_device.sh
+# usage: KERNELS="rmsnorm sgemm_leakyrelu" BUDGET=30 [EVALS=200] bench/search/run_device.sh
 set -uo pipefail
 D=$PWD/.deps/search
 OUT=${OUT:-/tmp/search}; BUDGET=${BUDGET:-30}
@@ -32,8 +32,10 @@ run_job() { # GPU KERNEL ALGO:SPACE
       timeout $((BUDGET + 120)) "$D/bin/sassx-cli" search "$D/data/$k.launch.json" --algo anneal --preset sip \
         --space "$space" --budget-time "${BUDGET}s" --backend gpu --gpus "$g" -o "$dir" > "$dir/log" 2>&1 ;;
     *)
+      # EVALS (optional) also caps the number of evaluations: whichever budget ends first ends the search.
       timeout $((BUDGET + 120)) "$D/bin/sassx-cli" search "$D/data/$k.launch.json" --algo "$algo" \
-        --space "$space" --budget-time "${BUDGET}s" --backend gpu --gpus "$g" -o "$dir" > "$dir/log" 2>&1 ;;
+        --space "$space" --budget-time "${BUDGET}s" ${EVALS:+--budget-evals "$EVALS"} --backend gpu --gpus "$g" \
+        -o "$dir" > "$dir/log" 2>&1 ;;
   esac
   echo "gpu$g $k $3 rc=$? $(head -c 300 "$dir/log" | tr '\n' ' ')" >> "$OUT/log.txt"
   # Confirmation on fresh instances (CONFIRM=1): a tuned cubin is benched twice more, each time in a new

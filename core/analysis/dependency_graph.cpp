@@ -151,9 +151,14 @@ bool mergeInto(State& into, const State& from)
 }
 
 // Async readers whose source registers may be read after issue.
+// Memory instructions read their source registers after issue, through the memory pipe's queue:
+// stores and async copies their data, loads too their addresses. ptxas protects an overwrite of an LDG's
+// address either with the LDG's own read scoreboard or with a later LDG's read scoreboard that is waited
+// on (implicit coverage: moving an overwrite of an LDG's address register above that wait faulted on an
+// H100 with no other hazard; docs/legality.md).
 bool readsSourcesLate(const Instruction& ins)
 {
-    return ins.writesMemory() || ins.cls == InstrClass::AsyncCopy;
+    return ins.isMemory() || ins.cls == InstrClass::AsyncCopy;
 }
 
 struct Builder
@@ -360,6 +365,17 @@ struct Builder
         return s;
     }
 
+    // A measured cell for the edge's key replaces the table and ptxas' evidence (applyPtxasEvidence
+    // leaves measured edges alone).
+    void measure(Dependency& d, const std::string& key) const
+    {
+        if (auto m = lat.measuredCell(key)) {
+            d.latency = *m;
+            d.latencyFromTable = true;
+            d.measured = true;
+        }
+    }
+
     void registerEdges(const BasicBlock& b)
     {
         const auto& insts = listing.instructions;
@@ -384,6 +400,8 @@ struct Builder
                         auto l = lat.rawLatency(prod, ins, r, d.guardUse);
                         d.latencyFromTable = l.has_value();
                         d.latency = l ? *l : cycle[i] - cycle[d.from];
+                        measure(d, "RAW|" + latencyOpcodeKey(prod) + "|" + latencyOpcodeKey(ins) + "|" +
+                                       operandKind(ins, r));
                     } else if (prod.control.wbar == kNoBarrier) {
                         // A "variable-latency" instruction ptxas gave no scoreboard may be fixed latency
                         // on this arch (MUFU.EX2 on sm_90 is): keep ptxas' distance as well as any
@@ -405,14 +423,20 @@ struct Builder
                         d.hasReg = true;
                         d.reg = r;
                         const auto& reader = insts[d.from];
-                        if (reader.variableLatency && reader.control.rbar == kNoBarrier &&
-                            readsSourcesLate(reader)) {
-                            d.latency = cycle[i] - cycle[d.from]; // it may read late: keep ptxas' distance
+                        if (reader.variableLatency && reader.control.rbar == kNoBarrier) {
+                            // It may read late: keep ptxas' distance. Loads too: the address of an LDG
+                            // without a read scoreboard, overwritten 14 cycles after it instead of ptxas'
+                            // 38 (behind seven more LDGs), faulted on an H100 (docs/legality.md).
+                            d.latency = cycle[i] - cycle[d.from];
                         } else if (!reader.variableLatency || reader.control.rbar == kNoBarrier) {
                             // Operands are not all read at issue (a uniform UIADD3 read UR5 too late for a
-                            // UMOV issued 1 cycle after it, on an H200): bounded by ptxas' evidence below.
+                            // UMOV issued 1 cycle after it, on an H200): bounded by ptxas' evidence below,
+                            // or by a measured cell.
                             d.latency = 0;
                             d.latencyFromTable = true;
+                            if (!reader.variableLatency && !ins.variableLatency)
+                                measure(d, "WAR|" + latencyOpcodeKey(reader) + "|" + latencyOpcodeKey(ins) +
+                                               "|" + regFileKey(r));
                         }
                         addEdge(d);
                     }
@@ -423,10 +447,18 @@ struct Builder
                     d.kind = DepKind::Waw;
                     d.hasReg = true;
                     d.reg = r;
-                    if (!insts[d.from].variableLatency) {
+                    if (!readers[k].empty()) {
+                        // Implied by other edges: an instruction m in (from, i] reads the value `from`
+                        // wrote, so that write is visible when m reads (RAW from → m, checked), and i's
+                        // write comes after m's read (WAR m → i, checked; or m is i). No distance of its
+                        // own: the edge only keeps the order.
+                    } else if (!insts[d.from].variableLatency) {
                         // Pipes of different depths: the later write could land first.
                         d.latency = 0;
                         d.latencyFromTable = true;
+                        if (!ins.variableLatency)
+                            measure(d, "WAW|" + latencyOpcodeKey(insts[d.from]) + "|" +
+                                           latencyOpcodeKey(ins) + "|" + regFileKey(r));
                     }
                     addEdge(d);
                 }
@@ -578,7 +610,7 @@ void applyPtxasEvidence(const KernelListing& listing, std::vector<Dependency>& e
     std::vector<std::pair<size_t, std::string>> keyed;
     for (size_t e = 0; e < edges.size(); ++e) {
         const auto& d = edges[e];
-        if (!d.hasDistanceBound() || !d.latencyFromTable || !d.hasReg) continue;
+        if (!d.hasDistanceBound() || !d.latencyFromTable || !d.hasReg || d.measured) continue;
         auto key = keyOf(d);
         auto [it, fresh] = least.emplace(key, d.distance);
         if (!fresh) it->second = std::min(it->second, d.distance);

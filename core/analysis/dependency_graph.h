@@ -43,6 +43,9 @@ struct Dependency
     // true: `latency` is a bound (the table's, raised to the least distance ptxas left for the same
     // pair in the kernel); false: the bound is the original distance.
     bool latencyFromTable = false;
+    // true: `latency` is a cell measured on the GPU for this dependency's key (LatencyTable::measuredCell;
+    // bench/latency/README.md), not raised to ptxas' evidence.
+    bool measured = false;
 
     bool hasDistanceBound() const
     {

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace sassx {
@@ -31,7 +33,23 @@ Result<LatencyTable> LatencyTable::fromJson(const std::string& text)
                 return makeError("latency table pair needs from, to and cycles");
             t.m_pairs[{p["from"].get<std::string>(), p["to"].get<std::string>()}] = p["cycles"].get<int>();
         }
+    if (auto it = j.find("measured"); it != j.end() && it->is_object()) {
+        t.m_measuredSource = it->value("source", "");
+        if (auto c = it->find("cells"); c != it->end() && c->is_object())
+            for (auto& [k, v] : c->items()) {
+                if (!v.is_number_integer() || v.get<int>() < 1 || v.get<int>() > 15)
+                    return makeError("measured cell " + k + " is not a stall count 1-15");
+                t.m_measured[k] = v.get<int>();
+            }
+    }
     return t;
+}
+
+std::optional<int> LatencyTable::measuredCell(const std::string& key) const
+{
+    auto it = m_measured.find(key);
+    if (it == m_measured.end()) return std::nullopt;
+    return it->second;
 }
 
 Result<LatencyTable> LatencyTable::load(int sm)
@@ -58,6 +76,89 @@ std::string LatencyTable::keyOf(const Instruction& ins) const
     auto it = m_opcodeKeys.find(ins.baseOpcode);
     if (it != m_opcodeKeys.end()) return it->second;
     return instrClassName(ins.cls);
+}
+
+std::string latencyOpcodeKey(const Instruction& ins)
+{
+    static const std::set<std::string> kPipeModifiers = {"WIDE", "HI", "MOV", "SHL", "IADD", "X", "MMA"};
+    if (!ins.modifiers.empty() && kPipeModifiers.count(ins.modifiers[0]) &&
+        (ins.baseOpcode == "IMAD" || ins.baseOpcode == "HFMA2"))
+        return ins.baseOpcode + "." + ins.modifiers[0];
+    return ins.baseOpcode;
+}
+
+namespace {
+
+bool covers(const Reg& reg, const std::optional<Reg>& base, int width)
+{
+    return base && base->file == reg.file && reg.index >= base->index && reg.index < base->index + width;
+}
+
+bool contains(const RegList& regs, const Reg& r)
+{
+    return std::find(regs.begin(), regs.end(), r) != regs.end();
+}
+
+} // namespace
+
+const char* regFileKey(const Reg& r)
+{
+    switch (r.file) {
+    case RegFile::R:
+        return "R";
+    case RegFile::UR:
+        return "UR";
+    case RegFile::P:
+        return "P";
+    case RegFile::UP:
+        return "UP";
+    default:
+        return "B";
+    }
+}
+
+std::string operandKind(const Instruction& reader, const Reg& reg)
+{
+    if (reader.guard && *reader.guard == reg) return "guard";
+    for (const auto& op : reader.operands) {
+        if (op.kind != Operand::Kind::Memory) continue;
+        if (covers(reg, op.memBase, op.memBaseWidth) || covers(reg, op.memUniform, op.memUniformWidth) ||
+            covers(reg, op.memDescriptor, 2))
+            return "addr";
+    }
+    if (reader.isMemory() && reader.cls != InstrClass::LoadConst) return "data";
+    if (reg.file == RegFile::P || reg.file == RegFile::UP) return "pred";
+    if (reg.file == RegFile::UR && reader.cls != InstrClass::Uniform) return "ur";
+    return "reg";
+}
+
+std::vector<std::string> latencyPairKeys(const Instruction& first, const Instruction& second)
+{
+    std::vector<std::string> keys;
+    if (first.opaque || second.opaque) return keys;
+    const std::string a = latencyOpcodeKey(first), b = latencyOpcodeKey(second);
+    std::set<std::string> seen;
+    auto add = [&](std::string k) {
+        if (seen.insert(k).second) keys.push_back(std::move(k));
+    };
+    if (!first.variableLatency) {
+        for (const auto& r : first.defs)
+            if (contains(second.uses, r)) add("RAW|" + a + "|" + b + "|" + operandKind(second, r));
+        for (const auto& r : first.uses)
+            if (contains(second.defs, r) && !contains(first.defs, r) && !second.variableLatency)
+                add("WAR|" + a + "|" + b + "|" + regFileKey(r));
+        for (const auto& r : first.defs)
+            if (contains(second.defs, r) && !second.variableLatency)
+                add("WAW|" + a + "|" + b + "|" + regFileKey(r));
+    } else if (first.control.wbar < 6 && (second.control.wait >> first.control.wbar) & 1) {
+        for (const auto& r : first.defs)
+            if (contains(second.uses, r)) {
+                add("SB|" + a + "|" + b);
+                break;
+            }
+    }
+    if (first.isMemory() && first.baseOpcode == second.baseOpcode) add("SPACE|" + first.baseOpcode);
+    return keys;
 }
 
 std::optional<int> LatencyTable::rawLatency(const Instruction& producer, const Instruction& consumer,

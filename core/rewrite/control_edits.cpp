@@ -22,7 +22,7 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
     for (uint32_t p : onlyPositions)
         if (p < n) wanted[p] = 1;
     auto isWanted = [&](uint32_t p) { return wanted.empty() || wanted[p]; };
-    const CheckOptions stop{.stopAtFirst = true};
+    const CheckOptions stop{.stopAtFirst = true, .blocks = {}};
     // One working copy: each candidate is written into it, judged, and undone.
     Schedule trial = current;
     for (const auto& b : a.cfg.blocks) {
@@ -54,6 +54,28 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
                 std::optional<uint8_t> reuse;
                 if (edited.yield == 0 && edited.reuse != 0) reuse = edited.reuse = 0;
                 consider(edited, Edit::control(p, std::nullopt, edited.yield, reuse));
+            }
+            if (hasSpace(space, ControlSpace::Stall)) {
+                // A stall decrease: the least stall (from the rescheduling floor up) with which the block
+                // stays legal; at most four values are judged per instruction. Walls, pinned
+                // instructions and those issued right before a wall keep their stall
+                // (rescheduleStallFloor).
+                if (auto floor = rescheduleStallFloor(current, p)) {
+                    int tried = 0;
+                    for (int st = *floor; st < before.stall && tried < 4; ++st) {
+                        Control edited = before;
+                        edited.stall = uint8_t(st);
+                        if (!m_controlRules.valueRefusals(i, edited).empty()) continue;
+                        ++tried;
+                        trial.control[i] = edited;
+                        const bool ok = blockLegal();
+                        trial.control[i] = before;
+                        if (ok) {
+                            out.push_back(Edit::control(p, edited.stall, std::nullopt, std::nullopt));
+                            break;
+                        }
+                    }
+                }
             }
             if (hasSpace(space, ControlSpace::Reuse)) {
                 for (int slot = 0; slot < 4; ++slot) {

@@ -133,9 +133,26 @@ std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control&
     if (c.stall == ins.control.stall) return std::nullopt;
     auto it = m_observedStalls.find(ins.baseOpcode);
     if (it != m_observedStalls.end() && (it->second & stallYieldBit(c.stall, c.yield))) return std::nullopt;
+    // A raise within 1-11 keeping ptxas' yield bit: only delays the next issue (stalls 1-11 give their
+    // count under either bit, measured), and nvdisasm decodes every stall 1-11 with each instruction's
+    // own yield and reuse bits on all sm_90 samples (bench/results/latency-sm90-2026-11-23.md).
+    if (c.stall > ins.control.stall && c.stall <= kYieldNeutralMaxStall && ins.control.stall >= 1 &&
+        (c.yield & 1) == (ins.control.yield & 1))
+        return std::nullopt;
     return instructionAt(*m_analysis, i) + ": ptxas never used a stall of " + std::to_string(c.stall) +
            " with Y" + std::to_string(c.yield & 1) + " on " + ins.baseOpcode +
            " in this kernel, so the encoding is not known to be valid";
+}
+
+std::optional<uint8_t> ControlRules::leastAllowedStall(uint32_t i, int atLeast, uint8_t yield) const
+{
+    Control c = m_analysis->listing.instructions[i].control;
+    c.yield = yield & 1;
+    for (int s = std::max(atLeast, 0); s <= 15; ++s) {
+        c.stall = uint8_t(s);
+        if (!stallRefusal(i, c)) return uint8_t(s);
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control& c) const

@@ -49,6 +49,8 @@ enum class ControlSpace : uint8_t
     Yield = 1,         // flip the yield bit
     Reuse = 2,         // clear one reuse flag, or set one where the next instruction reuses the operand
     YieldAndReuse = 3, // both
+    Stall = 4,         // lower the stall count to the least value the block stays legal with
+    All = 7,           // every kind
 };
 inline bool hasSpace(ControlSpace space, ControlSpace part)
 {
@@ -67,7 +69,8 @@ public:
     // when every rule holds. Where each reuse flag may stand depends on the order: reuseRefusal.
     std::vector<std::string> valueRefusals(uint32_t i, const Control& c) const;
 
-    // The stall rule alone: a changed stall must form a (stall, yield) pair ptxas used on the opcode.
+    // The stall rule alone: a changed stall must form a (stall, yield) pair ptxas used on the opcode, or
+    // raise ptxas' stall within 1-11 keeping its yield bit.
     std::optional<std::string> stallRefusal(uint32_t i, const Control& c) const;
     // The yield rule alone: a yield bit other than ptxas' is legal only where the issue gap ignores it
     // (issueGapIgnoresYield of the new stall), ptxas used that bit on the opcode in this kernel, and the
@@ -86,6 +89,10 @@ public:
     // The second half of reuseRefusal: a flag on `slot` of instruction i that instruction `next` follows,
     // whoever set it (tests hold it against ptxas' own flags).
     std::optional<std::string> pairRefusal(uint32_t i, uint32_t next, int slot) const;
+
+    // The least stall >= atLeast that stallRefusal accepts on instruction i with this yield bit, or
+    // nullopt if none is.
+    std::optional<uint8_t> leastAllowedStall(uint32_t i, int atLeast, uint8_t yield) const;
 
 private:
     std::string reuseWho(uint32_t i, int slot) const;

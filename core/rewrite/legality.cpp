@@ -390,7 +390,12 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                             : at(a, i) + " writes " + reg() + " " + std::to_string(dist) + " cycles after " +
                                   at(a, f) + " does (a shorter pipe could land its write first)";
                     std::string source;
-                    if (!d.latencyFromTable)
+                    if (d.measured && required == d.latency)
+                        source = " (measured on the GPU for this pair of opcodes: " +
+                                 a.latencies.measuredSource() + ")";
+                    else if (d.measured)
+                        source = " (the distance ptxas left, below the bound measured on the GPU)";
+                    else if (!d.latencyFromTable)
                         source = " (the distance ptxas left; the table does not know this pair)";
                     else if (d.kind == DepKind::Raw)
                         source =
@@ -424,6 +429,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     std::to_string(tail) + " cycles before the block ends, it needs " +
                     std::to_string(m_needToEnd[i]),
                 m_needToEnd[i] - tail);
+            report.hazards.back().padAfter = true;
             if (done()) return;
         }
     }
@@ -525,6 +531,7 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     " cycle(s) before its block ends; a wait at the start of the next block needs 2" +
                     yieldNote(i, m_origTail[i]),
                 need - tail);
+            report.hazards.back().padAfter = true;
             if (done()) return;
         }
     }

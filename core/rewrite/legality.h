@@ -34,6 +34,7 @@ struct Hazard
     uint32_t second = 0;
     std::string message;   // a sentence a person can read, naming the hazard and both instructions
     int missingCycles = 0; // for Latency: how many stall cycles a repair would add
+    bool padAfter = false; // (i, i) distances to the block's end: the cycles go after `first`, not before
 };
 
 struct LegalityReport
@@ -70,9 +71,12 @@ public:
     // (Edit::control(pos, {}, newYield, {}); a flip to Y0 of an instruction with reuse flags clears them
     // too, Edit::control(pos, {}, 0, 0), as ptxas never pairs reuse flags with Y0) and reuse edits that
     // clear or set one flag (Edit::control(pos, {}, {}, newMask)), positions in `current`, in position
-    // order. Candidates are judged by the same rules check() applies (ControlRules, then the checker's
-    // own pass over the block), so each returned edit applied to a legal `current` passes check(); a
-    // block that is already illegal offers none. Edits of different instructions are independent.
+    // order; with ControlSpace::Stall also one stall decrease per instruction (the least stall, from
+    // rescheduleStallFloor up, that keeps the block legal). Candidates are judged by the same rules
+    // check() applies (ControlRules, then the checker's own pass over the block), so each returned edit
+    // applied to a legal `current` passes check(); a block that is already illegal offers none. Yield
+    // and reuse edits of different instructions are independent; stall decreases are not (two in one
+    // block may together shorten one distance too much).
     // `onlyPositions` (non-empty) limits the answer to those positions: what a search needs after it
     // changed the control bits of a few instructions, since the others' edits stay as they were.
     std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space,
@@ -87,6 +91,34 @@ public:
     // Repair mode: raise stall counts so that every latency bound is met; returns false if the
     // schedule has hazards a stall cannot fix.
     bool repairLatencies(Schedule& schedule) const;
+
+    // Control codes derived for the order of `blocks` (docs/legality.md, "Rescheduling"). Every
+    // reschedulable instruction (rescheduleStallFloor) whose successor is no longer the one ptxas gave
+    // it (or every one, with `minimal`) gets the least stall the rules allow with its yield bit; the
+    // others keep their stall, since ptxas' stalls also carry throughput spacing the latency model does
+    // not know (ptxas' order with every stall lowered ran 4% slower on a Triton attention kernel).
+    // Then, walking the block from its start, cycles are added between each instruction that issues too
+    // early and the one it depends on, nearest it first, until check() finds no hazard. Scoreboard
+    // fields and wait masks are kept, so every scoreboard edge must keep its direction; reuse flags
+    // follow fixReuse. Leaves `schedule` legal and returns nullopt, or returns the refusal (a hazard no
+    // stall fixes) and leaves it partly rewritten.
+    std::optional<std::string> reschedule(Schedule& schedule, const std::vector<int>& blocks,
+                                          bool minimal = false) const;
+    // The least stall `reschedule` gives instruction i when nothing needs more, or nullopt when i keeps
+    // its stall: walls, pinned instructions, stall 0 or above 11, and an instruction issued right
+    // before a wall in `schedule` (its distance to the wall is not modelled).
+    std::optional<uint8_t> rescheduleStallFloor(const Schedule& schedule, uint32_t position) const;
+    // Targets of the instruction at `position` whose order is legal with derived control codes: the
+    // nearest positions in its block, up to `maxDistance` away, that cross no wall, pinned instruction
+    // or dependency, and for which `reschedule` succeeds. The schedules come with them.
+    // Positions the instruction at `position` can reach in its block, nearest first on each side up to
+    // `maxDistance`, without crossing a wall, a pinned instruction or an instruction it has a
+    // dependency with: where an order is legal before control codes are considered.
+    std::vector<uint32_t> orderTargets(const Schedule& current, uint32_t position, int maxDistance) const;
+    // `refusals` (optional) gets reschedule's refusal of each order target that failed.
+    std::vector<std::pair<uint32_t, Schedule>>
+    rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance = 32,
+                       std::vector<std::string>* refusals = nullptr) const;
 
     const KernelAnalysis& analysis() const { return *m_analysis; }
 

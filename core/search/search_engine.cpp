@@ -288,7 +288,7 @@ void SearchEngine::listStep()
         Candidate c;
         c.edits.assign(all.begin(), all.begin() + std::ptrdiff_t(count));
         auto s = applyEdits(m_checker.analysis(), c.edits, [this](Schedule& x) { m_checker.fixReuse(x); });
-        if (s && m_checker.check(*s, CheckOptions{true}).legal()) {
+        if (s && m_checker.check(*s, CheckOptions{true, {}}).legal()) {
             c.schedule = std::move(*s);
             auto results = evaluate({c}, EvalRequest{1.0 / m_state.bestSpeedup, false});
             const char* shareName = share <= 0.25 ? " 1/4" : share <= 0.5 ? " 1/2" : "";

@@ -31,14 +31,9 @@ std::string spaceName(SearchSpace space)
     return "?";
 }
 
-std::string spaceUnavailableReason(SearchSpace space)
+std::string spaceUnavailableReason(SearchSpace)
 {
-    // Moved words keep their own control bits until control codes can be derived for a new order
-    // (issue 12); searching "any legal order" before then would be searching the `all` space.
-    if (space == SearchSpace::Rescheduled)
-        return "the rescheduled space needs control codes derived for a new order, which sassx cannot "
-               "do yet: use mem, all, yield or all+control";
-    return {};
+    return {}; // every space can be searched (kept for spaces a build or an arch cannot offer)
 }
 
 bool spaceHasMoves(SearchSpace space)
@@ -48,7 +43,8 @@ bool spaceHasMoves(SearchSpace space)
 
 bool spaceHasControl(SearchSpace space)
 {
-    return space == SearchSpace::Yield || space == SearchSpace::AllControl;
+    return space == SearchSpace::Yield || space == SearchSpace::AllControl ||
+           space == SearchSpace::Rescheduled;
 }
 
 EditProposer::EditProposer(const LegalityChecker& checker, SearchSpace space)
@@ -76,9 +72,44 @@ std::optional<Edit> EditProposer::proposeMove(Schedule& schedule, std::mt19937_6
     return Edit::move(p, t);
 }
 
+std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::mt19937_64& rng) const
+{
+    if (m_movable.empty()) return {};
+    const uint32_t inst = m_movable[std::uniform_int_distribution<size_t>(0, m_movable.size() - 1)(rng)];
+    const uint32_t p = schedule.positionOf()[inst];
+    auto targets = m_checker.orderTargets(schedule, p, 32);
+    std::shuffle(targets.begin(), targets.end(), rng);
+    const int block = m_checker.analysis().cfg.blockOf[p];
+    // Deriving codes costs a few checker passes over the block: try a handful of targets, not all.
+    for (size_t k = 0; k < targets.size() && k < 4; ++k) {
+        Schedule s = schedule;
+        s.move(p, targets[k]);
+        if (m_checker.reschedule(s, {block})) continue;
+        std::vector<Edit> edits{Edit::move(p, targets[k])};
+        Schedule moved = schedule;
+        moved.move(p, targets[k]);
+        m_checker.fixReuse(moved); // what a replay does after the move (KernelWorkspace::schedule)
+        for (uint32_t q = 0; q < s.order.size(); ++q) {
+            const uint32_t i = s.order[q];
+            const Control& want = s.control[i];
+            const Control& have = moved.control[i];
+            if (want == have) continue;
+            edits.push_back(
+                Edit::control(q, want.stall != have.stall ? std::optional<uint8_t>(want.stall) : std::nullopt,
+                              want.yield != have.yield ? std::optional<uint8_t>(want.yield) : std::nullopt,
+                              want.reuse != have.reuse ? std::optional<uint8_t>(want.reuse) : std::nullopt));
+        }
+        schedule = std::move(s);
+        return edits;
+    }
+    return {};
+}
+
 const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) const
 {
-    const ControlSpace cs = m_space == SearchSpace::Yield ? ControlSpace::Yield : ControlSpace::YieldAndReuse;
+    const ControlSpace cs = m_space == SearchSpace::Yield         ? ControlSpace::Yield
+                            : m_space == SearchSpace::Rescheduled ? ControlSpace::All
+                                                                  : ControlSpace::YieldAndReuse;
     if (m_cacheValid && schedule.order == m_cachedFor.order) {
         // Same order, some control bits changed (an accepted control edit): only those instructions'
         // edits change, as edits of different instructions are independent (legality.h).
@@ -88,7 +119,12 @@ const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) 
             if (!(schedule.control[i] == m_cachedFor.control[i])) changed.push_back(p);
         }
         if (changed.empty()) return m_cachedControl;
-        if (changed.size() <= 16) {
+        // A changed stall shifts the cycles of its whole block: recount everything.
+        const bool stallChanged = std::any_of(changed.begin(), changed.end(), [&](uint32_t p) {
+            const uint32_t i = schedule.order[p];
+            return schedule.control[i].stall != m_cachedFor.control[i].stall;
+        });
+        if (changed.size() <= 16 && !stallChanged) {
             std::erase_if(m_cachedControl, [&](const Edit& e) {
                 return std::binary_search(changed.begin(), changed.end(), e.at);
             });
@@ -116,9 +152,13 @@ std::optional<Edit> EditProposer::proposeControl(Schedule& schedule, std::mt1993
     if (e.stall) c.stall = *e.stall;
     if (e.yield) c.yield = *e.yield;
     if (e.reuse) c.reuse = *e.reuse;
-    // Control edits of different instructions are independent (LegalityChecker::legalControlEdits), so
-    // the rest of the list stays legal; this instruction's other entries do not.
-    std::erase_if(candidates, [&](const Edit& x) { return x.at == e.at; });
+    // Yield and reuse edits of different instructions are independent (LegalityChecker::
+    // legalControlEdits), so the rest of the list stays legal; this instruction's other entries do not.
+    // Stall decreases are not: two in one block may together shorten one distance too much.
+    const auto& cfg = m_checker.analysis().cfg;
+    std::erase_if(candidates, [&](const Edit& x) {
+        return x.at == e.at || (e.stall && x.stall && cfg.blockOf[x.at] == cfg.blockOf[e.at]);
+    });
     return e;
 }
 
@@ -131,7 +171,8 @@ std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng
     // A draw can find nothing (an instruction with no legal target): a few retries per wanted edit.
     for (int tries = 0; int(applied.size()) < count && tries < count * 8; ++tries) {
         bool wantControl = m_space == SearchSpace::Yield;
-        if (m_space == SearchSpace::AllControl) wantControl = coin(rng) == 1;
+        if (m_space == SearchSpace::AllControl || m_space == SearchSpace::Rescheduled)
+            wantControl = coin(rng) == 1;
         std::optional<Edit> e;
         if (wantControl) {
             if (!controlFresh) {
@@ -139,6 +180,13 @@ std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng
                 controlFresh = true;
             }
             e = proposeControl(schedule, rng, control);
+        } else if (m_space == SearchSpace::Rescheduled) {
+            auto edits = proposeRescheduledMove(schedule, rng);
+            if (!edits.empty()) {
+                controlFresh = false;
+                applied.insert(applied.end(), edits.begin(), edits.end());
+            }
+            continue;
         } else {
             e = proposeMove(schedule, rng);
             if (e) controlFresh = false; // a move changes neighbours: the list must be rebuilt
@@ -155,7 +203,9 @@ size_t EditProposer::countLegal(const Schedule& schedule) const
     if (spaceHasControl(m_space))
         n += m_checker
                  .legalControlEdits(schedule, m_space == SearchSpace::Yield ? ControlSpace::Yield
-                                                                            : ControlSpace::YieldAndReuse)
+                                              : m_space == SearchSpace::Rescheduled
+                                                  ? ControlSpace::All
+                                                  : ControlSpace::YieldAndReuse)
                  .size();
     return n;
 }

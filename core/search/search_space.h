@@ -19,7 +19,8 @@ enum class SearchSpace : uint8_t
     All,         // moves of any instruction
     Yield,       // yield flips of ptxas' own order (no moves)
     AllControl,  // moves of any instruction plus yield and reuse edits
-    Rescheduled, // any legal order with derived control codes (not yet available)
+    Rescheduled, // moves of any instruction with control codes derived for the new order, plus yield and
+                 // reuse edits (LegalityChecker::reschedule)
 };
 
 std::optional<SearchSpace> parseSearchSpace(const std::string& name); // mem|all|yield|all+control|rescheduled
@@ -50,6 +51,9 @@ public:
 
 private:
     std::optional<Edit> proposeMove(Schedule& schedule, std::mt19937_64& rng) const;
+    // A move and the control edits that derive the block's codes for the new order (the move first,
+    // then one control edit per instruction whose bits changed); empty when the draw found none.
+    std::vector<Edit> proposeRescheduledMove(Schedule& schedule, std::mt19937_64& rng) const;
     std::optional<Edit> proposeControl(Schedule& schedule, std::mt19937_64& rng,
                                        std::vector<Edit>& candidates) const;
     const std::vector<Edit>& controlEditsOf(const Schedule& schedule) const;

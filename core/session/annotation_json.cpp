@@ -99,7 +99,7 @@ nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
         if (d.scoreboard >= 0) dj["sb"] = d.scoreboard;
         if (d.latency >= 0) {
             dj["latency"] = d.latency;
-            dj["latency_source"] = d.latencyFromTable ? "table" : "original";
+            dj["latency_source"] = d.measured ? "measured" : d.latencyFromTable ? "table" : "original";
         }
         deps.push_back(dj);
     }
@@ -196,7 +196,8 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
                 if (d.hasReg) os << ":" << d.reg.name();
                 if (d.scoreboard >= 0) os << ":SB" << int(d.scoreboard);
                 os << " d=" << d.distance;
-                if (d.latency >= 0) os << (d.latencyFromTable ? "/L" : "/O") << d.latency;
+                // M: a cell measured on the GPU; L: the table raised to ptxas' evidence; O: ptxas' distance.
+                if (d.latency >= 0) os << (d.measured ? "/M" : d.latencyFromTable ? "/L" : "/O") << d.latency;
             }
             os << "\n";
         }

@@ -180,7 +180,7 @@ std::optional<Hazard> KernelWorkspace::whyImmovable(const Schedule& current, uin
         Schedule s = current;
         s.move(pos, uint32_t(to));
         m_checker->fixReuse(s);
-        LegalityReport r = m_checker->check(s, CheckOptions{.stopAtFirst = true});
+        LegalityReport r = m_checker->check(s, CheckOptions{.stopAtFirst = true, .blocks = {}});
         if (r.legal()) return std::nullopt;
         if (!first || first->kind == HazardKind::Structure) first = r.hazards.front();
     }

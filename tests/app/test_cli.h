@@ -67,6 +67,7 @@ private slots:
     void legalTextExplainsNoMoves_data();
     void legalTextExplainsNoMoves();
     void moveRoundTrip();
+    void reschedule();
     void diff_data();
     void diff();
     void variants();

@@ -42,6 +42,46 @@ void TestCli::moveRoundTrip()
     }
 }
 
+// legal --reschedule lists moves with the control codes they change, each of which move --reschedule
+// writes; move without edits derives codes for ptxas' order (unchanged unless --minimal-stalls).
+void TestCli::reschedule()
+{
+    const QString cubin = sample(QStringLiteral("flash_attn_fwd"));
+    if (cubin.isEmpty()) QSKIP("no flash_attn_fwd sm_90 sample");
+    QString error;
+    const CliRun legal = runCli({"legal", cubin, "--reschedule", "--max-distance", "4", "--json"});
+    QVERIFY2(legal.ok(), qPrintable(legal.describe()));
+    const QJsonObject j = parseObject(legal.out, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(j["rescheduled"].toBool());
+    const QJsonArray moves = j["moves"].toArray();
+    QVERIFY(!moves.isEmpty());
+    const QJsonObject m = moves.last().toObject();
+    QVERIFY(m["control_changed"].isArray());
+    const QString spec = QStringLiteral("%1:%2").arg(m["from"].toInt()).arg(m["to"].toInt());
+    const CliRun plain = runCli({"move", cubin, "--move", spec, "-o", tmp("plain.cubin")});
+    const CliRun derived =
+        runCli({"move", cubin, "--move", spec, "--reschedule", "-o", tmp("resched.cubin")});
+    QVERIFY2(derived.ok(), qPrintable(derived.describe()));
+    QVERIFY(derived.err.contains("derived control codes"));
+    QVERIFY(QFileInfo::exists(tmp("resched.cubin")));
+    // A move that needed derived codes is refused without them.
+    if (!m["control_changed"].toArray().isEmpty()) QCOMPARE(plain.exitCode, 2);
+    const CliRun same = runCli({"move", cubin, "--reschedule", "-o", tmp("same.cubin")});
+    QVERIFY2(same.ok(), qPrintable(same.describe()));
+    QVERIFY(same.err.contains("0 instruction(s) differ"));
+    const CliRun minimal =
+        runCli({"move", cubin, "--reschedule", "--minimal-stalls", "-o", tmp("min.cubin")});
+    QVERIFY2(minimal.ok(), qPrintable(minimal.describe()));
+    QVERIFY(!minimal.err.contains(" 0 instruction(s) differ"));
+    const CliRun nothing = runCli({"move", cubin, "-o", tmp("nothing.cubin")});
+    QVERIFY(!nothing.ok());
+    QVERIFY(nothing.err.contains("nothing to do"));
+    const CliRun stalls = runCli({"legal", cubin, "--control", "stall", "--json"});
+    QVERIFY2(stalls.ok(), qPrintable(stalls.describe()));
+    QVERIFY(!parseObject(stalls.out, &error)["control_edits"].toArray().isEmpty());
+}
+
 // B: "moved" the move's output cubin, "same" the original, "variant" the move as variant JSON.
 void TestCli::diff_data()
 {

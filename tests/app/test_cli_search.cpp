@@ -231,10 +231,6 @@ private Q_SLOTS:
                                     << "annealing";
         QTest::newRow("listsched yield")
             << QStringList{"search", kSpec, "--algo", "listsched", "--space", "yield", "-o", o} << "no moves";
-        QTest::newRow("rescheduled")
-            << QStringList{"search",         kSpec, "--algo", "anneal", "--space", "rescheduled",
-                           "--budget-evals", "5",   "-o",     o}
-            << "control codes";
         QTest::newRow("unknown option")
             << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--fast", "-o", o}
             << "--fast";

@@ -92,6 +92,18 @@ private slots:
         QTest::newRow("overwrite needs every read scoreboard's wait")
             << twoSbs << std::vector<Edit>{Edit::move(4, 3)} << int(HazardKind::Scoreboard) << "R19";
 
+        // Loads read their address after issue too (attention_fwd on an H100: SHF R4 moved above the wait
+        // on SB1 that covers the earlier LDG's read of R4 through a later LDG's read scoreboard faulted
+        // with a misaligned address; docs/results/rescheduled-h100-2026-11-23.md).
+        Lines loadRead = {{"LDG.E.128 R32, desc[UR42][R4.64]", ctl(2, 4)},
+                          {"LDG.E.128 R40, desc[UR42][R18.64]", ctl(4, 4, 1)},
+                          {"S2UR UR4, SR_CgaCtaId", ctl(1, 1)},
+                          {"LOP3.LUT R3, R14, 0x4, RZ, 0xc0, !PT", ctl(2, 7, 7, 0b10)},
+                          {"SHF.R.S32.HI R4, RZ, 0x3, R14", ctl(2)}};
+        QTest::newRow("overwrite of a load's address waits for its read coverage")
+            << loadRead << std::vector<Edit>{Edit::move(4, 3)} << int(HazardKind::Scoreboard)
+            << "only safe after the scoreboard wait";
+
         // Uniform operands are read after issue: a UMOV 1 cycle after a UIADD3 that reads the same UR gave
         // wrong results on an H200, and ptxas never placed that pair closer than 3 cycles here.
         Lines uniformWar = {{"UIADD3 UR10, UP1, UR5, 0x2000080, URZ", ctl(1)},
@@ -133,8 +145,12 @@ private slots:
 
         Lines latency = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"IADD3 R5, R2, 0x1, RZ", ctl(1)}};
         QTest::newRow("stall value ptxas never used on the opcode")
-            << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)}
-            << int(HazardKind::Structure) << "never used a stall of 9";
+            << latency << std::vector<Edit>{Edit::control(0, uint8_t(3), std::nullopt, std::nullopt)}
+            << int(HazardKind::Structure) << "never used a stall of 3";
+        // A raise within 1-11 keeping ptxas' yield only delays the next issue, and nvdisasm decodes it on
+        // every sample instruction (bench/results/latency-sm90-2026-11-23.md).
+        QTest::newRow("stall raise within 1-11")
+            << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)} << -1 << "";
         // Stall and yield form one value: S12 appears only with Y0 here, so S12 on a Y1 FADD is refused
         // (it changed rmsnorm's results on an H200).
         Lines stallYield = {{"FADD R1, R2, R3", ctl(12, 7, 7, 0, 0)},
@@ -147,17 +163,20 @@ private slots:
             << latency << std::vector<Edit>{Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)}
             << int(HazardKind::Latency) << "needs";
 
-        Lines mem = {{"STS [R7], R2", ctl(1, 7, 0)},
+        // (Two loads reading one address register keep their order: each reads it after issue, and what
+        // covers the later read covers the earlier only while it stays earlier.)
+        Lines mem = {{"LDS R3, [R7+0x4]", ctl(2, 1)},
+                     {"STS [R7], R2", ctl(1, 7, 0)},
                      {"IADD3 R9, R9, 0x1, RZ", ctl(1)},
-                     {"LDS R4, [R7]", ctl(2, 2)},
-                     {"LDS R3, [R7+0x4]", ctl(2, 1)}};
+                     {"LDS R4, [R7]", ctl(1, 2)},
+                     {"LDS R5, [R8]", ctl(2, 3)}}; // ptxas' closest LDS pair: 1 cycle apart
         QTest::newRow("store then load of the same address")
-            << mem << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::MemoryOrder) << "same memory";
-        QTest::newRow("provably disjoint offsets") << mem << std::vector<Edit>{Edit::move(3, 0)} << -1 << "";
+            << mem << std::vector<Edit>{Edit::move(3, 1)} << int(HazardKind::MemoryOrder) << "same memory";
+        QTest::newRow("provably disjoint offsets") << mem << std::vector<Edit>{Edit::move(0, 1)} << -1 << "";
         // Conflicting accesses keep ptxas' distance: memory completes after issue (an LDSM brought from 28
         // to 9 cycles before a conflicting STS gave wrong attention output on an H200).
         QTest::newRow("conflicting accesses brought closer")
-            << mem << std::vector<Edit>{Edit::move(1, 3)} << int(HazardKind::Latency)
+            << mem << std::vector<Edit>{Edit::move(2, 3)} << int(HazardKind::Latency)
             << "completes after issue";
 
         Lines wall = {{"LDS R3, [R7]", ctl(1, 1)},

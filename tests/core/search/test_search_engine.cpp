@@ -71,6 +71,8 @@ private Q_SLOTS:
         QTest::newRow("listsched all") << int(Algorithm::ListSchedule) << QString() << int(SearchSpace::All);
         QTest::newRow("anneal all+control")
             << int(Algorithm::Anneal) << QString() << int(SearchSpace::AllControl);
+        QTest::newRow("anneal rescheduled")
+            << int(Algorithm::Anneal) << QString() << int(SearchSpace::Rescheduled);
     }
     void everyAlgorithmImprovesTheEstimate()
     {
@@ -205,6 +207,7 @@ private Q_SLOTS:
         QTest::newRow("all") << int(SearchSpace::All);
         QTest::newRow("yield") << int(SearchSpace::Yield);
         QTest::newRow("all+control") << int(SearchSpace::AllControl);
+        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled);
     }
     void staysLegalAndInsideItsSpace()
     {
@@ -224,10 +227,12 @@ private Q_SLOTS:
             for (const Edit& ed : e.edits) {
                 if (SearchSpace(space) == SearchSpace::Yield) {
                     QVERIFY(ed.kind == Edit::Kind::Control && ed.yield && !ed.stall);
-                } else if (SearchSpace(space) != SearchSpace::AllControl) {
+                } else if (SearchSpace(space) != SearchSpace::AllControl &&
+                           SearchSpace(space) != SearchSpace::Rescheduled) {
                     QVERIFY(ed.kind == Edit::Kind::Move);
                 }
-                QVERIFY(!ed.stall); // stall edits wait for the measured timing model (issue 12)
+                // Stall counts change only in the rescheduled space (derived codes, stall decreases).
+                if (SearchSpace(space) != SearchSpace::Rescheduled) QVERIFY(!ed.stall);
             }
         }
         if (SearchSpace(space) == SearchSpace::Mem)
@@ -314,8 +319,6 @@ private Q_SLOTS:
             << int(Algorithm::Anneal) << "fast" << int(SearchSpace::Mem) << 10 << "unknown preset";
         QTest::newRow("listsched yield")
             << int(Algorithm::ListSchedule) << "" << int(SearchSpace::Yield) << 10 << "has no moves";
-        QTest::newRow("rescheduled") << int(Algorithm::Anneal) << "" << int(SearchSpace::Rescheduled) << 10
-                                     << "control codes derived";
         QTest::newRow("no budget") << int(Algorithm::Anneal) << "" << int(SearchSpace::Mem) << 0
                                    << "give a budget";
     }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root, with .deps/resched carried (pack_rescheduled.sh):
+#   PART=variants SAMPLES="a b" bench/legality/run_rescheduled_device.sh   rescheduled variants, 3 input sets
+#   PART=controls bench/legality/run_rescheduled_device.sh                 stall-raise controls, the derived
+#       variant's correctness, and its timing against ptxas' codes (`sassx-cli bench`, 50 interleaved rounds,
+#       twice on fresh instances)
+# Writes into $OUT.
+set -uo pipefail
+D=$PWD/.deps/resched
+OUT=${OUT:-/tmp/resched}; EACH=${EACH:-90}
+[ -d "$D/data" ] || tar xzf "$D/data.tgz" -C "$D"
+SAMPLES=${SAMPLES:-$(cd "$D/data" && ls *.launch.json | sed 's/\.launch\.json$//')}
+mkdir -p "$OUT"
+export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
+[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$OUT/env-${PART:-variants}.txt"
+cat "$OUT/env-${PART:-variants}.txt"
+if [ "${PART:-variants}" = variants ]; then
+  jobs=""; for s in $SAMPLES; do jobs="$jobs $s:rescheduled"; done
+  bench/legality/run_all.sh "$D/data" "$OUT" "$jobs" "$EACH"
+else
+  jobs=""; for s in $SAMPLES; do jobs="$jobs $s:stalls $s:derived"; done
+  bench/legality/run_all.sh "$D/data" "$OUT" "$jobs" 25
+  for s in $SAMPLES; do
+    for run in 1 2; do
+      timeout 120 "$D/bin/sassx-cli" bench "$D/data/$s.launch.json" --cubin "$D/data/$s.derived.cubin" \
+        --backend gpu --rounds 50 --json > "$OUT/$s.derived-bench-$run.json" 2> "$OUT/$s.derived-bench-$run.log"
+      echo "$s run $run rc=$? $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j.get('speedup'))" "$OUT/$s.derived-bench-$run.json" 2>&1 | tail -1)"
+    done
+  done
+fi
