@@ -188,10 +188,12 @@ void ListingView::showRefusal(int row, const QString& reason)
 void ListingView::applyEdit(const Edit& edit, int row)
 {
     const EditOutcome outcome = m_controller->apply(edit);
-    if (!outcome.accepted)
+    if (!outcome.accepted) {
         showRefusal(row, outcome.reason);
-    else
-        m_banner->hide();
+        return;
+    }
+    m_banner->hide();
+    if (!outcome.reason.isEmpty()) Q_EMIT statusMessage(outcome.reason); // what was derived for it
 }
 
 bool ListingView::moveCurrent(int delta)
@@ -215,6 +217,7 @@ bool ListingView::moveCurrent(int delta)
         return false;
     }
     m_banner->hide();
+    if (!outcome.reason.isEmpty()) Q_EMIT statusMessage(outcome.reason);
     return true;
 }
 

@@ -187,6 +187,13 @@ void MainWindow::createActions()
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
+    QAction* derive = edit->addAction(tr("&Derive Control Codes for Moves"));
+    derive->setCheckable(true);
+    derive->setChecked(m_controller->deriveControlCodes());
+    derive->setToolTip(tr("A move the checker refuses only for its distances goes in with stall counts "
+                          "derived for the new order (docs/legality.md, \"Rescheduling\")"));
+    connect(derive, &QAction::toggled, m_controller, &EditController::setDeriveControlCodes);
+    edit->addSeparator();
     edit->addAction(tr("Move Instruction &Up"), QKeySequence(Qt::ALT | Qt::Key_Up), this,
                     [this] { m_listing->view()->moveCurrent(-1); });
     edit->addAction(tr("Move Instruction &Down"), QKeySequence(Qt::ALT | Qt::Key_Down), this,

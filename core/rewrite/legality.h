@@ -111,6 +111,11 @@ public:
     // Targets of the instruction at `position` whose order is legal with derived control codes: the
     // nearest positions in its block, up to `maxDistance` away, that cross no wall, pinned instruction
     // or dependency, and for which `reschedule` succeeds. The schedules come with them.
+    // A move of the instruction at `from` to `to` with control codes derived for its block, as edits
+    // that replay it (the move, then one control edit per instruction whose bits differ from what the
+    // move and the reuse fix-up leave), and the resulting schedule; or the refusal.
+    Result<std::pair<std::vector<Edit>, Schedule>> rescheduledMove(const Schedule& current, uint32_t from,
+                                                                   uint32_t to) const;
     // Positions the instruction at `position` can reach in its block, nearest first on each side up to
     // `maxDistance`, without crossing a wall, a pinned instruction or an instruction it has a
     // dependency with: where an order is legal before control codes are considered.

@@ -126,6 +126,30 @@ std::vector<uint32_t> LegalityChecker::orderTargets(const Schedule& current, uin
     return out;
 }
 
+Result<std::pair<std::vector<Edit>, Schedule>>
+LegalityChecker::rescheduledMove(const Schedule& current, uint32_t from, uint32_t to) const
+{
+    const auto& a = *m_analysis;
+    if (from >= current.order.size() || to >= current.order.size()) return makeError("position out of range");
+    if (a.cfg.blockOf[from] != a.cfg.blockOf[to]) return makeError("a move stays inside its basic block");
+    Schedule moved = current;
+    moved.move(from, to);
+    fixReuse(moved); // what a replay does after every move (KernelWorkspace::schedule)
+    Schedule s = moved;
+    if (auto why = reschedule(s, {a.cfg.blockOf[from]})) return makeError(*why);
+    std::vector<Edit> edits{Edit::move(from, to)};
+    for (uint32_t q = 0; q < s.order.size(); ++q) {
+        const uint32_t i = s.order[q];
+        const Control& want = s.control[i];
+        const Control& have = moved.control[i];
+        if (want == have) continue;
+        auto field = [](uint8_t w, uint8_t h) { return w != h ? std::optional<uint8_t>(w) : std::nullopt; };
+        edits.push_back(Edit::control(q, field(want.stall, have.stall), field(want.yield, have.yield),
+                                      field(want.reuse, have.reuse)));
+    }
+    return std::make_pair(std::move(edits), std::move(s));
+}
+
 std::vector<std::pair<uint32_t, Schedule>>
 LegalityChecker::rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance,
                                     std::vector<std::string>* refusals) const

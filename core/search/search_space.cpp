@@ -79,28 +79,12 @@ std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::
     const uint32_t p = schedule.positionOf()[inst];
     auto targets = m_checker.orderTargets(schedule, p, 32);
     std::shuffle(targets.begin(), targets.end(), rng);
-    const int block = m_checker.analysis().cfg.blockOf[p];
     // Deriving codes costs a few checker passes over the block: try a handful of targets, not all.
     for (size_t k = 0; k < targets.size() && k < 4; ++k) {
-        Schedule s = schedule;
-        s.move(p, targets[k]);
-        if (m_checker.reschedule(s, {block})) continue;
-        std::vector<Edit> edits{Edit::move(p, targets[k])};
-        Schedule moved = schedule;
-        moved.move(p, targets[k]);
-        m_checker.fixReuse(moved); // what a replay does after the move (KernelWorkspace::schedule)
-        for (uint32_t q = 0; q < s.order.size(); ++q) {
-            const uint32_t i = s.order[q];
-            const Control& want = s.control[i];
-            const Control& have = moved.control[i];
-            if (want == have) continue;
-            edits.push_back(
-                Edit::control(q, want.stall != have.stall ? std::optional<uint8_t>(want.stall) : std::nullopt,
-                              want.yield != have.yield ? std::optional<uint8_t>(want.yield) : std::nullopt,
-                              want.reuse != have.reuse ? std::optional<uint8_t>(want.reuse) : std::nullopt));
-        }
-        schedule = std::move(s);
-        return edits;
+        auto r = m_checker.rescheduledMove(schedule, p, targets[k]);
+        if (!r) continue;
+        schedule = std::move(r->second);
+        return std::move(r->first);
     }
     return {};
 }

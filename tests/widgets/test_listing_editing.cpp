@@ -123,7 +123,9 @@ private Q_SLOTS:
         QVERIFY(!f.view()->isDragging());
         QCOMPARE(f.session.variants().size(), size_t(2));
         QVERIFY(f.session.currentVariantId() != 0);
-        QCOMPARE(f.session.currentVariant()->edits.size(), size_t(1));
+        // The move, and the control edits derived for it when the move needed them.
+        QVERIFY(!f.session.currentVariant()->edits.empty());
+        QCOMPARE(f.session.currentVariant()->edits.front(), Edit::move(uint32_t(c.from), uint32_t(c.legal)));
         QCOMPARE(f.session.schedule().order[size_t(c.legal)], moved);
         QVERIFY(f.view()->refusalText().isEmpty());
         QCOMPARE(f.undo.count(), 1);
@@ -156,6 +158,43 @@ private Q_SLOTS:
         f.undo.redo();
         QCOMPARE(f.session.currentVariantId(), variantId);
         QCOMPARE(f.session.schedule().order[size_t(c.legal)], moved);
+    }
+
+    // A move refused only for its distances goes in with derived control codes as one undoable step,
+    // and is refused when derivation is switched off.
+    void derivedControlCodes()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        f.session.setAutosaveInterval(0);
+        QString error;
+        QVERIFY2(test::openAndWait(f.session, m_cubin, &error), qPrintable(error));
+        const Schedule s = f.session.schedule();
+        const LegalityChecker* checker = f.session.checker();
+        QVERIFY(checker);
+        int from = -1, to = -1;
+        for (uint32_t p = 0; p < s.order.size() && from < 0; ++p)
+            for (const auto& [t, derived] : checker->rescheduledTargets(s, p, 8))
+                if (!f.controller.check(Edit::move(p, t)).accepted) {
+                    from = int(p);
+                    to = int(t);
+                    break;
+                }
+        if (from < 0) QSKIP("no move of this sample needs derived control codes");
+        f.controller.setDeriveControlCodes(false);
+        QVERIFY(!f.controller.apply(Edit::move(uint32_t(from), uint32_t(to))).accepted);
+        f.controller.setDeriveControlCodes(true);
+        const EditOutcome o = f.controller.apply(Edit::move(uint32_t(from), uint32_t(to)));
+        QVERIFY2(o.accepted, qPrintable(o.reason));
+        QVERIFY(o.reason.contains(QStringLiteral("derived")));
+        const auto& edits = f.session.currentVariant()->edits;
+        QVERIFY(edits.size() > 1);
+        QCOMPARE(edits.front(), Edit::move(uint32_t(from), uint32_t(to)));
+        QVERIFY(f.session.checkEdits(f.session.currentVariantId(), {}).legal());
+        QCOMPARE(f.undo.count(), 1);
+        QVERIFY(f.undo.text(0).contains(QStringLiteral("derived")));
+        f.undo.undo();
+        QCOMPARE(f.session.currentVariantId(), 0);
     }
 
     void altArrowsAndControlEdits()

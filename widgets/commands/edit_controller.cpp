@@ -5,6 +5,9 @@
 
 #include <QUndoStack>
 
+#include <algorithm>
+#include <optional>
+
 namespace sassx {
 
 EditController::EditController(Session* session, QUndoStack* undoStack, QObject* parent)
@@ -25,9 +28,22 @@ EditOutcome EditController::check(const Edit& edit) const
 EditOutcome EditController::apply(const Edit& edit)
 {
     const EditOutcome verdict = check(edit);
+    std::vector<Edit> edits{edit};
+    QString text = QString::fromStdString(edit.describe());
+    QString derived;
     if (!verdict.accepted) {
-        Q_EMIT refused(edit, verdict.reason);
-        return verdict;
+        const LegalityChecker* checker = m_session->checker();
+        std::optional<Result<std::pair<std::vector<Edit>, Schedule>>> r;
+        if (m_derive && checker && edit.kind == Edit::Kind::Move)
+            r = checker->rescheduledMove(m_session->schedule(), edit.from, edit.to);
+        if (!r || !*r) {
+            Q_EMIT refused(edit, verdict.reason);
+            return verdict;
+        }
+        edits = (*r)->first;
+        derived = tr("with control codes derived for the new order: %n instruction(s) changed", nullptr,
+                     int(edits.size() - 1));
+        text += QStringLiteral(" (") + derived + QStringLiteral(")");
     }
     const VariantRecord* current = m_session->currentVariant();
     std::optional<VariantRecord> before;
@@ -41,17 +57,23 @@ EditOutcome EditController::apply(const Edit& edit)
         after = *current;
         after.figures.reset(); // figures describe the schedule before this edit
     }
-    after.edits.push_back(edit);
-    m_undoStack->push(new VariantEditCommand(m_session, before, after, current->id,
-                                             QString::fromStdString(edit.describe())));
-    return {true, {}};
+    after.edits.insert(after.edits.end(), edits.begin(), edits.end());
+    m_undoStack->push(new VariantEditCommand(m_session, before, after, current->id, text));
+    return {true, derived};
 }
 
 std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
 {
     const LegalityChecker* checker = m_session->checker();
     if (!checker || position >= m_session->schedule().order.size()) return {};
-    return checker->legalTargets(m_session->schedule(), position);
+    std::vector<uint32_t> targets = checker->legalTargets(m_session->schedule(), position);
+    if (m_derive) {
+        // Also where the move is legal with derived control codes (what apply() then does).
+        for (const auto& [t, s] : checker->rescheduledTargets(m_session->schedule(), position))
+            if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+        std::sort(targets.begin(), targets.end());
+    }
+    return targets;
 }
 
 } // namespace sassx

@@ -17,7 +17,7 @@ class Session;
 struct EditOutcome
 {
     bool accepted = false;
-    QString reason; // the checker's explanation when refused
+    QString reason; // the checker's explanation when refused; what was derived when accepted so
 };
 
 class EditController : public QObject
@@ -26,7 +26,12 @@ class EditController : public QObject
 public:
     EditController(Session* session, QUndoStack* undoStack, QObject* parent = nullptr);
 
+    // A move the checker refuses as it is goes in with control codes derived for its block when
+    // deriveControlCodes() is on and the derivation makes it legal (LegalityChecker::rescheduledMove):
+    // one undoable step holding the move and the control edits, its text saying how many changed.
     EditOutcome apply(const Edit& edit);
+    void setDeriveControlCodes(bool on) { m_derive = on; }
+    bool deriveControlCodes() const { return m_derive; }
     // Same verdict as apply() without editing.
     EditOutcome check(const Edit& edit) const;
     // Legal single-move targets (positions) of the instruction at `position` in the current variant.
@@ -41,6 +46,7 @@ Q_SIGNALS:
 private:
     Session* m_session;
     QUndoStack* m_undoStack;
+    bool m_derive = true;
 };
 
 } // namespace sassx
