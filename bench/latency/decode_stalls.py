@@ -14,23 +14,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "yield"))
-from decode_check import find_nvdisasm  # noqa: E402
+from decode_check import find_nvdisasm, sections  # noqa: E402
 
 UNDEFINED = re.compile(r"undefined value")
-
-
-def sections(data):
-    import struct
-
-    shoff = struct.unpack_from("<Q", data, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    secs = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    strtab = secs[shstrndx][4]
-    for sh_name, _, _, _, off, size in secs:
-        end = data.index(b"\0", strtab + sh_name)
-        name = data[strtab + sh_name:end].decode()
-        if name.startswith(".text."):
-            yield name, off, size
 
 
 def main():
@@ -42,7 +28,7 @@ def main():
         for stall in range(1, 12):
             data = bytearray(orig)
             edited = 0
-            for _, off, size in sections(orig):
+            for _, off, size in (x for x in sections(orig) if x[0].startswith(".text.")):
                 for at in range(off + 8, off + size, 16):
                     hi = int.from_bytes(data[at:at + 8], "little")
                     own = (hi >> 41) & 0xF

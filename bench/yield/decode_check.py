@@ -39,15 +39,21 @@ def find_nvdisasm():
     sys.exit("decode_check.py: nvdisasm not found (set SASSX_NVDISASM)")
 
 
-def text_section(data, name):
-    """(file offset, size) of section `name` in an ELF64 file."""
+def sections(data):
+    """(name, file offset, size) of every section of an ELF64 file."""
     shoff = struct.unpack_from("<Q", data, 0x28)[0]
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     secs = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
     strtab = secs[shstrndx][4]
     for sh_name, _, _, _, off, size in secs:
         end = data.index(b"\0", strtab + sh_name)
-        if data[strtab + sh_name:end].decode() == name:
+        yield data[strtab + sh_name:end].decode(), off, size
+
+
+def text_section(data, name):
+    """(file offset, size) of section `name` in an ELF64 file."""
+    for sname, off, size in sections(data):
+        if sname == name:
             return off, size
     raise KeyError(name)
 
