@@ -150,7 +150,8 @@ private slots:
         // A raise within 1-11 keeping ptxas' yield only delays the next issue, and nvdisasm decodes it on
         // every sample instruction (bench/results/latency-sm90-2026-11-23.md).
         QTest::newRow("stall raise within 1-11")
-            << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)} << -1 << "";
+            << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)} << -1
+            << "";
         // Stall and yield form one value: S12 appears only with Y0 here, so S12 on a Y1 FADD is refused
         // (it changed rmsnorm's results on an H200).
         Lines stallYield = {{"FADD R1, R2, R3", ctl(12, 7, 7, 0, 0)},
