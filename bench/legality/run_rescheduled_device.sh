@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root, with .deps/resched carried (pack_rescheduled.sh):
-#   PART=variants SAMPLES="a b" bench/legality/run_rescheduled_device.sh   rescheduled variants, 3 input sets
+#   PART=variants SAMPLES="a b" [RULES="rescheduled newmoves"] bench/legality/run_rescheduled_device.sh
+#       rescheduled variants (and the sets make_new_moves.py wrote), 3 input sets
 #   PART=controls bench/legality/run_rescheduled_device.sh                 stall-raise controls, the derived
 #       variant's correctness, and its timing against ptxas' codes (`sassx-cli bench`, 50 interleaved rounds,
 #       twice on fresh instances)
@@ -16,7 +17,7 @@ export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PAT
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$OUT/env-${PART:-variants}.txt"
 cat "$OUT/env-${PART:-variants}.txt"
 if [ "${PART:-variants}" = variants ]; then
-  jobs=""; for s in $SAMPLES; do jobs="$jobs $s:rescheduled"; done
+  jobs=""; for s in $SAMPLES; do for r in ${RULES:-rescheduled}; do jobs="$jobs $s:$r"; done; done
   bench/legality/run_all.sh "$D/data" "$OUT" "$jobs" "$EACH"
 else
   jobs=""; for s in $SAMPLES; do jobs="$jobs $s:stalls $s:derived"; done

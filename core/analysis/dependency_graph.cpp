@@ -106,6 +106,11 @@ struct Pending
     int32_t producer = -1;         // latest in-block producer (for messages), -1 if from another block
     int32_t implicitProducer = -1; // latest in-block producer of the implicit part
     std::array<int32_t, 6> via{-1, -1, -1, -1, -1, -1}; // SB b set by this in-block producer covers it
+    uint8_t implicitOwnSb = kNoBarrier; // implicitProducer's own cover (ownReadCover), if it has one
+    // Earlier in-block implicit readers of the part (index, own cover SB or kNoBarrier): each is retired
+    // by the wait on its own SB, or by whatever retires the part while it stays before that SB's setter.
+    // Their ordering edges are added only once that is known. Tracked only when edges are emitted.
+    std::vector<std::pair<int32_t, uint8_t>> members;
 
     bool active() const { return all != 0 || pipe != kNoPipe; }
     uint8_t sbs() const { return uint8_t(all | (pipe != kNoPipe ? any : 0)); }
@@ -140,6 +145,8 @@ bool mergeInto(State& into, const State& from)
         m.producer = -1;
         m.implicitProducer = -1;
         m.via.fill(-1);
+        m.implicitOwnSb = kNoBarrier;
+        m.members.clear();
         if (!(m == a)) changed = true;
         a = m;
     };
@@ -161,6 +168,18 @@ bool readsSourcesLate(const Instruction& ins)
     return ins.isMemory() || ins.cls == InstrClass::AsyncCopy;
 }
 
+// The scoreboard whose release proves a late reader has read its sources: a load's write scoreboard is
+// released when its data reaches the registers, which is after the request left with the address
+// read (docs/legality.md, "Scoreboards"). ptxas relies on it: RMSNorm's two LDGs have no read
+// scoreboard, and their address registers are overwritten right after the waits on their write
+// scoreboards. kNoBarrier if the instruction has none.
+uint8_t ownReadCover(const Instruction& ins)
+{
+    return ins.isMemory() && !ins.defs.empty() && ins.control.wbar < 6 && ins.control.rbar == kNoBarrier
+               ? ins.control.wbar
+               : kNoBarrier;
+}
+
 struct Builder
 {
     const KernelListing& listing;
@@ -171,6 +190,9 @@ struct Builder
     std::vector<std::string> reasons;
     std::vector<int> cycle;
     std::unordered_set<uint64_t> seen;
+    // (overwriter << 32 | register key): every late reader of the register since its last definition
+    // was retired by an in-block scoreboard wait before the overwrite (SbConsumer edges keep it so).
+    std::unordered_set<uint64_t> readCovered;
 
     void addEdge(Dependency d)
     {
@@ -237,15 +259,32 @@ struct Builder
                                   bool isRead) {
                     for (int k = 0; k < kKeys; ++k) {
                         Pending& p = pend[k];
+                        // Members whose own SB this waits on are done; the wait covers them.
+                        const size_t before = p.members.size();
+                        std::erase_if(p.members, [&](const auto& m) {
+                            return m.second < 6 && ((mask >> m.second) & 1);
+                        });
+                        const bool memberDone = p.members.size() != before;
                         const bool hitAll = (p.all & mask) != 0;
                         const bool hitAny = p.pipe != kNoPipe && (p.any & mask) != 0;
-                        if (!hitAll && !hitAny) continue;
-                        if (emit && hitAny && p.implicitProducer >= 0) {
-                            // Implicit: the producer relied on the later same-pipe producer whose SB this is.
-                            for (int sb = 0; sb < 6; ++sb)
-                                if (((mask & p.any) >> sb & 1) && p.via[sb] >= 0)
+                        if (!hitAll && !hitAny) {
+                            if (emit && memberDone) cover[k].push_back(int32_t(i));
+                            continue;
+                        }
+                        if (emit && hitAny) {
+                            // Implicit: the producers relied on the later same-pipe producer whose SB this
+                            // is.
+                            for (int sb = 0; sb < 6; ++sb) {
+                                if (!((mask & p.any) >> sb & 1) || p.via[sb] < 0) continue;
+                                const Reg reg = Reg::fromKey(uint16_t(k));
+                                if (p.implicitProducer >= 0)
                                     addSbEdge(uint32_t(p.implicitProducer), uint32_t(p.via[sb]),
-                                              DepKind::ImplicitCover, Reg::fromKey(uint16_t(k)), isRead, sb);
+                                              DepKind::ImplicitCover, reg, isRead, sb);
+                                for (const auto& m : p.members)
+                                    addSbEdge(uint32_t(m.first), uint32_t(p.via[sb]), DepKind::ImplicitCover,
+                                              reg, isRead, sb);
+                            }
+                            p.members.clear();
                         }
                         p.all = uint8_t(p.all & ~mask);
                         if (hitAny) {
@@ -266,6 +305,21 @@ struct Builder
             auto check = [&](const Reg& r, bool isDef) {
                 int k = r.key();
                 auto consider = [&](Pending& p, std::vector<std::vector<int32_t>>& cover, bool isRead) {
+                    if (isRead && p.all == 0 && p.pipe != kNoPipe && p.pipe != kUnknownPipe &&
+                        p.pipe == completionPipe(ins) && ins.variableLatency && readsSourcesLate(ins)) {
+                        // Overwritten by a later access of the same in-order pipe (an LDG loading into
+                        // the address register an earlier LDG reads): its result lands after it read its
+                        // own sources, so after the earlier readers of the pipe read theirs, while they
+                        // stay earlier (the assumption behind implicit coverage).
+                        if (emit) {
+                            if (p.implicitProducer >= 0)
+                                addSbEdge(uint32_t(p.implicitProducer), i, DepKind::ImplicitCover, r, true);
+                            for (const auto& m : p.members)
+                                addSbEdge(uint32_t(m.first), i, DepKind::ImplicitCover, r, true);
+                            readCovered.insert(uint64_t(i) << 32 | uint32_t(k));
+                        }
+                        return;
+                    }
                     if (p.active()) {
                         if (emit && !unresolved[i]) {
                             unresolved[i] = 1;
@@ -288,6 +342,7 @@ struct Builder
                         return;
                     }
                     if (!emit) return;
+                    if (isRead && !cover[k].empty()) readCovered.insert(uint64_t(i) << 32 | uint32_t(k));
                     for (int32_t w : cover[k])
                         if (uint32_t(w) != i) addSbEdge(uint32_t(w), i, DepKind::SbConsumer, r, isRead);
                 };
@@ -337,6 +392,7 @@ struct Builder
                 s.read[k] = Pending{};
             }
             if (ins.variableLatency && (ins.control.rbar < 6 || readsSourcesLate(ins))) {
+                const uint8_t own = ownReadCover(ins);
                 for (const auto& r : ins.uses) {
                     if (ins.guard && r == *ins.guard) continue;
                     int k = r.key();
@@ -350,19 +406,45 @@ struct Builder
                             p.pipe = int16_t(kUnknownPipe);
                         } else {
                             // An earlier implicit reader on this pipe is covered by whatever covers this
-                            // one only while it stays earlier.
+                            // one only while it stays earlier, unless the wait on its own SB comes first.
                             if (emit && p.implicitProducer >= 0)
-                                addSbEdge(uint32_t(p.implicitProducer), i, DepKind::ImplicitCover, r, true);
+                                p.members.emplace_back(p.implicitProducer, p.implicitOwnSb);
                             p.pipe = myPipe;
                         }
                         p.any = 0;
                         p.via.fill(-1);
                         p.implicitProducer = int32_t(i);
+                        p.implicitOwnSb = own;
+                        if (own < 6 && p.pipe == myPipe) {
+                            p.any = uint8_t(1u << own);
+                            p.via[own] = int32_t(i);
+                        }
                     }
                 }
             }
         }
+        // Still pending at the block's end: covered, if at all, after it, by what covers the latest
+        // reader; nothing can overwrite the register after a block without successors (EXIT).
+        if (emit && (!b.successors.empty() || b.endsInIndirect))
+            for (int k = 0; k < kKeys; ++k)
+                for (const auto& m : s.read[k].members)
+                    addSbEdge(uint32_t(m.first), uint32_t(s.read[k].implicitProducer), DepKind::ImplicitCover,
+                              Reg::fromKey(uint16_t(k)), true);
         return s;
+    }
+
+    // A write after a late reader without a read scoreboard keeps ptxas' distance (registerEdges) unless
+    // the scoreboard model found the read retired by a wait in between: then the SbProducer and
+    // SbConsumer edges keep reader, wait and overwrite in order in any schedule, and no distance is due.
+    void relaxCoveredWar()
+    {
+        for (auto& d : edges) {
+            if (d.kind != DepKind::War || !d.hasReg) continue;
+            const auto& reader = listing.instructions[d.from];
+            if (!reader.variableLatency || !readsSourcesLate(reader) || reader.control.rbar != kNoBarrier)
+                continue;
+            if (readCovered.count(uint64_t(d.to) << 32 | uint32_t(d.reg.key()))) d.latency = -1;
+        }
     }
 
     // A measured cell for the edge's key replaces the table and ptxas' evidence (applyPtxasEvidence
@@ -635,6 +717,7 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
                 std::vector<char>(n, 0),
                 std::vector<std::string>(n),
                 std::vector<int>(n, 0),
+                {},
                 {}};
     for (const auto& b : cfg.blocks) {
         int c = 0;
@@ -668,12 +751,16 @@ DependencyGraph DependencyGraph::build(const KernelListing& listing, const Contr
         bld.memoryEdges(b);
     }
 
+    bld.relaxCoveredWar();
     applyPtxasEvidence(listing, bld.edges);
 
     DependencyGraph g;
     g.m_edges = std::move(bld.edges);
     std::sort(g.m_edges.begin(), g.m_edges.end(), [](const Dependency& a, const Dependency& b) {
-        return std::tie(a.from, a.to, a.kind) < std::tie(b.from, b.to, b.kind);
+        // Total on register too: the listing's dependency notes stay put when edges are added in
+        // another order.
+        const int ra = a.hasReg ? a.reg.key() : -1, rb = b.hasReg ? b.reg.key() : -1;
+        return std::tie(a.from, a.to, a.kind, ra) < std::tie(b.from, b.to, b.kind, rb);
     });
     g.m_out.assign(n, {});
     g.m_in.assign(n, {});

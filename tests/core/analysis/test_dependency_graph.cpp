@@ -112,6 +112,66 @@ private slots:
         QVERIFY(!a->deps.unresolved()[2]);
     }
 
+    // The wait on a load's own write scoreboard proves its address was read (RMSNorm's pattern: two
+    // LDGs without read scoreboards, their address register overwritten after both data waits).
+    void ownWriteScoreboardCoversAddressRead()
+    {
+        auto a = analyse({{"LDG.E.128 R4, desc[UR6][R12.64]", ctl(4, 2)},
+                          {"LDG.E.128 R8, desc[UR6][R12.64+0x1000]", ctl(1, 3)},
+                          {"FADD R20, R4, 1", ctl(4, 7, 7, 0b100)},
+                          {"FADD R21, R8, 1", ctl(4, 7, 7, 0b1000)},
+                          {"IADD3 R12, R20, R21, RZ", ctl(4)}});
+        QVERIFY(!a->deps.unresolved()[4]);
+        QVERIFY(!hasEdge(*a, 0, 1, DepKind::ImplicitCover)); // each has its own cover: free to swap
+        QVERIFY(hasEdge(*a, 0, 2, DepKind::SbProducer));
+        QVERIFY(hasEdge(*a, 2, 4, DepKind::SbConsumer, "R12"));
+        QVERIFY(hasEdge(*a, 3, 4, DepKind::SbConsumer, "R12"));
+        for (const auto& e : a->deps.edges())
+            if (e.kind == DepKind::War && e.to == 4) QVERIFY2(!e.hasDistanceBound(), "covered: order only");
+    }
+
+    void overwriteBeforeOwnWaitIsPinned()
+    {
+        auto a = analyse({{"LDG.E.128 R4, desc[UR6][R12.64]", ctl(4, 2)},
+                          {"IADD3 R12, R12, 0x10, RZ", ctl(4)},
+                          {"FADD R20, R4, 1", ctl(4, 7, 7, 0b100)}});
+        QVERIFY(a->deps.unresolved()[1]);
+        QVERIFY(QString::fromStdString(a->deps.unresolvedReason(1)).contains("R12"));
+    }
+
+    // A later load of the same in-order pipe may load into the address register an earlier load reads
+    // (RMSNorm: LDG R8, [R12]; LDG R12, [R12+0x1000]) while they keep their order.
+    void samePipeLoadOverwritesAddress()
+    {
+        auto a = analyse({{"LDG.E.128 R8, desc[UR6][R12.64]", ctl(4, 3)},
+                          {"LDG.E.128 R12, desc[UR6][R12.64+0x1000]", ctl(1, 4)},
+                          {"FADD R20, R8, R12", ctl(4, 7, 7, 0b11000)}});
+        QVERIFY(!a->deps.unresolved()[1]);
+        QVERIFY(hasEdge(*a, 0, 1, DepKind::ImplicitCover, "R12"));
+        // A shared-memory load is another pipe: no such guarantee.
+        auto b = analyse({{"LDG.E.128 R8, desc[UR6][R12.64]", ctl(4, 3)},
+                          {"LDS R12, [R2]", ctl(1, 4)},
+                          {"FADD R20, R8, R12", ctl(4, 7, 7, 0b11000)}});
+        QVERIFY(b->deps.unresolved()[1]);
+    }
+
+    // Two stores without scoreboards reading one address register keep their order only if something
+    // can overwrite the register after them: not before an EXIT.
+    void implicitReadersBeforeExitAreFree()
+    {
+        auto a = analyse({{"STG.E desc[UR6][R2.64], R4", ctl(4)},
+                          {"STG.E desc[UR6][R2.64+0x4], R5", ctl(4)},
+                          {"EXIT", ctl(5)}});
+        QVERIFY(!hasEdge(*a, 0, 1, DepKind::ImplicitCover));
+        auto b = analyse({{"STG.E desc[UR6][R2.64], R4", ctl(4)},
+                          {"STG.E desc[UR6][R2.64+0x4], R5", ctl(4, 7, 1)},
+                          {"IADD3 R9, R9, 0x1, RZ", ctl(4, 7, 7, 0b10)},
+                          {"IADD3 R2, R2, 0x1, RZ", ctl(4)},
+                          {"EXIT", ctl(5)}});
+        QVERIFY(hasEdge(*b, 0, 1, DepKind::ImplicitCover, "R2"));
+        QVERIFY(!b->deps.unresolved()[3]);
+    }
+
     void waitCoversLaterReader()
     {
         auto a = analyse({{"LDG.E R4, desc[UR6][R2.64]", ctl(1, 2)},
