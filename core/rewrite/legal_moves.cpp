@@ -98,19 +98,6 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
             return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first];
         };
         bool ok = true;
-        // Reuse-flagged instructions keep both neighbours: check the pairs around the region.
-        for (uint32_t q = rlo > b.first ? rlo - 1 : rlo; q <= rhi && q + 1 < b.end && ok; ++q) {
-            const uint32_t u = orderAt(q), v = orderAt(q + 1);
-            if (v != u + 1 && ((insts[u].control.reuse != 0) || (insts[v].control.reuse != 0))) ok = false;
-            // Also the original neighbours of a flagged instruction must end up adjacent.
-        }
-        for (uint32_t q = rlo; q <= rhi && ok; ++q) {
-            const uint32_t u = orderAt(q);
-            if (insts[u].control.reuse == 0) continue;
-            if ((u > b.first && newPos(u - 1) + 1 != newPos(u)) ||
-                (u + 1 < b.end && newPos(u) + 1 != newPos(u + 1)))
-                ok = false;
-        }
         // Fixed-latency distances of every edge touching the region, and the cross-block bounds.
         for (uint32_t q = rlo; q <= rhi && ok; ++q) {
             const uint32_t y = orderAt(q);

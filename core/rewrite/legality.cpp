@@ -295,23 +295,6 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
         }
     }
 
-    // 1b. Operand-reuse pairs stay glued: an instruction carrying reuse flags keeps both neighbours
-    // ptxas gave it. Moves that only cleared such flags still gave wrong results on an H200, so the
-    // reuse cache's pairing is not modelled beyond "unchanged".
-    for (uint32_t i = b.first; i < b.end; ++i) {
-        if (insts[i].control.reuse == 0) continue;
-        for (uint32_t n : {i > b.first ? i - 1 : i, i + 1 < b.end ? i + 1 : i}) {
-            if (n == i) continue;
-            uint32_t lo = std::min(i, n), hi = std::max(i, n);
-            if (pos[hi] != pos[lo] + 1) {
-                add(HazardKind::Reuse, lo, hi,
-                    at(a, i) + " carries operand-reuse flags; it must stay next to " + at(a, n));
-                if (done()) return;
-                break;
-            }
-        }
-    }
-
     // 2. Ordering edges and fixed-latency distances.
     for (uint32_t i = b.first; i < b.end; ++i) {
         for (uint32_t e : a.deps.incoming(i)) {

@@ -344,7 +344,10 @@ private slots:
         QVERIFY2(found, report.summary().c_str());
     }
 
-    void reuseNeighboursStay()
+    // A flagged instruction may lose its neighbours (docs/legality.md, "Reuse flags"): the reuse fix-up
+    // clears a flag whose partner no longer follows, and a flag kept where the next instruction does not
+    // read that register through that slot is refused.
+    void reuseFlagsFollowTheirPartner()
     {
         Control r = ctl(1);
         r.reuse = 1;
@@ -354,10 +357,22 @@ private slots:
                        {"IADD3 R9, R9, 0x1, RZ", ctl(1)}};
         auto a = analyse(lines);
         LegalityChecker checker(a);
+        const auto fix = [&](Schedule& s) { checker.fixReuse(s); };
         auto report = checker.check({Edit::move(2, 1)});
-        QVERIFY(!report.legal());
-        QCOMPARE(int(report.hazards.front().kind), int(HazardKind::Reuse));
-        QVERIFY(checker.check({Edit::move(3, 2)}).legal());
+        QVERIFY2(report.legal(), report.summary().c_str());
+        auto split = applyEdits(*a, {Edit::move(2, 1)}, fix);
+        QVERIFY(split);
+        QCOMPARE(int(split->control[0].reuse), 0);
+        auto stale = applyEdits(*a, {Edit::move(2, 1)});
+        QVERIFY(stale);
+        auto refused = checker.check(*stale);
+        QVERIFY(!refused.legal());
+        QCOMPARE(int(refused.hazards.front().kind), int(HazardKind::Reuse));
+        // A new predecessor leaves the pair and its flag alone.
+        auto before = applyEdits(*a, {Edit::move(3, 0)}, fix);
+        QVERIFY(before);
+        QCOMPARE(int(before->control[0].reuse), 1);
+        QVERIFY(checker.check(*before).legal());
         // Clearing the flag in place is legal (it only drops a cache hint).
         QVERIFY(checker.check({Edit::control(0, std::nullopt, std::nullopt, uint8_t(0))}).legal());
         // Every FFMA here carries Y1, so Y0 is not known to encode on FFMA in this kernel.
