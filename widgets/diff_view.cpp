@@ -1,5 +1,6 @@
 #include "widgets/diff_view.h"
 
+#include "core/sass/control_text.h"
 #include "core/session/session.h"
 #include "widgets/listing_delegate.h"
 
@@ -12,15 +13,9 @@ namespace sassx {
 
 namespace {
 
-QString controlText(const Control& c)
+QString controlString(const Control& c)
 {
-    QString s = QStringLiteral("S%1").arg(c.stall, 2);
-    s += c.yield ? QStringLiteral(" Y") : QStringLiteral("  ");
-    s += c.wbar == kNoBarrier ? QStringLiteral(" W-") : QStringLiteral(" W%1").arg(c.wbar);
-    s += c.rbar == kNoBarrier ? QStringLiteral(" R-") : QStringLiteral(" R%1").arg(c.rbar);
-    s += QStringLiteral(" w%1").arg(c.wait, 2, 16, QLatin1Char('0'));
-    s += QStringLiteral(" u%1").arg(c.reuse, 1, 16);
-    return s;
+    return QString::fromStdString(controlText(c));
 }
 
 } // namespace
@@ -44,11 +39,21 @@ void DiffView::setVariants(int left, int right)
     m_left = left;
     m_right = right;
     reload();
+    m_currentChange = -1;
+    if (!m_changeRows.empty())
+        showChange(0);
+    else
+        verticalScrollBar()->setValue(0);
 }
 
 int DiffView::rowHeight() const
 {
     return fontMetrics().height() + 2;
+}
+
+int DiffView::firstVisibleRow() const
+{
+    return verticalScrollBar()->value();
 }
 
 QString DiffView::summary() const
@@ -57,33 +62,86 @@ QString DiffView::summary() const
     const VariantRecord* a = m_session->variant(m_left);
     const VariantRecord* b = m_session->variant(m_right);
     if (!a || !b) return {};
-    return tr("%1 → %2: %n instruction(s) moved", nullptr, m_moved)
-               .arg(QString::fromStdString(a->name), QString::fromStdString(b->name)) +
+    QString s = tr("%1 → %2: ").arg(QString::fromStdString(a->name), QString::fromStdString(b->name));
+    if (m_moved == 0 && m_shifted == 0 && m_controlChanged == 0) return s + tr("identical schedules");
+    return s + tr("%n instruction(s) moved", nullptr, m_moved) +
+           tr(", %n at a new offset", nullptr, m_shifted) +
            tr(", %n with changed control bits", nullptr, m_controlChanged);
 }
 
 void DiffView::reload()
 {
     m_error.clear();
-    m_moved = m_controlChanged = 0;
+    m_moved = m_shifted = m_controlChanged = 0;
     m_a = m_b = Schedule{};
-    m_posB.clear();
+    m_diff = ScheduleDiff{};
+    m_changeRows.clear();
+    const auto analysis = m_session->analysis();
     auto a = m_session->scheduleOf(m_left);
     auto b = m_session->scheduleOf(m_right);
-    if (!a || !b) {
+    if (!analysis) {
+        m_error = tr("No kernel is open");
+    } else if (!a || !b) {
         m_error = QString::fromStdString(!a ? a.message() : b.message());
     } else {
-        m_a = std::move(*a);
-        m_b = std::move(*b);
-        m_posB = m_b.positionOf();
-        for (size_t p = 0; p < m_a.order.size(); ++p) {
-            const uint32_t orig = m_a.order[p];
-            if (m_posB[orig] != p) ++m_moved;
-            if (!(m_a.control[orig] == m_b.control[orig])) ++m_controlChanged;
+        const VariantRecord* va = m_session->variant(m_left);
+        const VariantRecord* vb = m_session->variant(m_right);
+        auto d = diffSchedules(DiffSide::fromSchedule(*analysis, *a, va ? va->name : std::string()),
+                               DiffSide::fromSchedule(*analysis, *b, vb ? vb->name : std::string()),
+                               analysis->listing.kernel);
+        if (!d) {
+            m_error = QString::fromStdString(d.message());
+        } else {
+            m_a = std::move(*a);
+            m_b = std::move(*b);
+            m_diff = std::move(*d);
+            m_moved = int(m_diff.movedCount());
+            m_shifted = int(m_diff.shiftedCount());
+            m_controlChanged = int(m_diff.controlChangedCount());
+            for (const auto& e : m_diff.entries)
+                if (e.moved || !e.control.empty()) m_changeRows.push_back(e.bPos);
         }
     }
+    if (m_currentChange >= int(m_changeRows.size())) m_currentChange = int(m_changeRows.size()) - 1;
     updateScrollBars();
     viewport()->update();
+    Q_EMIT summaryChanged(summary());
+}
+
+void DiffView::showChange(int index)
+{
+    if (index < 0 || index >= int(m_changeRows.size())) return;
+    m_currentChange = index;
+    const int page = std::max(1, viewport()->height() / rowHeight());
+    verticalScrollBar()->setValue(std::max(0, int(m_changeRows[size_t(index)]) - page / 4));
+    viewport()->update();
+    Q_EMIT changeShown(index, int(m_changeRows.size()));
+}
+
+bool DiffView::nextChange()
+{
+    // The first change below the current one, or below the top of the view when none is current.
+    const int from =
+        m_currentChange >= 0 ? int(m_changeRows[size_t(m_currentChange)]) : firstVisibleRow() - 1;
+    for (size_t k = 0; k < m_changeRows.size(); ++k)
+        if (int(m_changeRows[k]) > from) {
+            showChange(int(k));
+            return true;
+        }
+    return false;
+}
+
+bool DiffView::previousChange()
+{
+    const int from = m_currentChange >= 0
+                         ? int(m_changeRows[size_t(m_currentChange)])
+                         : firstVisibleRow() + std::max(1, viewport()->height() / rowHeight());
+    for (size_t k = m_changeRows.size(); k-- > 0;)
+        if (int(m_changeRows[k]) < from) {
+            showChange(int(k));
+            return true;
+        }
+    return false;
 }
 
 void DiffView::updateScrollBars()
@@ -118,17 +176,22 @@ void DiffView::paintEvent(QPaintEvent*)
     const int rightX = colWidth + gap;
     const auto& insts = analysis->listing.instructions;
     const auto& cfg = analysis->cfg;
-    auto drawRow = [&](int x, int y, uint32_t pos, const Schedule& s, const Schedule* other, bool moved) {
+    const uint32_t current = m_currentChange >= 0 ? m_changeRows[size_t(m_currentChange)] : UINT32_MAX;
+    auto drawRow = [&](int x, int y, uint32_t pos, const Schedule& s, const DiffEntry& e) {
         const uint32_t orig = s.order[pos];
         const Instruction& ins = insts[orig];
         if (cfg.blocks[size_t(cfg.blockOf[pos])].first == pos) {
             p.setPen(palette().color(QPalette::Mid));
             p.drawLine(x, y, x + colWidth, y);
         }
-        if (moved) p.fillRect(QRect(x, y, colWidth, h), QColor(255, 236, 214));
-        const QString control = controlText(s.control[orig]);
+        if (e.moved) p.fillRect(QRect(x, y, colWidth, h), QColor(255, 236, 214));
+        if (e.bPos == current && x > 0) {
+            p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+            p.drawRect(QRect(x + 1, y + 1, colWidth - 2, h - 2));
+        }
+        const QString control = controlString(s.control[orig]);
         const int controlWidth = fontMetrics().horizontalAdvance(control) + 8;
-        if (other && !(other->control[orig] == s.control[orig]))
+        if (!e.control.empty())
             p.fillRect(QRect(x + colWidth - controlWidth, y, controlWidth, h), QColor(255, 230, 90));
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(QRect(x + 2, y, 50, h), Qt::AlignVCenter,
@@ -144,16 +207,15 @@ void DiffView::paintEvent(QPaintEvent*)
     for (int r = 0; r < rows && uint32_t(first + r) < n; ++r) {
         const uint32_t pos = uint32_t(first + r);
         const int y = r * h;
-        const uint32_t origA = m_a.order[pos];
-        drawRow(0, y, pos, m_a, nullptr, m_posB[origA] != pos);
-        drawRow(rightX, y, pos, m_b, &m_a, m_b.order[pos] != m_a.order[pos]);
+        drawRow(0, y, pos, m_a, m_diff.entries[m_diff.aToB[pos]]);
+        drawRow(rightX, y, pos, m_b, m_diff.entries[pos]);
     }
     // Links: from an instruction's row on the left to its row on the right.
     p.setRenderHint(QPainter::Antialiasing);
     p.setPen(QPen(QColor(0xe0, 0x8a, 0x00), 1.4));
     for (int r = 0; r < rows && uint32_t(first + r) < n; ++r) {
         const uint32_t pos = uint32_t(first + r);
-        const uint32_t to = m_posB[m_a.order[pos]];
+        const uint32_t to = m_diff.aToB[pos];
         if (to == pos) continue;
         const double y1 = r * h + h / 2.0;
         const double y2 = (int(to) - first) * h + h / 2.0;

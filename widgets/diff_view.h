@@ -1,8 +1,11 @@
 #pragma once
 // Two variants of the kernel side by side, aligned by position. An instruction that sits at different
 // positions in the two is linked by a line between the columns; control bits that differ are
-// highlighted on the right. Paints only the visible rows, so a 100,000-instruction kernel scrolls
-// as fast as a small one.
+// highlighted on the right. The counts and the per-instruction changes come from core's diffSchedules,
+// so they equal `sassx-cli diff`'s; the control bits are written as in the listing
+// (core/sass/control_text.h). Follows the session: an edit to either variant refreshes it. Paints only
+// the visible rows, so a 100,000-instruction kernel scrolls as fast as a small one.
+#include "core/rewrite/schedule_diff.h"
 #include "core/rewrite/variant.h"
 
 #include <QAbstractScrollArea>
@@ -16,13 +19,29 @@ class DiffView : public QAbstractScrollArea
 public:
     explicit DiffView(Session* session, QWidget* parent = nullptr);
 
+    // Compares variant `left` with `right` and scrolls to the first change.
     void setVariants(int left, int right);
     int leftVariant() const { return m_left; }
     int rightVariant() const { return m_right; }
-    // Instructions whose position differs, and instructions whose control bits differ.
+    // As `sassx-cli diff` counts them: instructions out of order relative to the others, instructions
+    // at a new offset (moved or pushed aside by a move), instructions whose control bits differ.
     int movedCount() const { return m_moved; }
+    int shiftedCount() const { return m_shifted; }
     int controlChangedCount() const { return m_controlChanged; }
     QString summary() const;
+
+    // Positions (on the right) of the instructions that moved or whose control bits changed, in order;
+    // next/previous scroll the view to the following one (false when there is none).
+    const std::vector<uint32_t>& changeRows() const { return m_changeRows; }
+    int currentChange() const { return m_currentChange; }
+    bool nextChange();
+    bool previousChange();
+    int firstVisibleRow() const;
+
+Q_SIGNALS:
+    void summaryChanged(const QString& summary);
+    // After a jump: which change (0-based) of how many is shown.
+    void changeShown(int index, int count);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -30,14 +49,17 @@ protected:
 
 private:
     void reload();
+    void showChange(int index);
     void updateScrollBars();
     int rowHeight() const;
 
     Session* m_session;
     int m_left = 0, m_right = 0;
     Schedule m_a, m_b;
-    std::vector<uint32_t> m_posB; // original → position in B
-    int m_moved = 0, m_controlChanged = 0;
+    ScheduleDiff m_diff;
+    std::vector<uint32_t> m_changeRows;
+    int m_currentChange = -1;
+    int m_moved = 0, m_shifted = 0, m_controlChanged = 0;
     QString m_error;
 };
 

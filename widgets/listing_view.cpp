@@ -69,7 +69,7 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
 
     m_banner = new QLabel(viewport());
     m_banner->setObjectName(QStringLiteral("refusalBanner"));
-    m_banner->setWordWrap(true);
+    m_banner->setWordWrap(false);
     m_banner->setStyleSheet(
         QStringLiteral("QLabel { background: #fde2e1; color: #7a0c0c; border: 1px solid #d9534f;"
                        " border-radius: 3px; padding: 4px 6px; }"));
@@ -79,7 +79,7 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
     m_bannerTimer->setInterval(12000);
     connect(m_bannerTimer, &QTimer::timeout, m_banner, &QWidget::hide);
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this] {
-        if (m_banner->isVisible()) showRefusal(m_bannerRow, m_banner->text().section(QLatin1Char('\n'), 1));
+        if (m_banner->isVisible()) showRefusal(m_bannerRow, m_bannerReason, m_bannerWhat);
     });
 
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -164,36 +164,45 @@ bool ListingView::goBack()
 
 QString ListingView::refusalText() const
 {
-    return m_banner->isVisible() || !m_banner->isHidden() ? m_banner->text() : QString();
+    return m_banner->isHidden() ? QString() : m_bannerFull;
 }
 
-void ListingView::showRefusal(int row, const QString& reason)
+void ListingView::showRefusal(int row, const QString& reason, const QString& what)
 {
     m_bannerRow = row;
-    m_banner->setText(tr("Refused: this move is not legal.") + QLatin1Char('\n') + reason);
-    const QRect rowRect = visualRect(m_model->index(std::max(row, 0), ListingModel::InstructionColumn));
-    const int width = std::min(viewport()->width() - 16, 720);
-    m_banner->setFixedWidth(std::max(width, 200));
+    m_bannerReason = reason;
+    m_bannerWhat = what.isEmpty() ? tr("this move") : what;
+    m_bannerFull = tr("Refused %1: %2").arg(m_bannerWhat, reason);
+    // One line, as wide as the view: it covers only the row below the refused target, and a narrow
+    // listing elides it instead of cutting it off (the whole sentence is in the tooltip and status bar).
+    const int width = std::max(viewport()->width() - 16, 200);
+    m_banner->setFixedWidth(width);
+    m_banner->setText(QFontMetrics(m_banner->font()).elidedText(m_bannerFull, Qt::ElideRight, width - 20));
+    m_banner->setToolTip(m_bannerFull);
     m_banner->adjustSize();
+    const QRect rowRect = visualRect(m_model->index(std::max(row, 0), ListingModel::InstructionColumn));
     int y = rowRect.bottom() + 3;
     if (y + m_banner->height() > viewport()->height())
         y = std::max(0, rowRect.top() - m_banner->height() - 3);
-    m_banner->move(std::max(8, rowRect.left()), y);
+    m_banner->move(8, y);
     m_banner->show();
     m_banner->raise();
     m_bannerTimer->start();
-    Q_EMIT statusMessage(reason);
+    Q_EMIT statusMessage(m_bannerFull);
 }
 
 void ListingView::applyEdit(const Edit& edit, int row)
 {
     const EditOutcome outcome = m_controller->apply(edit);
+    const QString what = QString::fromStdString(edit.describe());
     if (!outcome.accepted) {
-        showRefusal(row, outcome.reason);
+        showRefusal(row, outcome.reason, what);
         return;
     }
     m_banner->hide();
-    if (!outcome.reason.isEmpty()) Q_EMIT statusMessage(outcome.reason); // what was derived for it
+    // Confirm every accepted edit (and replace the drag hint), with what was derived for it.
+    Q_EMIT statusMessage(outcome.reason.isEmpty() ? tr("Done: %1").arg(what)
+                                                  : tr("Done: %1, %2").arg(what, outcome.reason));
 }
 
 bool ListingView::moveCurrent(int delta)
@@ -211,13 +220,16 @@ bool ListingView::moveCurrent(int delta)
                             "branch stays valid)."));
         return false;
     }
-    const EditOutcome outcome = m_controller->apply(Edit::move(uint32_t(position), uint32_t(target)));
+    const Edit edit = Edit::move(uint32_t(position), uint32_t(target));
+    const EditOutcome outcome = m_controller->apply(edit);
+    const QString what = QString::fromStdString(edit.describe());
     if (!outcome.accepted) {
-        showRefusal(targetRow, outcome.reason);
+        showRefusal(targetRow, outcome.reason, what);
         return false;
     }
     m_banner->hide();
-    if (!outcome.reason.isEmpty()) Q_EMIT statusMessage(outcome.reason);
+    Q_EMIT statusMessage(outcome.reason.isEmpty() ? tr("Done: %1").arg(what)
+                                                  : tr("Done: %1, %2").arg(what, outcome.reason));
     return true;
 }
 
@@ -249,8 +261,9 @@ void ListingView::mouseMoveEvent(QMouseEvent* event)
         for (uint32_t p : m_controller->legalTargets(uint32_t(m_dragPosition)))
             m_legalRows.insert(m_model->rowOfPosition(int(p)));
         viewport()->setCursor(Qt::ClosedHandCursor);
-        Q_EMIT statusMessage(
-            tr("Drop on a highlighted row: %n legal position(s)", nullptr, int(m_legalRows.size())));
+        Q_EMIT statusMessage(m_legalRows.empty() ? m_controller->whyNoTarget(uint32_t(m_dragPosition))
+                                                 : tr("Drop on a highlighted row: %n legal position(s)",
+                                                      nullptr, int(m_legalRows.size())));
     }
     if (m_dragging) {
         m_hoverRow = rowAt(event->pos().y());
@@ -279,7 +292,8 @@ void ListingView::finishDrag(int targetRow)
     if (m_session->analysis()->cfg.blockOf[size_t(from)] != m_session->analysis()->cfg.blockOf[size_t(to)]) {
         showRefusal(targetRow,
                     tr("Instructions never leave their basic block (block starts stay fixed so every "
-                       "branch stays valid)."));
+                       "branch stays valid)."),
+                    QString::fromStdString(Edit::move(uint32_t(from), uint32_t(to)).describe()));
         return;
     }
     applyEdit(Edit::move(uint32_t(from), uint32_t(to)), targetRow);
@@ -360,10 +374,16 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
     const Control c = m_session->schedule().control[orig];
     QMenu menu(this);
     QMenu* stall = menu.addMenu(tr("Stall"));
-    for (int s = 0; s <= 15; ++s) {
-        QAction* a = stall->addAction(QString::number(s));
+    stall->setToolTipsVisible(true);
+    // Each value asks the checker: the allowed ones can be chosen, the others say why not.
+    for (const StallChoice& choice : m_controller->stallChoices(uint32_t(position))) {
+        const int s = choice.stall;
+        QAction* a = stall->addAction(choice.allowed ? QString::number(s) : tr("%1 — not allowed").arg(s));
         a->setCheckable(true);
         a->setChecked(s == c.stall);
+        a->setEnabled(choice.allowed);
+        a->setToolTip(choice.allowed ? tr("Allowed") : choice.reason);
+        a->setStatusTip(a->toolTip());
         connect(a, &QAction::triggered, this, [this, position, s, row] {
             applyEdit(Edit::control(uint32_t(position), uint8_t(s), std::nullopt, std::nullopt), row);
         });

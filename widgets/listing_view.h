@@ -32,7 +32,9 @@ public:
     // The refusal banner shown after an illegal drop or edit (empty when hidden).
     QString refusalText() const;
     QLabel* refusalBanner() const { return m_banner; }
-    void showRefusal(int row, const QString& reason);
+    // A one-line banner at `row`: "Refused <what>: <reason>" (elided to the view; the whole text in its
+    // tooltip, in refusalText() and on the status bar). `what` defaults to "this move".
+    void showRefusal(int row, const QString& reason, const QString& what = QString());
 
     bool goToAddress(uint64_t offset);
     bool followBranch();         // current instruction's branch target; pushes history
@@ -69,6 +71,7 @@ private:
     QLabel* m_banner;
     QTimer* m_bannerTimer;
     int m_bannerRow = -1;
+    QString m_bannerReason, m_bannerWhat, m_bannerFull;
 
     int m_pressRow = -1;
     QPoint m_pressPos;

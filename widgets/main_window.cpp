@@ -17,12 +17,14 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -67,15 +69,47 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     auto* diffBox = new QWidget(diffDock);
     auto* diffLayout = new QVBoxLayout(diffBox);
     diffLayout->setContentsMargins(0, 0, 0, 0);
+    // Summary (kept current by the view: it follows edits) and change navigation.
+    auto* diffBar = new QHBoxLayout;
     auto* diffSummary = new QLabel(diffBox);
-    diffLayout->addWidget(diffSummary);
+    diffSummary->setObjectName(QStringLiteral("diffSummary"));
+    diffSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* previousChange = new QToolButton(diffBox);
+    previousChange->setObjectName(QStringLiteral("diffPrevious"));
+    previousChange->setText(tr("◀ Previous change"));
+    previousChange->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F7));
+    auto* nextChange = new QToolButton(diffBox);
+    nextChange->setObjectName(QStringLiteral("diffNext"));
+    nextChange->setText(tr("Next change ▶"));
+    nextChange->setShortcut(QKeySequence(Qt::Key_F7));
+    auto* changePosition = new QLabel(diffBox);
+    diffBar->addWidget(diffSummary, 1);
+    diffBar->addWidget(changePosition);
+    diffBar->addWidget(previousChange);
+    diffBar->addWidget(nextChange);
+    diffLayout->addLayout(diffBar);
     diffLayout->addWidget(m_diff, 1);
     diffDock->setWidget(diffBox);
     addDockWidget(Qt::BottomDockWidgetArea, diffDock);
     diffDock->hide();
-    connect(m_variants, &VariantsPanel::diffRequested, this, [this, diffDock, diffSummary](int l, int r) {
+    connect(m_diff, &DiffView::summaryChanged, diffSummary, &QLabel::setText);
+    connect(m_diff, &DiffView::summaryChanged, this, [this, changePosition, previousChange, nextChange] {
+        const int n = int(m_diff->changeRows().size());
+        changePosition->setText(n ? tr("%n change(s)", nullptr, n) : QString());
+        previousChange->setEnabled(n > 0);
+        nextChange->setEnabled(n > 0);
+    });
+    connect(m_diff, &DiffView::changeShown, changePosition, [changePosition](int index, int count) {
+        changePosition->setText(tr("%1 of %2").arg(index + 1).arg(count));
+    });
+    connect(previousChange, &QToolButton::clicked, m_diff, [this] {
+        if (!m_diff->previousChange()) statusBar()->showMessage(tr("No change above"), 3000);
+    });
+    connect(nextChange, &QToolButton::clicked, m_diff, [this] {
+        if (!m_diff->nextChange()) statusBar()->showMessage(tr("No change below"), 3000);
+    });
+    connect(m_variants, &VariantsPanel::diffRequested, this, [this, diffDock](int l, int r) {
         showDiff(l, r);
-        diffSummary->setText(m_diff->summary());
         diffDock->show();
         diffDock->raise();
     });
@@ -87,9 +121,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     searchDock->setWidget(m_search);
     addDockWidget(Qt::BottomDockWidgetArea, searchDock);
     searchDock->hide();
-    connect(m_search, &SearchPanel::evaluationOpened, this, [this, diffDock, diffSummary](int id) {
+    connect(m_search, &SearchPanel::evaluationOpened, this, [this, diffDock](int id) {
         showDiff(0, id);
-        diffSummary->setText(m_diff->summary());
         diffDock->show();
     });
     connect(m_session, &Session::searchRecorded, this, [this](int index, int) {
@@ -156,6 +189,9 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // The diff opens on request (Variants ▸ Diff, a search point): a restored layout would otherwise show
+    // an original-vs-original diff on every start.
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("diffDock"))) dock->hide();
     updateTitle();
 }
 

@@ -1,5 +1,7 @@
 #include "core/rewrite/diff_export.h"
 
+#include "core/sass/control_text.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -56,19 +58,14 @@ std::string controlHtml(const Control& c, const std::vector<FieldChange>& change
     auto cell = [&](const char* f, const std::string& v) {
         return std::string("<span class=\"f") + (isChanged(f) ? " chg" : "") + "\">" + v + "</span>";
     };
-    char buf[16];
+    const ControlFieldTexts t = controlFieldTexts(c);
     std::string s;
-    std::snprintf(buf, sizeof buf, "S%02d", c.stall);
-    s += cell("stall", buf);
-    s += cell("yield", c.yield ? "Y" : "-");
-    s += cell("wbar", c.wbar == kNoBarrier ? "W-" : "W" + std::to_string(c.wbar));
-    s += cell("rbar", c.rbar == kNoBarrier ? "R-" : "R" + std::to_string(c.rbar));
-    std::string wait;
-    for (int k = 5; k >= 0; --k)
-        wait += c.waitsOn(k) ? char('0' + k) : '.';
-    s += cell("wait", "B" + wait);
-    std::snprintf(buf, sizeof buf, "U%x", c.reuse);
-    s += cell("reuse", buf);
+    s += cell("stall", t.stall);
+    s += cell("yield", t.yield);
+    s += cell("wbar", t.wbar);
+    s += cell("rbar", t.rbar);
+    s += cell("wait", t.wait);
+    s += cell("reuse", t.reuse);
     return s;
 }
 

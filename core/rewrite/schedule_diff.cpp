@@ -1,6 +1,7 @@
 #include "core/rewrite/schedule_diff.h"
 
 #include "core/analysis/kernel_analysis.h"
+#include "core/sass/control_text.h"
 #include "core/sass/listing.h"
 
 #include <algorithm>
@@ -70,10 +71,16 @@ std::string FieldChange::text() const
         auto sb = [](int v) { return v == kNoBarrier ? std::string("-") : std::to_string(v); };
         std::snprintf(buf, sizeof buf, "%c%s->%c%s", field == "wbar" ? 'W' : 'R', sb(from).c_str(),
                       field == "wbar" ? 'W' : 'R', sb(to).c_str());
-    } else if (field == "wait")
-        std::snprintf(buf, sizeof buf, "wait 0x%02x->0x%02x", from, to);
-    else
-        std::snprintf(buf, sizeof buf, "reuse 0x%x->0x%x", from, to);
+    } else {
+        // The mask fields in the listing's notation (core/sass/control_text.h), spaced: their places
+        // are dashes themselves.
+        Control a, b;
+        const bool wait = field == "wait";
+        (wait ? a.wait : a.reuse) = uint8_t(from);
+        (wait ? b.wait : b.reuse) = uint8_t(to);
+        const auto ta = controlFieldTexts(a), tb = controlFieldTexts(b);
+        return wait ? "wait " + ta.wait + " -> " + tb.wait : "reuse " + ta.reuse + " -> " + tb.reuse;
+    }
     return buf;
 }
 

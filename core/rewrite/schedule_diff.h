@@ -37,7 +37,7 @@ struct FieldChange
 {
     std::string field; // "stall", "yield", "wbar", "rbar", "wait", "reuse"
     int from = 0, to = 0;
-    std::string text() const; // "S04->S02", "W7->W2", "wait 0x01->0x03"
+    std::string text() const; // "S04->S02", "W-->W2", "wait 0----- -> 01----"
 };
 
 struct DiffEntry

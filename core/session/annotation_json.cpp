@@ -1,5 +1,6 @@
 #include "core/session/annotation_json.h"
 
+#include "core/sass/control_text.h"
 #include "core/sass/semantics.h"
 
 #include <cstdio>
@@ -175,14 +176,8 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
             os << text;
             for (size_t pad = text.size(); pad < 48; ++pad)
                 os << ' ';
-            std::string wait;
-            for (int sb = 0; sb < 6; ++sb)
-                wait += c.waitsOn(sb) ? char('0' + sb) : '-';
-            std::snprintf(buf, sizeof buf, " S%02d Y%d W%c R%c %s %c%c%c c=%d live=%d", c.stall, c.yield,
-                          c.wbar == 7 ? '-' : char('0' + c.wbar), c.rbar == 7 ? '-' : char('0' + c.rbar),
-                          wait.c_str(), c.reuse & 1 ? 'a' : '-', c.reuse & 2 ? 'b' : '-',
-                          c.reuse & 4 ? 'c' : '-', a.facts[i].cycle, a.facts[i].liveGpr);
-            os << buf;
+            std::snprintf(buf, sizeof buf, " c=%d live=%d", a.facts[i].cycle, a.facts[i].liveGpr);
+            os << ' ' << controlText(c) << buf;
             if (a.facts[i].wall) os << " WALL";
             if (a.deps.unresolved()[i]) os << " PINNED(" << a.deps.unresolvedReason(i) << ")";
             bool first = true;

@@ -27,6 +27,18 @@ class TestListingEditing : public QObject
         EditController controller{&session, &undo};
         ListingPanel panel{&session, &controller};
         ListingView* view() { return panel.view(); }
+        // Shows the panel at `size` and opens `cubin`; false, with the message, when that fails.
+        bool open(const QString& cubin, QSize size, QString* error)
+        {
+            session.setAutosaveInterval(0);
+            panel.resize(size);
+            panel.show();
+            if (!QTest::qWaitForWindowExposed(&panel)) {
+                *error = QStringLiteral("the panel was never shown");
+                return false;
+            }
+            return test::openAndWait(session, cubin, error);
+        }
         ListingModel* model() { return panel.view()->listingModel(); }
         QPoint rowPoint(int row)
         {
@@ -92,12 +104,8 @@ private Q_SLOTS:
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
         Fixture f;
-        f.session.setAutosaveInterval(0);
-        f.panel.resize(1200, 2000);
-        f.panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&f.panel));
         QString error;
-        QVERIFY2(test::openAndWait(f.session, m_cubin, &error), qPrintable(error));
+        QVERIFY2(f.open(m_cubin, QSize(1200, 2000), &error), qPrintable(error));
         const DragCase c = findDragCase(f);
         if (c.from < 0)
             QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
@@ -232,6 +240,70 @@ private Q_SLOTS:
         }
         f.undo.undo();
         QCOMPARE(f.session.schedule().order[size_t(from)], orig);
+    }
+
+    // Why nothing moves, which stalls are allowed, and a refusal banner that names what it refused and
+    // fits on one line.
+    void refusalsExplainThemselves()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        QString error;
+        QVERIFY2(f.open(m_cubin, QSize(700, 900), &error), qPrintable(error));
+        const Schedule& s = f.session.schedule();
+        const auto& cfg = f.session.analysis()->cfg;
+
+        // A memory instruction no drag can move: the line names the nearest neighbour's refusal.
+        int stuck = -1;
+        for (uint32_t p = 0; p < s.order.size() && stuck < 0; ++p)
+            if (f.session.analysis()->listing.instructions[s.order[p]].isMemory() &&
+                f.controller.legalTargets(p).empty())
+                stuck = int(p);
+        QVERIFY2(stuck >= 0, "every memory instruction of the sample can move");
+        const QString why = f.controller.whyNoTarget(uint32_t(stuck));
+        QVERIFY2(why.startsWith(QStringLiteral("No legal position: ")), qPrintable(why));
+        const uint32_t next = uint32_t(stuck) + 1;
+        const bool nextInBlock = next < s.order.size() && cfg.blockOf[next] == cfg.blockOf[size_t(stuck)];
+        const QString neighbour =
+            f.controller.check(Edit::move(uint32_t(stuck), nextInBlock ? next : uint32_t(stuck) - 1)).reason;
+        QVERIFY2(why.contains(neighbour), qPrintable(why));
+
+        // Stall values: every one judged, the current one allowed, the refused ones with a reason, and
+        // the verdict the same as the checker's for that edit.
+        int candidate = -1;
+        for (uint32_t p = 0; p < s.order.size() && candidate < 0; ++p)
+            if (s.control[s.order[p]].stall >= 2 && s.control[s.order[p]].stall <= 10) candidate = int(p);
+        QVERIFY(candidate >= 0);
+        const auto choices = f.controller.stallChoices(uint32_t(candidate));
+        QCOMPARE(choices.size(), size_t(16));
+        int refused = 0;
+        for (const auto& c : choices) {
+            if (c.stall == s.control[s.order[size_t(candidate)]].stall) QVERIFY(c.allowed);
+            if (!c.allowed) {
+                ++refused;
+                QVERIFY(!c.reason.isEmpty());
+            }
+            QCOMPARE(c.allowed, f.controller
+                                        .check(Edit::control(uint32_t(candidate), uint8_t(c.stall),
+                                                             std::nullopt, std::nullopt))
+                                        .accepted ||
+                                    c.stall == s.control[s.order[size_t(candidate)]].stall);
+        }
+        QVERIFY(refused > 0); // stall 0 where ptxas had none, at least
+
+        // A refused control edit says so (not "this move"), in one line even in a narrow listing.
+        const int row = f.model()->rowOfPosition(candidate);
+        const Edit zero = Edit::control(uint32_t(candidate), 0, std::nullopt, std::nullopt);
+        const EditOutcome verdict = f.controller.check(zero);
+        QVERIFY(!verdict.accepted);
+        f.view()->showRefusal(row, verdict.reason, QString::fromStdString(zero.describe()));
+        QVERIFY2(f.view()->refusalText().startsWith(QStringLiteral("Refused ") +
+                                                    QString::fromStdString(zero.describe()) +
+                                                    QStringLiteral(": ")),
+                 qPrintable(f.view()->refusalText()));
+        QVERIFY(f.view()->refusalText().contains(verdict.reason));
+        QVERIFY(f.view()->refusalBanner()->height() < 2 * f.view()->rowHeight(row) + 12);
+        QVERIFY(f.view()->refusalBanner()->geometry().right() <= f.view()->viewport()->width());
     }
 
     void navigationAndGutter()

@@ -76,4 +76,54 @@ std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
     return targets;
 }
 
+QString EditController::whyNoTarget(uint32_t position) const
+{
+    const auto analysis = m_session->analysis();
+    const LegalityChecker* checker = m_session->checker();
+    const Schedule& s = m_session->schedule();
+    if (!analysis || !checker || position >= s.order.size()) return tr("No kernel is open");
+    const auto& cfg = analysis->cfg;
+    const int block = cfg.blockOf[position];
+    QString reason;
+    bool derivable = false;
+    for (const int delta : {1, -1}) {
+        const int64_t t = int64_t(position) + delta;
+        if (t < 0 || size_t(t) >= s.order.size() || cfg.blockOf[size_t(t)] != block) continue;
+        const Edit move = Edit::move(position, uint32_t(t));
+        const EditOutcome verdict = check(move);
+        if (reason.isEmpty()) reason = verdict.reason;
+        if (!m_derive && checker->rescheduledMove(s, position, uint32_t(t))) derivable = true;
+    }
+    if (reason.isEmpty())
+        return tr(
+            "No legal position: the instruction is alone in its basic block, and block starts stay fixed");
+    QString line = tr("No legal position: %1").arg(reason);
+    if (derivable)
+        line +=
+            tr(" — a move becomes legal with derived control codes (Edit ▸ Derive Control Codes for Moves)");
+    return line;
+}
+
+std::vector<StallChoice> EditController::stallChoices(uint32_t position) const
+{
+    std::vector<StallChoice> out;
+    const Schedule& s = m_session->schedule();
+    if (position >= s.order.size()) return out;
+    const uint8_t current = s.control[s.order[position]].stall;
+    for (int v = 0; v <= 15; ++v) {
+        StallChoice c;
+        c.stall = v;
+        if (v == current) {
+            c.allowed = true;
+        } else {
+            const EditOutcome verdict =
+                check(Edit::control(position, uint8_t(v), std::nullopt, std::nullopt));
+            c.allowed = verdict.accepted;
+            c.reason = verdict.reason;
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 } // namespace sassx

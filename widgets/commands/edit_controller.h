@@ -20,6 +20,14 @@ struct EditOutcome
     QString reason; // the checker's explanation when refused; what was derived when accepted so
 };
 
+// One value of the stall submenu: whether the checker accepts it on the instruction, and why not.
+struct StallChoice
+{
+    int stall = 0;
+    bool allowed = false;
+    QString reason;
+};
+
 class EditController : public QObject
 {
     Q_OBJECT
@@ -36,6 +44,13 @@ public:
     EditOutcome check(const Edit& edit) const;
     // Legal single-move targets (positions) of the instruction at `position` in the current variant.
     std::vector<uint32_t> legalTargets(uint32_t position) const;
+    // One line for a drag that finds no target: the checker's refusal of a move to the nearest
+    // neighbour (its rule and where the number comes from), and what would make it legal where that
+    // exists (derived control codes when they are switched off).
+    QString whyNoTarget(uint32_t position) const;
+    // Stall values 0-15 for the instruction at `position`, each judged by the checker (the current
+    // value counts as allowed).
+    std::vector<StallChoice> stallChoices(uint32_t position) const;
 
     Session* session() const { return m_session; }
     QUndoStack* undoStack() const { return m_undoStack; }

@@ -1,5 +1,6 @@
 #include "widgets/models/listing_model.h"
 
+#include "core/sass/control_text.h"
 #include "core/session/session.h"
 
 #include <QBrush>
@@ -11,26 +12,29 @@ namespace sassx {
 
 namespace {
 
-QString sbText(uint8_t sb)
+// Control fields in the listing's one notation (core/sass/control_text.h), so the table, the diff view
+// and the exported diffs read alike.
+QString fieldText(const std::string& token)
 {
-    return sb == kNoBarrier ? QString() : QStringLiteral("SB%1").arg(sb);
+    return QString::fromStdString(token);
 }
 
+// Tooltip words: "0, 3"; "a, c".
 QString waitText(uint8_t mask)
 {
     QStringList sbs;
     for (int k = 0; k < 6; ++k)
         if ((mask >> k) & 1) sbs << QString::number(k);
-    return sbs.join(QLatin1Char(' '));
+    return sbs.join(QStringLiteral(", "));
 }
 
 QString reuseText(uint8_t mask)
 {
     static const char* slotNames[] = {"a", "b", "c", "d"};
-    QString s;
+    QStringList s;
     for (int k = 0; k < 4; ++k)
-        if ((mask >> k) & 1) s += QLatin1String(slotNames[k]);
-    return s;
+        if ((mask >> k) & 1) s << QLatin1String(slotNames[k]);
+    return s.join(QStringLiteral(", "));
 }
 
 QString hexAddress(uint64_t offset)
@@ -282,15 +286,15 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
         case StallColumn:
             return int(c.stall);
         case YieldColumn:
-            return c.yield ? QStringLiteral("Y") : QString();
+            return fieldText(controlFieldTexts(c).yield);
         case WriteSbColumn:
-            return sbText(c.wbar);
+            return fieldText(controlFieldTexts(c).wbar);
         case ReadSbColumn:
-            return sbText(c.rbar);
+            return fieldText(controlFieldTexts(c).rbar);
         case WaitColumn:
-            return waitText(c.wait);
+            return fieldText(controlFieldTexts(c).wait);
         case ReuseColumn:
-            return reuseText(c.reuse);
+            return fieldText(controlFieldTexts(c).reuse);
         case CycleColumn:
             return size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0;
         case LiveColumn:

@@ -1,0 +1,130 @@
+// The diff view on a real sample: counts equal to the core diff the CLI prints (one move is one moved
+// instruction, not two), live refresh after an edit, change navigation, and the listing's control-bit
+// notation.
+#include "core/rewrite/diff_export.h"
+#include "core/rewrite/schedule_diff.h"
+#include "core/sass/control_text.h"
+#include "core/session/session.h"
+#include "widget_test_support.h"
+#include "widgets/diff_view.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace sassx;
+
+class TestDiffView : public QObject
+{
+    Q_OBJECT
+private:
+    QString m_cubin;
+
+    // A move of the instruction at some position by exactly `distance` that the checker accepts.
+    static std::optional<Edit> legalMove(const Session& session, uint32_t distance)
+    {
+        const Schedule& s = session.schedule();
+        for (uint32_t p = 0; p + distance < s.order.size(); ++p) {
+            const Edit e = Edit::move(p + distance, p);
+            if (session.checkEdits(0, {e}).legal()) return e;
+        }
+        return std::nullopt;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-tests"));
+        m_cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+    }
+
+    void notationIsTheListings()
+    {
+        Control c;
+        c.stall = 4;
+        c.yield = 1;
+        c.wbar = 2;
+        c.wait = 0b100001;
+        c.reuse = 0b101;
+        QCOMPARE(QString::fromStdString(controlText(c)), QStringLiteral("S04 Y1 W2 R- 0----5 a-c"));
+        QCOMPARE(QString::fromStdString(controlText(Control{})), QStringLiteral("S00 Y0 W- R- ------ ---"));
+        const FieldChange wait{"wait", 0b1, 0b11};
+        QCOMPARE(QString::fromStdString(wait.text()), QStringLiteral("wait 0----- -> 01----"));
+    }
+
+    void countsRefreshAndNavigation()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Session session;
+        session.setAutosaveInterval(0);
+        QString error;
+        QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
+        const auto move = legalMove(session, 3);
+        QVERIFY2(move, "no legal move by 3 positions in the sample");
+        const int id = session.addVariant(0, QStringLiteral("one move"), {*move});
+
+        DiffView view(&session);
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy summaries(&view, &DiffView::summaryChanged);
+        view.setVariants(0, id);
+
+        // What `sassx-cli diff` counts for the same two schedules (core/rewrite/schedule_diff.h).
+        const auto& analysis = *session.analysis();
+        auto expected = diffSchedules(DiffSide::fromSchedule(analysis, *session.scheduleOf(0), "a"),
+                                      DiffSide::fromSchedule(analysis, *session.scheduleOf(id), "b"),
+                                      analysis.listing.kernel);
+        QVERIFY(expected);
+        QCOMPARE(view.movedCount(), 1); // the moved instruction, not the three it pushed aside
+        QCOMPARE(view.shiftedCount(), 4);
+        QCOMPARE(size_t(view.movedCount()), expected->movedCount());
+        QCOMPARE(size_t(view.controlChangedCount()), expected->controlChangedCount());
+        QVERIFY(view.summary().contains(QStringLiteral("1 instruction(s) moved")));
+        QVERIFY(!summaries.isEmpty());
+
+        // It opens at the first change.
+        QVERIFY(!view.changeRows().empty());
+        QCOMPARE(view.currentChange(), 0);
+        QVERIFY(view.firstVisibleRow() <= int(view.changeRows().front()));
+
+        // An edit to the right-hand variant refreshes counts and summary without asking.
+        const Schedule& s = session.schedule();
+        int far = -1;
+        for (int p = int(s.order.size()) - 1; p >= 0 && far < 0; --p) {
+            const Control& c = s.control[s.order[size_t(p)]];
+            if (c.stall >= 1 && c.stall <= 10 && std::abs(p - int(move->to)) > 40) far = p;
+        }
+        QVERIFY(far >= 0);
+        const int before = view.controlChangedCount();
+        const uint8_t stall = uint8_t(s.control[s.order[size_t(far)]].stall + 1);
+        summaries.clear();
+        session.setVariantEdits(id, {*move, Edit::control(uint32_t(far), stall, std::nullopt, std::nullopt)});
+        QVERIFY(!summaries.isEmpty());
+        QCOMPARE(view.controlChangedCount(), before + 1);
+        QVERIFY(summaries.back().front().toString().contains(QStringLiteral("with changed control bits")));
+
+        // Next/previous walk the changes in order and stop at the ends.
+        const int count = int(view.changeRows().size());
+        QVERIFY(count >= 2);
+        view.setVariants(0, id);
+        for (int k = 1; k < count; ++k) {
+            QVERIFY(view.nextChange());
+            QCOMPARE(view.currentChange(), k);
+            const int row = int(view.changeRows()[size_t(k)]);
+            QVERIFY(view.firstVisibleRow() <= row);
+        }
+        QVERIFY(!view.nextChange());
+        QVERIFY(view.previousChange());
+        QCOMPARE(view.currentChange(), count - 2);
+
+        // Identical schedules say so.
+        view.setVariants(0, 0);
+        QCOMPARE(view.movedCount(), 0);
+        QVERIFY(view.summary().contains(QStringLiteral("identical")));
+        QVERIFY(view.changeRows().empty());
+        QVERIFY(!view.nextChange());
+    }
+};
+
+QTEST_MAIN(TestDiffView)
+#include "test_diff_view.moc"
