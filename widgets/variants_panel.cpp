@@ -4,6 +4,7 @@
 #include "widgets/commands/variant_edit_command.h"
 #include "widgets/models/variants_model.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QToolButton>
@@ -20,7 +21,15 @@ VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* p
     m_tree->setModel(m_model);
     m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tree->setEditTriggers(QAbstractItemView::EditKeyPressed | QAbstractItemView::SelectedClicked);
+    // Only the name of a variant other than the original is editable: F2 and Rename edit that cell
+    // whatever column is current (the view's own F2 would try the current cell and warn when it is not
+    // editable).
+    m_tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    auto* renameAction = new QAction(tr("Rename"), m_tree);
+    renameAction->setShortcut(QKeySequence(Qt::Key_F2));
+    renameAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_tree->addAction(renameAction);
+    connect(renameAction, &QAction::triggered, this, &VariantsPanel::renameSelected);
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setStretchLastSection(true);
     m_tree->expandAll();

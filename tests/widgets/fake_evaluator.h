@@ -1,7 +1,7 @@
 #pragma once
 // A test double for eval::Evaluator: answers instantly with fixed, recognisable figures labelled
-// "estimate" (the estimate backend is declared in core/eval but not implemented yet). Test-only: its
-// numbers never reach a user.
+// "estimate", so a test can tell exactly which figures reached which view (the real estimate backend's
+// numbers depend on the model). Test-only: its numbers never reach a user.
 #include "core/eval/evaluator.h"
 
 #include <atomic>

@@ -1,7 +1,7 @@
 // "Measure" from the variants panel, answered in the background by an evaluator behind the Evaluator
 // interface, updates the variants panel and the metrics view with figures labelled by their source.
-// The estimate backend (core/eval/estimate_evaluator.h) is declared but not implemented yet, so this
-// uses a test double with the same interface (fake_evaluator.h).
+// It uses a test double with the Evaluator interface (fake_evaluator.h) whose figures are fixed, so each
+// view can be checked against known numbers.
 #include "fake_evaluator.h"
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"

@@ -9,6 +9,8 @@
 #include "widgets/variants_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLineEdit>
 #include <QRandomGenerator>
 #include <QTreeView>
 #include <QUndoStack>
@@ -402,6 +404,44 @@ private Q_SLOTS:
         QCOMPARE(panel.selectedVariants(), selected);
         QCOMPARE(resets.size(), 0);
         SASSX_COMPARE_TREE(*model, session);
+    }
+
+    // F2 renames the selected variant's name cell whatever column is current, and does nothing (and
+    // prints nothing) on the original, whose name is fixed.
+    void variantsPanelRenamesWithF2()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.setAutosaveInterval(0);
+        QUndoStack undo;
+        VariantsPanel panel(&session, &undo);
+        panel.resize(600, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(test::openAndWait(session, cubin));
+        const int v = session.addVariant(0, QStringLiteral("v"), {someMove(*session.analysis())});
+        QTreeView* tree = panel.tree();
+        static QStringList warnings;
+        warnings.clear();
+        const QtMessageHandler previous = qInstallMessageHandler(
+            [](QtMsgType, const QMessageLogContext&, const QString& m) { warnings << m; });
+        // The original: nothing to edit.
+        panel.selectVariants({0});
+        tree->setCurrentIndex(panel.model()->indexOfVariant(0, VariantsModel::NameColumn + 1));
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_F2);
+        QVERIFY(!qobject_cast<QLineEdit*>(QApplication::focusWidget())); // no editor opened
+        // A variant, with another column current: its name cell opens for editing.
+        panel.selectVariants({v});
+        tree->setCurrentIndex(panel.model()->indexOfVariant(v, VariantsModel::NameColumn + 1));
+        QTest::keyClick(tree, Qt::Key_F2);
+        qInstallMessageHandler(previous);
+        auto* editor = qobject_cast<QLineEdit*>(QApplication::focusWidget());
+        QVERIFY(editor);
+        QCOMPARE(editor->text(), QStringLiteral("v"));
+        QVERIFY2(warnings.filter(QStringLiteral("editing failed")).isEmpty(),
+                 qPrintable(warnings.join('\n')));
     }
 
     void metricsModel()
