@@ -88,6 +88,14 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
                     m_session->setSelectedInstruction(m_model->originalOfRow(current.row()));
             });
     connect(m_session, &Session::selectionChanged, this, &ListingView::syncFromSession);
+    // Another kernel (or input) opens at its top, with no jump history or banner from the last one.
+    connect(m_session, &Session::analysisReady, this, [this] {
+        m_history.clear();
+        Q_EMIT historyChanged();
+        m_banner->hide();
+        cancelDrag();
+        scrollToTop();
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         // A reset (edit, undo, variant switch) keeps the selected instruction selected, wherever it went.
         cancelDrag();

@@ -144,13 +144,18 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
             [this](const QString& m) { statusBar()->showMessage(m, 10000); });
     connect(m_session, &Session::busyChanged, this,
             [this](bool busy) { m_busyLabel->setText(busy ? tr("Loading and analysing…") : QString()); });
-    connect(m_session, &Session::loadFailed, this,
-            [this](const QString& m) { QMessageBox::warning(this, tr("Cannot open"), m); });
+    connect(m_session, &Session::loadFailed, this, [this](const QString& m) {
+        if (!m_pendingRecent.isEmpty()) removeRecent(m_pendingRecent);
+        m_pendingRecent.clear();
+        QMessageBox::warning(this, tr("Cannot open"), m);
+    });
     connect(m_session, &Session::analysisFailed, this,
             [this](const QString& m) { QMessageBox::warning(this, tr("Cannot analyse"), m); });
     connect(m_session, &Session::sessionRestoreFailed, this,
             [this](const QString& m) { QMessageBox::warning(this, tr("Session"), m); });
     connect(m_session, &Session::inputLoaded, this, [this] {
+        if (!m_pendingRecent.isEmpty()) addRecent(m_pendingRecent);
+        m_pendingRecent.clear();
         if (m_session->kernelNames().size() > 1 && m_pendingKernel.isEmpty()) pickKernel();
         m_undoStack->clear();
         updateTitle();
@@ -289,8 +294,8 @@ void MainWindow::openPath(const QString& path)
         settings.setValue(QStringLiteral("open/arch"), arch);
     }
     m_pendingKernel.clear();
+    m_pendingRecent = path;
     m_session->openInput(path, arch);
-    addRecent(path);
 }
 
 void MainWindow::pickKernel()
@@ -376,6 +381,14 @@ void MainWindow::addRecent(const QString& path)
     files.prepend(abs);
     while (files.size() > kMaxRecent)
         files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::removeRecent(const QString& path)
+{
+    QStringList files = recentFiles();
+    if (files.removeAll(QFileInfo(path).absoluteFilePath()) == 0) return;
     QSettings().setValue(QStringLiteral("recentFiles"), files);
     rebuildRecentMenu();
 }

@@ -51,6 +51,7 @@ private:
     void setLaunchSpecDialog();
     void goToAddressDialog();
     void addRecent(const QString& path);
+    void removeRecent(const QString& path);
     void rebuildRecentMenu();
     void pickKernel();
     void updateTitle();
@@ -67,6 +68,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
     QString m_pendingKernel;
+    QString m_pendingRecent; // joins Open Recent once it has loaded; a failure drops it from the list
 };
 
 } // namespace sassx

@@ -1,0 +1,86 @@
+// The main window's handling of inputs: Open Recent keeps only files that opened, and another kernel
+// opens at the top of the listing with no jump history from the last one.
+#include "core/session/session.h"
+#include "widget_test_support.h"
+#include "widgets/listing_panel.h"
+#include "widgets/listing_view.h"
+#include "widgets/main_window.h"
+
+#include <QApplication>
+#include <QScrollBar>
+#include <QSettings>
+#include <QTimer>
+#include <QtTest>
+
+using namespace sassx;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-tests-main-window"));
+        QSettings().clear();
+    }
+
+    void recentListsOnlyWhatOpened()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow window(session);
+        session->setParent(&window);
+        window.show();
+
+        // A file that cannot be opened: its warning is dismissed, and it is not offered again.
+        const QString missing = QDir::temp().absoluteFilePath(QStringLiteral("sassx-no-such-kernel.cubin"));
+        QSignalSpy failed(session, &Session::loadFailed);
+        QTimer closer;
+        QObject::connect(&closer, &QTimer::timeout, [] {
+            if (QWidget* w = QApplication::activeModalWidget()) w->close();
+        });
+        closer.start(100);
+        window.openPath(missing);
+        QVERIFY(failed.wait(20000) || !failed.isEmpty());
+        QTRY_VERIFY(!QApplication::activeModalWidget());
+        QVERIFY(!MainWindow::recentFiles().contains(missing));
+
+        // One that opens joins the list.
+        QSignalSpy loaded(session, &Session::analysisReady);
+        window.openPath(cubin);
+        QVERIFY(loaded.wait(120000) || !loaded.isEmpty());
+        QVERIFY(MainWindow::recentFiles().contains(QFileInfo(cubin).absoluteFilePath()));
+        closer.stop();
+    }
+
+    void anotherKernelOpensAtTheTop()
+    {
+        const QString sgemm = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        const QString rmsnorm = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(sgemm);
+        SASSX_REQUIRE_SAMPLE(rmsnorm);
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow window(session);
+        session->setParent(&window);
+        window.resize(1400, 850);
+        window.show();
+        QVERIFY(test::openAndWait(*session, sgemm));
+        ListingView* view = window.listingPanel()->view();
+        QCoreApplication::processEvents();
+        // Jump far down from a selected instruction: the view scrolls and remembers where it started.
+        session->setSelectedInstruction(0);
+        view->goToAddress(0x2000);
+        QVERIFY(view->verticalScrollBar()->value() > 0);
+        QVERIFY(view->canGoBack());
+        QVERIFY(test::openAndWait(*session, rmsnorm));
+        QCoreApplication::processEvents();
+        QCOMPARE(view->verticalScrollBar()->value(), 0);
+        QVERIFY(!view->canGoBack());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"
