@@ -56,8 +56,15 @@ void ExportActions::exportCubin()
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
         return;
     }
-    if (auto s = writeFileAtomically(path.toStdString(), *bytes); !s)
+    if (auto s = writeFileAtomically(path.toStdString(), *bytes); !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
+        return;
+    }
+    const auto* current = m_session->currentVariant();
+    Q_EMIT done(tr("Wrote %1 (%2)")
+                    .arg(path, current && !current->isOriginal()
+                                   ? tr("variant %1").arg(QString::fromStdString(current->name))
+                                   : tr("the original schedule")));
 }
 
 void ExportActions::exportDiff(bool html)
@@ -82,14 +89,33 @@ void ExportActions::exportDiff(bool html)
         return;
     }
     std::string text = html ? diffToHtml(*diff) : diffToText(*diff);
-    if (auto s = writeFileAtomically(path.toStdString(), std::vector<uint8_t>(text.begin(), text.end())); !s)
+    if (auto s = writeFileAtomically(path.toStdString(), std::vector<uint8_t>(text.begin(), text.end()));
+        !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
+        return;
+    }
+    Q_EMIT done(tr("Wrote %1: %n instruction(s) moved", nullptr, int(diff->movedCount())).arg(path) +
+                tr(", %n with changed control bits", nullptr, int(diff->controlChangedCount())));
 }
 
 void ExportActions::writeBackTriton()
 {
     auto kernel = m_session->kernelWorkspace();
     if (!kernel) return;
+    auto entry = openTritonEntry(m_session->inputPath().toStdString());
+    if (!entry) {
+        QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(entry.message()));
+        return;
+    }
+    const QString backup = QString::fromStdString(entry->backup.string());
+    // Writing ptxas' own schedule back is a restore in disguise: ask before doing it.
+    if (m_session->schedule().isIdentity(kernel->analysis()) &&
+        QMessageBox::question(m_parent, tr("Triton Write-Back"),
+                              tr("The current variant is ptxas' original schedule: nothing would change "
+                                 "in %1. Write it anyway?")
+                                  .arg(QString::fromStdString(entry->cubin.string())),
+                              QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
+        return;
     auto bytes = kernel->write(m_session->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
@@ -97,19 +123,25 @@ void ExportActions::writeBackTriton()
     }
     auto s = exportToTritonCache(m_session->inputPath().toStdString(), *bytes,
                                  m_session->kernelName().toStdString());
-    if (!s)
+    if (!s) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(s.message()));
-    else
-        QMessageBox::information(
-            m_parent, tr("Triton Write-Back"),
-            tr("Written; the original is kept as a .sassx-orig backup. Restart the Triton "
-               "process so it reloads the cubin."));
+        return;
+    }
+    const QString message = tr("Wrote %1; ptxas' original is kept at %2 (File ▸ Export ▸ Triton Cache "
+                               "Restore puts it back). Restart the Triton process so it reloads the cubin.")
+                                .arg(QString::fromStdString(entry->cubin.string()), backup);
+    QMessageBox::information(m_parent, tr("Triton Write-Back"), message);
+    Q_EMIT done(message);
 }
 
 void ExportActions::restoreTriton()
 {
     auto s = restoreTritonCache(m_session->inputPath().toStdString());
-    if (!s) QMessageBox::warning(m_parent, tr("Triton Restore"), QString::fromStdString(s.message()));
+    if (!s) {
+        QMessageBox::warning(m_parent, tr("Triton Restore"), QString::fromStdString(s.message()));
+        return;
+    }
+    Q_EMIT done(tr("Restored ptxas' original cubin in %1").arg(m_session->inputPath()));
 }
 
 } // namespace sassx

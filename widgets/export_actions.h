@@ -17,6 +17,10 @@ public:
     ExportActions(Session* session, QWidget* dialogParent);
     void populate(QMenu* menu);
 
+Q_SIGNALS:
+    // What an action did, in one line ("Wrote …"): the main window shows it on the status bar.
+    void done(const QString& message);
+
 private:
     void exportCubin();
     void exportDiff(bool html);

@@ -216,7 +216,10 @@ void MainWindow::createActions()
     file->addAction(tr("Set &Launch Spec…"), this, &MainWindow::setLaunchSpecDialog);
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setToolTipsVisible(true);
-    (new ExportActions(m_session, this))->populate(exportMenu);
+    auto* exports = new ExportActions(m_session, this);
+    exports->populate(exportMenu);
+    connect(exports, &ExportActions::done, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 15000); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
