@@ -13,6 +13,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace sassx {
 
 ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget* parent)
@@ -95,22 +97,39 @@ bool ListingPanel::find(const QString& pattern, bool forward)
     const ListingModel* m = m_view->listingModel();
     const int rows = m->rowCount();
     if (rows == 0) return false;
-    const int start = std::max(0, m_view->currentIndex().row());
-    for (int k = 1; k <= rows; ++k) {
-        const int row = ((forward ? start + k : start - k) % rows + rows) % rows;
+    // Every match, so the bar can say "n of m".
+    std::vector<int> matches;
+    for (int row = 0; row < rows; ++row) {
         if (m->positionOfRow(row) < 0) continue;
         const QString text = m->index(row, ListingModel::PredicateColumn).data().toString() +
                              QLatin1Char(' ') +
                              m->index(row, ListingModel::InstructionColumn).data().toString();
-        if (re.match(text).hasMatch()) {
-            m_view->setCurrentIndex(m->index(row, ListingModel::InstructionColumn));
-            m_view->scrollTo(m->index(row, 0), QAbstractItemView::PositionAtCenter);
-            m_findStatus->setText(QString());
-            return true;
-        }
+        if (re.match(text).hasMatch()) matches.push_back(row);
     }
-    m_findStatus->setText(tr("no match"));
-    return false;
+    if (matches.empty()) {
+        m_findStatus->setText(tr("no match"));
+        return false;
+    }
+    const int start = m_view->currentIndex().isValid() ? m_view->currentIndex().row() : (forward ? -1 : rows);
+    size_t k = 0;
+    if (forward) {
+        auto it = std::upper_bound(matches.begin(), matches.end(), start);
+        k = it == matches.end() ? 0 : size_t(it - matches.begin()); // wraps to the first
+    } else {
+        auto it = std::lower_bound(matches.begin(), matches.end(), start);
+        k = it == matches.begin() ? matches.size() - 1
+                                  : size_t(it - matches.begin()) - 1; // wraps to the last
+    }
+    const int row = matches[k];
+    m_view->setCurrentIndex(m->index(row, ListingModel::InstructionColumn));
+    m_view->scrollTo(m->index(row, 0), QAbstractItemView::PositionAtCenter);
+    m_findStatus->setText(tr("%1 of %2").arg(k + 1).arg(matches.size()));
+    return true;
+}
+
+QString ListingPanel::findStatus() const
+{
+    return m_findStatus->text();
 }
 
 } // namespace sassx

@@ -25,6 +25,8 @@ public:
     // Selects the next (or previous) instruction whose text matches `pattern` (a regular expression);
     // false when none does or the pattern is invalid (the bar says which).
     bool find(const QString& pattern, bool forward = true);
+    // What the find bar says: "3 of 12", "no match", or why the pattern is invalid.
+    QString findStatus() const;
 
 private:
     Session* m_session;

@@ -321,6 +321,21 @@ private Q_SLOTS:
                                             .baseOpcode),
                  QStringLiteral("EXIT"));
         QVERIFY(!f.panel.find(QStringLiteral("(unbalanced")));
+        // "n of m": every FFMA in order, wrapping at the end and, backwards, at the start.
+        int ffmas = 0;
+        for (const auto& ins : f.session.analysis()->listing.instructions)
+            ffmas += ins.baseOpcode == "FFMA";
+        QVERIFY(ffmas > 2);
+        f.session.setSelectedInstruction(0);
+        QVERIFY(f.panel.find(QStringLiteral("\\bFFMA\\b")));
+        QCOMPARE(f.panel.findStatus(), QStringLiteral("1 of %1").arg(ffmas));
+        QVERIFY(f.panel.find(QStringLiteral("\\bFFMA\\b")));
+        QCOMPARE(f.panel.findStatus(), QStringLiteral("2 of %1").arg(ffmas));
+        QVERIFY(f.panel.find(QStringLiteral("\\bFFMA\\b"), false));
+        QVERIFY(f.panel.find(QStringLiteral("\\bFFMA\\b"), false));
+        QCOMPARE(f.panel.findStatus(), QStringLiteral("%1 of %1").arg(ffmas));
+        QVERIFY(!f.panel.find(QStringLiteral("NO_SUCH_OPCODE")));
+        QCOMPARE(f.panel.findStatus(), QStringLiteral("no match"));
         // Go to address.
         QVERIFY(f.view()->goToAddress(0x20));
         QCOMPARE(f.session.selectedInstruction(), 2);
