@@ -51,10 +51,14 @@ int MetricsView::barSeriesCount() const
 void MetricsView::replot()
 {
     m_plot->clearPlottables();
-    // Only percentages share an axis; other figures (time, bytes) stay in the table.
+    // Percentages share an axis; other figures (time, bytes, cycles) stay in the table. Without any
+    // (an estimate, or timing only) the chart shows the speed-ups instead of staying empty.
     std::vector<int> rows;
     for (int r = 0; r < m_model->rowCount(); ++r)
         if (m_model->metrics()[size_t(r)].percent) rows.push_back(r);
+    const bool speedups = rows.empty();
+    if (speedups) rows.push_back(0); // MetricsModel's first row is the speed-up
+    m_plot->yAxis->setLabel(speedups ? tr("Speed-up (×, > 1 = faster)") : tr("% of peak / hit rate"));
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (size_t k = 0; k < rows.size(); ++k)
         ticker->addTick(double(k + 1), m_model->metrics()[size_t(rows[k])].label);
@@ -81,6 +85,14 @@ void MetricsView::replot()
             const QVariant v = m_model->index(rows[k], c).data(MetricsModel::ValueRole);
             if (v.isValid()) bars->addData(double(k + 1), v.toDouble());
         }
+    }
+    if (speedups) {
+        double top = 1.0;
+        for (int c = 0; c < columns; ++c)
+            top = std::max(top, m_model->index(0, c).data(MetricsModel::ValueRole).toDouble());
+        m_plot->yAxis->setRange(0, top * 1.1);
+    } else {
+        m_plot->yAxis->setRange(0, 100);
     }
     m_plot->replot();
 }

@@ -143,6 +143,27 @@ private Q_SLOTS:
         for (int c = 0; c < window.metricsView()->model()->columnCount(); ++c)
             QVERIFY(
                 window.metricsView()->model()->headerData(c, Qt::Horizontal).toString().contains("estimate"));
+        // An estimate is a ratio, not a measurement: no interval, no time per launch, no raw keys; its
+        // rows say "(estimate)", and the chart shows the speed-ups instead of staying empty.
+        QCOMPARE(model->indexOfVariant(v, VariantsModel::IntervalColumn).data().toString(),
+                 QStringLiteral("—"));
+        MetricsModel* metrics = window.metricsView()->model();
+        bool sawCycles = false;
+        for (int row = 0; row < metrics->rowCount(); ++row) {
+            const QString name = metrics->index(row, 0).data(MetricsModel::MetricNameRole).toString();
+            const QString label = metrics->headerData(row, Qt::Vertical).toString();
+            QVERIFY2(name != QStringLiteral("estimate__duration_us"), "the nominal time is never shown");
+            if (name == QStringLiteral("time"))
+                for (int c = 0; c < metrics->columnCount(); ++c)
+                    QVERIFY(!metrics->index(row, c).data(MetricsModel::ValueRole).isValid());
+            if (name.startsWith(QStringLiteral("estimate__"))) {
+                QVERIFY2(label.endsWith(QStringLiteral("(estimate)")), qPrintable(label));
+                sawCycles = sawCycles || name == QStringLiteral("estimate__cycles");
+            }
+        }
+        QVERIFY(sawCycles);
+        QVERIFY(window.metricsView()->barSeriesCount() >= 1);
+        QVERIFY(window.metricsView()->plot()->yAxis->label().contains(QStringLiteral("Speed-up")));
         qInfo("estimate speedup of %s: %s", session->variant(v)->name.c_str(),
               qPrintable(model->indexOfVariant(v, VariantsModel::SpeedupColumn).data().toString()));
     }

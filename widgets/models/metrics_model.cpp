@@ -33,21 +33,41 @@ MetricsModel::MetricsModel(Session* session, QObject* parent)
     rebuild();
 }
 
+namespace {
+
+QJsonObject resourceObject(const char* file)
+{
+    QFile f(QString::fromStdString((resourcesDir() / "metrics" / file).string()));
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+} // namespace
+
 std::vector<MetricInfo> MetricsModel::knownMetrics()
 {
+    // Nsight Compute's metrics, then the estimate backend's (each labelled "(estimate)").
     static const std::vector<MetricInfo> cached = [] {
         std::vector<MetricInfo> out;
-        QFile f(QString::fromStdString((resourcesDir() / "metrics" / "nsight.json").string()));
-        if (!f.open(QIODevice::ReadOnly)) return out;
-        const QJsonArray list =
-            QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("metrics")).toArray();
-        for (const auto& m : list) {
-            const QJsonObject o = m.toObject();
-            out.push_back({o.value(QStringLiteral("name")).toString(),
-                           o.value(QStringLiteral("label")).toString(),
-                           o.value(QStringLiteral("unit")).toString(),
-                           o.value(QStringLiteral("kind")).toString() == QLatin1String("percent")});
-        }
+        for (const char* file : {"nsight.json", "estimate.json"})
+            for (const auto& m : resourceObject(file).value(QStringLiteral("metrics")).toArray()) {
+                const QJsonObject o = m.toObject();
+                out.push_back({o.value(QStringLiteral("name")).toString(),
+                               o.value(QStringLiteral("label")).toString(),
+                               o.value(QStringLiteral("unit")).toString(),
+                               o.value(QStringLiteral("kind")).toString() == QLatin1String("percent")});
+            }
+        return out;
+    }();
+    return cached;
+}
+
+std::vector<QString> MetricsModel::hiddenMetrics()
+{
+    static const std::vector<QString> cached = [] {
+        std::vector<QString> out;
+        for (const auto& h : resourceObject("estimate.json").value(QStringLiteral("hidden")).toArray())
+            out.push_back(h.toString());
         return out;
     }();
     return cached;
@@ -77,8 +97,10 @@ void MetricsModel::rebuild()
                 present.push_back(QString::fromStdString(m.name));
     for (const MetricInfo& k : known)
         if (std::find(present.begin(), present.end(), k.name) != present.end()) m_metrics.push_back(k);
+    const std::vector<QString> hidden = hiddenMetrics();
     for (const QString& name : present)
-        if (std::none_of(m_metrics.begin(), m_metrics.end(),
+        if (std::find(hidden.begin(), hidden.end(), name) == hidden.end() &&
+            std::none_of(m_metrics.begin(), m_metrics.end(),
                          [&](const MetricInfo& m) { return m.name == name; }))
             m_metrics.push_back({name, name, QString(), name.contains(QLatin1String("pct"))});
     endResetModel();
@@ -107,6 +129,8 @@ bool MetricsModel::value(int row, int column, double* out, QString* source) cons
         return true;
     }
     if (m.name == QLatin1String("time")) {
+        // An estimate is a ratio to the original: its nominal-clock time is not a time per launch.
+        if (r.source.kind == "estimate") return false;
         if (!r.timing || r.timing->candidateMedianUs <= 0) return false;
         *out = r.timing->candidateMedianUs;
         return true;

@@ -44,6 +44,8 @@ public:
 
     // Known metrics from resources/metrics/nsight.json (labels and units), in file order.
     static std::vector<MetricInfo> knownMetrics();
+    // Figures never shown (resources/metrics/estimate.json, "hidden"): the estimate's nominal time.
+    static std::vector<QString> hiddenMetrics();
 
 private:
     void rebuild();

@@ -238,7 +238,8 @@ QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int
         case SpeedupColumn:
             return tr("Baseline time / variant time (median of interleaved rounds); > 1 is faster.");
         case IntervalColumn:
-            return tr("95% bootstrap interval of the speedup (an estimate collapses it to a point).");
+            return tr("95% bootstrap interval of the speed-up; none for an estimate (the model gives one "
+                      "number, not a measurement).");
         case SourceColumn:
             return tr("Where the figures come from: measured on a GPU, or estimated by the schedule model.");
         }
@@ -333,6 +334,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("%1×").arg(1.0 / timing->ratio.median, 0, 'f', 3);
         case IntervalColumn:
             if (!timing) return {};
+            // The model gives one number: a zero-width interval would read as false precision.
+            if (v->figures->result.source.kind == "estimate") return QStringLiteral("—");
             return QStringLiteral("[%1, %2]")
                 .arg(1.0 / timing->ratio.high, 0, 'f', 3)
                 .arg(1.0 / timing->ratio.low, 0, 'f', 3);
