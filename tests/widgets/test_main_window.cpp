@@ -12,7 +12,23 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <memory>
+
 using namespace sassx;
+
+namespace {
+
+// A main window that owns a fresh session which never autosaves.
+std::unique_ptr<MainWindow> newWindow()
+{
+    auto* session = new Session;
+    session->setAutosaveInterval(0);
+    auto window = std::make_unique<MainWindow>(session);
+    session->setParent(window.get());
+    return window;
+}
+
+} // namespace
 
 class TestMainWindow : public QObject
 {
@@ -28,10 +44,9 @@ private Q_SLOTS:
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
-        auto* session = new Session;
-        session->setAutosaveInterval(0);
-        MainWindow window(session);
-        session->setParent(&window);
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        Session* session = window.session();
         window.show();
 
         // A file that cannot be opened: its warning is dismissed, and it is not offered again.
@@ -61,10 +76,9 @@ private Q_SLOTS:
         const QString rmsnorm = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(sgemm);
         SASSX_REQUIRE_SAMPLE(rmsnorm);
-        auto* session = new Session;
-        session->setAutosaveInterval(0);
-        MainWindow window(session);
-        session->setParent(&window);
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        Session* session = window.session();
         window.resize(1400, 850);
         window.show();
         QVERIFY(test::openAndWait(*session, sgemm));

@@ -26,6 +26,15 @@ using namespace sassx;
         QVERIFY2(difference.isEmpty(), qPrintable(difference));                                              \
     } while (0)
 
+// The variants panel over a fresh session that never autosaves.
+struct PanelFixture
+{
+    PanelFixture() { session.setAutosaveInterval(0); }
+    Session session;
+    QUndoStack undo;
+    VariantsPanel panel{&session, &undo};
+};
+
 class TestWidgetModels : public QObject
 {
     Q_OBJECT
@@ -349,10 +358,9 @@ private Q_SLOTS:
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
-        Session session;
-        session.setAutosaveInterval(0);
-        QUndoStack undo;
-        VariantsPanel panel(&session, &undo);
+        PanelFixture f;
+        Session& session = f.session;
+        VariantsPanel& panel = f.panel;
         QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
         panel.resize(600, 400);
         panel.show();
@@ -412,10 +420,9 @@ private Q_SLOTS:
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
-        Session session;
-        session.setAutosaveInterval(0);
-        QUndoStack undo;
-        VariantsPanel panel(&session, &undo);
+        PanelFixture f;
+        Session& session = f.session;
+        VariantsPanel& panel = f.panel;
         panel.resize(600, 400);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
