@@ -5,12 +5,14 @@
 #include "widgets/models/listing_model.h"
 
 #include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
 #include <QToolTip>
 
 #include <algorithm>
+#include <climits>
 
 namespace sassx {
 
@@ -126,9 +128,168 @@ int DependencyGutter::rowCenterY(int row, bool* visible) const
     return std::clamp(local, top + 4, bottom - 4);
 }
 
+void DependencyGutter::setExpanded(bool expanded)
+{
+    if (!expanded) m_pinned = false;
+    if (m_expanded == expanded) return;
+    m_expanded = expanded;
+    update();
+}
+
+std::vector<DependencyGutter::Item> DependencyGutter::collectItems(int selY) const
+{
+    const auto a = m_session->analysis();
+    const ListingModel* m = m_view->listingModel();
+    const int sel = m_session->selectedInstruction();
+    std::vector<Item> items;
+    auto add = [&](uint32_t e, bool producer) {
+        const Dependency& d = a->deps.edges()[e];
+        bool vis = false;
+        const int y = rowCenterY(m->rowOfOriginal(int(producer ? d.from : d.to)), &vis);
+        const int distance = variantDistance(d);
+        items.push_back(
+            {int(e), producer, y, vis, d.hasDistanceBound() && distance <= d.requiredDistance(), distance});
+    };
+    for (uint32_t e : a->deps.incoming(uint32_t(sel)))
+        add(e, true);
+    for (uint32_t e : a->deps.outgoing(uint32_t(sel)))
+        add(e, false);
+    // Most telling first: at the limit, then on screen, then near the selection.
+    std::stable_sort(items.begin(), items.end(), [&](const Item& l, const Item& r) {
+        if (l.atLimit != r.atLimit) return l.atLimit;
+        if (l.visible != r.visible) return l.visible;
+        return std::abs(l.y - selY) < std::abs(r.y - selY);
+    });
+    return items;
+}
+
+QRect DependencyGutter::placeLabel(QRect want)
+{
+    // Inside the gutter, and below any label already there (nested arrows put them at one height).
+    want.moveLeft(std::clamp(want.left(), 1, std::max(1, width() - want.width() - 1)));
+    want.moveTop(std::clamp(want.top(), 0, std::max(0, height() - want.height())));
+    for (int tries = 0; tries < 40 && std::any_of(m_labels.begin(), m_labels.end(),
+                                                  [&](const QRect& r) { return r.intersects(want); });
+         ++tries) {
+        want.translate(0, 12);
+        if (want.bottom() > height()) want.moveTop(0);
+    }
+    m_labels.push_back(want);
+    return want;
+}
+
+void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
+{
+    const auto a = m_session->analysis();
+    const Dependency& d = a->deps.edges()[size_t(it.edge)];
+    const int right = width() - 4;
+    QColor color = it.producer ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x2e, 0x8b, 0x3e);
+    if (it.atLimit) color = QColor(0xe0, 0x5a, 0x00);
+    QPen pen(color, 1.6);
+    if (isScoreboardEdge(d.kind))
+        pen.setStyle(Qt::DashLine);
+    else if (d.kind == DepKind::Memory)
+        pen.setStyle(Qt::DotLine);
+    p.setPen(pen);
+    const int y1 = it.producer ? it.y : selY; // from
+    const int y2 = it.producer ? selY : it.y; // to (arrow head)
+    QPainterPath path(QPointF(right, y1));
+    path.lineTo(x + 4, y1);
+    path.quadTo(x, y1, x, y1 + (y2 > y1 ? 4 : -4));
+    path.lineTo(x, y2 + (y2 > y1 ? -4 : 4));
+    path.quadTo(x, y2, x + 4, y2);
+    path.lineTo(right, y2);
+    p.drawPath(path);
+    // Arrow head (solid) at the consumer's end.
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    p.drawPolygon(
+        QPolygonF({QPointF(right, y2), QPointF(right - 6, y2 - 3.5), QPointF(right - 6, y2 + 3.5)}));
+    p.setBrush(Qt::NoBrush);
+    // Distance label left of the lane, or right of it where the lane is near the edge.
+    p.setPen(color);
+    const QString label = QStringLiteral("%1c").arg(it.distance);
+    const int w = p.fontMetrics().horizontalAdvance(label) + 2;
+    QRect want(x - w - 2, (y1 + y2) / 2 - 7, w, 14);
+    if (want.left() < 1) want.moveLeft(x + 3);
+    p.drawText(placeLabel(want), Qt::AlignRight | Qt::AlignVCenter, label);
+    if (!it.visible) {
+        // The other end is off screen: a marker at the clamped end says so.
+        p.drawText(QRect(x + 2, it.y - (it.y < selY ? 0 : 14), 14, 14), Qt::AlignLeft,
+                   it.y < selY ? QStringLiteral("▲") : QStringLiteral("▼"));
+    }
+    m_drawn.push_back({it.edge, it.producer, x, std::min(y1, y2), std::max(y1, y2), it.atLimit, it.distance,
+                       describeEdge(it.edge)});
+}
+
+void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<Item>& members, int selY,
+                                  int x)
+{
+    const auto a = m_session->analysis();
+    const int right = width() - 4;
+    int lo = selY, hi = selY, dmin = INT_MAX, dmax = INT_MIN, offScreen = 0;
+    for (const Item& it : members) {
+        lo = std::min(lo, it.y);
+        hi = std::max(hi, it.y);
+        dmin = std::min(dmin, it.distance);
+        dmax = std::max(dmax, it.distance);
+        offScreen += !it.visible;
+    }
+    const int atLimit =
+        int(std::count_if(members.begin(), members.end(), [](const Item& it) { return it.atLimit; }));
+    QColor color = producer ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x2e, 0x8b, 0x3e);
+    if (atLimit) color = QColor(0xe0, 0x5a, 0x00);
+    QColor faint = color;
+    faint.setAlpha(110);
+    // The trunk, joined to the selected row, and one short tick per member row: where they are,
+    // without an arrow each.
+    p.setPen(QPen(faint, 3, Qt::SolidLine, Qt::RoundCap));
+    p.drawLine(x, lo, x, hi);
+    p.setPen(QPen(faint, 1));
+    for (const Item& it : members)
+        p.drawLine(x, it.y, x + 7, it.y);
+    p.drawLine(x, selY, right, selY);
+    // The badge: how many are folded.
+    const QString count = QStringLiteral("+%1").arg(members.size());
+    const int w = p.fontMetrics().horizontalAdvance(count) + 8;
+    QRect badge = placeLabel(QRect(x - w / 2, (lo + hi) / 2 - 8, w, 16));
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    p.drawRoundedRect(badge, 7, 7);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(Qt::white);
+    p.drawText(badge, Qt::AlignCenter, count);
+
+    DrawnBundle b;
+    b.producer = producer;
+    b.x = x;
+    b.y1 = lo;
+    b.y2 = hi;
+    b.badge = badge;
+    const ListingModel& m = *m_view->listingModel();
+    b.text = (producer ? tr("%n more producer(s)", nullptr, int(members.size()))
+                       : tr("%n more consumer(s)", nullptr, int(members.size()))) +
+             tr(", %1–%2 cycles away").arg(dmin).arg(dmax) +
+             (offScreen ? tr(", %n off screen", nullptr, offScreen) : QString()) +
+             (atLimit ? tr(", %n at the latency limit", nullptr, atLimit) : QString()) +
+             tr(". Hover the badge to show every arrow; click it to keep them shown.");
+    int listed = 0;
+    for (const Item& it : members) {
+        const Dependency& d = a->deps.edges()[size_t(it.edge)];
+        b.edges.push_back(it.edge);
+        if (++listed > 12) continue;
+        b.text += QLatin1Char('\n') + instrLabel(*a, m, producer ? d.from : d.to) +
+                  QStringLiteral(": %1c").arg(it.distance);
+    }
+    if (listed > 12) b.text += QLatin1Char('\n') + tr("… and %n more", nullptr, listed - 12);
+    m_bundles.push_back(std::move(b));
+}
+
 void DependencyGutter::paintEvent(QPaintEvent*)
 {
     m_drawn.clear();
+    m_bundles.clear();
+    m_labels.clear();
     QPainter p(this);
     p.fillRect(rect(), palette().color(QPalette::Window));
     const auto a = m_session->analysis();
@@ -138,83 +299,63 @@ void DependencyGutter::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::Antialiasing);
     bool selVisible = false;
     const int selY = rowCenterY(m->rowOfOriginal(sel), &selVisible);
+    std::vector<Item> items = collectItems(selY);
 
-    struct Item
-    {
-        int edge;
-        bool producer;
-        int y;
-        bool visible;
-    };
-    std::vector<Item> items;
-    for (uint32_t e : a->deps.incoming(uint32_t(sel))) {
-        bool vis = false;
-        const int y = rowCenterY(m->rowOfOriginal(int(a->deps.edges()[e].from)), &vis);
-        items.push_back({int(e), true, y, vis});
+    // Fold the least telling edges (sorted last) into one bundle per direction.
+    std::vector<Item> folded[2];
+    if (!isExpanded() && int(items.size()) > kMaxArrows + 1) { // a bundle of one would hide nothing
+        for (size_t k = kMaxArrows; k < items.size(); ++k)
+            folded[items[k].producer].push_back(items[k]);
+        items.resize(kMaxArrows);
     }
-    for (uint32_t e : a->deps.outgoing(uint32_t(sel))) {
-        bool vis = false;
-        const int y = rowCenterY(m->rowOfOriginal(int(a->deps.edges()[e].to)), &vis);
-        items.push_back({int(e), false, y, vis});
-    }
-    // Short arrows on the inside lanes so that nested ones do not cross.
+    // Short arrows on the inside lanes so that nested ones do not cross; bundles outermost.
     std::sort(items.begin(), items.end(),
               [&](const Item& l, const Item& r) { return std::abs(l.y - selY) < std::abs(r.y - selY); });
+    const int lanes = int(items.size()) + !folded[0].empty() + !folded[1].empty();
     const int right = width() - 4;
-    const int lane = std::max(5, (width() - 40) / std::max<int>(1, int(items.size())));
+    const int lane = std::clamp((width() - 40) / std::max(1, lanes), 3, 14);
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     p.setFont(small);
-    std::vector<QRect> labels;
-    for (size_t k = 0; k < items.size(); ++k) {
-        const Item& it = items[k];
-        const Dependency& d = a->deps.edges()[size_t(it.edge)];
-        const int distance = variantDistance(d);
-        const bool atLimit = d.hasDistanceBound() && distance <= d.requiredDistance();
-        QColor color = it.producer ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x2e, 0x8b, 0x3e);
-        if (atLimit) color = QColor(0xe0, 0x5a, 0x00);
-        QPen pen(color, 1.6);
-        if (isScoreboardEdge(d.kind))
-            pen.setStyle(Qt::DashLine);
-        else if (d.kind == DepKind::Memory)
-            pen.setStyle(Qt::DotLine);
-        p.setPen(pen);
-        const int x = std::max(8, right - 14 - int(k) * lane);
-        const int y1 = it.producer ? it.y : selY; // from
-        const int y2 = it.producer ? selY : it.y; // to (arrow head)
-        QPainterPath path(QPointF(right, y1));
-        path.lineTo(x + 4, y1);
-        path.quadTo(x, y1, x, y1 + (y2 > y1 ? 4 : -4));
-        path.lineTo(x, y2 + (y2 > y1 ? -4 : 4));
-        path.quadTo(x, y2, x + 4, y2);
-        path.lineTo(right, y2);
-        p.drawPath(path);
-        // Arrow head (solid) at the consumer's end.
-        p.setPen(Qt::NoPen);
-        p.setBrush(color);
-        p.drawPolygon(
-            QPolygonF({QPointF(right, y2), QPointF(right - 6, y2 - 3.5), QPointF(right - 6, y2 + 3.5)}));
-        p.setBrush(Qt::NoBrush);
-        // Distance label at the bend.
-        p.setPen(color);
-        const QString label = QStringLiteral("%1c").arg(distance);
-        // Labels of nested arrows would pile up at the same height: move down until free.
-        QRect labelRect(x - 30, (y1 + y2) / 2 - 8, 28, 16);
-        for (int tries = 0;
-             tries < 20 && std::any_of(labels.begin(), labels.end(),
-                                       [&](const QRect& r) { return r.intersects(labelRect); });
-             ++tries)
-            labelRect.translate(0, 14);
-        labels.push_back(labelRect);
-        p.drawText(labelRect, Qt::AlignRight | Qt::AlignVCenter, label);
-        if (!it.visible) {
-            // The other end is off screen: an open marker at the clamped end says so.
-            p.drawText(QRect(x + 2, it.y - (it.y < selY ? 0 : 14), 30, 14), Qt::AlignLeft,
-                       it.y < selY ? "▲" : "▼");
+    int k = 0;
+    for (const Item& it : items)
+        drawArrow(p, it, selY, std::max(8, right - 14 - k++ * lane));
+    for (int producer = 1; producer >= 0; --producer)
+        if (!folded[producer].empty())
+            drawBundle(p, producer, folded[producer], selY, std::max(12, right - 14 - k++ * lane));
+}
+
+void DependencyGutter::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    const bool onBadge = std::any_of(m_bundles.begin(), m_bundles.end(), [&](const DrawnBundle& b) {
+        return b.badge.adjusted(-3, -3, 3, 3).contains(pos);
+    });
+    if (onBadge) setExpanded(true);
+    QWidget::mouseMoveEvent(event);
+}
+
+void DependencyGutter::mousePressEvent(QMouseEvent* event)
+{
+    const QPoint pos = event->position().toPoint();
+    for (const DrawnBundle& b : m_bundles)
+        if (b.badge.adjusted(-3, -3, 3, 3).contains(pos)) {
+            m_pinned = true;
+            setExpanded(true);
+            return;
         }
-        m_drawn.push_back({it.edge, it.producer, x, std::min(y1, y2), std::max(y1, y2), atLimit, distance,
-                           describeEdge(it.edge)});
+    if (m_pinned) {
+        // A click elsewhere in the gutter folds them again.
+        setExpanded(false);
+        return;
     }
+    QWidget::mousePressEvent(event);
+}
+
+void DependencyGutter::leaveEvent(QEvent* event)
+{
+    if (!m_pinned) setExpanded(false);
+    QWidget::leaveEvent(event);
 }
 
 bool DependencyGutter::event(QEvent* event)
@@ -222,6 +363,12 @@ bool DependencyGutter::event(QEvent* event)
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QPoint pos = help->pos();
+        for (const DrawnBundle& b : m_bundles)
+            if (b.badge.adjusted(-3, -3, 3, 3).contains(pos) ||
+                (std::abs(pos.x() - b.x) < 4 && pos.y() >= b.y1 && pos.y() <= b.y2)) {
+                QToolTip::showText(help->globalPos(), b.text, this);
+                return true;
+            }
         const DrawnEdge* best = nullptr;
         int bestDist = 7;
         for (const DrawnEdge& e : m_drawn) {

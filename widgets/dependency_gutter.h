@@ -3,6 +3,13 @@
 // edges are solid, scoreboard edges dashed, memory-order edges dotted; each carries its distance in
 // cycles in the current variant, drawn in a warning colour where it sits at (or below) the latency
 // limit. Hovering an arrow explains the edge in words.
+//
+// An instruction can have dozens of consumers (an LDS.128 feeding FFMAs). Arrows go first to edges
+// at their limit, then to those on screen, nearest first; past kMaxArrows the rest fold into one
+// bundle per direction (orange when it holds edges at their limit), drawn as a trunk with a tick per
+// member and a count badge. Hovering the badge expands the bundle; clicking it keeps it expanded.
+// Labels always stay inside the gutter, and the gutter sits in a splitter so it can be widened.
+#include <QRect>
 #include <QWidget>
 
 #include <vector>
@@ -18,7 +25,10 @@ class DependencyGutter : public QWidget
 public:
     DependencyGutter(Session* session, ListingView* view, QWidget* parent = nullptr);
 
-    QSize sizeHint() const override { return {150, 100}; }
+    QSize sizeHint() const override { return {170, 100}; }
+
+    // Arrows drawn one by one before the rest fold into bundles.
+    static constexpr int kMaxArrows = 8;
 
     struct DrawnEdge
     {
@@ -29,22 +39,56 @@ public:
         int distance = 0;
         QString text; // the tooltip
     };
+    struct DrawnBundle
+    {
+        bool producer = false;
+        std::vector<int> edges; // the folded edges
+        int x = 0, y1 = 0, y2 = 0;
+        QRect badge;
+        QString text; // the tooltip
+    };
     // What the last paint drew (tests and tooltips use it).
     const std::vector<DrawnEdge>& drawnEdges() const { return m_drawn; }
+    const std::vector<DrawnBundle>& drawnBundles() const { return m_bundles; }
+    // Every label drawn by the last paint, in widget coordinates.
+    const std::vector<QRect>& drawnLabels() const { return m_labels; }
+    // Expanded: every edge is drawn as its own arrow, however many there are.
+    bool isExpanded() const { return m_expanded || m_pinned; }
+    void setExpanded(bool expanded);
     // One sentence about an edge of the current kernel in the current variant.
     QString describeEdge(int edgeIndex) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
 private:
+    struct Item
+    {
+        int edge;
+        bool producer;
+        int y;
+        bool visible;
+        bool atLimit;
+        int distance;
+    };
+    std::vector<Item> collectItems(int selY) const;
+    void drawArrow(QPainter& p, const Item& it, int selY, int x);
+    void drawBundle(QPainter& p, bool producer, const std::vector<Item>& members, int selY, int x);
+    QRect placeLabel(QRect want);
     int rowCenterY(int row, bool* visible) const;
     int variantDistance(const Dependency& d) const;
 
     Session* m_session;
     ListingView* m_view;
     std::vector<DrawnEdge> m_drawn;
+    std::vector<DrawnBundle> m_bundles;
+    std::vector<QRect> m_labels;
+    bool m_expanded = false; // by hover over a badge
+    bool m_pinned = false;   // by a click on a badge
 };
 
 } // namespace sassx

@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QShortcut>
+#include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -67,17 +68,21 @@ ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget
     connect(session, &Session::analysisReady, this, showNotices);
     connect(session, &Session::inputLoaded, this, showNotices);
 
-    auto* body = new QHBoxLayout;
-    body->setContentsMargins(0, 0, 0, 0);
-    body->setSpacing(0);
-    body->addWidget(m_gutter);
-    body->addWidget(m_view, 1);
+    // A splitter, so that the gutter can be widened when an instruction has many dependencies.
+    m_body = new QSplitter(Qt::Horizontal, this);
+    m_body->setObjectName(QStringLiteral("listingSplitter"));
+    m_body->setChildrenCollapsible(false);
+    m_body->setHandleWidth(3);
+    m_body->addWidget(m_gutter);
+    m_body->addWidget(m_view);
+    m_body->setStretchFactor(0, 0);
+    m_body->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_findBar);
     layout->addWidget(m_notices);
-    layout->addLayout(body, 1);
+    layout->addWidget(m_body, 1);
 }
 
 void ListingPanel::showFind()

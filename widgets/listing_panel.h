@@ -5,6 +5,7 @@
 
 class QLabel;
 class QLineEdit;
+class QSplitter;
 
 namespace sassx {
 class DependencyGutter;
@@ -20,6 +21,8 @@ public:
 
     ListingView* view() const { return m_view; }
     DependencyGutter* gutter() const { return m_gutter; }
+    // Gutter | listing; its state is part of the saved layout.
+    QSplitter* splitter() const { return m_body; }
 
     void showFind();
     // Selects the next (or previous) instruction whose text matches `pattern` (a regular expression);
@@ -36,6 +39,7 @@ private:
     QLineEdit* m_findEdit;
     QLabel* m_findStatus;
     QLabel* m_notices;
+    QSplitter* m_body;
 };
 
 } // namespace sassx

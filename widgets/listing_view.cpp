@@ -45,12 +45,13 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
     horizontalHeader()->setHighlightSections(false);
     horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     horizontalHeader()->setStretchLastSection(false);
-    const int ch = fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    const int widths[ListingModel::ColumnCount] = {7, 6, 60, 7, 3, 5, 5, 6, 5, 6, 5};
-    for (int c = 0; c < ListingModel::ColumnCount; ++c)
-        horizontalHeader()->resizeSection(c, widths[c] * ch + 12);
+    resetColumns();
     restoreHeaderState();
-    connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this] { saveHeaderState(); });
+    connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+        // Another column changed width: the instruction column takes up (or gives back) the difference.
+        if (column != ListingModel::InstructionColumn) fitInstructionColumn();
+        saveHeaderState();
+    });
     connect(horizontalHeader(), &QHeaderView::sectionMoved, this, [this] { saveHeaderState(); });
     connect(horizontalHeader(), &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
@@ -61,6 +62,7 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
             a->setEnabled(c != ListingModel::InstructionColumn);
             connect(a, &QAction::toggled, this, [this, c](bool on) {
                 setColumnHidden(c, !on);
+                fitInstructionColumn();
                 saveHeaderState();
             });
         }
@@ -103,6 +105,52 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
     });
 }
 
+void ListingView::resetColumns()
+{
+    // Each column as wide as its header or its usual content (characters of the fixed font: "1a40",
+    // "@!P0", "15", "Y1", "W2", "R-", "0----5", "a-c", cycles, live registers); the instruction
+    // column takes what is left (fitInstructionColumn).
+    QHeaderView* header = horizontalHeader();
+    for (int c = 0; c < ListingModel::ColumnCount; ++c) {
+        setColumnHidden(c, false);
+        header->moveSection(header->visualIndex(c), c);
+    }
+    const int chars[ListingModel::ColumnCount] = {6, 5, 0, 2, 2, 2, 2, 6, 3, 5, 3};
+    const int ch = fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    const QFontMetrics headerMetrics(header->font());
+    m_fitting = true;
+    for (int c = 0; c < ListingModel::ColumnCount; ++c) {
+        const int title = headerMetrics.horizontalAdvance(m_model->headerData(c, Qt::Horizontal).toString());
+        header->resizeSection(c, std::max(title + 14, chars[c] * ch + 10));
+    }
+    m_fitting = false;
+    fitInstructionColumn();
+}
+
+int ListingView::minimumInstructionWidth() const
+{
+    return 36 * fontMetrics().horizontalAdvance(QLatin1Char('0')) + 10;
+}
+
+void ListingView::fitInstructionColumn()
+{
+    if (m_fitting) return;
+    int others = 0;
+    for (int c = 0; c < ListingModel::ColumnCount; ++c)
+        if (c != ListingModel::InstructionColumn && !isColumnHidden(c)) others += columnWidth(c);
+    const int want = std::max(minimumInstructionWidth(), viewport()->width() - others);
+    if (columnWidth(ListingModel::InstructionColumn) == want) return;
+    m_fitting = true;
+    horizontalHeader()->resizeSection(ListingModel::InstructionColumn, want);
+    m_fitting = false;
+}
+
+void ListingView::resizeEvent(QResizeEvent* event)
+{
+    QTableView::resizeEvent(event);
+    fitInstructionColumn();
+}
+
 void ListingView::saveHeaderState() const
 {
     QSettings().setValue(QLatin1String(kHeaderKey), horizontalHeader()->saveState());
@@ -112,6 +160,7 @@ void ListingView::restoreHeaderState()
 {
     const QByteArray state = QSettings().value(QLatin1String(kHeaderKey)).toByteArray();
     if (!state.isEmpty()) horizontalHeader()->restoreState(state);
+    fitInstructionColumn();
 }
 
 void ListingView::syncFromSession()

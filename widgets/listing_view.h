@@ -44,6 +44,12 @@ public:
 
     void saveHeaderState() const;
     void restoreHeaderState();
+    // Every column shown, in model order, at its default width (part of View ▸ Reset Layout).
+    void resetColumns();
+    // The instruction column stretches to fill the view, never narrower than minimumInstructionWidth()
+    // (below that the listing scrolls sideways).
+    void fitInstructionColumn();
+    int minimumInstructionWidth() const;
 
 Q_SIGNALS:
     void historyChanged();
@@ -57,6 +63,7 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void syncFromSession();
@@ -81,6 +88,7 @@ private:
     std::set<int> m_legalRows;
     std::vector<int> m_history; // original indices
     bool m_syncing = false;
+    bool m_fitting = false;
 };
 
 } // namespace sassx

@@ -23,6 +23,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QToolButton>
 #include <QUndoStack>
@@ -33,6 +34,8 @@ namespace sassx {
 namespace {
 
 constexpr int kMaxRecent = 10;
+// The size the layout defaults are chosen for (docs/user-guide.md's screenshots use it too).
+constexpr QSize kDefaultSize(1400, 850);
 const QStringList kArchs = {QStringLiteral("sm_80"), QStringLiteral("sm_86"),  QStringLiteral("sm_89"),
                             QStringLiteral("sm_90"), QStringLiteral("sm_100"), QStringLiteral("sm_120")};
 
@@ -190,10 +193,14 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         });
 
     createActions();
-    resize(1400, 850);
+    resize(kDefaultSize);
+    m_defaultState = saveState();
+    applyDefaultLayout();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    const QByteArray splitter = settings.value(QStringLiteral("window/listingSplitter")).toByteArray();
+    if (!splitter.isEmpty()) m_listing->splitter()->restoreState(splitter);
     // The diff opens on request (Variants ▸ Diff, a search point): a restored layout would otherwise show
     // an original-vs-original diff on every start.
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("diffDock"))) dock->hide();
@@ -271,6 +278,36 @@ void MainWindow::createActions()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout)
+        ->setToolTip(tr("Docks, panel widths and listing columns back to their defaults"));
+}
+
+void MainWindow::applyDefaultLayout()
+{
+    // Variants above Metrics on the right, a third of the window wide: wide enough for every variants
+    // column; the listing keeps the rest, enough for every listing column (the instruction column
+    // stretches). The gutter starts narrow; its splitter handle widens it.
+    auto* variantsDock = findChild<QDockWidget*>(QStringLiteral("variantsDock"));
+    auto* metricsDock = findChild<QDockWidget*>(QStringLiteral("metricsDock"));
+    const int side = std::clamp(width() * 34 / 100, 380, 620);
+    resizeDocks({variantsDock}, {side}, Qt::Horizontal);
+    resizeDocks({variantsDock, metricsDock}, {height() * 45 / 100, height() * 55 / 100}, Qt::Vertical);
+    m_listing->splitter()->setSizes({130, std::max(400, width() - side - 130)});
+    m_variants->resetColumns();
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState);
+    if (!isMaximized() && !isFullScreen()) resize(kDefaultSize);
+    applyDefaultLayout();
+    m_listing->view()->resetColumns();
+    QSettings settings;
+    for (const char* key : {"window/state", "window/geometry", "window/listingSplitter"})
+        settings.remove(QLatin1String(key));
+    m_listing->view()->saveHeaderState();
+    statusBar()->showMessage(tr("Layout reset to the defaults"), 5000);
 }
 
 void MainWindow::openPath(const QString& path)
@@ -437,6 +474,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/listingSplitter"), m_listing->splitter()->saveState());
     m_listing->view()->saveHeaderState();
     if (m_session->isModified() && !m_session->sessionPath().isEmpty())
         m_session->save(m_session->sessionPath());

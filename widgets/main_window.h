@@ -39,6 +39,9 @@ public:
     void showSearch();
 
     static QStringList recentFiles();
+    // View ▸ Reset Layout: docks, panel widths and listing columns back to their defaults; the saved
+    // layout is forgotten.
+    void resetLayout();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -56,6 +59,7 @@ private:
     void pickKernel();
     void updateTitle();
     void showDiff(int left, int right);
+    void applyDefaultLayout();
 
     Session* m_session;
     QUndoStack* m_undoStack;
@@ -67,6 +71,7 @@ private:
     SearchPanel* m_search;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
+    QByteArray m_defaultState; // dock arrangement before any saved layout was restored
     QString m_pendingKernel;
     QString m_pendingRecent; // joins Open Recent once it has loaded; a failure drops it from the list
 };

@@ -31,7 +31,8 @@ VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* p
     m_tree->addAction(renameAction);
     connect(renameAction, &QAction::triggered, this, &VariantsPanel::renameSelected);
     m_tree->setUniformRowHeights(true);
-    m_tree->header()->setStretchLastSection(true);
+    m_tree->header()->setMinimumSectionSize(24);
+    resetColumns();
     m_tree->expandAll();
 
     auto button = [this](const QString& text, const QString& tip) {
@@ -117,6 +118,33 @@ void VariantsPanel::selectVariants(const std::vector<int>& ids)
     if (!ids.empty())
         m_tree->selectionModel()->setCurrentIndex(m_model->indexOfVariant(ids.front()),
                                                   QItemSelectionModel::NoUpdate);
+}
+
+void VariantsPanel::resetColumns()
+{
+    // Widths from what the columns hold ("1.023×", "[0.998, 1.012]", "not run"), so that a dock a third
+    // of the default window wide shows every column; the name takes what is left and Source, last,
+    // stretches (its full text is in the tooltip).
+    const QFontMetrics fm(m_tree->font());
+    auto w = [&](const QString& sample, int column) {
+        const QString title = m_model->headerData(column, Qt::Horizontal).toString();
+        return std::max(fm.horizontalAdvance(sample), fm.horizontalAdvance(title)) + 16;
+    };
+    QHeaderView* h = m_tree->header();
+    // The stretched last column (Source) never shrinks below the width it had when stretching was
+    // turned on: stretch again only after it is small.
+    h->setStretchLastSection(false);
+    h->resizeSection(VariantsModel::SourceColumn, w(QStringLiteral("estimate"), VariantsModel::SourceColumn));
+    h->resizeSection(VariantsModel::EditsColumn, w(QStringLiteral("999"), VariantsModel::EditsColumn));
+    h->resizeSection(VariantsModel::SpeedupColumn, w(QStringLiteral("1.023×"), VariantsModel::SpeedupColumn));
+    h->resizeSection(VariantsModel::IntervalColumn,
+                     w(QStringLiteral("[0.998, 1.012]"), VariantsModel::IntervalColumn));
+    h->resizeSection(VariantsModel::CorrectColumn,
+                     w(QStringLiteral("not run"), VariantsModel::CorrectColumn));
+    // A name like "anneal #12" one level down the tree (longer ones are elided, whole in the tooltip).
+    h->resizeSection(VariantsModel::NameColumn,
+                     w(QStringLiteral("anneal #12"), VariantsModel::NameColumn) + m_tree->indentation());
+    h->setStretchLastSection(true);
 }
 
 void VariantsPanel::updateActions()

@@ -28,6 +28,8 @@ public:
     void measureSelected();
     void deleteSelected();
     void renameSelected();
+    // Column widths back to their defaults (View ▸ Reset Layout, and at start).
+    void resetColumns();
 
 Q_SIGNALS:
     void compareRequested(const std::vector<int>& ids);

@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -90,6 +91,7 @@ private Q_SLOTS:
         if (!haveX) QSKIP("Xvfb not available: no real X window for the screenshot");
         QCoreApplication::setOrganizationName(QStringLiteral("sassx-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("sassx-screenshot"));
+        QSettings().clear(); // the default layout, not one a former run left
         QCOMPARE(QGuiApplication::platformName(), QStringLiteral("xcb"));
     }
 
@@ -101,9 +103,9 @@ private Q_SLOTS:
         session->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
-        w.resize(1560, 960);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.size(), QSize(1400, 850)); // the default size, which the layout is chosen for
         QVERIFY(test::openAndWait(*session, cubin));
         EditController* controller = w.editController();
         ListingView* view = w.listingPanel()->view();
@@ -152,6 +154,10 @@ private Q_SLOTS:
         w.listingPanel()->gutter()->repaint();
         QVERIFY(!w.listingPanel()->gutter()->drawnEdges().empty());
 
+        // Every listing column visible at the default size, without scrolling sideways.
+        QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
+        for (int c = 0; c < ListingModel::ColumnCount; ++c)
+            QVERIFY(!view->isColumnHidden(c));
         const QString main = shotPath(QStringLiteral("sassx-listing.png"));
         QVERIFY(w.grab().save(main));
         qInfo("screenshot: %s", qPrintable(main));
@@ -175,6 +181,39 @@ private Q_SLOTS:
         }
     }
 
+    // An LDS feeding many FFMAs: a few arrows, the rest folded into a bundle with a count badge.
+    void bundledArrows()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::openAndWait(*session, cubin));
+        const auto& deps = session->analysis()->deps;
+        int busiest = -1;
+        size_t most = 0;
+        const auto& insts = session->analysis()->listing.instructions;
+        for (uint32_t i = 0; i < insts.size(); ++i)
+            if (insts[i].baseOpcode == "LDS" && deps.outgoing(i).size() > most)
+                most = deps.outgoing(i).size(), busiest = int(i);
+        QVERIFY(most > size_t(DependencyGutter::kMaxArrows) + 1);
+        session->setSelectedInstruction(busiest);
+        ListingView* view = w.listingPanel()->view();
+        const int row = view->listingModel()->rowOfOriginal(busiest);
+        view->scrollTo(view->listingModel()->index(std::max(0, row - 6), 0),
+                       QAbstractItemView::PositionAtTop);
+        QTest::qWait(200);
+        w.listingPanel()->gutter()->repaint();
+        QVERIFY(!w.listingPanel()->gutter()->drawnBundles().empty());
+        const QString shot = shotPath(QStringLiteral("sassx-arrows.png"));
+        QVERIFY(w.grab().save(shot));
+        qInfo("screenshot: %s", qPrintable(shot));
+    }
+
     void searchDockWithFinishedRun()
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
@@ -185,7 +224,6 @@ private Q_SLOTS:
         session->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
-        w.resize(1560, 960);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(test::openAndWait(*session, cubin));

@@ -364,6 +364,64 @@ private Q_SLOTS:
         for (const auto& e : f.panel.gutter()->drawnEdges())
             QVERIFY(e.text.contains(QStringLiteral("cycle")));
     }
+
+    // An instruction with many consumers: past kMaxArrows the rest fold into a bundle with a count
+    // badge; hovering the badge shows every arrow; labels stay inside the gutter either way.
+    void gutterBundlesManyEdges()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        f.session.setAutosaveInterval(0);
+        f.panel.resize(1200, 900);
+        f.panel.show();
+        QVERIFY(test::openAndWait(f.session, m_cubin));
+        const auto& deps = f.session.analysis()->deps;
+        const auto& insts = f.session.analysis()->listing.instructions;
+        int busiest = -1;
+        size_t most = 0;
+        for (uint32_t i = 0; i < insts.size(); ++i) {
+            const size_t n = deps.incoming(i).size() + deps.outgoing(i).size();
+            if (n > most) most = n, busiest = int(i);
+        }
+        QVERIFY2(most > size_t(DependencyGutter::kMaxArrows) + 4, "the SGEMM has an LDS feeding many FFMAs");
+        f.session.setSelectedInstruction(busiest);
+        DependencyGutter* g = f.panel.gutter();
+        g->repaint();
+        const auto& drawn = g->drawnEdges();
+        const auto& bundles = g->drawnBundles();
+        QVERIFY(!bundles.empty());
+        size_t folded = 0;
+        for (const auto& b : bundles) {
+            folded += b.edges.size();
+            QVERIFY(b.text.startsWith(QStringLiteral("%1 more").arg(b.edges.size())));
+            QVERIFY(g->rect().contains(b.badge));
+        }
+        QCOMPARE(drawn.size() + folded, most);
+        QCOMPARE(drawn.size(), size_t(DependencyGutter::kMaxArrows));
+        for (const QRect& r : g->drawnLabels())
+            QVERIFY2(g->rect().contains(r), "label inside the gutter");
+
+        // Hover on a badge expands; leaving the gutter folds again.
+        QTest::mouseMove(g, bundles.front().badge.center());
+        QTRY_VERIFY(g->isExpanded());
+        g->repaint();
+        QCOMPARE(g->drawnEdges().size(), most);
+        QVERIFY(g->drawnBundles().empty());
+        for (const QRect& r : g->drawnLabels())
+            QVERIFY2(g->rect().contains(r), "label inside the gutter");
+        QEvent leave(QEvent::Leave);
+        QCoreApplication::sendEvent(g, &leave);
+        QVERIFY(!g->isExpanded());
+        g->repaint();
+        QVERIFY(!g->drawnBundles().empty());
+        // A click pins it; leaving then keeps it expanded.
+        QTest::mouseClick(g, Qt::LeftButton, {}, g->drawnBundles().front().badge.center());
+        QVERIFY(g->isExpanded());
+        QCoreApplication::sendEvent(g, &leave);
+        QVERIFY(g->isExpanded());
+        g->setExpanded(false);
+        QVERIFY(!g->isExpanded());
+    }
 };
 
 QTEST_MAIN(TestListingEditing)

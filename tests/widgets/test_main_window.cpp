@@ -1,15 +1,22 @@
 // The main window's handling of inputs: Open Recent keeps only files that opened, and another kernel
-// opens at the top of the listing with no jump history from the last one.
+// opens at the top of the listing with no jump history from the last one; the default layout shows
+// every listing and variants column, is remembered, and View ▸ Reset Layout restores it.
 #include "core/session/session.h"
 #include "widget_test_support.h"
 #include "widgets/listing_panel.h"
 #include "widgets/listing_view.h"
 #include "widgets/main_window.h"
+#include "widgets/models/listing_model.h"
+#include "widgets/models/variants_model.h"
+#include "widgets/variants_panel.h"
 
 #include <QApplication>
+#include <QHeaderView>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSplitter>
 #include <QTimer>
+#include <QTreeView>
 #include <QtTest>
 
 #include <memory>
@@ -68,6 +75,63 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(120000) || !loaded.isEmpty());
         QVERIFY(MainWindow::recentFiles().contains(QFileInfo(cubin).absoluteFilePath()));
         closer.stop();
+    }
+
+    void defaultLayoutShowsEveryColumn()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QSettings().clear();
+        QList<int> widened;
+        {
+            const auto owner = newWindow();
+            MainWindow& window = *owner;
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QCOMPARE(window.size(), QSize(1400, 850));
+            QVERIFY(test::openAndWait(*window.session(), cubin));
+            QCoreApplication::processEvents();
+            ListingView* view = window.listingPanel()->view();
+            // Every listing column visible without scrolling sideways; the instruction column fills
+            // what the others leave.
+            QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
+            int total = 0;
+            for (int c = 0; c < ListingModel::ColumnCount; ++c) {
+                QVERIFY(!view->isColumnHidden(c));
+                QVERIFY(view->columnWidth(c) > 0);
+                total += view->columnWidth(c);
+            }
+            QVERIFY(view->columnWidth(ListingModel::InstructionColumn) >= view->minimumInstructionWidth());
+            QCOMPARE(total, view->viewport()->width());
+            // Every variants column starts inside the dock, and the name is not cut.
+            QTreeView* tree = window.variantsPanel()->tree();
+            QCOMPARE(tree->horizontalScrollBar()->maximum(), 0);
+            for (int c = 0; c < VariantsModel::ColumnCount; ++c)
+                QVERIFY2(tree->header()->sectionViewportPosition(c) + 60 <= tree->viewport()->width(),
+                         qPrintable(QStringLiteral("column %1 hidden").arg(c)));
+            QVERIFY(tree->header()->sectionSize(VariantsModel::NameColumn) >=
+                    tree->fontMetrics().horizontalAdvance(QStringLiteral("original")));
+            // A wider window widens the instruction column.
+            const int before = view->columnWidth(ListingModel::InstructionColumn);
+            window.resize(1800, 1000);
+            QTRY_VERIFY(view->columnWidth(ListingModel::InstructionColumn) > before);
+            QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
+            // Widen the gutter; the layout is saved on close.
+            QSplitter* splitter = window.listingPanel()->splitter();
+            widened = {300, splitter->sizes()[0] + splitter->sizes()[1] - 300};
+            splitter->setSizes(widened);
+            window.close();
+        }
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.size(), QSize(1800, 1000));
+        QCOMPARE(window.listingPanel()->splitter()->sizes().front(), 300);
+        window.resetLayout();
+        QCOMPARE(window.size(), QSize(1400, 850));
+        QTRY_VERIFY(window.listingPanel()->splitter()->sizes().front() < 200);
+        QVERIFY(!QSettings().contains(QStringLiteral("window/state")));
     }
 
     void anotherKernelOpensAtTheTop()

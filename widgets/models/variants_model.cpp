@@ -318,10 +318,16 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
                 lines << QString::fromStdString(e.describe());
             return lines.isEmpty() ? tr("The kernel as ptxas scheduled it.") : lines.join(QLatin1Char('\n'));
         }
-        if (v->figures)
-            return tr("%1, %2").arg(QString::fromStdString(v->figures->sourceLabel()),
-                                    QString::fromStdString(v->figures->when));
-        return measuring ? tr("Being evaluated…") : tr("Not measured yet");
+        {
+            // The name column is narrow by default: its tooltip starts with the whole name.
+            const QString name = index.column() == NameColumn
+                                     ? QString::fromStdString(v->name) + QLatin1Char('\n')
+                                     : QString();
+            if (v->figures)
+                return name + tr("%1, %2").arg(QString::fromStdString(v->figures->sourceLabel()),
+                                               QString::fromStdString(v->figures->when));
+            return name + (measuring ? tr("Being evaluated…") : tr("Not measured yet"));
+        }
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn:
