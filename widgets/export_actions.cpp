@@ -40,6 +40,12 @@ void ExportActions::populate(QMenu* menu)
     menu->setToolTipsVisible(true);
 }
 
+QString ExportActions::fileStem() const
+{
+    // "kernel.sm_80" for one copy of several ("kernel@sm_80"): '@' is awkward in file names.
+    return m_session->kernelName().replace(QLatin1Char('@'), QLatin1Char('.'));
+}
+
 void ExportActions::exportCubin()
 {
     auto kernel = m_session->kernelWorkspace();
@@ -47,9 +53,9 @@ void ExportActions::exportCubin()
         QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
         return;
     }
-    QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin"),
-                                                m_session->kernelName() + QStringLiteral(".tuned.cubin"),
-                                                tr("Cubins (*.cubin)"));
+    QString path =
+        QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin"),
+                                     fileStem() + QStringLiteral(".tuned.cubin"), tr("Cubins (*.cubin)"));
     if (path.isEmpty()) return;
     auto bytes = kernel->write(m_session->schedule());
     if (!bytes) {
@@ -76,14 +82,14 @@ void ExportActions::exportDiff(bool html)
     }
     QString path = QFileDialog::getSaveFileName(
         m_parent, tr("Export Diff"),
-        m_session->kernelName() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
+        fileStem() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
         html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
     if (path.isEmpty()) return;
     const auto* current = m_session->currentVariant();
     auto a = DiffSide::fromSchedule(*analysis, Schedule::identity(*analysis), "original");
     auto b = DiffSide::fromSchedule(*analysis, m_session->schedule(),
                                     current ? current->name : std::string("current"));
-    auto diff = diffSchedules(a, b, m_session->kernelName().toStdString());
+    auto diff = diffSchedules(a, b, m_session->kernelSymbol().toStdString());
     if (!diff) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(diff.message()));
         return;
@@ -122,7 +128,7 @@ void ExportActions::writeBackTriton()
         return;
     }
     auto s = exportToTritonCache(m_session->inputPath().toStdString(), *bytes,
-                                 m_session->kernelName().toStdString());
+                                 m_session->kernelSymbol().toStdString());
     if (!s) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(s.message()));
         return;

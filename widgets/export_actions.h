@@ -26,6 +26,7 @@ private:
     void exportDiff(bool html);
     void writeBackTriton();
     void restoreTriton();
+    QString fileStem() const;
 
     Session* m_session;
     QWidget* m_parent;

@@ -2,6 +2,7 @@
 
 #include "widgets/export_actions.h"
 
+#include "core/rewrite/triton_cache.h"
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/diff_view.h"
@@ -17,11 +18,13 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -320,6 +323,15 @@ void MainWindow::openPath(const QString& path)
             addRecent(path);
         return;
     }
+    // An entry's own .cubin or .json opens the whole Triton cache entry (write-back needs it).
+    if (auto dir = tritonEntryOfFile(path.toStdString())) {
+        const QString entry = QString::fromStdString(dir->string());
+        statusBar()->showMessage(tr("Opening the Triton cache entry %1").arg(entry), 10000);
+        m_pendingKernel.clear();
+        m_pendingRecent = entry;
+        m_session->openInput(entry);
+        return;
+    }
     QString arch = QStringLiteral("sm_90");
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix == QLatin1String("cu") || suffix == QLatin1String("ptx")) {
@@ -338,25 +350,68 @@ void MainWindow::openPath(const QString& path)
     m_session->openInput(path, arch);
 }
 
-void MainWindow::pickKernel()
-{
-    bool ok = false;
-    const QString kernel = QInputDialog::getItem(
-        this, tr("Kernel"),
-        tr("%1 holds several kernels. Open:").arg(QFileInfo(m_session->inputPath()).fileName()),
-        m_session->kernelNames(), 0, false, &ok);
-    if (ok) m_session->selectKernel(kernel);
-}
-
 void MainWindow::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Kernel"), QSettings().value(QStringLiteral("open/dir")).toString(),
-        tr("Kernels (*.cubin *.fatbin *.cu *.ptx *.so *.sassx.json);;Session files (*.sassx.json);;All files "
-           "(*)"));
-    if (path.isEmpty()) return;
-    QSettings().setValue(QStringLiteral("open/dir"), QFileInfo(path).absolutePath());
-    openPath(path);
+    // Not the platform dialog: this one can also take a Triton cache entry, either the directory it
+    // shows (a button below) or the entry's .json/.cubin, which open the whole entry (openPath).
+    QFileDialog dialog(this, tr("Open Kernel"), QSettings().value(QStringLiteral("open/dir")).toString());
+    dialog.setObjectName(QStringLiteral("openDialog"));
+    dialog.setOption(QFileDialog::DontUseNativeDialog);
+    dialog.setFileMode(QFileDialog::ExistingFile);
+    dialog.setNameFilters({tr("Kernels (*.cubin *.fatbin *.cu *.ptx *.so *.o *.sassx.json)"),
+                           tr("Triton cache entries (*.json *.cubin)"), tr("Session files (*.sassx.json)"),
+                           tr("All files (*)")});
+    // A directory typed or double-clicked is entered, as usual; the button opens the one shown.
+    auto* openDir = new QPushButton(tr("Open This Directory as a Triton Entry"), &dialog);
+    openDir->setObjectName(QStringLiteral("openTritonDirectory"));
+    if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout()))
+        grid->addWidget(openDir, grid->rowCount(), 0, 1, grid->columnCount());
+    QString picked;
+    connect(openDir, &QPushButton::clicked, &dialog, [&] {
+        picked = dialog.directory().absolutePath();
+        dialog.reject();
+    });
+    if (dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty())
+        picked = dialog.selectedFiles().front();
+    if (picked.isEmpty()) return;
+    QSettings().setValue(QStringLiteral("open/dir"), QFileInfo(picked).absolutePath());
+    openPath(picked);
+}
+
+QString MainWindow::kernelPickerLabel(const KernelEntry& e)
+{
+    // "shared_kernel(float const*, float*, int) — sm_90, 80 instructions"; the symbol after it when
+    // demangling changed it, so that a name in a launch spec or a log can still be matched.
+    QString label = tr("%1 — %2, %3 instructions")
+                        .arg(QString::fromStdString(e.demangled), QString::fromStdString(e.arch))
+                        .arg(e.instructions);
+    if (e.demangled != e.name) label += QStringLiteral("  [%1]").arg(QString::fromStdString(e.name));
+    return label;
+}
+
+void MainWindow::pickKernel()
+{
+    const std::vector<KernelEntry> entries = m_session->kernelEntries();
+    if (entries.empty()) return;
+    QStringList labels;
+    for (const KernelEntry& e : entries) {
+        QString label = kernelPickerLabel(e);
+        // Two cubins of one arch holding one symbol: the cubin tells them apart.
+        if (labels.contains(label)) label += tr(" (cubin %1)").arg(e.cubin);
+        labels << label;
+    }
+    QInputDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("kernelPicker"));
+    dialog.setWindowTitle(tr("Kernel"));
+    dialog.setLabelText(tr("%1 holds %n kernel(s). Open:", nullptr, int(entries.size()))
+                            .arg(QFileInfo(m_session->inputPath()).fileName()));
+    dialog.setComboBoxItems(labels);
+    dialog.setComboBoxEditable(false);
+    // The newest architecture first: the copy a current GPU runs.
+    dialog.setTextValue(labels[std::max(0, m_session->defaultKernelEntry())]);
+    if (dialog.exec() != QDialog::Accepted) return;
+    const qsizetype chosen = labels.indexOf(dialog.textValue());
+    if (chosen >= 0) m_session->selectKernel(QString::fromStdString(entries[size_t(chosen)].key));
 }
 
 void MainWindow::openSessionDialog()

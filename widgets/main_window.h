@@ -9,6 +9,7 @@ class QMenu;
 class QUndoStack;
 
 namespace sassx {
+struct KernelEntry;
 class DiffView;
 class EditController;
 class ListingPanel;
@@ -24,7 +25,8 @@ public:
     explicit MainWindow(Session* session = nullptr, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // A cubin/fatbin/executable/.cu/.ptx/Triton cache directory, or a session file (*.sassx.json).
+    // A cubin/fatbin/executable/.cu/.ptx/Triton cache directory (or its .json/.cubin), or a session
+    // file (*.sassx.json).
     void openPath(const QString& path);
 
     Session* session() const { return m_session; }
@@ -39,6 +41,8 @@ public:
     void showSearch();
 
     static QStringList recentFiles();
+    // How the kernel picker shows a kernel: demangled name, arch, size (and the symbol).
+    static QString kernelPickerLabel(const KernelEntry& entry);
     // View ▸ Reset Layout: docks, panel widths and listing columns back to their defaults; the saved
     // layout is forgotten.
     void resetLayout();

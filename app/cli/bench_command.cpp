@@ -56,15 +56,18 @@ int runEstimateBench(const ParsedArgs& p, KernelEvaluator& kev, const std::vecto
     const TimingFigures& t = *r.timing;
     const std::string src = "[" + r.source.label() + "]";
     if (p.has("--json")) {
+        // Cycles and ratios only: the model's nominal-clock time is several times off on real kernels,
+        // and a tool reading "_us" would take it for a time per launch.
+        json baseline = ev.baseline().raw;
+        baseline.erase("microseconds");
         json j{{"spec", spec.name},
                {"kernel", spec.kernel},
                {"candidate", candidatePath},
                {"backend", "estimate"},
                {"correct", "unverified"},
                {"note", kUnverified},
-               {"baseline", ev.baseline().raw},
+               {"baseline", baseline},
                {"candidate_cycles", cycles},
-               {"candidate_us", t.candidateMedianUs},
                {"ratio", t.ratio.median},
                {"speedup", speedup(t.ratio.median)},
                {"evaluator", {{"backend", kev.choice().backend}, {"reason", kev.choice().reason}}},
@@ -80,7 +83,7 @@ int runEstimateBench(const ParsedArgs& p, KernelEvaluator& kev, const std::vecto
         b.occupancy.blocksPerSm, b.occupancy.limiter.c_str(), b.occupancy.warpsPerSmsp,
         (unsigned long long)b.occupancy.waves, ev.params()->clockMhz, src.c_str());
     // Cycles and their ratio only: the model's nominal-clock time is several times off on real kernels
-    // and must not read as a time per launch (it stays in --json for tools).
+    // and must not read as a time per launch.
     std::printf("baseline     %.0f cycles  %s\n", b.cycles, src.c_str());
     std::printf("candidate    %s\n", candidatePath.c_str());
     std::printf("estimate     %.0f cycles  %s\n", cycles, src.c_str());

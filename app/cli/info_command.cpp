@@ -19,6 +19,9 @@ int runInfoCommand(const Args& raw)
     if (!ws) return fail(ws.message());
     const LoadedInput* in = &(*ws)->input();
     nlohmann::json out{{"path", in->path}, {"kind", in->kind}, {"cubins", nlohmann::json::array()}};
+    // Workspace::kernels() lists the same kernels in the same order, with the key --kernel takes.
+    const auto& entries = (*ws)->kernels();
+    size_t entry = 0;
     for (const auto& lc : in->cubins) {
         const auto& c = lc.cubin;
         nlohmann::json cj{
@@ -33,7 +36,10 @@ int runInfoCommand(const Args& raw)
             nlohmann::json offs = nlohmann::json::object();
             for (const auto& l : k.instrOffsets)
                 offs[nvinfo::attributeName(l.attribute)] = l.offsets;
+            const KernelEntry& e = entries[entry++];
             nlohmann::json kj{{"name", k.name},
+                              {"key", e.key},
+                              {"demangled", e.demangled},
                               {"instructions", k.codeSize / 16},
                               {"code_bytes", k.codeSize},
                               {"params", params},
@@ -56,8 +62,9 @@ int runInfoCommand(const Args& raw)
         std::printf("  %s (%s)\n", cj["arch"].get<std::string>().c_str(),
                     cj["origin"].get<std::string>().c_str());
         for (const auto& kj : cj["kernels"]) {
-            std::printf("    %s: %llu instructions, %zu params, %s registers, %llu B static shared\n",
-                        kj["name"].get<std::string>().c_str(),
+            const std::string key = kj["key"], demangled = kj["demangled"];
+            std::printf("    %s%s: %llu instructions, %zu params, %s registers, %llu B static shared\n",
+                        key.c_str(), demangled == kj["name"] ? "" : (" = " + demangled).c_str(),
                         static_cast<unsigned long long>(kj["instructions"].get<uint64_t>()),
                         kj["params"].size(),
                         kj.contains("registers") ? std::to_string(kj["registers"].get<int>()).c_str() : "?",

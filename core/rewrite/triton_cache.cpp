@@ -54,6 +54,18 @@ Result<TritonCacheEntry> openTritonEntry(const fs::path& dir)
                                     "<name>.cubin beside it");
 }
 
+std::optional<fs::path> tritonEntryOfFile(const fs::path& file)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+    auto entry = openTritonEntry(file.parent_path());
+    if (!entry) return std::nullopt;
+    const fs::path abs = fs::weakly_canonical(file, ec);
+    for (const fs::path& p : {entry->cubin, entry->metadata})
+        if (fs::weakly_canonical(p, ec) == abs) return entry->dir;
+    return std::nullopt;
+}
+
 Status checkTunedCompatible(const Cubin& original, const Cubin& tuned, const std::string& kernel)
 {
     const Kernel* a = original.findKernel(kernel);

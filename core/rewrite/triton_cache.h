@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct TritonCacheEntry
 constexpr const char* kTritonBackupSuffix = ".sassx-orig";
 
 Result<TritonCacheEntry> openTritonEntry(const std::filesystem::path& dir);
+
+// The entry directory when `file` is an entry's <name>.cubin or <name>.json (a file dialog picks files,
+// and opening the directory instead is what makes write-back possible); nothing otherwise.
+std::optional<std::filesystem::path> tritonEntryOfFile(const std::filesystem::path& file);
 
 // Same kernel (name), same parameter layout (KPARAM_INFO ordinals, offsets, sizes; parameter bank
 // size), same code size and the same arch: a tuned cubin that passes is a drop-in for the original.

@@ -66,6 +66,21 @@ QStringList Session::kernelNames() const
     return names;
 }
 
+std::vector<KernelEntry> Session::kernelEntries() const
+{
+    return m_workspace ? m_workspace->kernels() : std::vector<KernelEntry>();
+}
+
+int Session::defaultKernelEntry() const
+{
+    return m_workspace && !m_workspace->kernels().empty() ? int(m_workspace->defaultKernel()) : -1;
+}
+
+QString Session::kernelSymbol() const
+{
+    return m_kernelWs ? QString::fromStdString(m_kernelWs->name()) : QString();
+}
+
 std::shared_ptr<const KernelAnalysis> Session::analysis() const
 {
     return m_kernelWs ? m_kernelWs->analysisPtr() : nullptr;

@@ -53,8 +53,16 @@ public:
     QString inputPath() const { return m_inputPath; }
     QString arch() const { return m_arch; }
     QString inputKind() const;
+    // Keys of the input's kernels (Workspace::kernels(): the symbol, or "symbol@sm_80" for one copy
+    // of several), and the entries a picker shows.
     QStringList kernelNames() const;
+    std::vector<KernelEntry> kernelEntries() const;
+    // The entry to offer first (the newest architecture's), -1 without an input.
+    int defaultKernelEntry() const;
+    // The current kernel's key (what selectKernel and session files take).
     QString kernelName() const { return m_kernel; }
+    // The current kernel's symbol (what launch specs and reports name); empty before an analysis.
+    QString kernelSymbol() const;
     std::shared_ptr<const KernelWorkspace> kernelWorkspace() const { return m_kernelWs; }
     std::shared_ptr<const KernelAnalysis> analysis() const;
     const LegalityChecker* checker() const;

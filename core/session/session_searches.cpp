@@ -126,9 +126,10 @@ QString Session::startSearch(const SearchConfig& config, const EvaluatorOptions&
     if (Status s = validate(options); !s) return QString::fromStdString(s.message());
     auto spec = eval::loadLaunchSpec(m_launchSpecPath.toStdString());
     if (!spec) return tr("the launch spec: %1").arg(QString::fromStdString(spec.message()));
-    if (!spec->kernel.empty() && spec->kernel != m_kernel.toStdString())
+    if (!spec->kernel.empty() && spec->kernel != m_kernelWs->name())
         return tr("the launch spec %1 launches kernel '%2', not '%3'")
-            .arg(QFileInfo(m_launchSpecPath).fileName(), QString::fromStdString(spec->kernel), m_kernel);
+            .arg(QFileInfo(m_launchSpecPath).fileName(), QString::fromStdString(spec->kernel),
+                 kernelSymbol());
     const QString dir = searchOutDir(config);
     if (!QDir().mkpath(dir)) return tr("cannot create %1").arg(dir);
     if (!m_search->start(m_kernelWs, std::move(*spec), options, config, dir))

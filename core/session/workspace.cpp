@@ -2,9 +2,11 @@
 
 #include "core/sass/nvdisasm.h"
 
+#include "core/common/demangle.h"
 #include "core/rewrite/cubin_writer.h"
 #include "core/sass/listing.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -22,23 +24,71 @@ Result<std::shared_ptr<const Workspace>> Workspace::open(const std::string& path
     ws->m_input = std::make_shared<const LoadedInput>(std::move(*in));
     ws->m_options = std::move(options);
     ws->m_options.arch = load.arch;
+    ws->listKernels();
     return std::shared_ptr<const Workspace>(std::move(ws));
+}
+
+void Workspace::listKernels()
+{
+    std::map<std::string, int> copies, perArch;
+    for (size_t c = 0; c < m_input->cubins.size(); ++c) {
+        const Cubin& cubin = m_input->cubins[c].cubin;
+        for (const auto& k : cubin.kernels()) {
+            KernelEntry e;
+            e.name = k.name;
+            e.demangled = demangle(k.name);
+            e.arch = cubin.archName();
+            e.sm = cubin.smVersion();
+            e.cubin = c;
+            e.instructions = k.codeSize / 16;
+            ++copies[e.name];
+            ++perArch[e.name + "@" + e.arch];
+            m_kernels.push_back(std::move(e));
+        }
+    }
+    for (KernelEntry& e : m_kernels) {
+        if (copies[e.name] == 1)
+            e.key = e.name;
+        else if (perArch[e.name + "@" + e.arch] == 1)
+            e.key = e.name + "@" + e.arch;
+        else
+            e.key = e.name + "@" + std::to_string(e.cubin);
+    }
 }
 
 std::vector<std::string> Workspace::kernelNames() const
 {
     std::vector<std::string> names;
-    for (const auto& c : m_input->cubins)
-        for (const auto& k : c.cubin.kernels())
-            names.push_back(k.name);
+    for (const KernelEntry& e : m_kernels)
+        names.push_back(e.key);
     return names;
+}
+
+const KernelEntry* Workspace::findKernel(const std::string& key) const
+{
+    const KernelEntry* newest = nullptr;
+    for (const KernelEntry& e : m_kernels) {
+        if (e.key == key) return &e;
+        // Newest arch wins; among equals the arch-specific "a" build, then the first.
+        if (e.name == key &&
+            (!newest || e.sm > newest->sm || (e.sm == newest->sm && e.arch.size() > newest->arch.size())))
+            newest = &e;
+    }
+    return newest;
+}
+
+size_t Workspace::defaultKernel() const
+{
+    size_t best = 0;
+    for (size_t i = 1; i < m_kernels.size(); ++i)
+        if (m_kernels[i].sm > m_kernels[best].sm) best = i;
+    return best;
 }
 
 int Workspace::cubinIndexOf(const std::string& kernel) const
 {
-    for (size_t c = 0; c < m_input->cubins.size(); ++c)
-        if (m_input->cubins[c].cubin.findKernel(kernel)) return int(c);
-    return -1;
+    const KernelEntry* e = findKernel(kernel);
+    return e ? int(e->cubin) : -1;
 }
 
 std::string Workspace::defaultLaunchSpecPath() const
@@ -81,17 +131,23 @@ Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::stri
     if (names.empty()) return makeError(m_input->path + ": no kernels");
     std::string pick = name;
     if (pick.empty()) {
-        if (names.size() > 1) {
+        // One kernel, or copies of one kernel for several architectures (the newest, as for a bare
+        // symbol); otherwise the user picks.
+        if (std::any_of(m_kernels.begin(), m_kernels.end(),
+                        [&](const KernelEntry& e) { return e.name != m_kernels.front().name; })) {
             std::string list;
             for (const auto& n : names)
                 list += (list.empty() ? "" : ", ") + n;
             return makeError(m_input->path + " has " + std::to_string(names.size()) +
                              " kernels; pick one with --kernel (" + list + ")");
         }
-        pick = names.front();
+        pick = m_kernels.front().name;
     }
-    const int c = cubinIndexOf(pick);
-    if (c < 0) return makeError("no kernel named '" + pick + "' in " + m_input->path);
+    const KernelEntry* entry = findKernel(pick);
+    if (!entry) return makeError("no kernel named '" + pick + "' in " + m_input->path);
+    const int c = int(entry->cubin);
+    const std::string key = entry->key;
+    pick = entry->name;
     const Cubin& cubin = m_input->cubins[size_t(c)].cubin;
     auto listing = disassembleKernel(cubin, pick);
     if (!listing) return listing.error();
@@ -111,6 +167,7 @@ Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::stri
     k->m_input = m_input;
     k->m_cubinIndex = size_t(c);
     k->m_name = pick;
+    k->m_key = key;
     k->m_options = m_options;
     k->m_analysis = KernelAnalysis::build(std::move(*listing));
     if (stop && stop->load()) return makeError("cancelled");

@@ -35,6 +35,20 @@ struct WorkspaceOptions
 
 class KernelWorkspace;
 
+// One kernel of an input as a picker shows it. A host executable holds each kernel once per
+// architecture it was built for: the key tells the copies apart.
+struct KernelEntry
+{
+    std::string key;       // what Workspace::kernel() takes: the symbol, or "symbol@sm_80" when several
+                           // cubins hold it ("symbol@3", the cubin index, when even the arch repeats)
+    std::string name;      // the symbol
+    std::string demangled; // the C++ name, or the symbol when it is not mangled
+    std::string arch;      // "sm_90", "sm_90a"
+    int sm = 0;            // 90
+    size_t cubin = 0;      // index into LoadedInput::cubins
+    size_t instructions = 0;
+};
+
 class Workspace
 {
 public:
@@ -45,8 +59,16 @@ public:
 
     const LoadedInput& input() const { return *m_input; }
     const WorkspaceOptions& options() const { return m_options; }
+    // Every kernel of every cubin, in input order.
+    const std::vector<KernelEntry>& kernels() const { return m_kernels; }
+    // Their keys (unique), in the same order.
     std::vector<std::string> kernelNames() const;
-    // Index into input().cubins of the cubin holding `kernel`, -1 if none does.
+    // The entry `key` names: an exact key, else a bare symbol held by several cubins, which picks the
+    // copy for the newest architecture (the one a current GPU runs). Null when none matches.
+    const KernelEntry* findKernel(const std::string& key) const;
+    // The kernel to offer first: the first kernel of the newest architecture.
+    size_t defaultKernel() const;
+    // Index into input().cubins of the cubin holding `kernel` (a key or symbol), -1 if none does.
     int cubinIndexOf(const std::string& kernel) const;
     // samples/<name>.launch.json beside <name>.sm_90.cubin (the usual layout), else empty.
     std::string defaultLaunchSpecPath() const;
@@ -59,15 +81,20 @@ public:
 
 private:
     Workspace() = default;
+    void listKernels();
     std::shared_ptr<const LoadedInput> m_input;
     WorkspaceOptions m_options;
+    std::vector<KernelEntry> m_kernels;
 };
 
 // One analysed kernel of a workspace: everything needed to judge, apply and write edits.
 class KernelWorkspace
 {
 public:
+    // The kernel's symbol (what the cubin, launch specs and reports name).
     const std::string& name() const { return m_name; }
+    // What it was opened by (Workspace::kernels()): the symbol, or "symbol@sm_80" for one copy of several.
+    const std::string& key() const { return m_key; }
     const Cubin& cubin() const { return m_input->cubins[m_cubinIndex].cubin; }
     const LoadedInput& input() const { return *m_input; }
     const WorkspaceOptions& options() const { return m_options; }
@@ -100,7 +127,7 @@ private:
     KernelWorkspace() = default;
     std::shared_ptr<const LoadedInput> m_input;
     size_t m_cubinIndex = 0;
-    std::string m_name;
+    std::string m_name, m_key;
     WorkspaceOptions m_options;
     std::shared_ptr<const KernelAnalysis> m_analysis;
     std::shared_ptr<const LegalityChecker> m_checker;

@@ -57,7 +57,6 @@ void TestCli::benchEstimate()
                        {"note", QJsonValue::String},
                        {"baseline", QJsonValue::Object},
                        {"candidate_cycles", QJsonValue::Double},
-                       {"candidate_us", QJsonValue::Double},
                        {"ratio", QJsonValue::Double},
                        {"source", QJsonValue::Object}});
     QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -67,14 +66,12 @@ void TestCli::benchEstimate()
     QVERIFY(j["note"].toString().contains("unverified"));
     QCOMPARE(j["source"]["kind"].toString(), QString("estimate"));
     const QJsonObject b = j["baseline"].toObject();
-    error = checkKeys(b, "baseline",
-                      {{"cycles", QJsonValue::Double},
-                       {"microseconds", QJsonValue::Double},
-                       {"source", QJsonValue::String}});
+    error = checkKeys(b, "baseline", {{"cycles", QJsonValue::Double}, {"source", QJsonValue::String}});
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(b["source"].toString(), QString("estimate"));
-    QVERIFY(b["cycles"].toDouble() > 0 && j["candidate_cycles"].toDouble() > 0 &&
-            j["candidate_us"].toDouble() > 0);
+    QVERIFY(b["cycles"].toDouble() > 0 && j["candidate_cycles"].toDouble() > 0);
+    // An estimate never carries a time per launch (issue 16: the model's time is 3-4x off).
+    QVERIFY(!j.contains("candidate_us") && !b.contains("microseconds"));
     // Without --cubin the candidate is the spec's own cubin: the deterministic model gives ratio 1.
     QVERIFY2(j["candidate"].toString().endsWith("/rmsnorm.sm_90.cubin"),
              qPrintable(j["candidate"].toString()));

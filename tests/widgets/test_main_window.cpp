@@ -2,6 +2,7 @@
 // opens at the top of the listing with no jump history from the last one; the default layout shows
 // every listing and variants column, is remembered, and View ▸ Reset Layout restores it.
 #include "core/session/session.h"
+#include "core/session/workspace.h"
 #include "widget_test_support.h"
 #include "widgets/listing_panel.h"
 #include "widgets/listing_view.h"
@@ -11,10 +12,14 @@
 #include "widgets/variants_panel.h"
 
 #include <QApplication>
+#include <QFileDialog>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeView>
 #include <QtTest>
@@ -132,6 +137,97 @@ private Q_SLOTS:
         QCOMPARE(window.size(), QSize(1400, 850));
         QTRY_VERIFY(window.listingPanel()->splitter()->sizes().front() < 200);
         QVERIFY(!QSettings().contains(QStringLiteral("window/state")));
+    }
+
+    // A host executable with sm_80 and sm_90 copies: the picker shows demangled names, arch and size,
+    // offers the newest arch first, and opens exactly the copy chosen.
+    void kernelPickerShowsArchAndSize()
+    {
+        const QString exe = QStringLiteral(SASSX_CUBIN_SAMPLES "/host_exe");
+        SASSX_REQUIRE_SAMPLE(exe);
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        Session* session = window.session();
+        window.show();
+        QStringList offered;
+        QString preselected;
+        const QString want =
+            QStringLiteral("params_kernel(float, double*, int, char) — sm_80, 32 instructions  "
+                           "[_Z13params_kernelfPdic]");
+        QTimer picker;
+        QObject::connect(&picker, &QTimer::timeout, [&] {
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            if (!dialog || dialog->objectName() != QLatin1String("kernelPicker")) return;
+            offered = dialog->comboBoxItems();
+            preselected = dialog->textValue();
+            dialog->setTextValue(want);
+            dialog->accept();
+        });
+        picker.start(50);
+        QSignalSpy ready(session, &Session::analysisReady);
+        window.openPath(exe);
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        picker.stop();
+        QCOMPARE(offered.size(), 4);
+        QVERIFY(offered.contains(want));
+        QCOMPARE(preselected,
+                 QStringLiteral("shared_kernel(float const*, float*, int) — sm_90, 80 instructions  "
+                                "[_Z13shared_kernelPKfPfi]"));
+        QCOMPARE(session->kernelName(), QStringLiteral("_Z13params_kernelfPdic@sm_80"));
+        QCOMPARE(session->kernelSymbol(), QStringLiteral("_Z13params_kernelfPdic"));
+        QCOMPARE(session->currentCubin()->archName(), std::string("sm_80"));
+    }
+
+    // An entry's .json chosen in the Open dialog opens the whole Triton cache entry.
+    void tritonEntryFromItsFiles()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("0123abcd"));
+        QVERIFY(QDir().mkpath(dir));
+        auto ws = Workspace::open(cubin.toStdString());
+        QVERIFY(ws);
+        const QString name = QString::fromStdString((*ws)->kernels().front().name);
+        QVERIFY(QFile::copy(cubin, dir + QLatin1Char('/') + name + QStringLiteral(".cubin")));
+        QFile meta(dir + QLatin1Char('/') + name + QStringLiteral(".json"));
+        QVERIFY(meta.open(QIODevice::WriteOnly));
+        meta.write(QStringLiteral("{\"name\": \"%1\", \"num_warps\": 4, \"shared\": 0}").arg(name).toUtf8());
+        meta.close();
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        QSignalSpy ready(window.session(), &Session::analysisReady);
+        window.openPath(meta.fileName());
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        QCOMPARE(window.session()->inputKind(), QStringLiteral("triton-cache"));
+        QCOMPARE(QFileInfo(window.session()->inputPath()).canonicalFilePath(),
+                 QFileInfo(dir).canonicalFilePath());
+        QVERIFY(MainWindow::recentFiles().contains(QFileInfo(dir).absoluteFilePath()));
+
+        // File ▸ Open…: the dialog's button opens the directory it shows as a Triton entry.
+        const auto second = newWindow();
+        QTimer chooser;
+        bool clicked = false;
+        QObject::connect(&chooser, &QTimer::timeout, [&] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dialog || dialog->objectName() != QLatin1String("openDialog")) return;
+            dialog->setDirectory(dir);
+            if (auto* button = dialog->findChild<QPushButton*>(QStringLiteral("openTritonDirectory"))) {
+                clicked = true;
+                button->click();
+            }
+        });
+        chooser.start(50);
+        QSignalSpy secondReady(second->session(), &Session::analysisReady);
+        QAction* open = nullptr;
+        for (QAction* a : second->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Open)) open = a;
+        QVERIFY(open);
+        open->trigger();
+        QVERIFY(secondReady.wait(120000) || !secondReady.isEmpty());
+        chooser.stop();
+        QVERIFY(clicked);
+        QCOMPARE(second->session()->inputKind(), QStringLiteral("triton-cache"));
     }
 
     void anotherKernelOpensAtTheTop()

@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 using namespace sassx;
 
@@ -53,7 +54,8 @@ private Q_SLOTS:
             auto k = (*ws)->kernel(name);
             QVERIFY2(k, k ? "" : k.message().c_str());
             const KernelWorkspace& kw = **k;
-            const Kernel* kernel = kw.cubin().findKernel(name);
+            QCOMPARE(kw.key(), name);
+            const Kernel* kernel = kw.cubin().findKernel(kw.name());
             QVERIFY(kernel);
             for (const auto& u :
                  unpatchableInstructionsWithReasons(kw.cubin(), *kernel, kw.options().patch)) {
@@ -71,6 +73,50 @@ private Q_SLOTS:
             }
             if (!kw.immovableReason().empty()) QVERIFY(!kw.notices().empty());
         }
+    }
+
+    // A host executable holds each kernel once per architecture: keys tell the copies apart, a bare
+    // symbol (or no name, when there is one symbol) opens the newest architecture's copy, and the
+    // picker gets demangled names, archs and sizes.
+    void kernelKeysAcrossArchitectures()
+    {
+        const QString exe = QStringLiteral(SASSX_CUBIN_SAMPLES "/host_exe");
+        REQUIRE_FILE(exe);
+        auto ws = Workspace::open(exe.toStdString());
+        QVERIFY2(ws, ws ? "" : ws.message().c_str());
+        const auto& entries = (*ws)->kernels();
+        QCOMPARE(entries.size(), size_t(4)); // 2 kernels x sm_80, sm_90
+        std::set<std::string> keys;
+        for (const KernelEntry& e : entries) {
+            keys.insert(e.key);
+            QCOMPARE(e.key, e.name + "@" + e.arch);
+            QVERIFY(e.instructions > 0);
+            QVERIFY(e.demangled != e.name && e.demangled.find('(') != std::string::npos);
+        }
+        QCOMPARE(keys.size(), entries.size());
+        const KernelEntry& first = entries[(*ws)->defaultKernel()];
+        QCOMPARE(first.arch, std::string("sm_90"));
+        const KernelEntry* shared = (*ws)->findKernel("_Z13shared_kernelPKfPfi");
+        QVERIFY(shared);
+        QCOMPARE(shared->arch, std::string("sm_90"));
+        QCOMPARE(shared->demangled, std::string("shared_kernel(float const*, float*, int)"));
+        // The sm_80 copy by key: its own code (it differs from the sm_90 copy's size).
+        auto k80 = (*ws)->kernel("_Z13shared_kernelPKfPfi@sm_80");
+        QVERIFY2(k80, k80 ? "" : k80.message().c_str());
+        QCOMPARE((*k80)->name(), std::string("_Z13shared_kernelPKfPfi"));
+        QCOMPARE((*k80)->cubin().archName(), std::string("sm_80"));
+        QCOMPARE((*k80)->analysis().listing.instructions.size(),
+                 (*ws)->findKernel("_Z13shared_kernelPKfPfi@sm_80")->instructions);
+        auto k90 = (*ws)->kernel("_Z13shared_kernelPKfPfi");
+        QVERIFY(k90);
+        QCOMPARE((*k90)->cubin().archName(), std::string("sm_90"));
+        QCOMPARE((*k90)->key(), std::string("_Z13shared_kernelPKfPfi@sm_90"));
+        // Two different kernels and no name: the error lists the keys, on one line.
+        auto none = (*ws)->kernel();
+        QVERIFY(!none);
+        QVERIFY(oneLine(none.message()));
+        QVERIFY(none.message().find("_Z13params_kernelfPdic@sm_80") != std::string::npos);
+        QVERIFY(!(*ws)->kernel("_Z13shared_kernelPKfPfi@sm_70"));
     }
 
     // A kernel whose limits pin everything says so once, in words, instead of a silent "0 movable".
