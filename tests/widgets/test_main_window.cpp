@@ -1,9 +1,12 @@
-// The main window's handling of inputs: Open Recent keeps only files that opened, and another kernel
-// opens at the top of the listing with no jump history from the last one; the default layout shows
-// every listing and variants column, is remembered, and View ▸ Reset Layout restores it.
+// The main window's handling of inputs and layout: Open Recent keeps only files that opened; the
+// kernel picker shows demangled names, arch and size and defaults to the newest arch; a Triton cache
+// entry opens from its files or the Open dialog, and write-back asks before writing ptxas' own
+// schedule; another kernel opens at the top of the listing; the default layout shows every listing
+// and variants column, is remembered, and View ▸ Reset Layout restores it.
 #include "core/session/session.h"
 #include "core/session/workspace.h"
 #include "widget_test_support.h"
+#include "widgets/commands/edit_controller.h"
 #include "widgets/listing_panel.h"
 #include "widgets/listing_view.h"
 #include "widgets/main_window.h"
@@ -15,6 +18,7 @@
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
@@ -38,6 +42,27 @@ std::unique_ptr<MainWindow> newWindow()
     auto window = std::make_unique<MainWindow>(session);
     session->setParent(window.get());
     return window;
+}
+
+// A Triton cache entry in `dir` holding `cubin` as its <kernel>.cubin with minimal metadata; returns
+// the metadata file's path.
+QString makeTritonEntry(const QString& dir, const QString& cubin)
+{
+    QDir().mkpath(dir);
+    auto ws = Workspace::open(cubin.toStdString());
+    if (!ws) return {};
+    const QString name = QString::fromStdString((*ws)->kernels().front().name);
+    QFile::copy(cubin, dir + QLatin1Char('/') + name + QStringLiteral(".cubin"));
+    QFile meta(dir + QLatin1Char('/') + name + QStringLiteral(".json"));
+    if (!meta.open(QIODevice::WriteOnly)) return {};
+    meta.write(QStringLiteral("{\"name\": \"%1\", \"num_warps\": 4, \"shared\": 0}").arg(name).toUtf8());
+    return meta.fileName();
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 } // namespace
@@ -185,19 +210,12 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("0123abcd"));
-        QVERIFY(QDir().mkpath(dir));
-        auto ws = Workspace::open(cubin.toStdString());
-        QVERIFY(ws);
-        const QString name = QString::fromStdString((*ws)->kernels().front().name);
-        QVERIFY(QFile::copy(cubin, dir + QLatin1Char('/') + name + QStringLiteral(".cubin")));
-        QFile meta(dir + QLatin1Char('/') + name + QStringLiteral(".json"));
-        QVERIFY(meta.open(QIODevice::WriteOnly));
-        meta.write(QStringLiteral("{\"name\": \"%1\", \"num_warps\": 4, \"shared\": 0}").arg(name).toUtf8());
-        meta.close();
+        const QString meta = makeTritonEntry(dir, cubin);
+        QVERIFY(!meta.isEmpty());
         const auto owner = newWindow();
         MainWindow& window = *owner;
         QSignalSpy ready(window.session(), &Session::analysisReady);
-        window.openPath(meta.fileName());
+        window.openPath(meta);
         QVERIFY(ready.wait(120000) || !ready.isEmpty());
         QCOMPARE(window.session()->inputKind(), QStringLiteral("triton-cache"));
         QCOMPARE(QFileInfo(window.session()->inputPath()).canonicalFilePath(),
@@ -228,6 +246,76 @@ private Q_SLOTS:
         chooser.stop();
         QVERIFY(clicked);
         QCOMPARE(second->session()->inputKind(), QStringLiteral("triton-cache"));
+    }
+
+    // Write-back of ptxas' own schedule asks first (No leaves the entry untouched, Yes writes and names
+    // the backup); an edited variant goes in without the question, the backup keeping ptxas' cubin.
+    void tritonWriteBackAsksWhenNothingChanged()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("feedbeef"));
+        const QString meta = makeTritonEntry(dir, cubin);
+        QVERIFY(!meta.isEmpty());
+        const QString entryCubin = QFileInfo(meta).path() + QLatin1Char('/') +
+                                   QFileInfo(meta).completeBaseName() + QStringLiteral(".cubin");
+        const QString backup = entryCubin + QStringLiteral(".sassx-orig");
+        const QByteArray original = readAll(entryCubin);
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        Session* session = window.session();
+        QSignalSpy ready(session, &Session::analysisReady);
+        window.openPath(dir);
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        QAction* writeBack = nullptr;
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Triton Cache Write-Back")) writeBack = a;
+        QVERIFY(writeBack);
+
+        // Answers the question with `answer`, closes the information box; records what was asked.
+        QStringList asked, told;
+        QMessageBox::StandardButton answer = QMessageBox::No;
+        QTimer boxes;
+        QObject::connect(&boxes, &QTimer::timeout, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) return;
+            if (box->button(QMessageBox::Yes)) {
+                asked << box->text();
+                box->button(answer)->click();
+            } else {
+                told << box->text();
+                box->button(QMessageBox::Ok)->click();
+            }
+        });
+        boxes.start(50);
+        writeBack->trigger();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY(asked.front().contains(QStringLiteral("nothing would change")));
+        QVERIFY(told.isEmpty());
+        QCOMPARE(readAll(entryCubin), original);
+        QVERIFY(!QFileInfo::exists(backup));
+
+        answer = QMessageBox::Yes;
+        writeBack->trigger();
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(told.size(), 1);
+        QVERIFY2(told.front().contains(backup), qPrintable(told.front()));
+        QVERIFY(QFileInfo::exists(backup));
+        QCOMPARE(readAll(backup), original);
+
+        // An edited variant: no question; the entry's cubin changes, the backup does not.
+        auto kernel = session->kernelWorkspace();
+        const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+        QVERIFY(!moves.empty());
+        QVERIFY(
+            window.editController()->apply(Edit::move(moves.front().first, moves.front().second)).accepted);
+        writeBack->trigger();
+        boxes.stop();
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(told.size(), 2);
+        QVERIFY(readAll(entryCubin) != original);
+        QCOMPARE(readAll(backup), original);
     }
 
     void anotherKernelOpensAtTheTop()
