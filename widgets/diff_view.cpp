@@ -23,6 +23,11 @@ QString controlString(const Control& c)
 DiffView::DiffView(Session* session, QWidget* parent) : QAbstractScrollArea(parent), m_session(session)
 {
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // Each side needs its address, its control bits and some of the instruction; narrower, the
+    // control bits would be painted over the address.
+    const int controlWidth = fontMetrics().horizontalAdvance(QStringLiteral("S04 Y1 W2 R- 0----5 a-c")) + 8;
+    setMinimumWidth(2 * (50 + controlWidth + fontMetrics().horizontalAdvance(QString(16, QLatin1Char('M')))) +
+                    kGap + verticalScrollBar()->sizeHint().width());
     connect(session, &Session::variantChanged, this, [this](int id) {
         if (id == m_left || id == m_right) reload();
     });
@@ -171,7 +176,7 @@ void DiffView::paintEvent(QPaintEvent*)
     const int h = rowHeight();
     const int first = verticalScrollBar()->value();
     const int rows = viewport()->height() / h + 1;
-    const int gap = 60;
+    const int gap = kGap;
     const int colWidth = (viewport()->width() - gap) / 2;
     const int rightX = colWidth + gap;
     const auto& insts = analysis->listing.instructions;

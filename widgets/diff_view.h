@@ -45,6 +45,7 @@ Q_SIGNALS:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    static constexpr int kGap = 60; // between the two sides, where the links run
     void resizeEvent(QResizeEvent* event) override;
 
 private:

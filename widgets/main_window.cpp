@@ -80,6 +80,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     auto* diffSummary = new QLabel(diffBox);
     diffSummary->setObjectName(QStringLiteral("diffSummary"));
     diffSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    diffSummary->setWordWrap(true); // unwrapped, a long summary would widen the dock and the window
     auto* previousChange = new QToolButton(diffBox);
     previousChange->setObjectName(QStringLiteral("diffPrevious"));
     previousChange->setText(tr("◀ Previous change"));
@@ -126,6 +127,9 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     searchDock->setObjectName(QStringLiteral("searchDock"));
     searchDock->setWidget(m_search);
     addDockWidget(Qt::BottomDockWidgetArea, searchDock);
+    // Diff and Search share the bottom as tabs: side by side neither fits the default window (a diff
+    // needs two listings' width), and a clicked search point should not hide the plot.
+    tabifyDockWidget(diffDock, searchDock);
     searchDock->hide();
     connect(m_search, &SearchPanel::evaluationOpened, this, [this, diffDock](int id) {
         showDiff(0, id);

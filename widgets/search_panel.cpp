@@ -161,7 +161,10 @@ void SearchPanel::buildControls()
 
     m_runs = new QComboBox(this);
     m_runs->setObjectName(QStringLiteral("searchRuns"));
-    m_runs->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Run names are long ("#1 anneal·all · 400 evals · 1.0111× (estimate)"): a combo as wide as the
+    // longest would push the dock, and with it the window, wider than the default size.
+    m_runs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_runs->setMinimumContentsLength(24);
     connect(m_runs, &QComboBox::currentIndexChanged, this,
             [this](int i) { showRecord(i < 0 ? -1 : m_runs->itemData(i).toInt()); });
 
@@ -174,15 +177,16 @@ void SearchPanel::buildControls()
     controls->addWidget(caption(tr("Budget"), this));
     controls->addWidget(m_budget);
     controls->addWidget(m_budgetUnit);
-    controls->addWidget(caption(tr("Backend"), this));
-    controls->addWidget(m_backend);
-    controls->addWidget(m_gpus);
     controls->addWidget(caption(tr("Seed"), this));
     controls->addWidget(m_seed);
     controls->addStretch(1);
 
+    // Two rows, so that the dock fits beside the diff at the default window size.
     auto* actions = new QHBoxLayout;
     actions->setContentsMargins(4, 0, 4, 0);
+    actions->addWidget(caption(tr("Backend"), this));
+    actions->addWidget(m_backend);
+    actions->addWidget(m_gpus);
     for (QPushButton* b : {m_start, m_pause, m_stop, m_continue})
         actions->addWidget(b);
     actions->addWidget(caption(tr("Run"), this));
@@ -192,6 +196,7 @@ void SearchPanel::buildControls()
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("searchStatus"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setWordWrap(true); // an unwrapped label is as wide as its text, and so would the dock be
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);

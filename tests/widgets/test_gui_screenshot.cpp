@@ -264,6 +264,8 @@ private Q_SLOTS:
         QCOMPARE(session->currentVariantId(), opened.front().front().toInt());
         QVERIFY(session->openSearchEvaluation(0, clicked) == session->currentVariantId());
         QTest::qWait(300);
+        // The Search and Diff docks side by side still fit the default window size.
+        QCOMPARE(w.size(), QSize(1400, 850));
         const QString shot = shotPath(QStringLiteral("sassx-search.png"));
         QVERIFY(w.grab().save(shot));
         qInfo("screenshot: %s", qPrintable(shot));
