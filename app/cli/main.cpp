@@ -7,6 +7,7 @@
 #include <map>
 
 #include "bench_command.h"
+#include "stalls_command.h"
 
 namespace {
 
@@ -24,6 +25,8 @@ void usage()
         "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
         "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics]\n"
         "        [--metrics-backend auto|cupti|ncu] [--json]\n"
+        "  stalls SPEC.json [--cubin FILE] [--period N|auto] [--top N] [--gpus LIST] [--json]\n"
+        "        where warps wait, per instruction (CUPTI PC sampling; needs a GPU)\n"
         "  search SPEC.json --algo anneal|greedy|random|listsched [--preset sip]\n"
         "        [--space mem|all|yield|all+control] [--budget-evals N | --budget-time 10m]\n"
         "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n",
@@ -57,6 +60,7 @@ int main(int argc, char** argv)
         {"triton-restore", runTritonRestoreCommand},
         {"bench", runBenchCommand},
         {"search", runSearchCommand},
+        {"stalls", runStallsCommand},
     };
     if (auto it = commands.find(cmd); it != commands.end()) return it->second(args);
     std::fprintf(stderr, "sassx-cli: unknown command '%s' (sassx-cli --help lists them)\n", cmd.c_str());

@@ -23,6 +23,7 @@ using GraphExec = struct CUgraphExec_st*;
 
 inline constexpr Result kSuccess = 0;
 inline constexpr Result kErrorNotFound = 500;
+inline constexpr int kAttrClockRate = 13; // kHz
 inline constexpr int kAttrMultiprocessorCount = 16;
 inline constexpr int kAttrL2CacheSize = 38;
 inline constexpr int kAttrCcMajor = 75;

@@ -105,23 +105,10 @@ template <class F> bool bind(void* lib, F& fn, const char* name, std::string& mi
 
 Result<CuptiLibrary> doLoad()
 {
-    std::string tried;
-    void* lib = nullptr;
-    std::string path;
-    for (const std::string& candidate : cuptiSearchList()) {
-        lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (lib) {
-            path = candidate;
-            break;
-        }
-        const char* why = dlerror();
-        tried += "\n  " + candidate + (why ? std::string(": ") + why : std::string());
-    }
-    if (!lib)
-        return makeError(
-            "CUPTI not found (set SASSX_CUPTI to libcupti.so, or install the CUDA toolkit's CUPTI or "
-            "the nvidia-cuda-cupti wheel); tried:" +
-            tried);
+    auto opened = openCuptiLibrary();
+    if (!opened) return opened.error();
+    void* lib = opened->first;
+    const std::string path = opened->second;
     CuptiLibrary info;
     info.path = path;
     Api& a = g_api;
@@ -187,6 +174,21 @@ public:
     } while (0)
 
 } // namespace
+
+Result<std::pair<void*, std::string>> openCuptiLibrary()
+{
+    std::string tried;
+    for (const std::string& candidate : cuptiSearchList()) {
+        if (void* lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))
+            return std::make_pair(lib, candidate);
+        const char* why = dlerror();
+        tried += "\n  " + candidate + (why ? std::string(": ") + why : std::string());
+    }
+    return makeError(
+        "CUPTI not found (set SASSX_CUPTI to libcupti.so, or install the CUDA toolkit's CUPTI or "
+        "the nvidia-cuda-cupti wheel); tried:" +
+        tried);
+}
 
 std::vector<std::string> cuptiSearchList()
 {

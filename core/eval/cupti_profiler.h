@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sassx::eval {
@@ -21,6 +22,10 @@ namespace sassx::eval {
 // nvidia-cuda-cupti wheel's folder ($SASSX_CUPTI_WHEEL_DIR or the default python's site-packages),
 // then the loader's own search ("libcupti.so.13", ".12", "libcupti.so").
 std::vector<std::string> cuptiSearchList();
+
+// dlopen()s the first library of cuptiSearchList() that loads: its handle and path, or the list of
+// what was tried and why each failed. The range profiler and PC sampling both bind through it.
+Result<std::pair<void*, std::string>> openCuptiLibrary();
 
 struct CuptiLibrary
 {

@@ -1,5 +1,7 @@
 #include "core/eval/estimate_evaluator.h"
 
+#include "core/rewrite/schedule_recovery.h"
+
 #include "core/analysis/kernel_analysis.h"
 #include "core/cubin/cubin.h"
 #include "core/sass/listing.h"
@@ -28,36 +30,6 @@ nlohmann::json estimateJson(const Estimate& e)
             {"occupancy_limiter", e.occupancy.limiter},
             {"segments", segs},
             {"source", "estimate"}};
-}
-
-// A candidate is a permutation of the original's instruction words with new control bits. Recovers
-// that Schedule from the candidate's .text by matching every word (control bits masked) to an unused
-// original instruction of the same basic block. Needs no nvdisasm, which refuses some control-bit
-// combinations the rewriter writes and the GPU runs (reuse flags on FFMA, seen on the samples).
-std::optional<Schedule> scheduleFromText(const KernelAnalysis& a, const Cubin& cubin, const Kernel& k)
-{
-    const auto text = cubin.sectionData(k.textSection);
-    const auto& insts = a.listing.instructions;
-    if (text.size() < insts.size() * 16) return std::nullopt; // trailing padding may be left out
-    constexpr uint64_t controlMask = 0x1FFFFFull << 41;
-    Schedule s = Schedule::identity(a);
-    std::vector<char> used(insts.size(), 0);
-    for (uint32_t pos = 0; pos < insts.size(); ++pos) {
-        uint64_t lo = 0, hi = 0;
-        std::memcpy(&lo, text.data() + pos * 16, 8);
-        std::memcpy(&hi, text.data() + pos * 16 + 8, 8);
-        const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[pos])];
-        bool found = false;
-        for (uint32_t i = b.first; i < b.end && !found; ++i)
-            if (!used[i] && insts[i].lo == lo && (insts[i].hi & ~controlMask) == (hi & ~controlMask)) {
-                used[i] = 1;
-                s.order[pos] = i;
-                s.control[i] = Control::decode(hi);
-                found = true;
-            }
-        if (!found) return std::nullopt;
-    }
-    return s;
 }
 
 } // namespace
@@ -137,7 +109,7 @@ Result<Estimate> EstimateEvaluator::estimateCubin(const std::vector<uint8_t>& cu
         const Kernel* k = parsed->findKernel(m_spec.kernel);
         if (k && k->regCount.value_or(255) == m_shape.regsPerThread &&
             k->sharedMemStatic + m_spec.dynamicShared == m_shape.sharedPerBlock)
-            if (auto s = scheduleFromText(*m_analysis, parsed.value(), *k)) return estimate(*m_analysis, *s);
+            if (auto s = recoverSchedule(*m_analysis, parsed.value(), *k)) return estimate(*m_analysis, *s);
     }
     // Not a permutation of the original's words: analyse it on its own (nvdisasm).
     LaunchShape shape;

@@ -5,6 +5,7 @@
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/launch_spec.h"
+#include "core/eval/stall_profile.h"
 #include "core/eval/timing_stats.h"
 
 #include <cstdint>
@@ -57,6 +58,15 @@ public:
     virtual Result<std::vector<MetricValue>> metrics(const std::vector<uint8_t>& candidate,
                                                      const std::vector<std::string>& names = {}) = 0;
 
+    // Warp-stall samples of one launch of a candidate (the baseline when empty), per instruction
+    // offset (stall_profile.h). Only a GPU backend has them; `periodExponent` 0 = automatic.
+    virtual Result<StallProfile> stalls(const std::vector<uint8_t>& candidate, int periodExponent = 0)
+    {
+        (void)candidate;
+        (void)periodExponent;
+        return makeError("no stall samples without a GPU: the " + sourceKind() +
+                         " backend does not run the kernel (sampling needs the GPU backend)");
+    }
     // "measured" or "estimate": what every figure of this backend is labelled.
     virtual std::string sourceKind() const = 0;
 };

@@ -32,6 +32,7 @@ sassx::Result<std::unique_ptr<GpuContext>> GpuContext::open(int ordinal)
     info.sm = major * 10 + minor;
     d.deviceGetAttribute(&info.multiprocessors, cu::kAttrMultiprocessorCount, g->m_device);
     d.deviceGetAttribute(&info.l2Bytes, cu::kAttrL2CacheSize, g->m_device);
+    d.deviceGetAttribute(&info.clockKHz, cu::kAttrClockRate, g->m_device);
     d.deviceGetAttribute(&info.maxSharedOptin, cu::kAttrMaxSharedOptin, g->m_device);
     if (cu::Result r = d.primaryCtxRetain(&g->m_ctx, g->m_device); r)
         return makeError("cuDevicePrimaryCtxRetain: " + d.describe(r));

@@ -18,6 +18,7 @@ struct DeviceInfo
     std::string name;
     int sm = 0; // 90 for compute capability 9.0
     int multiprocessors = 0;
+    int clockKHz = 0; // the SM clock the driver reports (boost), for sampling-period choices
     int l2Bytes = 0;
     int maxSharedOptin = 0;
 };

@@ -152,4 +152,20 @@ Result<std::vector<MetricValue>> GpuEvaluator::metrics(const std::vector<uint8_t
     return parsed.metrics;
 }
 
+Result<StallProfile> GpuEvaluator::stalls(const std::vector<uint8_t>& candidate, int periodExponent)
+{
+    if (!m_hasBaseline) return makeError("stall sampling before setBaseline");
+    PoolReply reply =
+        m_pool->runOne({protocol::makePcSample(0, candidate, periodExponent), std::chrono::minutes(3)});
+    const json& r = reply.response;
+    if (r.value("status", std::string()) != "ok") {
+        std::string why = r.value("error", std::string("stall sampling failed"));
+        if (r.value("failure_kind", std::string()) == failure::kFault)
+            why = "the kernel faulted while sampled: " + why;
+        return makeError(why);
+    }
+    if (!r.contains("profile")) return makeError("the worker's pc_sample reply has no profile");
+    return stallProfileFromJson(r.at("profile"));
+}
+
 } // namespace sassx::eval

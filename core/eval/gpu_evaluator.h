@@ -41,6 +41,7 @@ public:
                                           const EvalOptions& options = {}) override;
     Result<std::vector<MetricValue>> metrics(const std::vector<uint8_t>& candidate,
                                              const std::vector<std::string>& names = {}) override;
+    Result<StallProfile> stalls(const std::vector<uint8_t>& candidate, int periodExponent = 0) override;
     std::string sourceKind() const override { return "measured"; }
 
     WorkerPool& pool() { return *m_pool; }

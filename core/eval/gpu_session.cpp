@@ -503,4 +503,59 @@ Result<ProfileOutcome> GpuSession::profileOnce(const LaunchSpec& spec, const std
     return outcome;
 }
 
+Result<StallProfile> GpuSession::sampleOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin,
+                                            uint64_t seed, int periodExponent)
+{
+    protocol::BaselineOptions options;
+    options.seed = seed;
+    options.inputSets = 1;
+    if (auto f = setUp(spec, options)) return makeError(f->message);
+    KernelHandle k;
+    bool loaded = false;
+    auto status = [](std::optional<Failure> f) -> Status {
+        if (f) return makeError(f->message);
+        return Ok{};
+    };
+    auto timedLaunch = [&]() -> Result<double> {
+        double us = 0.0;
+        if (auto f = prepareSet(0)) return makeError(f->message);
+        if (auto f = m_ctx->timeSample(k, 1, false, true, us)) return makeError(f->message);
+        return us;
+    };
+    PcSampleRequest r;
+    r.context = m_ctx->handle();
+    r.cubin = &cubin;
+    r.kernel = spec.kernel;
+    r.periodExponent = periodExponent;
+    r.multiprocessors = device().multiprocessors;
+    r.clockKHz = device().clockKHz;
+    r.source = {device().name, "cupti-pcsampling"};
+    r.load = [&]() -> Status {
+        if (auto f = m_ctx->load(cubin, k)) return makeError(f->message);
+        loaded = true;
+        return Ok{};
+    };
+    r.timeUnsampled = [&]() -> Result<double> {
+        // The median of five, each after an L2 flush (as the sampled launch).
+        std::vector<double> us;
+        for (int i = 0; i < 5; ++i) {
+            auto t = timedLaunch();
+            if (!t) return t.error();
+            us.push_back(*t);
+        }
+        std::nth_element(us.begin(), us.begin() + 2, us.end());
+        return us[2];
+    };
+    r.beforeLaunch = [&]() { return status(prepareSet(0)); };
+    r.launchTimed = [&]() -> Result<double> {
+        double us = 0.0;
+        if (auto f = m_ctx->timeSample(k, 1, false, true, us)) return makeError(f->message);
+        return us;
+    };
+    r.contextLost = [&] { return m_ctx->lost(); };
+    auto profile = sampleLaunch(r);
+    if (loaded && !m_ctx->lost()) m_ctx->unload(k);
+    return profile;
+}
+
 } // namespace sassx::eval

@@ -1,6 +1,7 @@
 #pragma once
 // The worker's engine: holds the baseline, its K reference outputs and the device buffers, and
 // answers load_baseline / evaluate requests (protocol.h) with correctness and interleaved timing.
+#include "core/eval/cupti_pc_sampling.h"
 #include "core/eval/cupti_profiler.h"
 #include "core/eval/gpu_context.h"
 #include "core/eval/launch_spec.h"
@@ -32,6 +33,10 @@ public:
     // outputs are poisoned and the L2 is flushed, as ncu's kernel replay with cache control does.
     Result<ProfileOutcome> profileOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin,
                                        uint64_t seed, const std::vector<std::string>& metrics);
+    // Stall samples of one launch (cupti_pc_sampling.h); the module is loaded only after sampling is
+    // enabled. `periodExponent` 0 = chosen from the unsampled duration.
+    Result<StallProfile> sampleOnce(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed,
+                                    int periodExponent);
 
     const LaunchSpec* spec() const { return m_hasBaseline ? &m_spec : nullptr; }
     const std::vector<uint8_t>& baselineCubin() const { return m_baselineCubin; }

@@ -106,6 +106,30 @@ Result<MetricsReport> collectWithNcuReport(const MetricsRequest& r)
 
 } // namespace
 
+Result<StallProfile> collectStallProfile(const MetricsRequest& r, int periodExponent, bool* faulted)
+{
+    if (faulted) *faulted = false;
+    auto files = OneshotFiles::create(r.spec, r.cubin);
+    if (!files) return files.error();
+    Subprocess::Options o;
+    o.argv = {r.runner,
+              "--pcsample-oneshot",
+              files.value()->specPath(),
+              files.value()->cubinPath(),
+              std::to_string(r.seed),
+              periodExponent ? std::to_string(periodExponent) : std::string("auto")};
+    auto out = runProcess(o, r.timeout);
+    if (!out) return out.error();
+    if (faulted) *faulted = out->exit == "exit 3";
+    auto parsed = parsePcSampleOneshot(out->out);
+    if (!parsed) {
+        std::string why = parsed.message();
+        if (!out->ok()) why += " (sampling child " + out->exit + "; stderr: " + out->err.substr(0, 600) + ")";
+        return makeError(why);
+    }
+    return parsed;
+}
+
 Result<MetricsReport> collectMetrics(const MetricsRequest& request)
 {
     MetricsRequest r = request;

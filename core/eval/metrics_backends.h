@@ -6,6 +6,7 @@
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/launch_spec.h"
+#include "core/eval/stall_profile.h"
 
 #include <chrono>
 #include <string>
@@ -37,6 +38,13 @@ Result<MetricsReport> collectMetrics(const MetricsRequest& request);
 
 // The one-launch runner's stdout (one JSON object) turned into figures labelled `source`.
 Result<MetricsReport> parseCuptiOneshot(const std::string& stdoutText, const FigureSource& source);
+
+// Stall samples of one launch, from the sampling child `sassx-worker --pcsample-oneshot` (a process of
+// its own: one profiler per process, and a fault during sampling only kills the child). The request's
+// `metrics` and `backend` are unused. `periodExponent` 0 = chosen from the kernel's duration.
+// `*faulted` is set when the child died of a sticky CUDA error (exit 3).
+Result<StallProfile> collectStallProfile(const MetricsRequest& request, int periodExponent,
+                                         bool* faulted = nullptr);
 
 // Unit spellings as `ncu --print-units base` prints them, so both backends' figures read alike.
 std::string normalizeMetricUnit(const std::string& unit);

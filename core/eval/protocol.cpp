@@ -69,6 +69,13 @@ json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::
     return j;
 }
 
+json makePcSample(int id, std::span<const uint8_t> cubin, int period)
+{
+    json j{{"op", "pc_sample"}, {"id", id}, {"period", period}};
+    if (!cubin.empty()) j["cubin_b64"] = base64Encode(cubin);
+    return j;
+}
+
 json makeShutdown(int id)
 {
     return {{"op", "shutdown"}, {"id", id}};

@@ -54,6 +54,8 @@ nlohmann::json makeEvaluatePath(int id, const std::string& cubinPath, const Eval
 // Metrics of the candidate (or of the baseline when `cubin` is empty).
 nlohmann::json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics,
                            const std::string& backend = "auto");
+// Stall samples of `cubin` (the baseline when empty); period 0 = automatic, else 5..31.
+nlohmann::json makePcSample(int id, std::span<const uint8_t> cubin, int period);
 nlohmann::json makeShutdown(int id);
 
 std::string encodeLine(const nlohmann::json& message); // compact JSON + '\n'

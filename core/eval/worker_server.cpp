@@ -97,6 +97,69 @@ int cuptiOneshot(int argc, char** argv, int i)
     return 0;
 }
 
+// The child that `pc_sample` starts: samples one launch and prints one JSON line, {"status":"ok",
+// "profile":{...}} or {"status":"failed","error":...}; exit 3 after a fault.
+int pcSampleOneshot(int argc, char** argv, int i)
+{
+    auto fail = [](const std::string& why, int code) {
+        send({{"status", "failed"}, {"error", why}});
+        return code;
+    };
+    if (i + 4 > argc) {
+        std::fprintf(stderr, "usage: sassx-worker --pcsample-oneshot SPEC.json CUBIN SEED PERIOD|auto\n");
+        return 2;
+    }
+    auto spec = loadLaunchSpec(argv[i]);
+    if (!spec) return fail(spec.message(), 2);
+    std::ifstream in(argv[i + 1], std::ios::binary);
+    std::vector<uint8_t> cubin{std::istreambuf_iterator<char>(in), {}};
+    const std::string period = argv[i + 3];
+    const int exponent = period == "auto" ? 0 : std::atoi(period.c_str());
+    if (period != "auto" && (exponent < 5 || exponent > 31))
+        return fail("sampling period must be auto or 5..31 (2^N cycles), not " + period, 2);
+    auto ctx = GpuContext::open(0);
+    if (!ctx) return fail(ctx.message(), 1);
+    GpuSession session(std::move(ctx.value()));
+    auto profile = session.sampleOnce(spec.value(), cubin, std::strtoull(argv[i + 2], nullptr, 10), exponent);
+    if (!profile) {
+        send({{"status", "failed"}, {"error", profile.message()}});
+        std::fflush(stdout);
+        _exit(session.contextLost() ? 3 : 1);
+    }
+    send({{"status", "ok"}, {"profile", toJson(profile.value())}});
+    return 0;
+}
+
+// Op `pc_sample`: stall samples of the baseline or of the request's cubin, from a sampling child.
+json pcSample(GpuSession& session, const json& request)
+{
+    const LaunchSpec* spec = session.spec();
+    if (!spec)
+        return protocol::makeErrorResponse(request, "error", failure::kError,
+                                           "pc_sample before load_baseline");
+    MetricsRequest r;
+    r.runner = selfExecutable();
+    r.spec = *spec;
+    if (request.contains("cubin_b64") || request.contains("cubin_path")) {
+        auto cubin = protocol::cubinFromRequest(request);
+        if (!cubin) return protocol::makeErrorResponse(request, "failed", failure::kLoad, cubin.message());
+        r.cubin = std::move(cubin.value());
+    } else {
+        r.cubin = session.baselineCubin();
+    }
+    r.seed = session.seed();
+    r.device = session.device().name;
+    bool faulted = false;
+    auto profile = collectStallProfile(r, request.value("period", 0), &faulted);
+    if (!profile)
+        return protocol::makeErrorResponse(request, "failed", faulted ? failure::kFault : failure::kError,
+                                           profile.message());
+    json resp = protocol::makeResponse(request, "ok");
+    resp["source"] = {{"device", r.device}, {"kind", "cupti-pcsampling"}};
+    resp["profile"] = toJson(profile.value());
+    return resp;
+}
+
 json metrics(GpuSession& session, const json& request)
 {
     const LaunchSpec* spec = session.spec();
@@ -138,11 +201,13 @@ int runWorker(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--oneshot")) return oneshot(argc, argv, i + 1);
         if (!std::strcmp(argv[i], "--cupti-oneshot")) return cuptiOneshot(argc, argv, i + 1);
+        if (!std::strcmp(argv[i], "--pcsample-oneshot")) return pcSampleOneshot(argc, argv, i + 1);
         if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
             device = std::atoi(argv[++i]);
         } else {
             std::fprintf(stderr, "usage: sassx-worker [--device N] | --oneshot SPEC CUBIN SEED | "
-                                 "--cupti-oneshot SPEC CUBIN SEED METRICS\n");
+                                 "--cupti-oneshot SPEC CUBIN SEED METRICS | "
+                                 "--pcsample-oneshot SPEC CUBIN SEED PERIOD\n");
             return 2;
         }
     }
@@ -203,6 +268,8 @@ int runWorker(int argc, char** argv)
             response = session->evaluate(request);
         else if (op == "metrics")
             response = metrics(*session, request);
+        else if (op == "pc_sample")
+            response = pcSample(*session, request);
         else
             response =
                 protocol::makeErrorResponse(request, "error", failure::kError, "unknown op \"" + op + "\"");

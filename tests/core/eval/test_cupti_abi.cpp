@@ -3,8 +3,10 @@
 // A mismatch makes CUPTI read garbage or refuse the call on the GPU machine, so it is caught here at
 // compile time. Also: libcupti, where installed, has every entry point the worker resolves.
 #include "core/eval/cupti_abi.h"
+#include "core/eval/cupti_pcsampling_abi.h"
 #include "core/eval/cupti_profiler.h"
 
+#include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -130,6 +132,75 @@ SAME_FIELD(RangeGetCounterDataInfoParams, CUpti_RangeProfiler_GetCounterDataInfo
            counterDataImageSize);
 SAME_FIELD(RangeGetCounterDataInfoParams, CUpti_RangeProfiler_GetCounterDataInfo_Params, numTotalRanges);
 static_assert(c::kRangeGetCounterDataInfoSize == CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+
+// PC sampling (cupti_pcsampling.h): `size`-first params, packed sample records.
+namespace p = sassx::eval::cupti::pcs;
+#define SAME_PCS(ours, theirs, field)                                                                        \
+    static_assert(offsetof(p::ours, field) == offsetof(theirs, field), #ours "::" #field " offset");         \
+    static_assert(sizeof(p::ours::field) == sizeof(theirs::field), #ours "::" #field " size")
+SAME_PCS(ContextParams, CUpti_PCSamplingEnableParams, ctx);
+SAME_PCS(ContextParams, CUpti_PCSamplingDisableParams, ctx);
+SAME_PCS(ContextParams, CUpti_PCSamplingStartParams, ctx);
+SAME_PCS(ContextParams, CUpti_PCSamplingStopParams, ctx);
+static_assert(p::kContextParamsSize == CUpti_PCSamplingEnableParamsSize);
+static_assert(p::kContextParamsSize == CUpti_PCSamplingDisableParamsSize);
+static_assert(p::kContextParamsSize == CUpti_PCSamplingStartParamsSize);
+static_assert(p::kContextParamsSize == CUpti_PCSamplingStopParamsSize);
+SAME_PCS(GetNumStallReasonsParams, CUpti_PCSamplingGetNumStallReasonsParams, numStallReasons);
+static_assert(p::kGetNumStallReasonsSize == CUpti_PCSamplingGetNumStallReasonsParamsSize);
+SAME_PCS(GetStallReasonsParams, CUpti_PCSamplingGetStallReasonsParams, numStallReasons);
+SAME_PCS(GetStallReasonsParams, CUpti_PCSamplingGetStallReasonsParams, stallReasonIndex);
+SAME_PCS(GetStallReasonsParams, CUpti_PCSamplingGetStallReasonsParams, stallReasons);
+static_assert(p::kGetStallReasonsSize == CUpti_PCSamplingGetStallReasonsParamsSize);
+static_assert(p::kStallReasonNameSize == CUPTI_STALL_REASON_STRING_SIZE);
+SAME_PCS(ConfigurationInfo, CUpti_PCSamplingConfigurationInfo, attributeType);
+SAME_PCS(ConfigurationInfo, CUpti_PCSamplingConfigurationInfo, attributeStatus);
+SAME_PCS(ConfigurationInfo, CUpti_PCSamplingConfigurationInfo, attributeData);
+static_assert(sizeof(p::ConfigurationInfo) == sizeof(CUpti_PCSamplingConfigurationInfo));
+static_assert(int(p::kSamplingPeriod) == int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD));
+static_assert(int(p::kStallReason) == int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON));
+static_assert(int(p::kScratchBufferSize) ==
+              int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE));
+static_assert(int(p::kHardwareBufferSize) ==
+              int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE));
+static_assert(int(p::kCollectionMode) == int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE));
+static_assert(int(p::kEnableStartStopControl) ==
+              int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL));
+static_assert(int(p::kOutputDataFormat) == int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT));
+static_assert(int(p::kSamplingDataBuffer) ==
+              int(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER));
+static_assert(int(p::kContinuous) == int(CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS));
+static_assert(int(p::kParsed) == int(CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED));
+SAME_PCS(ConfigurationInfoParams, CUpti_PCSamplingConfigurationInfoParams, numAttributes);
+SAME_PCS(ConfigurationInfoParams, CUpti_PCSamplingConfigurationInfoParams, pPCSamplingConfigurationInfo);
+static_assert(p::kConfigurationInfoParamsSize == CUpti_PCSamplingConfigurationInfoParamsSize);
+SAME_PCS(StallReason, CUpti_PCSamplingStallReason, pcSamplingStallReasonIndex);
+SAME_PCS(StallReason, CUpti_PCSamplingStallReason, samples);
+static_assert(sizeof(p::StallReason) == sizeof(CUpti_PCSamplingStallReason));
+SAME_PCS(PCData, CUpti_PCSamplingPCData, cubinCrc);
+SAME_PCS(PCData, CUpti_PCSamplingPCData, pcOffset);
+SAME_PCS(PCData, CUpti_PCSamplingPCData, functionIndex);
+SAME_PCS(PCData, CUpti_PCSamplingPCData, functionName);
+SAME_PCS(PCData, CUpti_PCSamplingPCData, stallReasonCount);
+SAME_PCS(PCData, CUpti_PCSamplingPCData, stallReason);
+SAME_PCS(PCData, CUpti_PCSamplingPCData, correlationId);
+static_assert(sizeof(p::PCData) == sizeof(CUpti_PCSamplingPCData));
+SAME_PCS(Data, CUpti_PCSamplingData, collectNumPcs);
+SAME_PCS(Data, CUpti_PCSamplingData, totalSamples);
+SAME_PCS(Data, CUpti_PCSamplingData, droppedSamples);
+SAME_PCS(Data, CUpti_PCSamplingData, totalNumPcs);
+SAME_PCS(Data, CUpti_PCSamplingData, remainingNumPcs);
+SAME_PCS(Data, CUpti_PCSamplingData, rangeId);
+SAME_PCS(Data, CUpti_PCSamplingData, pPcData);
+SAME_PCS(Data, CUpti_PCSamplingData, nonUsrKernelsTotalSamples);
+SAME_PCS(Data, CUpti_PCSamplingData, hardwareBufferFull);
+static_assert(sizeof(p::Data) == sizeof(CUpti_PCSamplingData));
+SAME_PCS(GetDataParams, CUpti_PCSamplingGetDataParams, pcSamplingData);
+static_assert(p::kGetDataSize == CUpti_PCSamplingGetDataParamsSize);
+SAME_PCS(GetCubinCrcParams, CUpti_GetCubinCrcParams, cubinSize);
+SAME_PCS(GetCubinCrcParams, CUpti_GetCubinCrcParams, cubin);
+SAME_PCS(GetCubinCrcParams, CUpti_GetCubinCrcParams, cubinCrc);
+static_assert(p::kGetCubinCrcSize == CUpti_GetCubinCrcParamsSize);
 
 static_assert(c::kErrorInsufficientPrivileges == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
 static_assert(c::kErrorInvalidMetricName == CUPTI_ERROR_INVALID_METRIC_NAME);

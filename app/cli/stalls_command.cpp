@@ -1,0 +1,154 @@
+#include "stalls_command.h"
+
+#include "cli_workspace.h"
+#include "commands.h"
+
+#include "core/cubin/cubin.h"
+#include "core/eval/launch_spec.h"
+#include "core/rewrite/schedule_recovery.h"
+#include "core/session/evaluator_options.h"
+#include "core/session/kernel_evaluator.h"
+#include "core/session/kernel_stalls.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+using namespace sassx;
+using namespace sassx::eval;
+using nlohmann::json;
+
+namespace {
+
+bool readBytes(const std::string& path, std::vector<uint8_t>& out)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    out.assign(std::istreambuf_iterator<char>(in), {});
+    return true;
+}
+
+std::string reasonsText(const InstructionStalls& s, size_t words)
+{
+    std::string out;
+    for (size_t i = 0; i < s.byWord.size() && i < words; ++i) {
+        const double share = s.samples ? 100.0 * double(s.byWord[i].second) / double(s.samples) : 0.0;
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%s%s %.0f%%", out.empty() ? "" : ", ", s.byWord[i].first.c_str(),
+                      share);
+        out += buf;
+    }
+    return out;
+}
+
+void printText(const StallProfile& p, const KernelStalls& k, const KernelAnalysis& a, const Schedule& s,
+               const std::string& candidate, int top)
+{
+    const std::string src = "[measured: " + p.source.kind + ", " + p.source.device + "]";
+    std::printf("kernel       %s  (%s)\n", p.kernel.c_str(), candidate.c_str());
+    std::printf(
+        "sampling     one launch, a sample per SM every 2^%d = %llu cycles; %llu samples on the kernel, "
+        "%llu elsewhere, %llu dropped  %s\n",
+        p.periodExponent, 1ull << p.periodExponent, (unsigned long long)k.samples,
+        (unsigned long long)p.otherSamples, (unsigned long long)p.droppedSamples, src.c_str());
+    std::printf("duration     %.3f us/launch unsampled (median of 5), %.3f us the sampled launch  %s\n",
+                p.durationUs, p.sampledLaunchUs, src.c_str());
+    for (const std::string& w : p.warnings)
+        std::printf("warning      %s\n", w.c_str());
+    std::printf("\nwhere the kernel's samples are, by reason:\n");
+    for (const auto& [word, n] : k.byWord)
+        std::printf("  %-16s %6.2f%%  %llu\n", word.c_str(),
+                    k.samples ? 100.0 * double(n) / double(k.samples) : 0.0, (unsigned long long)n);
+    std::printf("\nblocks with the most samples:\n");
+    std::vector<size_t> blocks;
+    for (size_t b = 0; b < k.byBlock.size(); ++b)
+        if (k.byBlock[b]) blocks.push_back(b);
+    std::sort(blocks.begin(), blocks.end(), [&](size_t x, size_t y) { return k.byBlock[x] > k.byBlock[y]; });
+    for (size_t i = 0; i < blocks.size() && i < 8; ++i)
+        std::printf("  block %-4zu at %04x  %6.2f%%\n", blocks[i], a.cfg.blocks[blocks[i]].first * 16,
+                    100.0 * double(k.byBlock[blocks[i]]) / double(k.samples));
+    std::printf("\ninstructions with the most samples (address in this variant, original index):\n");
+    std::vector<uint32_t> positions;
+    for (uint32_t pos = 0; pos < s.order.size(); ++pos)
+        if (k.byOriginal[s.order[pos]].samples) positions.push_back(pos);
+    std::sort(positions.begin(), positions.end(), [&](uint32_t x, uint32_t y) {
+        return k.byOriginal[s.order[x]].samples > k.byOriginal[s.order[y]].samples;
+    });
+    for (size_t i = 0; i < positions.size() && int(i) < top; ++i) {
+        const uint32_t orig = s.order[positions[i]];
+        std::printf("  %04x  #%-5u %6.2f%%  %-44s  %s\n", positions[i] * 16, orig, 100.0 * k.share(orig),
+                    a.listing.instructions[orig].text().substr(0, 44).c_str(),
+                    reasonsText(k.byOriginal[orig], 3).c_str());
+    }
+}
+
+} // namespace
+
+int runStallsCommand(const std::vector<std::string>& args)
+{
+    std::string error;
+    const ParsedArgs p = parseArgs(args,
+                                   OptionSpec{{"--cubin", "--period", "--top"}, {"--json"}}
+                                       .add(evaluatorOptionSpec())
+                                       .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+                                   error);
+    if (!error.empty()) return fail(error);
+    if (p.positional.size() != 1) return fail("stalls needs exactly one SPEC.json");
+    auto spec = loadLaunchSpec(p.positional[0]);
+    if (!spec) return fail(spec.message());
+    int period = 0, top = 20;
+    try {
+        const std::string v = p.value("--period", "auto");
+        period = v == "auto" ? 0 : std::stoi(v);
+        top = std::stoi(p.value("--top", "20"));
+    } catch (const std::exception&) {
+        return fail("--period takes auto or 5..31, --top a number");
+    }
+    if (period && (period < 5 || period > 31)) return fail("--period takes auto or 5..31 (2^N cycles)");
+    // Samples come only from a GPU: "gpu" unless asked otherwise, so the estimate is never used silently.
+    auto evalOptions = evaluatorOptions(p, "gpu");
+    if (!evalOptions) return fail(evalOptions.message());
+    if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
+    const std::string candidatePath = p.value("--cubin", spec->cubinPath());
+    std::vector<uint8_t> candidate;
+    if (!readBytes(candidatePath, candidate)) return fail("cannot read " + candidatePath);
+    auto wsOptions = workspaceOptions(p);
+    if (!wsOptions) return fail(wsOptions.message());
+    auto ws = Workspace::open(spec->cubinPath(), *wsOptions);
+    if (!ws) return fail("the original cubin: " + ws.message());
+    auto kernel = (*ws)->kernel(spec->kernel);
+    if (!kernel) return fail(kernel.message());
+    const KernelAnalysis& analysis = (*kernel)->analysis();
+    // Which schedule the candidate holds, so offsets map back to original instructions.
+    auto parsed = Cubin::parse(candidate);
+    if (!parsed) return fail(candidatePath + ": " + parsed.message());
+    const Kernel* k = parsed->findKernel((*kernel)->name());
+    if (!k) return fail(candidatePath + " has no kernel " + (*kernel)->name());
+    auto schedule = recoverSchedule(analysis, *parsed, *k);
+    if (!schedule)
+        return fail(candidatePath + " is not a reschedule of " + spec->cubinPath() +
+                    " (its instructions are not the original's, block by block)");
+
+    auto choice = makeEvaluator(*evalOptions);
+    if (!choice) return fail(choice.message());
+    KernelEvaluator kev(*kernel, *choice, *spec);
+    if (Status s = kev.prepare(); !s) return fail(s.message());
+    auto profile = choice->evaluator->stalls(candidate, period);
+    if (!profile) return fail(profile.message());
+    auto mapped = mapStalls(*profile, analysis, *schedule);
+    if (!mapped) return fail(mapped.message());
+    if (p.has("--json")) {
+        json j{{"spec", spec->name},
+               {"kernel", spec->kernel},
+               {"candidate", candidatePath},
+               {"profile", toJson(*profile)},
+               {"kernel_stalls", kernelStallsJson(*mapped, analysis, *schedule)}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+    printText(*profile, *mapped, analysis, *schedule, candidatePath, top);
+    return 0;
+}

@@ -1,0 +1,33 @@
+#include "core/rewrite/schedule_recovery.h"
+
+#include <cstring>
+
+namespace sassx {
+
+std::optional<Schedule> recoverSchedule(const KernelAnalysis& a, const Cubin& cubin, const Kernel& k)
+{
+    const auto text = cubin.sectionData(k.textSection);
+    const auto& insts = a.listing.instructions;
+    if (text.size() < insts.size() * 16) return std::nullopt; // trailing padding may be left out
+    constexpr uint64_t controlMask = 0x1FFFFFull << 41;
+    Schedule s = Schedule::identity(a);
+    std::vector<char> used(insts.size(), 0);
+    for (uint32_t pos = 0; pos < insts.size(); ++pos) {
+        uint64_t lo = 0, hi = 0;
+        std::memcpy(&lo, text.data() + pos * 16, 8);
+        std::memcpy(&hi, text.data() + pos * 16 + 8, 8);
+        const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[pos])];
+        bool found = false;
+        for (uint32_t i = b.first; i < b.end && !found; ++i)
+            if (!used[i] && insts[i].lo == lo && (insts[i].hi & ~controlMask) == (hi & ~controlMask)) {
+                used[i] = 1;
+                s.order[pos] = i;
+                s.control[i] = Control::decode(hi);
+                found = true;
+            }
+        if (!found) return std::nullopt;
+    }
+    return s;
+}
+
+} // namespace sassx

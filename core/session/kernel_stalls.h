@@ -1,0 +1,43 @@
+#pragma once
+// Stall samples of a variant mapped onto the kernel: per original instruction (so an instruction keeps
+// its figures wherever it moved), per basic block and for the whole kernel. The sample profile holds
+// offsets in the variant's code; the variant's schedule turns offsets into original instructions
+// (schedule_recovery.h recovers it from a tuned cubin).
+#include "core/analysis/kernel_analysis.h"
+#include "core/common/result.h"
+#include "core/eval/stall_profile.h"
+#include "core/rewrite/variant.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sassx {
+
+struct KernelStalls
+{
+    std::vector<eval::InstructionStalls> byOriginal;      // indexed by original instruction
+    std::vector<uint64_t> byBlock;                        // samples per basic block
+    uint64_t samples = 0;                                 // all samples on the kernel's instructions
+    std::vector<std::pair<std::string, uint64_t>> byWord; // whole kernel, largest first
+
+    double share(uint32_t original) const
+    {
+        return samples && original < byOriginal.size()
+                   ? double(byOriginal[original].samples) / double(samples)
+                   : 0.0;
+    }
+};
+
+// Fails when the profile has samples past the end of the kernel (a profile of other code).
+Result<KernelStalls> mapStalls(const eval::StallProfile& profile, const KernelAnalysis& analysis,
+                               const Schedule& variant);
+
+// The per-instruction part as JSON: every instruction with samples, by position in the variant.
+nlohmann::json kernelStallsJson(const KernelStalls& stalls, const KernelAnalysis& analysis,
+                                const Schedule& variant);
+
+} // namespace sassx
