@@ -1,5 +1,6 @@
 // The GPU evaluator end to end: real sassx-worker processes, real cubins. Skips (with the reason)
 // where there is no CUDA driver or GPU, or the test kernels were not compiled (no nvcc).
+#include "core/cubin/cubin.h"
 #include "core/eval/cuda_driver.h"
 #include "core/eval/cupti_profiler.h"
 #include "core/eval/gpu_evaluator.h"
@@ -233,6 +234,40 @@ private slots:
         auto bad = e.metrics({}, {"sassx__no_such_metric.sum"});
         QVERIFY(!bad.ok());
         QVERIFY2(bad.message().find("sassx__no_such_metric.sum") != std::string::npos, bad.message().c_str());
+        QVERIFY(e.evaluate(cubin("eval_add")).ok());
+    }
+
+    // Stall samples of one launch: on the kernel's own instructions (offsets inside its code, 16-byte
+    // aligned), every reason named; a faulting candidate is reported and the worker goes on.
+    void stallSamples()
+    {
+        if (auto lib = loadCupti(); !lib) QSKIP(("no usable CUPTI: " + lib.message()).c_str());
+        GpuEvaluatorOptions o;
+        o.pool.workerPath = workerPath();
+        auto made = GpuEvaluator::create(o);
+        QVERIFY(made.ok());
+        auto& e = *made.value();
+        QVERIFY(e.setBaseline(addSpec(1 << 24), cubin("eval_add")).ok());
+        auto p = e.stalls({});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.message().c_str());
+        QCOMPARE(p->source.kind, std::string("cupti-pcsampling"));
+        QVERIFY(p->kernelSamples > 0);
+        QVERIFY(p->periodExponent >= 5 && p->periodExponent <= 31);
+        QVERIFY(!p->reasons.empty());
+        auto parsed = Cubin::parse(cubin("eval_add"));
+        QVERIFY(parsed.ok());
+        const Kernel* k = parsed->findKernel("eval_add");
+        QVERIFY(k);
+        for (const auto& [offset, samples] : p->pcs) {
+            QCOMPARE(offset % 16, uint64_t(0));
+            QVERIFY(offset < k->codeSize);
+            QVERIFY(!samples.empty());
+        }
+        auto bad = e.stalls(cubin("eval_add_oob"));
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.message().find("fault") != std::string::npos ||
+                     bad.message().find("illegal") != std::string::npos,
+                 bad.message().c_str());
         QVERIFY(e.evaluate(cubin("eval_add")).ok());
     }
 };

@@ -4,6 +4,7 @@
 #include "core/eval/launch_spec.h"
 #include "core/rewrite/patch_limits.h"
 #include "core/session/kernel_evaluator.h"
+#include "core/session/kernel_stalls.h"
 #include "core/session/workspace.h"
 
 #include "../sass/test_common.h"
@@ -117,6 +118,61 @@ private Q_SLOTS:
         QVERIFY(oneLine(none.message()));
         QVERIFY(none.message().find("_Z13params_kernelfPdic@sm_80") != std::string::npos);
         QVERIFY(!(*ws)->kernel("_Z13shared_kernelPKfPfi@sm_70"));
+    }
+
+    // Stall samples of a variant land on original instructions: the H100 profile of the SGEMM with
+    // #172 moved to 159 (docs/results/pcsample-h100-2026-11-23.md) puts #172's samples under #172.
+    void stallsMapToOriginalInstructions()
+    {
+        const QString cubin = sample(QStringLiteral("sgemm_leakyrelu.sm_90.cubin"));
+        REQUIRE_FILE(cubin);
+        auto ws = Workspace::open(cubin.toStdString());
+        QVERIFY(ws);
+        auto k = (*ws)->kernel();
+        QVERIFY2(k, k ? "" : k.message().c_str());
+        const KernelAnalysis& a = (*k)->analysis();
+        auto load = [](const char* name) {
+            std::ifstream in(std::string(SASSX_SOURCE_DIR "/tests/data/stalls/") + name);
+            return eval::stallProfileFromJson(nlohmann::json::parse(in, nullptr, false));
+        };
+        auto original = load("sgemm_leakyrelu.h100.stalls.json");
+        auto moved = load("sgemm_leakyrelu.moved.h100.stalls.json");
+        QVERIFY(original && moved);
+        const Schedule identity = Schedule::identity(a);
+        auto m0 = mapStalls(*original, a, identity);
+        QVERIFY2(m0, m0 ? "" : m0.message().c_str());
+        QCOMPARE(m0->samples, original->kernelSamples);
+        const auto byPos = eval::stallsByPosition(*original, a.listing.instructions.size());
+        for (size_t i = 0; i < byPos.size(); ++i)
+            QCOMPARE(m0->byOriginal[i].samples, byPos[i].samples);
+        uint64_t blocks = 0;
+        for (uint64_t b : m0->byBlock)
+            blocks += b;
+        QCOMPARE(blocks, m0->samples);
+
+        auto s = (*k)->schedule({Edit::move(172, 159)});
+        QVERIFY(s);
+        QCOMPARE(s->order[159], 172u);
+        auto m1 = mapStalls(*moved, a, *s);
+        QVERIFY(m1);
+        const auto movedByPos = eval::stallsByPosition(*moved, a.listing.instructions.size());
+        QCOMPARE(m1->byOriginal[172].samples, movedByPos[159].samples);
+        QVERIFY(m1->byOriginal[172].samples > 0);
+        // The hottest instructions keep their shares within the run-to-run noise (a few tenths of a %).
+        for (uint32_t i : {706u, 343u, 137u})
+            QVERIFY2(std::abs(m1->share(i) - m0->share(i)) < 0.01, qPrintable(QString::number(i)));
+        auto json = kernelStallsJson(*m1, a, *s);
+        bool found = false;
+        for (const auto& ins : json["instructions"])
+            if (ins["original"] == 172) found = ins["position"] == 159;
+        QVERIFY(found);
+
+        // A profile of a bigger kernel does not belong here.
+        eval::StallProfile other = *original;
+        other.pcs[uint64_t(a.listing.instructions.size()) * 16] = {{0, 5}};
+        auto refused = mapStalls(other, a, identity);
+        QVERIFY(!refused);
+        QVERIFY(oneLine(refused.message()));
     }
 
     // A kernel whose limits pin everything says so once, in words, instead of a silent "0 movable".
