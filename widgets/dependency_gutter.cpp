@@ -100,6 +100,20 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
                 .arg(from, to);
         break;
     }
+    // Where the consumer's warps wait (stall samples): the producer of a waited-for value is what a
+    // move should hide.
+    if (const auto& st = m.stalls(); st && d.to < st->byOriginal.size() && st->byOriginal[d.to].samples) {
+        const auto& c = st->byOriginal[d.to];
+        s += QLatin1Char('\n') +
+             tr("Samples: %1% of the kernel's warps wait at %2, mostly %3 (%4%).")
+                 .arg(100.0 * st->share(d.to), 0, 'f', 2)
+                 .arg(to, QString::fromStdString(c.topWord()))
+                 .arg(100.0 * double(c.byWord.front().second) / double(c.samples), 0, 'f', 0);
+        const std::string top = c.topWord();
+        if ((top == "memory wait" || top == "MIO wait") &&
+            (d.kind == DepKind::Raw || d.kind == DepKind::SbConsumer))
+            s += QLatin1Char(' ') + tr("It waits for a result such as this one from %1.").arg(from);
+    }
     s += QLatin1Char('\n') +
          tr("Distance in this variant: %n cycle(s) (static issue cycles).", nullptr, distance);
     if (d.hasDistanceBound()) {

@@ -1,5 +1,9 @@
 #include "widgets/listing_delegate.h"
 
+#include <QHash>
+
+#include <cmath>
+
 #include "core/sass/instruction.h"
 #include "widgets/models/listing_model.h"
 
@@ -28,6 +32,28 @@ QColor ListingDelegate::opcodeColor(int instrClass, bool isMemory)
     default:
         return QApplication::palette().color(QPalette::Text);
     }
+}
+
+QColor ListingDelegate::stallWordColor(const QString& word)
+{
+    // Memory waits red, MIO/shared orange, fixed latency yellow, issue-side (not selected, dispatch)
+    // greys, issuing green, barriers blue; anything else purple.
+    static const QHash<QString, QColor> colors = {
+        {QStringLiteral("memory wait"), QColor(0xd6, 0x27, 0x28)},
+        {QStringLiteral("MIO wait"), QColor(0xff, 0x7f, 0x0e)},
+        {QStringLiteral("MIO queue full"), QColor(0xf4, 0xb0, 0x6a)},
+        {QStringLiteral("LSU queue full"), QColor(0xe3, 0x77, 0xc2)},
+        {QStringLiteral("fixed latency"), QColor(0xe6, 0xc2, 0x29)},
+        {QStringLiteral("math pipe busy"), QColor(0x8c, 0x56, 0x4b)},
+        {QStringLiteral("barrier"), QColor(0x1f, 0x77, 0xb4)},
+        {QStringLiteral("warpgroup wait"), QColor(0x17, 0xbe, 0xcf)},
+        {QStringLiteral("issuing"), QColor(0x2c, 0xa0, 0x2c)},
+        {QStringLiteral("not selected"), QColor(0xa0, 0xa0, 0xa0)},
+        {QStringLiteral("dispatch"), QColor(0x70, 0x70, 0x70)},
+        {QStringLiteral("branch"), QColor(0x39, 0x3b, 0x79)},
+        {QStringLiteral("ifetch"), QColor(0xbc, 0xbd, 0x22)},
+    };
+    return colors.value(word, QColor(0x94, 0x67, 0xbd));
 }
 
 QSize ListingDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const
@@ -99,6 +125,28 @@ void ListingDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
         painter->fillRect(bar, selected ? text : QColor(0x4a, 0x90, 0xd9));
         painter->setPen(text);
         painter->drawText(r, Qt::AlignVCenter | Qt::AlignRight, QString::number(stall));
+        break;
+    }
+    case ListingModel::SamplesColumn: {
+        const QVariant heat = index.data(ListingModel::SampleHeatRole);
+        if (!heat.isValid()) break;
+        // The heat (share relative to the hottest instruction) tints the cell; the bar below splits this
+        // instruction's samples by reason.
+        if (!selected && heat.toDouble() > 0)
+            painter->fillRect(option.rect,
+                              QColor(220, 40, 20, int(20 + 150 * std::min(1.0, heat.toDouble()))));
+        const QRect bar(r.left(), option.rect.bottom() - 4, r.width(), 3);
+        int x = bar.left();
+        for (const QVariant& w : index.data(ListingModel::SampleWordsRole).toList()) {
+            const QVariantList pair = w.toList();
+            const int width = int(std::lround(bar.width() * pair.value(1).toDouble()));
+            painter->fillRect(QRect(x, bar.top(), width, bar.height()),
+                              stallWordColor(pair.value(0).toString()));
+            x += width;
+        }
+        painter->setPen(text);
+        painter->drawText(r.adjusted(0, 0, 0, -3), Qt::AlignVCenter | Qt::AlignRight,
+                          index.data().toString());
         break;
     }
     case ListingModel::AddressColumn: {

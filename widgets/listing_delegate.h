@@ -1,7 +1,8 @@
 #pragma once
 // Paints listing rows: block separators as bands, opcodes coloured by class (memory instructions stand
 // out), the stall count as a small bar, and changed control bits / moved instructions marked so a
-// variant's differences from the original are visible at a glance.
+// variant's differences from the original are visible at a glance. Stall samples: a heat tint and a
+// bar split by reason.
 #include <QStyledItemDelegate>
 
 namespace sassx {
@@ -18,6 +19,8 @@ public:
 
     // Colour of an opcode of this instruction class (sassx::InstrClass as int).
     static QColor opcodeColor(int instrClass, bool isMemory);
+    // Colour of a stall reason's word (eval::stallWord) in bars and charts.
+    static QColor stallWordColor(const QString& word);
 };
 
 } // namespace sassx

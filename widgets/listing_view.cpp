@@ -115,13 +115,13 @@ void ListingView::resetColumns()
         setColumnHidden(c, false);
         header->moveSection(header->visualIndex(c), c);
     }
-    const int chars[ListingModel::ColumnCount] = {6, 5, 0, 2, 2, 2, 2, 6, 3, 5, 3};
+    const int chars[ListingModel::ColumnCount] = {6, 5, 0, 2, 2, 2, 2, 6, 3, 5, 3, 5};
     const int ch = fontMetrics().horizontalAdvance(QLatin1Char('0'));
     const QFontMetrics headerMetrics(header->font());
     m_fitting = true;
     for (int c = 0; c < ListingModel::ColumnCount; ++c) {
         const int title = headerMetrics.horizontalAdvance(m_model->headerData(c, Qt::Horizontal).toString());
-        header->resizeSection(c, std::max(title + 14, chars[c] * ch + 10));
+        header->resizeSection(c, std::max(title + 12, chars[c] * ch + 8));
     }
     m_fitting = false;
     fitInstructionColumn();

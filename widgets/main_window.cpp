@@ -11,6 +11,7 @@
 #include "widgets/metrics_view.h"
 #include "widgets/models/metrics_model.h"
 #include "widgets/search_panel.h"
+#include "widgets/stalls_panel.h"
 #include "widgets/variants_panel.h"
 
 #include <QApplication>
@@ -68,6 +69,26 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     metricsDock->setObjectName(QStringLiteral("metricsDock"));
     metricsDock->setWidget(m_metrics);
     addDockWidget(Qt::RightDockWidgetArea, metricsDock);
+
+    m_stalls = new StallsPanel(m_session, this);
+    auto* stallsDock = new QDockWidget(tr("Stalls"), this);
+    stallsDock->setObjectName(QStringLiteral("stallsDock"));
+    stallsDock->setWidget(m_stalls);
+    addDockWidget(Qt::RightDockWidgetArea, stallsDock);
+    // Beside Metrics as a tab: both describe the current variant's measurement.
+    tabifyDockWidget(metricsDock, stallsDock);
+    metricsDock->raise();
+    connect(m_session, &Session::stallsFinished, this, [this, stallsDock](int id) {
+        stallsDock->show();
+        stallsDock->raise();
+        const VariantRecord* v = m_session->variant(id);
+        statusBar()->showMessage(tr("Stall samples of %1 arrived: the Samples column shows them")
+                                     .arg(v ? QString::fromStdString(v->name) : QString()),
+                                 10000);
+    });
+    connect(m_session, &Session::stallsFailed, this, [this](int, const QString& why) {
+        statusBar()->showMessage(tr("Stall sampling failed: %1").arg(why), 15000);
+    });
 
     m_diff = new DiffView(m_session, this);
     auto* diffDock = new QDockWidget(tr("Diff"), this);
@@ -228,6 +249,8 @@ void MainWindow::createActions()
     file->addAction(tr("Save Session &As…"), QKeySequence::SaveAs, this, [this] { saveSession(true); });
     file->addSeparator();
     file->addAction(tr("Set &Launch Spec…"), this, &MainWindow::setLaunchSpecDialog);
+    file->addAction(tr("&Import Stall Samples…"), this, &MainWindow::importStallsDialog)
+        ->setToolTip(tr("Attach samples taken elsewhere (sassx-cli stalls --json) to the current variant"));
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setToolTipsVisible(true);
     auto* exports = new ExportActions(m_session, this);
@@ -279,6 +302,11 @@ void MainWindow::createActions()
     variant->addAction(tr("&Search…"), this, &MainWindow::showSearch)
         ->setToolTip(
             tr("Search the current kernel's schedules (annealing, greedy, random, list scheduling)"));
+    variant
+        ->addAction(tr("Sample S&talls"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+                    [this] { m_session->sampleStalls(m_session->currentVariantId()); })
+        ->setToolTip(
+            tr("Where the current variant's warps wait, per instruction: one launch sampled on the GPU"));
     variant->addAction(tr("&Rename"), QKeySequence(Qt::Key_F2), m_variants, &VariantsPanel::renameSelected);
     variant->addAction(tr("&Delete"), m_variants, &VariantsPanel::deleteSelected);
 
@@ -452,6 +480,16 @@ void MainWindow::setLaunchSpecDialog()
                                                       QFileInfo(m_session->inputPath()).absolutePath(),
                                                       tr("Launch specs (*.launch.json);;JSON (*.json)"));
     if (!path.isEmpty()) m_session->setLaunchSpecPath(path);
+}
+
+void MainWindow::importStallsDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Stall Samples"), QString(),
+                                                      tr("Stall samples (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!m_session->importStalls(m_session->currentVariantId(), path, &error))
+        QMessageBox::warning(this, tr("Import Stall Samples"), error);
 }
 
 void MainWindow::goToAddressDialog()

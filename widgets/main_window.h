@@ -15,6 +15,7 @@ class EditController;
 class ListingPanel;
 class MetricsView;
 class SearchPanel;
+class StallsPanel;
 class Session;
 class VariantsPanel;
 
@@ -37,6 +38,7 @@ public:
     MetricsView* metricsView() const { return m_metrics; }
     DiffView* diffView() const { return m_diff; }
     SearchPanel* searchPanel() const { return m_search; }
+    StallsPanel* stallsPanel() const { return m_stalls; }
     // Shows and raises the Search dock.
     void showSearch();
 
@@ -57,6 +59,7 @@ private:
     bool saveSession(bool askPath);
     void setLaunchSpecDialog();
     void goToAddressDialog();
+    void importStallsDialog();
     void addRecent(const QString& path);
     void removeRecent(const QString& path);
     void rebuildRecentMenu();
@@ -73,6 +76,7 @@ private:
     MetricsView* m_metrics;
     DiffView* m_diff;
     SearchPanel* m_search;
+    StallsPanel* m_stalls;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
     QByteArray m_defaultState; // dock arrangement before any saved layout was restored

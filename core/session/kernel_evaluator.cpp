@@ -59,6 +59,15 @@ Result<eval::EvalResult> KernelEvaluator::measure(const Schedule& schedule, cons
     return measureCubin(bytes, options);
 }
 
+Result<eval::StallProfile> KernelEvaluator::stalls(const Schedule& schedule, int periodExponent)
+{
+    if (Status s = prepare(); !s) return s.error();
+    if (schedule.isIdentity(m_kernel->analysis())) return m_choice.evaluator->stalls({}, periodExponent);
+    auto built = m_kernel->write(schedule);
+    if (!built) return built.error();
+    return m_choice.evaluator->stalls(*built, periodExponent);
+}
+
 Result<eval::EvalResult> KernelEvaluator::measureCubin(const std::vector<uint8_t>& bytes,
                                                        const MeasureOptions& options)
 {
@@ -68,6 +77,26 @@ Result<eval::EvalResult> KernelEvaluator::measureCubin(const std::vector<uint8_t
     if (options.metrics && r.ok() && !stopped(options)) addMetrics(bytes, r);
     if (r.source.kind.empty()) r.source.kind = m_choice.evaluator->sourceKind();
     return r;
+}
+
+Status ensureKernelEvaluator(std::unique_ptr<KernelEvaluator>& owned,
+                             const std::shared_ptr<const KernelWorkspace>& kernel,
+                             const std::shared_ptr<eval::Evaluator>& injected,
+                             const EvaluatorOptions& options, const std::string& specPath)
+{
+    if (owned) return Ok{};
+    auto spec = eval::loadLaunchSpec(specPath);
+    if (!spec) return spec.error();
+    EvaluatorChoice choice;
+    if (injected) {
+        choice = {injected, injected->sourceKind() == "estimate" ? "estimate" : "gpu", "set by the caller"};
+    } else {
+        auto made = makeEvaluator(options);
+        if (!made) return made.error();
+        choice = std::move(*made);
+    }
+    owned = std::make_unique<KernelEvaluator>(kernel, std::move(choice), std::move(*spec));
+    return Ok{};
 }
 
 } // namespace sassx

@@ -43,6 +43,8 @@ public:
     // Figures of a schedule (identity: the original itself, run as a candidate).
     Result<eval::EvalResult> measure(const Schedule& schedule, const MeasureOptions& options = {});
     // Figures of whole cubin bytes (a file the user brings, e.g. `bench --cubin`).
+    // Warp-stall samples of one launch of `schedule` (GPU backends only; the estimate says why not).
+    Result<eval::StallProfile> stalls(const Schedule& schedule, int periodExponent = 0);
     Result<eval::EvalResult> measureCubin(const std::vector<uint8_t>& bytes,
                                           const MeasureOptions& options = {});
 
@@ -54,5 +56,12 @@ private:
     eval::LaunchSpec m_spec;
     bool m_prepared = false;
 };
+
+// Makes `owned` once: with `injected` when given (tests, tools), else from `options`; the spec from
+// `specPath`. For a thread that keeps one evaluator across jobs (starting GPU workers takes seconds).
+Status ensureKernelEvaluator(std::unique_ptr<KernelEvaluator>& owned,
+                             const std::shared_ptr<const KernelWorkspace>& kernel,
+                             const std::shared_ptr<eval::Evaluator>& injected,
+                             const EvaluatorOptions& options, const std::string& specPath);
 
 } // namespace sassx

@@ -3,10 +3,12 @@
 #include "core/eval/evaluator.h"
 #include "core/eval/launch_spec.h"
 #include "core/session/kernel_evaluator.h"
+#include "core/session/measure_state.h"
 #include "core/session/session_file.h"
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QStandardPaths>
@@ -19,11 +21,6 @@ namespace sassx {
 struct Session::PendingSession
 {
     SessionFile file;
-};
-
-struct Session::MeasureState
-{
-    std::unique_ptr<KernelEvaluator> evaluator; // made on the measure thread on first use
 };
 
 Session::Session(QObject* parent) : QObject(parent)
@@ -339,6 +336,7 @@ void Session::setVariantEdits(int id, std::vector<Edit> edits)
     if (!v || v->isOriginal()) return;
     v->edits = std::move(edits);
     v->figures.reset(); // they measured another schedule
+    v->stalls.reset();
     Q_EMIT variantChanged(id);
     if (id == m_current) {
         recomputeSchedule();
@@ -416,20 +414,7 @@ Result<VariantFigures> measureOnThread(KernelEvaluator*& evaluator, std::unique_
                                        const EvaluatorOptions& options, const std::string& specPath,
                                        const Schedule& schedule, const JobControl& job)
 {
-    if (!owned) {
-        auto spec = eval::loadLaunchSpec(specPath);
-        if (!spec) return spec.error();
-        EvaluatorChoice choice;
-        if (injected) {
-            choice = {injected, injected->sourceKind() == "estimate" ? "estimate" : "gpu",
-                      "set by the caller"};
-        } else {
-            auto made = makeEvaluator(options);
-            if (!made) return made.error();
-            choice = std::move(*made);
-        }
-        owned = std::make_unique<KernelEvaluator>(kernel, std::move(choice), std::move(*spec));
-    }
+    if (Status s = ensureKernelEvaluator(owned, kernel, injected, options, specPath); !s) return s.error();
     evaluator = owned.get();
     if (job.stopped()) return makeError("cancelled");
     const auto t0 = std::chrono::steady_clock::now();

@@ -11,6 +11,7 @@
 #include "core/rewrite/variant.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/job_tracker.h"
+#include "core/session/kernel_stalls.h"
 #include "core/session/search_job.h"
 #include "core/session/search_record.h"
 #include "core/session/variant_record.h"
@@ -109,6 +110,14 @@ public:
     // Empty when `variantId` can be measured now, else the reason in words.
     QString measureUnavailableReason(int variantId) const;
     quint64 measure(int variantId);
+    // Samples where the warps of `variantId` wait (one launch, GPU only), queued with measurements;
+    // stallsFinished or stallsFailed follow. The samples stay with the variant until its edits change.
+    quint64 sampleStalls(int variantId);
+    // Attaches samples read from `path` (a stall profile, or `sassx-cli stalls --json` output) to
+    // `variantId`; false with the reason when they belong to another kernel or code.
+    bool importStalls(int variantId, const QString& path, QString* error = nullptr);
+    // A variant's samples mapped onto the kernel (per original instruction, block, reason).
+    std::optional<KernelStalls> kernelStalls(int variantId) const;
     // Stops every queued and running measurement; each reports measureFailed("cancelled").
     void cancelMeasure();
     bool isMeasuring() const { return m_measureJobs.isRunning(); }
@@ -172,6 +181,9 @@ Q_SIGNALS:
     void measureStarted(int id);
     void measureFinished(int id);
     void measureFailed(int id, const QString& message);
+    void stallsStarted(int id);
+    void stallsFinished(int id);
+    void stallsFailed(int id, const QString& message);
     void evaluatorChosen(const QString& backend, const QString& reason);
     // The list of kept searches was replaced (a new kernel, a restored session).
     void searchRecordsChanged();
@@ -195,6 +207,9 @@ private:
     void markModified();
     void autosave();
     void applyPendingSession();
+    bool attachStalls(int variantId, const std::vector<Edit>& edits,
+                      const std::shared_ptr<const KernelWorkspace>& kernel, eval::StallProfile profile,
+                      QString* error);
     void finishMeasure(int variantId, const std::vector<Edit>& edits,
                        const std::shared_ptr<const KernelWorkspace>& kernel,
                        const Result<VariantFigures>& figures);

@@ -70,6 +70,7 @@ json toJson(const SessionFile& file)
         jv["id"] = v.id;
         jv["parent"] = v.parent;
         if (v.figures) jv["figures"] = figuresToJson(*v.figures);
+        if (v.stalls) jv["stalls"] = eval::toJson(*v.stalls);
         variants.push_back(jv);
     }
     json searches = json::array();
@@ -118,6 +119,11 @@ Result<SessionFile> sessionFileFromJson(const json& j)
             auto fig = figuresFromJson(jv.at("figures"));
             if (!fig) return makeError("variant '" + r.name + "': " + fig.message());
             r.figures = std::move(*fig);
+        }
+        if (jv.contains("stalls")) {
+            auto stalls = eval::stallProfileFromJson(jv.at("stalls"));
+            if (!stalls) return makeError("variant '" + r.name + "': " + stalls.message());
+            r.stalls = std::move(*stalls);
         }
         f.variants.push_back(std::move(r));
     }

@@ -3,6 +3,7 @@
 // original, and the figures last obtained for it together with their source. Figures are dropped when
 // the edits change, so a figure on screen always belongs to the schedule next to it.
 #include "core/eval/eval_result.h"
+#include "core/eval/stall_profile.h"
 #include "core/rewrite/variant.h"
 
 #include <optional>
@@ -27,6 +28,8 @@ struct VariantRecord
     std::string name;
     std::vector<Edit> edits; // from the original, in order (a child repeats its parent's edits first)
     std::optional<VariantFigures> figures;
+    // Warp-stall samples of one launch of this schedule (GPU only; dropped with the figures).
+    std::optional<eval::StallProfile> stalls;
 
     bool isOriginal() const { return parent < 0; }
 };

@@ -10,8 +10,10 @@
 #include "widgets/listing_view.h"
 #include "widgets/main_window.h"
 #include "widgets/models/listing_model.h"
+#include "widgets/models/stalls_model.h"
 #include "widgets/search_panel.h"
 #include "widgets/search_plot.h"
+#include "widgets/stalls_panel.h"
 #include "widgets/variants_panel.h"
 
 #include <QDir>
@@ -210,6 +212,45 @@ private Q_SLOTS:
         w.listingPanel()->gutter()->repaint();
         QVERIFY(!w.listingPanel()->gutter()->drawnBundles().empty());
         const QString shot = shotPath(QStringLiteral("sassx-arrows.png"));
+        QVERIFY(w.grab().save(shot));
+        qInfo("screenshot: %s", qPrintable(shot));
+    }
+
+    // The stall-sampling worked example of docs/user-guide.md, on samples recorded on an H100: the SGEMM
+    // with LDS.128 #172 hoisted 13 slots; its first consumer, FFMA #207, selected (MIO wait), the
+    // Samples column and the Stalls dock comparing with the original.
+    void stallsWorkedExample()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::openAndWait(*session, cubin));
+        const QString data = QStringLiteral(SASSX_SOURCE_DIR "/tests/data/stalls/");
+        QString error;
+        QVERIFY2(session->importStalls(0, data + QStringLiteral("sgemm_leakyrelu.h100.stalls.json"), &error),
+                 qPrintable(error));
+        QVERIFY(w.editController()->apply(Edit::move(172, 159)).accepted);
+        QVERIFY2(session->importStalls(session->currentVariantId(),
+                                       data + QStringLiteral("sgemm_leakyrelu.moved.h100.stalls.json"),
+                                       &error),
+                 qPrintable(error));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("stallsDock"));
+        QVERIFY(dock);
+        dock->show();
+        dock->raise();
+        session->setSelectedInstruction(207);
+        ListingView* view = w.listingPanel()->view();
+        view->scrollTo(view->listingModel()->index(view->listingModel()->rowOfPosition(168), 0),
+                       QAbstractItemView::PositionAtTop);
+        QTest::qWait(200);
+        QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(w.stallsPanel()->model()->rowCount() > 5);
+        const QString shot = shotPath(QStringLiteral("sassx-stalls.png"));
         QVERIFY(w.grab().save(shot));
         qInfo("screenshot: %s", qPrintable(shot));
     }

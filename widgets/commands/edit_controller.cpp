@@ -56,6 +56,7 @@ EditOutcome EditController::apply(const Edit& edit)
         before = *current;
         after = *current;
         after.figures.reset(); // figures describe the schedule before this edit
+        after.stalls.reset();
     }
     after.edits.insert(after.edits.end(), edits.begin(), edits.end());
     m_undoStack->push(new VariantEditCommand(m_session, before, after, current->id, text));

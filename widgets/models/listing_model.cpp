@@ -49,11 +49,50 @@ ListingModel::ListingModel(Session* session, QObject* parent)
 {
     connect(session, &Session::scheduleChanged, this, &ListingModel::rebuild);
     connect(session, &Session::analysisReady, this, &ListingModel::rebuild);
+    // Samples arrive (or go) without a schedule change: only the samples column changes.
+    connect(session, &Session::variantChanged, this, [this](int id) {
+        if (id != m_session->currentVariantId() && id != 0) return;
+        reloadStalls();
+        if (!m_rows.empty())
+            Q_EMIT dataChanged(index(0, SamplesColumn), index(int(m_rows.size()) - 1, SamplesColumn));
+    });
     rebuild();
+}
+
+void ListingModel::reloadStalls()
+{
+    m_stalls = m_session->kernelStalls(m_session->currentVariantId());
+    m_originalStalls = m_session->kernelStalls(0);
+    m_maxShare = 0.0;
+    if (m_stalls)
+        for (uint32_t i = 0; i < m_stalls->byOriginal.size(); ++i)
+            m_maxShare = std::max(m_maxShare, m_stalls->share(i));
+}
+
+QString ListingModel::stallsText(uint32_t orig) const
+{
+    if (!m_stalls || orig >= m_stalls->byOriginal.size()) return {};
+    const auto& s = m_stalls->byOriginal[orig];
+    QString text = tr("%1% of the kernel's warp samples wait here (%2 of %3; %4 of them with nothing issued)")
+                       .arg(100.0 * m_stalls->share(orig), 0, 'f', 2)
+                       .arg(s.samples)
+                       .arg(m_stalls->samples)
+                       .arg(s.notIssued);
+    for (const auto& [word, n] : s.byWord)
+        text += QStringLiteral("\n  %1 %2%: %3")
+                    .arg(QString::fromStdString(word))
+                    .arg(s.samples ? 100.0 * double(n) / double(s.samples) : 0.0, 0, 'f', 0)
+                    .arg(QString::fromStdString(eval::stallWordMeaning(word)));
+    if (m_originalStalls && m_session->currentVariantId() != 0)
+        text +=
+            QLatin1Char('\n') +
+            tr("In the original: %1% of its samples.").arg(100.0 * m_originalStalls->share(orig), 0, 'f', 2);
+    return text;
 }
 
 void ListingModel::rebuild()
 {
+    reloadStalls();
     beginResetModel();
     m_rows.clear();
     m_rowOfPosition.clear();
@@ -161,6 +200,11 @@ QString ListingModel::columnToolTip(int column)
     case LiveColumn:
         return tr("Live 32-bit registers at this instruction, from the liveness analysis of the original "
                   "order (counted as nvdisasm -plr does).");
+    case SamplesColumn:
+        return tr("Warp-stall samples (measured on a GPU: CUPTI PC sampling of one launch, Variant ▸ Sample "
+                  "Stalls): the share of the kernel's samples whose warp was at this instruction, the bar "
+                  "split by why it waited. Empty when this variant has no samples. Not the Stall column, "
+                  "which is the static stall count of the control bits.");
     }
     return {};
 }
@@ -193,6 +237,8 @@ QVariant ListingModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Cycle");
     case LiveColumn:
         return tr("Live");
+    case SamplesColumn:
+        return tr("Samples");
     }
     return {};
 }
@@ -229,6 +275,11 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
                 if (b.isLoopHeader) s += tr("  · loop header");
                 if (b.loopDepth > 0) s += tr("  · depth %1").arg(b.loopDepth);
                 s += tr("  · %n instruction(s)", nullptr, int(b.size()));
+                if (m_stalls && m_stalls->samples && size_t(b.index) < m_stalls->byBlock.size())
+                    s += tr("  · %1% of the stall samples")
+                             .arg(100.0 * double(m_stalls->byBlock[size_t(b.index)]) /
+                                      double(m_stalls->samples),
+                                  0, 'f', 1);
                 return s;
             }
             return {};
@@ -271,6 +322,19 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(ins.operandText);
     case BranchTargetRole:
         return ins.branchTarget ? QVariant(qulonglong(*ins.branchTarget)) : QVariant();
+    case SampleShareRole:
+        return m_stalls ? QVariant(m_stalls->share(orig)) : QVariant();
+    case SampleHeatRole:
+        return m_stalls && m_maxShare > 0 ? QVariant(m_stalls->share(orig) / m_maxShare) : QVariant();
+    case SampleWordsRole: {
+        if (!m_stalls) return {};
+        const auto& st = m_stalls->byOriginal[orig];
+        QVariantList words;
+        for (const auto& [word, n] : st.byWord)
+            words.push_back(QVariantList{QString::fromStdString(word),
+                                         st.samples ? double(n) / double(st.samples) : 0.0});
+        return words;
+    }
     case Qt::TextAlignmentRole:
         if (column >= StallColumn) return int(Qt::AlignCenter);
         return int(Qt::AlignLeft | Qt::AlignVCenter);
@@ -299,6 +363,9 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
             return size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0;
         case LiveColumn:
             return orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0;
+        case SamplesColumn:
+            if (!m_stalls || !m_stalls->byOriginal[orig].samples) return {};
+            return QStringLiteral("%1%").arg(100.0 * m_stalls->share(orig), 0, 'f', 1);
         }
         return {};
     case Qt::ToolTipRole:
@@ -331,6 +398,11 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
             return c.reuse == 0 ? tr("No operand reuse.")
                                 : tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
                                       .arg(reuseText(c.reuse));
+        case SamplesColumn:
+            return m_stalls
+                       ? stallsText(orig)
+                       : tr("No stall samples for this variant: Variant ▸ Sample Stalls measures them on a "
+                            "GPU (or File ▸ Import Stall Samples…).");
         case LiveColumn:
             return tr("%1 live 32-bit registers (liveness analysis of the original order).")
                 .arg(orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0);

@@ -3,9 +3,12 @@
 // variant's order (with the variant's control bits), plus one separator row before each basic block.
 // Everything shown comes from the SASS model (control bits, text) or the analysis (cycles, live
 // registers); tooltips say which.
+#include "core/session/kernel_stalls.h"
+
 #include <QAbstractTableModel>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace sassx {
@@ -28,6 +31,7 @@ public:
         ReuseColumn,
         CycleColumn,
         LiveColumn,
+        SamplesColumn, // warp-stall samples of the current variant (GPU), when it has them
         ColumnCount
     };
     enum Roles
@@ -44,6 +48,9 @@ public:
         OpcodeRole,                           // QString: opcode with modifiers (for syntax colours)
         OperandsRole,                         // QString
         BranchTargetRole,                     // qulonglong byte offset, invalid if none
+        SampleShareRole,                      // double: share of the kernel's stall samples; invalid if none
+        SampleWordsRole, // QVariantList of QVariantList{word, share of this row's samples}
+        SampleHeatRole,  // double 0..1: share relative to the hottest instruction
     };
 
     explicit ListingModel(Session* session, QObject* parent = nullptr);
@@ -66,15 +73,24 @@ public:
     const std::vector<int>& variantCycles() const { return m_cycles; }
 
     static QString columnToolTip(int column);
+    // The current variant's samples mapped onto the kernel, and the original's (for comparisons).
+    const std::optional<KernelStalls>& stalls() const { return m_stalls; }
+    const std::optional<KernelStalls>& originalStalls() const { return m_originalStalls; }
+    // One sentence per reason for an instruction's samples, compared with the original's when both
+    // have samples ("memory wait 55% …; original: 3.7% of samples").
+    QString stallsText(uint32_t original) const;
 
 private:
     void rebuild();
+    void reloadStalls();
 
     Session* m_session;
     std::vector<int32_t> m_rows;          // >= 0: position; < 0: separator of block -(v + 1)
     std::vector<int32_t> m_rowOfPosition; // position → row
     std::vector<int> m_cycles;            // per position
     std::vector<int32_t> m_positionOfOriginal;
+    std::optional<KernelStalls> m_stalls, m_originalStalls;
+    double m_maxShare = 0.0;
 };
 
 } // namespace sassx

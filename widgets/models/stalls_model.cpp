@@ -1,0 +1,79 @@
+#include "widgets/models/stalls_model.h"
+
+#include "core/eval/stall_profile.h"
+
+#include <QColor>
+
+namespace sassx {
+
+void StallsModel::setRows(std::vector<Row> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int StallsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int StallsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant StallsModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size())) return {};
+    const Row& r = m_rows[size_t(index.row())];
+    auto percent = [](const std::optional<double>& v) {
+        return v ? QVariant(QStringLiteral("%1%").arg(100.0 * *v, 0, 'f', 1)) : QVariant(QStringLiteral("—"));
+    };
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case ReasonColumn:
+            return r.word;
+        case VariantColumn:
+            return percent(r.variant);
+        case OriginalColumn:
+            return percent(r.original);
+        case DeltaColumn:
+            if (!r.variant || !r.original) return QStringLiteral("—");
+            return QStringLiteral("%1%2")
+                .arg(*r.variant >= *r.original ? QStringLiteral("+") : QString())
+                .arg(100.0 * (*r.variant - *r.original), 0, 'f', 1);
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == DeltaColumn)
+            return tr("Difference in percentage points of each launch's samples. Shares move by a few tenths "
+                      "of a point between two samplings of the same cubin (docs/results/"
+                      "pcsample-h100-2026-11-23.md): smaller differences are noise.");
+        return QString::fromStdString(eval::stallWordMeaning(r.word.toStdString()));
+    }
+    if (role == Qt::TextAlignmentRole && index.column() != ReasonColumn)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::UserRole) { // sort key: the variant's share, else the original's
+        return r.variant.value_or(r.original.value_or(0.0));
+    }
+    return {};
+}
+
+QVariant StallsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case ReasonColumn:
+        return tr("Reason");
+    case VariantColumn:
+        return tr("This variant");
+    case OriginalColumn:
+        return tr("Original");
+    case DeltaColumn:
+        return tr("Δ points");
+    }
+    return {};
+}
+
+} // namespace sassx
