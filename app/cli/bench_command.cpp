@@ -98,12 +98,12 @@ int runEstimateBench(const ParsedArgs& p, KernelEvaluator& kev, const std::vecto
 int runBenchCommand(const std::vector<std::string>& args)
 {
     std::string error;
-    const ParsedArgs p =
-        parseArgs(args,
-                  OptionSpec{{"--cubin", "--rounds", "--screen", "--seed"}, {"--metrics", "--json"}}
-                      .add(evaluatorOptionSpec())
-                      .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-                  error);
+    const ParsedArgs p = parseArgs(
+        args,
+        OptionSpec{{"--cubin", "--rounds", "--screen", "--seed"}, {"--metrics", "--json", "--stalls"}}
+            .add(evaluatorOptionSpec())
+            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+        error);
     if (!error.empty()) return fail(error);
     if (p.positional.size() != 1) return fail("bench needs exactly one SPEC.json");
     auto spec = loadLaunchSpec(p.positional[0]);
@@ -153,6 +153,9 @@ int runBenchCommand(const std::vector<std::string>& args)
 
     std::optional<Result<std::vector<MetricValue>>> metrics;
     if (p.has("--metrics") && r.correct) metrics = ev.metrics(candidate);
+    // Where the candidate's warps wait (sassx-cli stalls gives the per-instruction table).
+    std::optional<Result<StallProfile>> stalls;
+    if (p.has("--stalls") && r.correct) stalls = ev.stalls(candidate);
 
     const std::string src = "[" + r.source.label() + "]";
     if (p.has("--json")) {
@@ -178,6 +181,10 @@ int runBenchCommand(const std::vector<std::string>& args)
         } else if (metrics) {
             j["metrics_error"] = metrics->message();
         }
+        if (stalls && stalls->ok())
+            j["stalls"] = toJson(stalls->value());
+        else if (stalls)
+            j["stalls_error"] = stalls->message();
         std::printf("%s\n", j.dump(2).c_str());
         return r.correct ? 0 : 3;
     }
@@ -223,6 +230,25 @@ int runBenchCommand(const std::vector<std::string>& args)
             for (const MetricValue& m : metrics->value())
                 std::printf("metric       %-55s %14.3f %-8s [%s]\n", m.name.c_str(), m.value, m.unit.c_str(),
                             m.source.label().c_str());
+        }
+    }
+    if (stalls) {
+        if (!stalls->ok()) {
+            std::printf("stalls       unavailable: %s\n", stalls->message().c_str());
+        } else {
+            const StallProfile& sp = stalls->value();
+            std::string words;
+            for (const auto& [word, n] : stallTotals(sp)) {
+                if (words.size() > 90) break;
+                char b[64];
+                std::snprintf(b, sizeof b, "%s%s %.1f%%", words.empty() ? "" : ", ", word.c_str(),
+                              sp.kernelSamples ? 100.0 * double(n) / double(sp.kernelSamples) : 0.0);
+                words += b;
+            }
+            std::printf(
+                "stalls       %llu samples (2^%d cycles): %s  [%s]  (per instruction: sassx-cli stalls)\n",
+                (unsigned long long)sp.kernelSamples, sp.periodExponent, words.c_str(),
+                sp.source.label().c_str());
         }
     }
     return 0;

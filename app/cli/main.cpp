@@ -23,13 +23,15 @@ void usage()
         "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip|stalls|yield] -o OUT.jsonl\n"
         "  diff A B [--kernel K] [--format text|json|html]\n"
         "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
-        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics]\n"
+        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics] "
+        "[--stalls]\n"
         "        [--metrics-backend auto|cupti|ncu] [--json]\n"
         "  stalls SPEC.json [--cubin FILE] [--period N|auto] [--top N] [--gpus LIST] [--json]\n"
         "        where warps wait, per instruction (CUPTI PC sampling; needs a GPU)\n"
         "  search SPEC.json --algo anneal|greedy|random|listsched [--preset sip]\n"
         "        [--space mem|all|yield|all+control] [--budget-evals N | --budget-time 10m]\n"
-        "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n",
+        "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n"
+        "        [--guide uniform|stalls] [--stalls FILE] [--sample-best]   stall-guided proposals\n",
         stderr);
 }
 

@@ -26,7 +26,8 @@ const char* kUsage =
     "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched [--preset sip] "
     "[--space mem|all|yield|all+control|rescheduled] [--budget-evals N] [--budget-time 10m] [--backend "
     "auto|gpu|estimate] "
-    "[--gpus LIST] [--seed S] [--resume] [--json] -o DIR";
+    "[--gpus LIST] [--seed S] [--guide uniform|stalls] [--stalls FILE] [--sample-best] [--resume] [--json] "
+    "-o DIR";
 
 template <typename T> Result<T> numberOption(const ParsedArgs& a, const std::string& name, T fallback)
 {
@@ -71,6 +72,7 @@ Result<search::SearchConfig> configFrom(const ParsedArgs& a, bool resume)
     if (!seed) return seed.error();
     c.seed = *seed;
     c.seedWithListSchedule = !a.has("--no-list-seed");
+    c.guide = a.value("--guide", a.has("--stalls") ? "stalls" : "uniform");
     if (resume) return c; // the checkpoint's configuration wins; only the budget is taken from here
     if (Status s = c.validate(); !s) return s.error();
     return c;
@@ -93,14 +95,14 @@ void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
 int runSearchCommand(const Args& raw)
 {
     std::string err;
-    const ParsedArgs a =
-        parseArgs(raw,
-                  OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed",
-                              "-o", "--screen", "--rounds", "--final-rounds", "--checkpoint-every"},
-                             {"--json", "--resume", "--no-list-seed", "--no-verify"}}
-                      .add(evaluatorOptionSpec())
-                      .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-                  err);
+    const ParsedArgs a = parseArgs(
+        raw,
+        OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed", "-o",
+                    "--screen", "--rounds", "--final-rounds", "--checkpoint-every", "--guide", "--stalls"},
+                   {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
+            .add(evaluatorOptionSpec())
+            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+        err);
     if (!err.empty()) return fail(err);
     if (a.positional.size() != 1 || a.value("-o").empty()) return fail(kUsage);
     const bool resume = a.has("--resume");
@@ -121,6 +123,8 @@ int runSearchCommand(const Args& raw)
     options.outDir = a.value("-o");
     options.resume = resume;
     options.verifyFreshInputs = !a.has("--no-verify");
+    options.stallsPath = a.value("--stalls");
+    options.sampleBest = a.has("--sample-best");
     auto screen = numberOption<int>(a, "--screen", options.plan.screenRounds);
     auto rounds = numberOption<int>(a, "--rounds", options.plan.confirmRounds);
     auto finalRounds = numberOption<int>(a, "--final-rounds", options.plan.fullRounds);

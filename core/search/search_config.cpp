@@ -39,6 +39,8 @@ Status SearchConfig::validate() const
         return makeError("list scheduling reorders instructions, and the " + spaceName(space) +
                          " space has no moves");
     if (budgetEvals < 0 || budgetSeconds < 0) return makeError("a budget cannot be negative");
+    if (guide != "uniform" && guide != "stalls")
+        return makeError("unknown guide '" + guide + "' (uniform or stalls)");
     // The sip preset ends on its own temperature; every other algorithm needs a limit (a list
     // schedule ends after its few heuristics).
     if (budgetEvals == 0 && budgetSeconds == 0 && preset != "sip" && algorithm != Algorithm::ListSchedule)
@@ -59,6 +61,7 @@ std::string SearchConfig::describe() const
         std::snprintf(b, sizeof b, ", %.0f s", budgetSeconds);
         s += b;
     }
+    if (guide != "uniform") s += ", guided by " + guide;
     return s + ", seed " + std::to_string(seed);
 }
 
@@ -75,7 +78,8 @@ nlohmann::json toJson(const SearchConfig& c)
             {"random_max_edits", c.randomMaxEdits},
             {"remeasure_every", c.remeasureEvery},
             {"t0", c.t0},
-            {"t_end", c.tEnd}};
+            {"t_end", c.tEnd},
+            {"guide", c.guide}};
 }
 
 Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
@@ -97,6 +101,7 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.remeasureEvery = j.value("remeasure_every", 50);
         c.t0 = j.value("t0", 0.01);
         c.tEnd = j.value("t_end", 0.0005);
+        c.guide = j.value("guide", std::string("uniform"));
         if (Status s = c.validate(); !s) return s.error();
         return c;
     } catch (const std::exception& e) {

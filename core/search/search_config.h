@@ -46,6 +46,10 @@ struct SearchConfig
     double sipCooling = 0.003;
     double sipTMin = 0.05;
     int sipMaxSteps = 1000;
+    // Which instructions proposals touch: "uniform" (every movable instruction alike) or "stalls"
+    // (in proportion to the stall samples of the original near them; the search run supplies the
+    // weights, EditProposer::setGuide).
+    std::string guide = "uniform";
 
     // Checks the combination (preset of another algorithm, no budget, the rescheduled space, the list
     // scheduler in the yield space); the error is one line.

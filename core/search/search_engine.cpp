@@ -37,6 +37,10 @@ Status SearchEngine::start(const SearchConfig& config)
     m_state.config = config;
     m_rng.seed(config.seed);
     m_proposer = std::make_unique<EditProposer>(m_checker, config.space);
+    if (config.guide == "stalls") {
+        if (m_guide.empty()) return makeError("a stall-guided search needs stall samples of the kernel");
+        m_proposer->setGuide(m_guide);
+    }
     m_startSchedule = Schedule::identity(m_checker.analysis());
     m_incumbentSchedule = m_startSchedule;
     m_state.legalAtStart = int64_t(m_proposer->countLegal(m_startSchedule));
@@ -60,6 +64,10 @@ Status SearchEngine::resume(SearchState state, int64_t budgetEvals, double budge
     m_state = std::move(state);
     if (m_state.finished && m_state.stopReason == "stopped") m_state.finished = false;
     m_proposer = std::make_unique<EditProposer>(m_checker, m_state.config.space);
+    if (m_state.config.guide == "stalls") {
+        if (m_guide.empty()) return makeError("a stall-guided search needs stall samples of the kernel");
+        m_proposer->setGuide(m_guide);
+    }
     m_startSchedule = scheduleOf(m_state.start);
     m_incumbentSchedule = scheduleOf(m_state.incumbent);
     m_legalNow = m_state.legalAtStart;

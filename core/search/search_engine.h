@@ -61,6 +61,10 @@ public:
     // the saved one so a finished run can be extended.
     Status resume(SearchState state, int64_t budgetEvals = 0, double budgetSeconds = 0.0);
 
+    // Proposal weights per original instruction for a config whose guide is "stalls" (set before
+    // start or resume; EditProposer::setGuide).
+    void setGuide(std::vector<double> weights) { m_guide = std::move(weights); }
+
     // Runs until the budget, the algorithm's own end, or a stop; the final state is also checkpointed.
     const SearchState& run(const SearchCallbacks& callbacks = {}, const SearchControl& control = {});
     const SearchState& state() const { return m_state; }
@@ -95,6 +99,7 @@ private:
     const LegalityChecker& m_checker;
     CandidateEvaluator& m_evaluator;
     std::unique_ptr<EditProposer> m_proposer;
+    std::vector<double> m_guide;
     SearchState m_state;
     std::mt19937_64 m_rng;
     Schedule m_incumbentSchedule, m_startSchedule;

@@ -58,10 +58,27 @@ EditProposer::EditProposer(const LegalityChecker& checker, SearchSpace space)
             m_movable.push_back(i);
 }
 
+void EditProposer::setGuide(std::vector<double> weights)
+{
+    m_guide = std::move(weights);
+    if (m_guide.empty()) return;
+    std::vector<double> w;
+    for (uint32_t i : m_movable)
+        w.push_back(i < m_guide.size() ? m_guide[i] : 0.0);
+    m_movableDraw = std::discrete_distribution<size_t>(w.begin(), w.end());
+}
+
+uint32_t EditProposer::drawMovable(std::mt19937_64& rng) const
+{
+    if (m_guide.empty())
+        return m_movable[std::uniform_int_distribution<size_t>(0, m_movable.size() - 1)(rng)];
+    return m_movable[m_movableDraw(rng)];
+}
+
 std::optional<Edit> EditProposer::proposeMove(Schedule& schedule, std::mt19937_64& rng) const
 {
     if (m_movable.empty()) return std::nullopt;
-    const uint32_t inst = m_movable[std::uniform_int_distribution<size_t>(0, m_movable.size() - 1)(rng)];
+    const uint32_t inst = drawMovable(rng);
     const uint32_t p = schedule.positionOf()[inst];
     const auto targets = m_checker.legalTargets(schedule, p);
     if (targets.empty()) return std::nullopt;
@@ -75,7 +92,7 @@ std::optional<Edit> EditProposer::proposeMove(Schedule& schedule, std::mt19937_6
 std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::mt19937_64& rng) const
 {
     if (m_movable.empty()) return {};
-    const uint32_t inst = m_movable[std::uniform_int_distribution<size_t>(0, m_movable.size() - 1)(rng)];
+    const uint32_t inst = drawMovable(rng);
     const uint32_t p = schedule.positionOf()[inst];
     auto targets = m_checker.orderTargets(schedule, p, 32);
     std::shuffle(targets.begin(), targets.end(), rng);
@@ -130,7 +147,18 @@ std::optional<Edit> EditProposer::proposeControl(Schedule& schedule, std::mt1993
                                                  std::vector<Edit>& candidates) const
 {
     if (candidates.empty()) return std::nullopt;
-    const size_t pick = std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng);
+    size_t pick = 0;
+    if (m_guide.empty()) {
+        pick = std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng);
+    } else {
+        std::vector<double> w;
+        w.reserve(candidates.size());
+        for (const Edit& c : candidates) {
+            const uint32_t inst = schedule.order[c.at];
+            w.push_back(inst < m_guide.size() ? m_guide[inst] : 0.0);
+        }
+        pick = std::discrete_distribution<size_t>(w.begin(), w.end())(rng);
+    }
     const Edit e = candidates[pick];
     Control& c = schedule.control[schedule.order[e.at]];
     if (e.stall) c.stall = *e.stall;

@@ -48,8 +48,14 @@ public:
     // Instructions the space may move (empty for the yield space).
     const std::vector<uint32_t>& movable() const { return m_movable; }
     SearchSpace space() const { return m_space; }
+    // Draws the instruction to move (or whose control bits to edit) in proportion to `weights`, one
+    // per original instruction, instead of uniformly; empty for uniform. Every weight must be > 0 for
+    // an instruction to stay reachable (the caller adds a floor).
+    void setGuide(std::vector<double> weights);
+    bool guided() const { return !m_guide.empty(); }
 
 private:
+    uint32_t drawMovable(std::mt19937_64& rng) const;
     std::optional<Edit> proposeMove(Schedule& schedule, std::mt19937_64& rng) const;
     // A move and the control edits that derive the block's codes for the new order (the move first,
     // then one control edit per instruction whose bits changed); empty when the draw found none.
@@ -61,6 +67,8 @@ private:
     const LegalityChecker& m_checker;
     SearchSpace m_space;
     std::vector<uint32_t> m_movable; // original indices
+    std::vector<double> m_guide;     // per original instruction; empty = uniform
+    mutable std::discrete_distribution<size_t> m_movableDraw;
     mutable Schedule m_cachedFor;
     mutable std::vector<Edit> m_cachedControl;
     mutable bool m_cacheValid = false;

@@ -1,5 +1,7 @@
 #include "core/session/kernel_stalls.h"
 
+#include <algorithm>
+
 namespace sassx {
 
 Result<KernelStalls> mapStalls(const eval::StallProfile& profile, const KernelAnalysis& analysis,
@@ -62,6 +64,29 @@ nlohmann::json kernelStallsJson(const KernelStalls& stalls, const KernelAnalysis
             {"by_reason", totals},
             {"blocks", blocks},
             {"instructions", instructions}};
+}
+
+std::vector<double> stallGuideWeights(const KernelStalls& stalls, const KernelAnalysis& analysis, int window)
+{
+    const size_t n = analysis.listing.instructions.size();
+    std::vector<double> waits(n, 0.0);
+    for (size_t i = 0; i < n && i < stalls.byOriginal.size(); ++i)
+        for (const auto& [word, count] : stalls.byOriginal[i].byWord)
+            if (word != "issuing" && word != "not selected") waits[i] += double(count);
+    std::vector<double> w(n, 0.0);
+    double sum = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const BasicBlock& b = analysis.cfg.blocks[size_t(analysis.cfg.blockOf[i])];
+        const size_t lo = std::max<size_t>(b.first, i >= size_t(window) ? i - size_t(window) : 0);
+        const size_t hi = std::min<size_t>(b.end, i + size_t(window) + 1);
+        for (size_t j = lo; j < hi; ++j)
+            w[i] += waits[j];
+        sum += w[i];
+    }
+    const double floor = n && sum > 0 ? 0.1 * sum / double(n) : 1.0;
+    for (double& x : w)
+        x += floor;
+    return w;
 }
 
 } // namespace sassx

@@ -40,4 +40,11 @@ Result<KernelStalls> mapStalls(const eval::StallProfile& profile, const KernelAn
 nlohmann::json kernelStallsJson(const KernelStalls& stalls, const KernelAnalysis& analysis,
                                 const Schedule& variant);
 
+// Proposal weights for a stall-guided search (SearchConfig::guide "stalls"), one per original
+// instruction: the samples of waits a schedule can change (everything but "issuing" and "not
+// selected") within `window` instructions of it in its block, plus a floor of a tenth of the mean, so
+// that every instruction stays reachable and the walk can still go anywhere.
+std::vector<double> stallGuideWeights(const KernelStalls& stalls, const KernelAnalysis& analysis,
+                                      int window = 8);
+
 } // namespace sassx

@@ -1,5 +1,7 @@
 #include "core/session/search_run.h"
 
+#include "core/session/kernel_stalls.h"
+
 #include "core/common/atomic_file.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/edit_compaction.h"
@@ -121,14 +123,24 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     if (options.resume) {
         auto state = readSearchCheckpoint(options.outDir);
         if (!state) return state.error();
+        if (state->config.guide == "stalls") {
+            auto weights = guideWeights(options);
+            if (!weights) return weights.error();
+            engine.setGuide(std::move(*weights));
+        }
         // Edits are positions in one kernel's code: replaying them on another would be meaningless.
         if (Status s = checkIdentity(options.outDir, identity); !s) return s.error();
         if (Status s =
                 engine.resume(std::move(*state), options.config.budgetEvals, options.config.budgetSeconds);
             !s)
             return s.error();
-    } else if (Status s = engine.start(options.config); !s) {
-        return s.error();
+    } else {
+        if (options.config.guide == "stalls") {
+            auto weights = guideWeights(options);
+            if (!weights) return weights.error();
+            engine.setGuide(std::move(*weights));
+        }
+        if (Status s = engine.start(options.config); !s) return s.error();
     }
     std::string checkpointError;
     search::SearchCallbacks cb = callbacks;
@@ -170,6 +182,41 @@ nlohmann::json SearchRun::verifyOnFreshInputs(const std::vector<uint8_t>& bytes)
     else if (!r->ok())
         j["failure"] = r->failureKind + ": " + r->failure;
     return j;
+}
+
+Result<std::vector<double>> SearchRun::guideWeights(const SearchRunOptions& options)
+{
+    const KernelWorkspace& k = kernel();
+    const fs::path kept = fs::path(options.outDir) / "stalls.json";
+    std::error_code ec;
+    const std::string path = fs::exists(kept, ec) ? kept.string() : options.stallsPath;
+    Result<eval::StallProfile> profile = makeError("no samples");
+    if (!path.empty()) {
+        std::ifstream in(path);
+        auto j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_object() && j.contains("profile")) j = j.at("profile");
+        profile = eval::stallProfileFromJson(j);
+        if (!profile) return makeError(path + ": " + profile.message());
+    } else {
+        profile = m_kernelEvaluator.stalls(Schedule::identity(k.analysis()));
+        if (!profile)
+            return makeError("a stall-guided search needs samples of the original: " + profile.message() +
+                             " (or give them with --stalls FILE)");
+    }
+    if (profile->kernel != k.name())
+        return makeError("the stall samples are of kernel '" + profile->kernel + "', not '" + k.name() + "'");
+    const Schedule identity = Schedule::identity(k.analysis());
+    auto mapped = mapStalls(*profile, k.analysis(), identity);
+    if (!mapped) return mapped.error();
+    if (!fs::exists(kept, ec))
+        if (Status s = writeFileAtomically(kept.string(), eval::toJson(*profile).dump() + "\n"); !s)
+            return s.error();
+    m_guideInfo = {{"kind", "stalls"},
+                   {"samples", mapped->samples},
+                   {"source", profile->source.label()},
+                   {"period_exponent", profile->periodExponent},
+                   {"file", kept.string()}};
+    return stallGuideWeights(*mapped, k.analysis());
 }
 
 Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const SearchState& state)
@@ -280,6 +327,20 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"verification", verification},
         {"summary", report.summary},
         {"speedup_convention", "> 1 = faster (original time / variant time)"}};
+    report.json["guide"] = m_guideInfo.is_null() ? nlohmann::json{{"kind", "uniform"}} : m_guideInfo;
+    if (options.sampleBest) {
+        // Where the best variant's warps wait: attached to the run, never a reason for it to fail.
+        auto best = m_kernelEvaluator.stalls(*schedule);
+        if (best) {
+            if (Status s = writeFileAtomically((dir / "best.stalls.json").string(),
+                                               eval::toJson(*best).dump() + "\n");
+                !s)
+                return s.error();
+            report.json["best_stalls"] = (dir / "best.stalls.json").string();
+        } else {
+            report.json["best_stalls_error"] = best.message();
+        }
+    }
 
     Variant best;
     best.name = "search best";

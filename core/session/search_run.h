@@ -29,6 +29,12 @@ struct SearchRunOptions
     SearchMeasurePlan plan;        // rounds: screening, confirmation, and the final figure of the best
     bool verifyFreshInputs = true; // re-check the best on inputs of another seed (GPU backends)
     search::SearchControl control;
+    // For a stall-guided search: samples of the original to weigh proposals with (a stall profile or
+    // `sassx-cli stalls --json` output); empty = sample the original now (GPU backends). The profile
+    // used is kept as outDir/stalls.json, which a resumed run reuses.
+    std::string stallsPath;
+    // Sample the best variant's stalls at the end (GPU backends) into outDir/best.stalls.json.
+    bool sampleBest = false;
 };
 
 struct SearchReport
@@ -62,7 +68,9 @@ private:
     Result<SearchReport> finish(const SearchRunOptions& options, const search::SearchState& state);
     nlohmann::json verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const;
 
+    Result<std::vector<double>> guideWeights(const SearchRunOptions& options);
     KernelEvaluator m_kernelEvaluator;
+    nlohmann::json m_guideInfo; // what the proposals were weighed with (report.json "guide")
     EvaluatorOptions m_evaluatorOptions;
 };
 

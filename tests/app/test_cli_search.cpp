@@ -69,6 +69,35 @@ private Q_SLOTS:
         QVERIFY(r.errLines().value(0).contains("evaluator: estimate"));
     }
 
+    // --guide stalls with samples recorded on an H100: the report says what guided it, the samples
+    // used are kept beside it; without samples (estimate backend, no --stalls) a one-line refusal.
+    void stallGuided()
+    {
+        const QString spec = samplePath("sgemm_leakyrelu.launch.json");
+        if (!QFileInfo::exists(spec)) QSKIP("sgemm sample missing");
+        const QString stalls =
+            QStringLiteral(SASSX_SOURCE_DIR "/tests/data/stalls/sgemm_leakyrelu.h100.stalls.json");
+        const QString out = m_tmp.filePath("guided");
+        const CliRun r =
+            runCli({"search", spec, "--algo", "anneal", "--space", "all", "--budget-evals", "30", "--backend",
+                    "estimate", "--guide", "stalls", "--stalls", stalls, "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const QJsonObject report = QJsonDocument::fromJson(readBytes(out + "/report.json")).object();
+        QCOMPARE(report["guide"].toObject()["kind"].toString(), QStringLiteral("stalls"));
+        QVERIFY(report["guide"].toObject()["source"].toString().contains(QStringLiteral("H100")));
+        QCOMPARE(report["config"].toObject()["guide"].toString(), QStringLiteral("stalls"));
+        QVERIFY(QFileInfo::exists(out + "/stalls.json"));
+        const CliRun none = runCli({"search", spec, "--algo", "anneal", "--budget-evals", "5", "--backend",
+                                    "estimate", "--guide", "stalls", "-o", m_tmp.filePath("guided-none")});
+        // The evaluator note, then the refusal on one line.
+        QCOMPARE(none.exitCode, 1);
+        QVERIFY(!none.crashed && !none.timedOut);
+        const QString last = none.errLines().value(none.errLines().size() - 1);
+        QVERIFY2(last.startsWith(QStringLiteral("sassx-cli: ")) &&
+                     last.contains(QStringLiteral("without a GPU")),
+                 qPrintable(none.describe()));
+    }
+
     void jsonLines()
     {
         const QString out = m_tmp.filePath("json");

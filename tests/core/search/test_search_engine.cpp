@@ -337,6 +337,54 @@ private Q_SLOTS:
         QVERIFY(s.message().find('\n') == std::string::npos);
     }
 
+    // A stall guide concentrates proposals where its weights are (here: one instruction weighs as much
+    // as all the others together) without making the rest unreachable; an engine refuses a guided
+    // config without weights, and the guide survives a checkpoint's JSON.
+    void stallGuideWeighsProposals()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const auto& checker = f->kernel->checker();
+        EditProposer uniform(checker, SearchSpace::All), guided(checker, SearchSpace::All);
+        QVERIFY(uniform.movable().size() > 20);
+        const uint32_t hot = uniform.movable()[uniform.movable().size() / 2];
+        std::vector<double> w(f->kernel->analysis().listing.instructions.size(), 1.0);
+        w[hot] = double(uniform.movable().size());
+        guided.setGuide(w);
+        QVERIFY(guided.guided() && !uniform.guided());
+        auto countHot = [&](const EditProposer& p) {
+            std::mt19937_64 rng(7);
+            int hits = 0, moves = 0;
+            for (int i = 0; i < 400; ++i) {
+                Schedule s = Schedule::identity(f->kernel->analysis());
+                const auto edits = p.propose(s, rng, 1);
+                if (edits.empty() || edits.front().kind != Edit::Kind::Move) continue;
+                ++moves;
+                hits += s.order[edits.front().to] == hot;
+            }
+            return std::pair<int, int>(hits, moves);
+        };
+        const auto [uHits, uMoves] = countHot(uniform);
+        const auto [gHits, gMoves] = countHot(guided);
+        QVERIFY(uMoves > 100 && gMoves > 100);
+        QVERIFY2(double(gHits) / gMoves > 0.3, qPrintable(QString::number(gHits)));
+        QVERIFY2(double(uHits) / uMoves < 0.1, qPrintable(QString::number(uHits)));
+        QVERIFY(gHits < gMoves); // the rest stays reachable
+
+        SearchConfig c = config(Algorithm::Anneal, {}, SearchSpace::All, 10);
+        c.guide = "stalls";
+        SearchEngine engine(checker, *f->evaluator);
+        QVERIFY(!engine.start(c));
+        engine.setGuide(w);
+        QVERIFY(engine.start(c));
+        auto back = searchConfigFromJson(toJson(c));
+        QVERIFY(back);
+        QCOMPARE(back->guide, std::string("stalls"));
+        c.guide = "hotspots";
+        QVERIFY(!c.validate());
+    }
+
     void durationsParse_data()
     {
         QTest::addColumn<QString>("text");
