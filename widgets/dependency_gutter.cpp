@@ -44,6 +44,7 @@ DependencyGutter::DependencyGutter(Session* session, ListingView* view, QWidget*
     connect(session, &Session::scheduleChanged, this, repaint);
     connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this, repaint);
     connect(view->listingModel(), &QAbstractItemModel::modelReset, this, repaint);
+    connect(view->listingModel(), &QAbstractItemModel::dataChanged, this, repaint);
 }
 
 int DependencyGutter::variantDistance(const Dependency& d) const
@@ -309,6 +310,7 @@ void DependencyGutter::paintEvent(QPaintEvent*)
     const auto a = m_session->analysis();
     const int sel = m_session->selectedInstruction();
     const ListingModel* m = m_view->listingModel();
+    paintHeat(p);
     if (!a || sel < 0 || m->rowOfOriginal(sel) < 0) return;
     p.setRenderHint(QPainter::Antialiasing);
     bool selVisible = false;
@@ -337,6 +339,24 @@ void DependencyGutter::paintEvent(QPaintEvent*)
     for (int producer = 1; producer >= 0; --producer)
         if (!folded[producer].empty())
             drawBundle(p, producer, folded[producer], selY, std::max(12, right - 14 - k++ * lane));
+}
+
+void DependencyGutter::paintHeat(QPainter& p)
+{
+    // A heat strip at the right edge, row by row: where the current variant's warps wait (stall samples).
+    const ListingModel* m = m_view->listingModel();
+    if (!m->stalls()) return;
+    const int first = std::max(0, m_view->rowAt(0));
+    int last = m_view->rowAt(m_view->viewport()->height() - 1);
+    if (last < 0) last = m->rowCount() - 1;
+    const int top = mapFromGlobal(m_view->viewport()->mapToGlobal(QPoint(0, 0))).y();
+    for (int row = first; row <= last; ++row) {
+        const QVariant heat = m->index(row, ListingModel::SamplesColumn).data(ListingModel::SampleHeatRole);
+        if (!heat.isValid() || heat.toDouble() <= 0) continue;
+        const int y = top + m_view->rowViewportPosition(row);
+        p.fillRect(QRect(width() - 3, y, 3, m_view->rowHeight(row)),
+                   QColor(220, 40, 20, int(40 + 215 * std::min(1.0, heat.toDouble()))));
+    }
 }
 
 void DependencyGutter::mouseMoveEvent(QMouseEvent* event)

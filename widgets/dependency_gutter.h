@@ -8,7 +8,8 @@
 // at their limit, then to those on screen, nearest first; past kMaxArrows the rest fold into one
 // bundle per direction (orange when it holds edges at their limit), drawn as a trunk with a tick per
 // member and a count badge. Hovering the badge expands the bundle; clicking it keeps it expanded.
-// Labels always stay inside the gutter, and the gutter sits in a splitter so it can be widened.
+// Labels always stay inside the gutter, and the gutter sits in a splitter so it can be widened. With
+// stall samples, a heat strip at the right edge marks where the warps wait, row by row.
 #include <QRect>
 #include <QWidget>
 
@@ -79,6 +80,7 @@ private:
     void drawArrow(QPainter& p, const Item& it, int selY, int x);
     void drawBundle(QPainter& p, bool producer, const std::vector<Item>& members, int selY, int x);
     QRect placeLabel(QRect want);
+    void paintHeat(QPainter& p);
     int rowCenterY(int row, bool* visible) const;
     int variantDistance(const Dependency& d) const;
 

@@ -107,6 +107,11 @@ void DiffView::reload()
                 if (e.moved || !e.control.empty()) m_changeRows.push_back(e.bPos);
         }
     }
+    // Stall samples of each side, when both have them: each row then shows its share, so the two
+    // variants compare instruction by instruction.
+    m_stallsA = m_session->kernelStalls(m_left);
+    m_stallsB = m_session->kernelStalls(m_right);
+    if (!m_stallsA || !m_stallsB) m_stallsA.reset(), m_stallsB.reset();
     if (m_currentChange >= int(m_changeRows.size())) m_currentChange = int(m_changeRows.size()) - 1;
     updateScrollBars();
     viewport()->update();
@@ -195,18 +200,30 @@ void DiffView::paintEvent(QPaintEvent*)
             p.drawRect(QRect(x + 1, y + 1, colWidth - 2, h - 2));
         }
         const QString control = controlString(s.control[orig]);
-        const int controlWidth = fontMetrics().horizontalAdvance(control) + 8;
+        const int bitsWidth = fontMetrics().horizontalAdvance(control) + 8;
         if (!e.control.empty())
-            p.fillRect(QRect(x + colWidth - controlWidth, y, controlWidth, h), QColor(255, 230, 90));
+            p.fillRect(QRect(x + colWidth - bitsWidth, y, bitsWidth, h), QColor(255, 230, 90));
+        int rightWidth = bitsWidth; // control bits, and the samples' share left of them
+        if (const auto& st = x > 0 ? m_stallsB : m_stallsA) {
+            const int w = fontMetrics().horizontalAdvance(QStringLiteral("00.0%")) + 8;
+            const double share = st->share(orig);
+            const QRect cell(x + colWidth - bitsWidth - w, y, w, h);
+            if (share > 0) p.fillRect(cell, QColor(220, 40, 20, int(std::min(170.0, 20 + 1500 * share))));
+            p.setPen(palette().color(QPalette::Text));
+            if (st->byOriginal[orig].samples)
+                p.drawText(cell.adjusted(0, 0, -4, 0), Qt::AlignVCenter | Qt::AlignRight,
+                           QStringLiteral("%1%").arg(100.0 * share, 0, 'f', 1));
+            rightWidth += w;
+        }
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(QRect(x + 2, y, 50, h), Qt::AlignVCenter,
                    QStringLiteral("%1").arg(pos * 16, 4, 16, QLatin1Char('0')));
         p.setPen(ListingDelegate::opcodeColor(int(ins.cls), ins.isMemory()));
         const QString text = QString::fromStdString(ins.text());
-        p.drawText(QRect(x + 50, y, colWidth - 50 - controlWidth, h), Qt::AlignVCenter,
-                   fontMetrics().elidedText(text, Qt::ElideRight, colWidth - 50 - controlWidth));
+        p.drawText(QRect(x + 50, y, colWidth - 50 - rightWidth, h), Qt::AlignVCenter,
+                   fontMetrics().elidedText(text, Qt::ElideRight, colWidth - 50 - rightWidth));
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRect(x + colWidth - controlWidth + 4, y, controlWidth, h), Qt::AlignVCenter, control);
+        p.drawText(QRect(x + colWidth - bitsWidth + 4, y, bitsWidth, h), Qt::AlignVCenter, control);
     };
     const uint32_t n = uint32_t(m_a.order.size());
     for (int r = 0; r < rows && uint32_t(first + r) < n; ++r) {

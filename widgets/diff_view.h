@@ -4,11 +4,15 @@
 // highlighted on the right. The counts and the per-instruction changes come from core's diffSchedules,
 // so they equal `sassx-cli diff`'s; the control bits are written as in the listing
 // (core/sass/control_text.h). Follows the session: an edit to either variant refreshes it. Paints only
-// the visible rows, so a 100,000-instruction kernel scrolls as fast as a small one.
+// the visible rows, so a 100,000-instruction kernel scrolls as fast as a small one. When both variants
+// have stall samples, each row shows its share of its side's samples.
 #include "core/rewrite/schedule_diff.h"
 #include "core/rewrite/variant.h"
+#include "core/session/kernel_stalls.h"
 
 #include <QAbstractScrollArea>
+
+#include <optional>
 
 namespace sassx {
 class Session;
@@ -37,6 +41,8 @@ public:
     bool nextChange();
     bool previousChange();
     int firstVisibleRow() const;
+    // Both variants have stall samples: every row shows its share.
+    bool showsSamples() const { return m_stallsA.has_value(); }
 
 Q_SIGNALS:
     void summaryChanged(const QString& summary);
@@ -62,6 +68,7 @@ private:
     int m_currentChange = -1;
     int m_moved = 0, m_shifted = 0, m_controlChanged = 0;
     QString m_error;
+    std::optional<KernelStalls> m_stallsA, m_stallsB; // both set, or neither
 };
 
 } // namespace sassx

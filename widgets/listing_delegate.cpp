@@ -144,9 +144,17 @@ void ListingDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
                               stallWordColor(pair.value(0).toString()));
             x += width;
         }
+        // The share, then the top reason in words where the column is wide enough.
         painter->setPen(text);
-        painter->drawText(r.adjusted(0, 0, 0, -3), Qt::AlignVCenter | Qt::AlignRight,
-                          index.data().toString());
+        const QString share = index.data().toString();
+        painter->drawText(r.adjusted(0, 0, 0, -3), Qt::AlignVCenter | Qt::AlignLeft, share);
+        const int used = option.fontMetrics.horizontalAdvance(share + QLatin1Char(' '));
+        const QVariantList words = index.data(ListingModel::SampleWordsRole).toList();
+        if (!share.isEmpty() && !words.isEmpty() &&
+            r.width() - used > option.fontMetrics.horizontalAdvance(QStringLiteral("MIO w")))
+            painter->drawText(r.adjusted(used, 0, 0, -3), Qt::AlignVCenter | Qt::AlignLeft,
+                              option.fontMetrics.elidedText(words.front().toList().value(0).toString(),
+                                                            Qt::ElideRight, r.width() - used));
         break;
     }
     case ListingModel::AddressColumn: {

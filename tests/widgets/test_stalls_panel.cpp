@@ -8,6 +8,7 @@
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/dependency_gutter.h"
+#include "widgets/diff_view.h"
 #include "widgets/listing_panel.h"
 #include "widgets/listing_view.h"
 #include "widgets/main_window.h"
@@ -111,6 +112,19 @@ private Q_SLOTS:
         QVERIFY(
             panel->model()->index(0, StallsModel::DeltaColumn).data().toString().contains(QLatin1Char('.')));
 
+        // The diff of the two shows each row's share on both sides; a variant without samples does not.
+        w.diffView()->setVariants(0, moved);
+        QVERIFY(w.diffView()->showsSamples());
+        // A block row's tooltip summarises the block by reason.
+        bool blockSummary = false;
+        for (int row = 0; row < lm->rowCount() && !blockSummary; ++row)
+            if (lm->index(row, 0).data(ListingModel::IsSeparatorRole).toBool())
+                blockSummary = lm->index(row, ListingModel::InstructionColumn)
+                                   .data(Qt::ToolTipRole)
+                                   .toString()
+                                   .contains(QStringLiteral("of the kernel's stall samples:\n  "));
+        QVERIFY(blockSummary);
+
         // The gutter says where a consumer's warps wait: FFMA #137 waits on the LDS.128 #131's result.
         const auto& deps = session->analysis()->deps;
         bool described = false;
@@ -139,6 +153,8 @@ private Q_SLOTS:
         // An edit drops the variant's samples: they belong to the schedule before it.
         QVERIFY(w.editController()->apply(Edit::move(159, 160)).accepted);
         QVERIFY(!session->variant(session->currentVariantId())->stalls);
+        w.diffView()->setVariants(0, session->currentVariantId());
+        QVERIFY(!w.diffView()->showsSamples());
     }
 
     void noGpuNoSamples()

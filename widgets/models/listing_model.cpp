@@ -1,5 +1,8 @@
 #include "widgets/models/listing_model.h"
 
+#include <algorithm>
+#include <map>
+
 #include "core/sass/control_text.h"
 #include "core/session/session.h"
 
@@ -283,11 +286,33 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
                 return s;
             }
             return {};
-        case Qt::ToolTipRole:
-            return tr("Basic block %1 (%2): instructions never leave their block, and block starts never "
-                      "move, so every branch stays valid.")
-                .arg(b.index)
-                .arg(QString::fromStdString(b.label));
+        case Qt::ToolTipRole: {
+            QString tip =
+                tr("Basic block %1 (%2): instructions never leave their block, and block starts never "
+                   "move, so every branch stays valid.")
+                    .arg(b.index)
+                    .arg(QString::fromStdString(b.label));
+            if (m_stalls && m_stalls->samples && size_t(b.index) < m_stalls->byBlock.size() &&
+                m_stalls->byBlock[size_t(b.index)]) {
+                // The block's samples by reason (a per-block summary).
+                std::map<std::string, uint64_t> words;
+                const auto& order = m_session->schedule().order;
+                for (uint32_t p = b.first; p < b.end && p < order.size(); ++p)
+                    for (const auto& [word, n] : m_stalls->byOriginal[order[p]].byWord)
+                        words[word] += n;
+                std::vector<std::pair<std::string, uint64_t>> sorted(words.begin(), words.end());
+                std::sort(sorted.begin(), sorted.end(),
+                          [](const auto& x, const auto& y) { return x.second > y.second; });
+                const double total = double(m_stalls->byBlock[size_t(b.index)]);
+                tip += QLatin1Char('\n') + tr("%1% of the kernel's stall samples:")
+                                               .arg(100.0 * total / double(m_stalls->samples), 0, 'f', 1);
+                for (const auto& [word, n] : sorted)
+                    tip += QStringLiteral("\n  %1 %2%")
+                               .arg(QString::fromStdString(word))
+                               .arg(100.0 * double(n) / total, 0, 'f', 1);
+            }
+            return tip;
+        }
         }
         return {};
     }
