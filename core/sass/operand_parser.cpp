@@ -2,6 +2,8 @@
 // "[R0+UR4]", "c[0x0][0x210]", "cx[UR4][0x10]", "0x4", "-1.5", "SR_TID.X", "gdesc[UR4]".
 #include "core/sass/listing.h"
 
+#include <regex>
+
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -264,6 +266,16 @@ std::vector<std::string> splitGluedAddresses(const std::string& part)
     size_t lb = part.find('[');
     if (lb == std::string::npos) return {part};
     std::string head = part.substr(0, lb);
+    // nvdisasm 13.0's JSON also drops the comma between a load's destination and its address
+    // ("R36[R97]" for "R36, [R97]"): a register followed by an address is two operands, or the
+    // destination would be lost to the analysis.
+    static const std::regex kRegister(R"(^U?(R[0-9]+|RZ)(\.[0-9A-Z]+)*$)");
+    if (head != "" && head != "desc" && std::regex_match(head, kRegister)) {
+        std::vector<std::string> out{head};
+        for (auto& rest : splitGluedAddresses(part.substr(lb)))
+            out.push_back(std::move(rest));
+        return out;
+    }
     if (head != "" && head != "desc") return {part};
     size_t p = lb;
     while (p < part.size() && part[p] == '[') {

@@ -72,6 +72,12 @@ private slots:
                                  << QStringList{"R93"};
         QTest::newRow("ldgsts") << "LDGSTS.E.BYPASS.128 [R7], desc[UR14][R16.64]" << QStringList{}
                                 << QStringList{"R7", "R16", "R17", "UR14", "UR15"};
+        // nvdisasm 13.0's JSON prints shared loads without the comma (seen on the H100 machine's
+        // toolkit, docs/results/pcsample-h100-2026-11-23.md): the destination must not be lost.
+        QTest::newRow("lds glued (nvdisasm 13.0)")
+            << "LDS.128 R36[R97]" << QStringList{"R36", "R37", "R38", "R39"} << QStringList{"R97"};
+        QTest::newRow("ldsm glued (nvdisasm 13.0)")
+            << "LDSM.16.M88.4 R8[R93+0x1000]" << QStringList{"R8", "R9", "R10", "R11"} << QStringList{"R93"};
         QTest::newRow("lop3 with predicate")
             << "LOP3.LUT P0, R2, R3, 0xff, RZ, 0xc0, !PT" << QStringList{"P0", "R2"} << QStringList{"R3"};
         QTest::newRow("double") << "DFMA R2, R4, R6, R8" << QStringList{"R2", "R3"}
