@@ -1,5 +1,8 @@
 #include "commands.h"
 
+#include <fstream>
+#include <iterator>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -74,4 +77,12 @@ int fail(const std::string& message, int code)
 {
     std::fprintf(stderr, "sassx-cli: %s\n", message.c_str());
     return code;
+}
+
+bool readFileBytes(const std::string& path, std::vector<uint8_t>& out)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    out.assign(std::istreambuf_iterator<char>(in), {});
+    return true;
 }

@@ -17,14 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-bool readFile(const std::string& path, std::vector<uint8_t>& out)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    out.assign(std::istreambuf_iterator<char>(in), {});
-    return true;
-}
-
 // Time ratios (candidate / baseline, < 1 = faster) are shown as speed-ups (baseline / candidate,
 // > 1 = faster) everywhere a person reads them; the JSON keeps both.
 double speedup(double ratio)
@@ -123,7 +115,7 @@ int runBenchCommand(const std::vector<std::string>& args)
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
     std::vector<uint8_t> candidate;
     const std::string candidatePath = p.value("--cubin", spec->cubinPath());
-    if (!readFile(candidatePath, candidate)) return fail("cannot read " + candidatePath);
+    if (!readFileBytes(candidatePath, candidate)) return fail("cannot read " + candidatePath);
     auto wsOptions = workspaceOptions(p);
     if (!wsOptions) return fail(wsOptions.message());
     auto ws = Workspace::open(spec->cubinPath(), *wsOptions);

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,3 +34,5 @@ struct OptionSpec
 };
 ParsedArgs parseArgs(const Args& args, const OptionSpec& spec, std::string& error);
 int fail(const std::string& message, int code = 1);
+// The whole file as bytes; false when it cannot be read.
+bool readFileBytes(const std::string& path, std::vector<uint8_t>& out);

@@ -23,14 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-bool readBytes(const std::string& path, std::vector<uint8_t>& out)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    out.assign(std::istreambuf_iterator<char>(in), {});
-    return true;
-}
-
 std::string reasonsText(const InstructionStalls& s, size_t words)
 {
     std::string out;
@@ -114,7 +106,7 @@ int runStallsCommand(const std::vector<std::string>& args)
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
     const std::string candidatePath = p.value("--cubin", spec->cubinPath());
     std::vector<uint8_t> candidate;
-    if (!readBytes(candidatePath, candidate)) return fail("cannot read " + candidatePath);
+    if (!readFileBytes(candidatePath, candidate)) return fail("cannot read " + candidatePath);
     auto wsOptions = workspaceOptions(p);
     if (!wsOptions) return fail(wsOptions.message());
     auto ws = Workspace::open(spec->cubinPath(), *wsOptions);

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 
 namespace sassx::eval {
@@ -57,32 +58,60 @@ int oneshot(int argc, char** argv, int i)
     return 0;
 }
 
+// The JSON children (--cupti-oneshot, --pcsample-oneshot): SPEC CUBIN SEED EXTRA. Prints the usage
+// (nullopt, exit 2) when arguments are missing, one failed JSON line when the spec is bad.
+struct OneshotArgs
+{
+    LaunchSpec spec;
+    std::vector<uint8_t> cubin;
+    uint64_t seed = 0;
+    std::string extra;
+};
+
+int sendFailure(const std::string& why, int code)
+{
+    send({{"status", "failed"}, {"error", why}});
+    return code;
+}
+
+std::optional<OneshotArgs> oneshotArgs(int argc, char** argv, int i, const char* usage, int& exitCode)
+{
+    if (i + 4 > argc) {
+        std::fprintf(stderr, "usage: sassx-worker %s\n", usage);
+        exitCode = 2;
+        return std::nullopt;
+    }
+    auto spec = loadLaunchSpec(argv[i]);
+    if (!spec) {
+        exitCode = sendFailure(spec.message(), 2);
+        return std::nullopt;
+    }
+    OneshotArgs a;
+    a.spec = std::move(spec.value());
+    std::ifstream in(argv[i + 1], std::ios::binary);
+    a.cubin.assign(std::istreambuf_iterator<char>(in), {});
+    a.seed = std::strtoull(argv[i + 2], nullptr, 10);
+    a.extra = argv[i + 3];
+    return a;
+}
+
 // The child that `metrics` starts for CUPTI: profiles one launch and prints one JSON line.
 int cuptiOneshot(int argc, char** argv, int i)
 {
-    auto fail = [](const std::string& why, int code) {
-        send({{"status", "failed"}, {"error", why}});
-        return code;
-    };
-    if (i + 4 > argc) {
-        std::fprintf(stderr, "usage: sassx-worker --cupti-oneshot SPEC.json CUBIN SEED METRIC[,METRIC...]\n");
-        return 2;
-    }
-    auto spec = loadLaunchSpec(argv[i]);
-    if (!spec) return fail(spec.message(), 2);
-    std::ifstream in(argv[i + 1], std::ios::binary);
-    std::vector<uint8_t> cubin{std::istreambuf_iterator<char>(in), {}};
+    int code = 0;
+    auto args = oneshotArgs(argc, argv, i, "--cupti-oneshot SPEC.json CUBIN SEED METRIC[,METRIC...]", code);
+    if (!args) return code;
     std::vector<std::string> metrics;
-    std::string list = argv[i + 3];
+    const std::string& list = args->extra;
     for (size_t start = 0; start <= list.size();) {
         const size_t comma = std::min(list.find(',', start), list.size());
         if (comma > start) metrics.push_back(list.substr(start, comma - start));
         start = comma + 1;
     }
     auto ctx = GpuContext::open(0);
-    if (!ctx) return fail(ctx.message(), 1);
+    if (!ctx) return sendFailure(ctx.message(), 1);
     GpuSession session(std::move(ctx.value()));
-    auto outcome = session.profileOnce(spec.value(), cubin, std::strtoull(argv[i + 2], nullptr, 10), metrics);
+    auto outcome = session.profileOnce(args->spec, args->cubin, args->seed, metrics);
     if (!outcome) {
         send({{"status", "failed"}, {"error", outcome.message()}});
         std::fflush(stdout);
@@ -101,26 +130,17 @@ int cuptiOneshot(int argc, char** argv, int i)
 // "profile":{...}} or {"status":"failed","error":...}; exit 3 after a fault.
 int pcSampleOneshot(int argc, char** argv, int i)
 {
-    auto fail = [](const std::string& why, int code) {
-        send({{"status", "failed"}, {"error", why}});
-        return code;
-    };
-    if (i + 4 > argc) {
-        std::fprintf(stderr, "usage: sassx-worker --pcsample-oneshot SPEC.json CUBIN SEED PERIOD|auto\n");
-        return 2;
-    }
-    auto spec = loadLaunchSpec(argv[i]);
-    if (!spec) return fail(spec.message(), 2);
-    std::ifstream in(argv[i + 1], std::ios::binary);
-    std::vector<uint8_t> cubin{std::istreambuf_iterator<char>(in), {}};
-    const std::string period = argv[i + 3];
+    int code = 0;
+    auto args = oneshotArgs(argc, argv, i, "--pcsample-oneshot SPEC.json CUBIN SEED PERIOD|auto", code);
+    if (!args) return code;
+    const std::string& period = args->extra;
     const int exponent = period == "auto" ? 0 : std::atoi(period.c_str());
     if (period != "auto" && (exponent < 5 || exponent > 31))
-        return fail("sampling period must be auto or 5..31 (2^N cycles), not " + period, 2);
+        return sendFailure("sampling period must be auto or 5..31 (2^N cycles), not " + period, 2);
     auto ctx = GpuContext::open(0);
-    if (!ctx) return fail(ctx.message(), 1);
+    if (!ctx) return sendFailure(ctx.message(), 1);
     GpuSession session(std::move(ctx.value()));
-    auto profile = session.sampleOnce(spec.value(), cubin, std::strtoull(argv[i + 2], nullptr, 10), exponent);
+    auto profile = session.sampleOnce(args->spec, args->cubin, args->seed, exponent);
     if (!profile) {
         send({{"status", "failed"}, {"error", profile.message()}});
         std::fflush(stdout);
