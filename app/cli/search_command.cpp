@@ -4,6 +4,7 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
+#include "core/search/ppo_config.h"
 #include "core/session/search_run.h"
 
 #include <atomic>
@@ -23,7 +24,8 @@ void onSignal(int)
 }
 
 const char* kUsage =
-    "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched [--preset sip] "
+    "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched|ppo [--preset sip] "
+    "[--ppo-config FILE] [--policy FILE] "
     "[--space mem|all|yield|all+control|rescheduled] [--budget-evals N] [--budget-time 10m] [--backend "
     "auto|gpu|estimate] "
     "[--gpus LIST] [--seed S] [--guide uniform|stalls] [--stalls FILE] [--sample-best] [--resume] [--json] "
@@ -48,9 +50,9 @@ Result<search::SearchConfig> configFrom(const ParsedArgs& a, bool resume)
     search::SearchConfig c;
     auto algo = search::parseAlgorithm(a.value("--algo", resume ? "anneal" : ""));
     if (!algo)
-        return makeError(a.has("--algo") ? "--algo is anneal, greedy, random or listsched, not '" +
+        return makeError(a.has("--algo") ? "--algo is anneal, greedy, random, listsched or ppo, not '" +
                                                a.value("--algo") + "'"
-                                         : "search needs --algo anneal|greedy|random|listsched");
+                                         : "search needs --algo anneal|greedy|random|listsched|ppo");
     c.algorithm = *algo;
     c.preset = a.value("--preset");
     auto space = search::parseSearchSpace(a.value("--space", "mem"));
@@ -73,6 +75,25 @@ Result<search::SearchConfig> configFrom(const ParsedArgs& a, bool resume)
     c.seed = *seed;
     c.seedWithListSchedule = !a.has("--no-list-seed");
     c.guide = a.value("--guide", a.has("--stalls") ? "stalls" : "uniform");
+    if (a.has("--ppo-config") || a.has("--policy")) {
+        if (c.algorithm != search::Algorithm::Ppo)
+            return makeError("--ppo-config and --policy go with --algo ppo");
+        if (resume) return makeError("a resumed PPO run continues its own settings and policy");
+    }
+    if (c.algorithm == search::Algorithm::Ppo && a.has("--ppo-config")) {
+        // A settings file: any subset of the keys of docs/ppo.md over a preset ("preset", default cuasmrl).
+        std::vector<uint8_t> bytes;
+        const std::string path = a.value("--ppo-config");
+        if (!readFileBytes(path, bytes)) return makeError("cannot read " + path);
+        auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+        if (j.is_discarded()) return makeError(path + " is not JSON");
+        c.ppoPreset = j.is_object() ? j.value("preset", std::string("cuasmrl")) : "cuasmrl";
+        auto preset = search::ppoPreset(c.ppoPreset);
+        if (!preset) return makeError(path + ": " + preset.message());
+        auto settings = search::ppoSettingsFromJson(j, *preset);
+        if (!settings) return makeError(path + ": " + settings.message());
+        c.ppo = *settings;
+    }
     if (resume) return c; // the checkpoint's configuration wins; only the budget is taken from here
     if (Status s = c.validate(); !s) return s.error();
     return c;
@@ -95,14 +116,15 @@ void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
 int runSearchCommand(const Args& raw)
 {
     std::string err;
-    const ParsedArgs a = parseArgs(
-        raw,
-        OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed", "-o",
-                    "--screen", "--rounds", "--final-rounds", "--checkpoint-every", "--guide", "--stalls"},
-                   {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
-            .add(evaluatorOptionSpec())
-            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-        err);
+    const ParsedArgs a =
+        parseArgs(raw,
+                  OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed",
+                              "-o", "--screen", "--rounds", "--final-rounds", "--checkpoint-every", "--guide",
+                              "--stalls", "--ppo-config", "--policy"},
+                             {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
+                      .add(evaluatorOptionSpec())
+                      .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+                  err);
     if (!err.empty()) return fail(err);
     if (a.positional.size() != 1 || a.value("-o").empty()) return fail(kUsage);
     const bool resume = a.has("--resume");
@@ -125,6 +147,7 @@ int runSearchCommand(const Args& raw)
     options.verifyFreshInputs = !a.has("--no-verify");
     options.stallsPath = a.value("--stalls");
     options.sampleBest = a.has("--sample-best");
+    options.policyPath = a.value("--policy");
     auto screen = numberOption<int>(a, "--screen", options.plan.screenRounds);
     auto rounds = numberOption<int>(a, "--rounds", options.plan.confirmRounds);
     auto finalRounds = numberOption<int>(a, "--final-rounds", options.plan.fullRounds);
@@ -172,6 +195,10 @@ int runSearchCommand(const Args& raw)
         std::printf("  report: %s\n  diff:   %s\n  cubin:  %s%s\n  history: %s\n", report->reportPath.c_str(),
                     report->diffPath.c_str(), report->bestCubinPath.c_str(),
                     report->improved ? "" : " (the original: nothing beat it)", report->historyPath.c_str());
+        if (report->json.contains("ppo"))
+            std::printf("  policy: %s (%d updates, %d episodes)\n",
+                        report->json["ppo"].value("policy", "").c_str(),
+                        report->json["ppo"].value("updates", 0), report->json["ppo"].value("episodes", 0));
         if (!report->json.value("finished", true))
             std::printf("  stopped before its budget: resume with --resume -o %s\n", options.outDir.c_str());
     }

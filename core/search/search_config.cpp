@@ -1,5 +1,7 @@
 #include "core/search/search_config.h"
 
+#include "core/search/ppo_config.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -11,6 +13,7 @@ std::optional<Algorithm> parseAlgorithm(const std::string& name)
     if (name == "greedy") return Algorithm::Greedy;
     if (name == "random") return Algorithm::Random;
     if (name == "listsched") return Algorithm::ListSchedule;
+    if (name == "ppo") return Algorithm::Ppo;
     return std::nullopt;
 }
 
@@ -25,6 +28,8 @@ std::string algorithmName(Algorithm a)
         return "random";
     case Algorithm::ListSchedule:
         return "listsched";
+    case Algorithm::Ppo:
+        return "ppo";
     }
     return "?";
 }
@@ -47,6 +52,10 @@ Status SearchConfig::validate() const
         return makeError("give a budget: --budget-evals N or --budget-time 10m");
     if (maxEditsPerProposal < 1 || randomMaxEdits < 1) return makeError("edits per proposal must be >= 1");
     if (!(t0 > 0) || !(tEnd > 0) || tEnd > t0) return makeError("annealing needs 0 < tEnd <= t0");
+    if (algorithm == Algorithm::Ppo) {
+        if (Status s = search::validate(ppo); !s) return s;
+        if (guide != "uniform") return makeError("the PPO agent learns where to look: it takes no guide");
+    }
     return Ok{};
 }
 
@@ -79,7 +88,9 @@ nlohmann::json toJson(const SearchConfig& c)
             {"remeasure_every", c.remeasureEvery},
             {"t0", c.t0},
             {"t_end", c.tEnd},
-            {"guide", c.guide}};
+            {"guide", c.guide},
+            {"ppo_preset", c.ppoPreset},
+            {"ppo", toJson(c.ppo)}};
 }
 
 Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
@@ -102,6 +113,12 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.t0 = j.value("t0", 0.01);
         c.tEnd = j.value("t_end", 0.0005);
         c.guide = j.value("guide", std::string("uniform"));
+        c.ppoPreset = j.value("ppo_preset", std::string("cuasmrl"));
+        if (j.contains("ppo")) {
+            auto ppo = ppoSettingsFromJson(j.at("ppo"));
+            if (!ppo) return ppo.error();
+            c.ppo = *ppo;
+        }
         if (Status s = c.validate(); !s) return s.error();
         return c;
     } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 // How a search runs: algorithm, preset, space, budget, seed and the knobs of each algorithm. Plain data,
 // serialised into every checkpoint so a resumed run continues exactly the run that was started.
 #include "core/common/result.h"
+#include "core/search/agent.h"
 #include "core/search/search_space.h"
 
 #include <nlohmann/json.hpp>
@@ -18,9 +19,10 @@ enum class Algorithm : uint8_t
     Greedy,       // first-improvement hill climbing
     Random,       // independent random legal variants of the start schedule
     ListSchedule, // one-shot heuristics (hoist loads, sink stores, critical path first)
+    Ppo,          // a PPO agent choosing legal edits in episodes from the start schedule (agent.h)
 };
 
-std::optional<Algorithm> parseAlgorithm(const std::string& name); // anneal|greedy|random|listsched
+std::optional<Algorithm> parseAlgorithm(const std::string& name); // anneal|greedy|random|listsched|ppo
 std::string algorithmName(Algorithm a);
 
 struct SearchConfig
@@ -50,6 +52,9 @@ struct SearchConfig
     // (in proportion to the stall samples of the original near them; the search run supplies the
     // weights, EditProposer::setGuide).
     std::string guide = "uniform";
+    // PPO only (docs/ppo.md): the hyper-parameters, and the preset they started from.
+    PpoSettings ppo;
+    std::string ppoPreset = "cuasmrl";
 
     // Checks the combination (preset of another algorithm, no budget, the rescheduled space, the list
     // scheduler in the yield space); the error is one line.

@@ -45,6 +45,8 @@ Status SearchEngine::start(const SearchConfig& config)
     m_incumbentSchedule = m_startSchedule;
     m_state.legalAtStart = int64_t(m_proposer->countLegal(m_startSchedule));
     m_legalNow = m_state.legalAtStart;
+    if (config.algorithm == Algorithm::Ppo)
+        if (Status s = startAgent(false); !s) return s;
     m_state.rng = rngState(m_rng);
     return Ok{};
 }
@@ -71,6 +73,8 @@ Status SearchEngine::resume(SearchState state, int64_t budgetEvals, double budge
     m_startSchedule = scheduleOf(m_state.start);
     m_incumbentSchedule = scheduleOf(m_state.incumbent);
     m_legalNow = m_state.legalAtStart;
+    if (m_state.config.algorithm == Algorithm::Ppo)
+        if (Status s = startAgent(true); !s) return s;
     return Ok{};
 }
 
@@ -110,8 +114,9 @@ double SearchEngine::temperature() const
 bool SearchEngine::listPhase() const
 {
     const SearchConfig& c = m_state.config;
-    const bool wanted =
-        c.algorithm == Algorithm::ListSchedule || (c.seedWithListSchedule && spaceHasMoves(c.space));
+    // PPO's episodes start from ptxas' own schedule (issue 14), so no list schedule seeds them.
+    const bool wanted = c.algorithm == Algorithm::ListSchedule ||
+                        (c.seedWithListSchedule && spaceHasMoves(c.space) && c.algorithm != Algorithm::Ppo);
     return wanted && m_state.listScheduleNext < listCandidateCount(c.space);
 }
 
@@ -173,6 +178,8 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
             m_state.stopReason = "exhausted";
         } else if (c.algorithm == Algorithm::Random) {
             randomStep();
+        } else if (c.algorithm == Algorithm::Ppo) {
+            ppoStep();
         } else {
             annealStep(c.algorithm == Algorithm::Greedy);
         }
@@ -239,12 +246,27 @@ SearchEvaluation& SearchEngine::record(const Candidate& c, std::string kind, con
     return m_state.history.back();
 }
 
+bool SearchEngine::quickLegal(const Schedule& from, const Schedule& to) const
+{
+    // Proposals come from the checker's legal edits; the schedule is checked once more so a search can
+    // never evaluate an illegal variant, whatever the proposer's composition does. `from` is legal (the
+    // start, or an incumbent that passed this check), so the blocks it changed suffice.
+    const auto& blockOf = m_checker.analysis().cfg.blockOf;
+    CheckOptions quick;
+    quick.stopAtFirst = true;
+    for (uint32_t p = 0; p < from.order.size(); ++p) {
+        const uint32_t i = to.order[p];
+        if (i != from.order[p] || !(to.control[i] == from.control[i]))
+            if (quick.blocks.empty() || quick.blocks.back() != blockOf[p]) quick.blocks.push_back(blockOf[p]);
+    }
+    return m_checker.check(to, quick).legal();
+}
+
 std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const Schedule& from, int minEdits,
                                                                int maxEdits)
 {
     const int batch = std::max(1, m_evaluator.parallelism());
     std::vector<Candidate> out;
-    const auto& blockOf = m_checker.analysis().cfg.blockOf;
     for (int b = 0; b < batch; ++b) {
         Candidate c;
         c.base = base;
@@ -252,18 +274,7 @@ std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const S
         const int k = std::uniform_int_distribution<int>(minEdits, maxEdits)(m_rng);
         c.edits = m_proposer->propose(c.schedule, m_rng, k);
         if (c.edits.empty()) continue;
-        // Proposals come from the checker's legal edits; the schedule is checked once more so a search
-        // can never evaluate an illegal variant, whatever the proposer's composition does. `from` is
-        // legal (the start, or an incumbent that passed this check), so the blocks it changed suffice.
-        CheckOptions quick;
-        quick.stopAtFirst = true;
-        for (uint32_t p = 0; p < from.order.size(); ++p) {
-            const uint32_t i = c.schedule.order[p];
-            if (i != from.order[p] || !(c.schedule.control[i] == from.control[i]))
-                if (quick.blocks.empty() || quick.blocks.back() != blockOf[p])
-                    quick.blocks.push_back(blockOf[p]);
-        }
-        if (!m_checker.check(c.schedule, quick).legal()) {
+        if (!quickLegal(from, c.schedule)) {
             ++m_state.refusedByCheck;
             continue;
         }

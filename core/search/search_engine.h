@@ -10,7 +10,9 @@
 // incumbent is re-measured periodically so one lucky figure cannot anchor the walk. Under a
 // deterministic backend (the estimate) a run is reproducible from its seed, and a run resumed from a
 // checkpoint continues exactly as if it had never stopped.
+#include "core/search/agent.h"
 #include "core/search/candidate_evaluator.h"
+#include "core/search/schedule_features.h"
 #include "core/search/search_state.h"
 
 #include <atomic>
@@ -64,6 +66,11 @@ public:
     // Proposal weights per original instruction for a config whose guide is "stalls" (set before
     // start or resume; EditProposer::setGuide).
     void setGuide(std::vector<double> weights) { m_guide = std::move(weights); }
+    // The learning agent of a PPO run (agent_loader.h makes one), set before start or resume. A resumed
+    // run loads the checkpoint's network into it (SearchState::agentBytes); a fresh run keeps the
+    // weights it has (a warm start from --policy, or the seeded initialisation).
+    void setAgent(std::unique_ptr<ScheduleAgent> agent);
+    ScheduleAgent* agent() const { return m_agent.get(); }
 
     // Runs until the budget, the algorithm's own end, or a stop; the final state is also checkpointed.
     const SearchState& run(const SearchCallbacks& callbacks = {}, const SearchControl& control = {});
@@ -85,6 +92,19 @@ private:
     void annealStep(bool greedy);
     void randomStep();
     void remeasureIncumbent();
+    // PPO (search_engine_ppo.cpp).
+    Status startAgent(bool resuming);
+    void ppoStep();
+    struct PpoView
+    {
+        std::vector<Edit> actions; // the rows of the observation
+        Observation observation;
+        uint64_t subsetSeed = 0;
+    };
+    PpoView observeEpisode(const Schedule& s, int step, double speedup, uint64_t subsetSeed) const;
+    void endEpisode();
+    void updateAgent();
+    bool quickLegal(const Schedule& from, const Schedule& to) const;
     std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits);
     std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates,
                                            const EvalRequest& request);
@@ -100,6 +120,9 @@ private:
     CandidateEvaluator& m_evaluator;
     std::unique_ptr<EditProposer> m_proposer;
     std::vector<double> m_guide;
+    std::unique_ptr<ScheduleAgent> m_agent;
+    std::unique_ptr<FeatureExtractor> m_features;
+    Schedule m_episodeSchedule;
     SearchState m_state;
     std::mt19937_64 m_rng;
     Schedule m_incumbentSchedule, m_startSchedule;

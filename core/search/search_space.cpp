@@ -222,4 +222,50 @@ size_t EditProposer::countLegal(const Schedule& schedule) const
     return n;
 }
 
+std::vector<Edit> EditProposer::legalActions(const Schedule& schedule) const
+{
+    std::vector<Edit> out;
+    if (m_space == SearchSpace::Rescheduled) {
+        const auto pos = schedule.positionOf();
+        std::vector<uint32_t> from;
+        for (uint32_t i : m_movable)
+            from.push_back(pos[i]);
+        std::sort(from.begin(), from.end());
+        for (uint32_t p : from) {
+            auto targets = m_checker.orderTargets(schedule, p, 32);
+            std::sort(targets.begin(), targets.end());
+            for (uint32_t t : targets)
+                out.push_back(Edit::move(p, t));
+        }
+    } else if (spaceHasMoves(m_space)) {
+        for (const auto& [f, t] : m_checker.legalMoves(schedule, m_space == SearchSpace::Mem))
+            out.push_back(Edit::move(f, t));
+    }
+    if (spaceHasControl(m_space)) {
+        const auto& control = controlEditsOf(schedule);
+        out.insert(out.end(), control.begin(), control.end());
+    }
+    return out;
+}
+
+std::vector<Edit> EditProposer::applyAction(Schedule& schedule, const Edit& action) const
+{
+    if (action.kind == Edit::Kind::Control) {
+        Control& c = schedule.control[schedule.order[action.at]];
+        if (action.stall) c.stall = *action.stall;
+        if (action.yield) c.yield = *action.yield;
+        if (action.reuse) c.reuse = *action.reuse;
+        return {action};
+    }
+    if (m_space == SearchSpace::Rescheduled) {
+        auto r = m_checker.rescheduledMove(schedule, action.from, action.to);
+        if (!r) return {};
+        schedule = std::move(r->second);
+        return std::move(r->first);
+    }
+    schedule.move(action.from, action.to);
+    m_checker.fixReuse(schedule);
+    return {action};
+}
+
 } // namespace sassx::search

@@ -45,6 +45,15 @@ public:
     // Legal single edits of the space from `schedule` (moves counted as (from, to) pairs): what the
     // search panel shows as "legal moves available".
     size_t countLegal(const Schedule& schedule) const;
+    // Every legal single edit of the space from `schedule`, in a fixed order (moves by position, then
+    // control edits): the learning agent's action set. In the rescheduled space a move is listed when
+    // its order is legal (orderTargets, up to 32 positions away); applyAction derives its codes and may
+    // still refuse it.
+    std::vector<Edit> legalActions(const Schedule& schedule) const;
+    // Applies one action of legalActions(schedule) as the search replays it (reuse fix-up after a
+    // move; derived codes in the rescheduled space) and returns the edits applied, empty when the
+    // rescheduled space could not derive codes for it (`schedule` is then unchanged).
+    std::vector<Edit> applyAction(Schedule& schedule, const Edit& action) const;
     // Instructions the space may move (empty for the yield space).
     const std::vector<uint32_t>& movable() const { return m_movable; }
     SearchSpace space() const { return m_space; }

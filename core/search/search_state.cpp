@@ -210,6 +210,7 @@ nlohmann::json toJson(const SearchState& s)
             {"stop_reason", s.stopReason},
             {"legal_at_start", s.legalAtStart},
             {"refused_by_check", s.refusedByCheck},
+            {"agent", s.agent},
             {"history", history}};
 }
 
@@ -236,6 +237,7 @@ Result<SearchState> searchStateFromJson(const nlohmann::json& j)
         s.stopReason = j.value("stop_reason", "");
         s.legalAtStart = j.value("legal_at_start", int64_t(-1));
         s.refusedByCheck = j.value("refused_by_check", 0);
+        if (j.contains("agent")) s.agent = j.at("agent");
         for (const auto& e : j.at("history")) {
             auto ev = evaluationFromJson(e);
             if (!ev) return ev.error();

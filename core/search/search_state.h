@@ -75,6 +75,12 @@ struct SearchState
     std::string stopReason; // "budget", "temperature", "done", "stopped", "exhausted"
     int64_t legalAtStart = -1;
     int refusedByCheck = 0; // proposals the full check refused (should stay 0: proposals are legal)
+    // PPO (search_engine_ppo.cpp): the episode in progress, the rollout since the last update (enough
+    // to rebuild its observations, so a resumed run continues exactly) and update statistics.
+    nlohmann::json agent;
+    // The agent's network and optimizer after its last update (a libtorch archive). Not in the JSON:
+    // the search run keeps it beside the checkpoint as policy.pt.
+    std::string agentBytes;
 
     int64_t evaluations() const { return int64_t(history.size()); }
     // Edits from the original to the schedule of history[index] (index -1: none), following bases;

@@ -1,6 +1,7 @@
 #include "core/session/search_run.h"
 
 #include "core/session/kernel_stalls.h"
+#include "core/session/search_policy.h"
 
 #include "core/common/atomic_file.h"
 #include "core/rewrite/diff_export.h"
@@ -123,6 +124,12 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     if (options.resume) {
         auto state = readSearchCheckpoint(options.outDir);
         if (!state) return state.error();
+        if (Status s = readPolicy(options.outDir, *state); !s) return s.error();
+        if (state->config.algorithm == search::Algorithm::Ppo) {
+            auto agent = makeSearchAgent(state->config, {});
+            if (!agent) return agent.error();
+            engine.setAgent(std::move(*agent));
+        }
         if (state->config.guide == "stalls") {
             auto weights = guideWeights(options);
             if (!weights) return weights.error();
@@ -140,14 +147,21 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
             if (!weights) return weights.error();
             engine.setGuide(std::move(*weights));
         }
+        if (options.config.algorithm == search::Algorithm::Ppo) {
+            auto agent = makeSearchAgent(options.config, options.policyPath);
+            if (!agent) return agent.error();
+            engine.setAgent(std::move(*agent));
+        }
         if (Status s = engine.start(options.config); !s) return s.error();
     }
     std::string checkpointError;
     search::SearchCallbacks cb = callbacks;
     cb.onCheckpoint = [&](const SearchState& s) {
-        // The history first, then the checkpoint that refers to it: a kill between the two leaves a
-        // checkpoint no newer than its history.
+        // The history and the policy first, then the checkpoint that refers to them: a kill between
+        // leaves a checkpoint no newer than its history. The policy only changes at an update, and the
+        // checkpoint's rollout starts there.
         Status h = writeFileAtomically((fs::path(options.outDir) / "history.csv").string(), historyCsv(s));
+        if (Status p = writePolicy(options.outDir, s); !p) checkpointError = p.message();
         nlohmann::json j = search::toJson(s);
         j["kernel"] = identity;
         Status c = writeFileAtomically((fs::path(options.outDir) / "checkpoint.json").string(), j.dump());
@@ -328,6 +342,8 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"summary", report.summary},
         {"speedup_convention", "> 1 = faster (original time / variant time)"}};
     report.json["guide"] = m_guideInfo.is_null() ? nlohmann::json{{"kind", "uniform"}} : m_guideInfo;
+    if (auto agent = agentReport(options.outDir, state, options.policyPath); !agent.is_null())
+        report.json["ppo"] = agent;
     if (options.sampleBest) {
         // Where the best variant's warps wait: attached to the run, never a reason for it to fail.
         auto best = m_kernelEvaluator.stalls(*schedule);

@@ -9,6 +9,7 @@
 //   DIR/report.json   speed-up with interval and noise floor, edits, verification, device, date
 //   DIR/diff.html     the original beside the best, moved instructions linked
 //   DIR/checkpoint.json  the engine's state (resume with the same directory)
+//   DIR/policy.pt     PPO only: the agent after its last update (warm-starts other runs: --policy)
 #include "core/search/search_engine.h"
 #include "core/session/kernel_evaluator.h"
 #include "core/session/search_evaluator.h"
@@ -35,6 +36,9 @@ struct SearchRunOptions
     std::string stallsPath;
     // Sample the best variant's stalls at the end (GPU backends) into outDir/best.stalls.json.
     bool sampleBest = false;
+    // PPO: a saved policy (another run's DIR/policy.pt) to start from instead of a fresh network; a
+    // resumed run always continues its own DIR/policy.pt.
+    std::string policyPath;
 };
 
 struct SearchReport

@@ -1,0 +1,90 @@
+#pragma once
+// A learning agent that plays the assembly game (issue 14): at each step it sees an observation of the
+// current schedule (one feature row per legal action, plus the schedule's own features) and picks one
+// row. Masking is by construction: the observation only ever holds legal actions (the checker's legal
+// edits of the search space, core/search/schedule_features.h), so the agent's softmax runs over legal
+// actions alone, never a penalty for illegal ones.
+//
+// The agent lives in a plug-in (libsassx_ppo.so, core/search/rl/) that is built when libtorch is found
+// and loaded at run time (agent_loader.h), as CUPTI and the driver are: sassx starts without libtorch,
+// and a GPU machine can build the plug-in against its own libtorch. This header is the whole boundary,
+// so it holds only standard-library types; kAgentAbiVersion changes whenever it does.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sassx::search {
+
+inline constexpr int kAgentAbiVersion = 1;
+
+// The PPO hyper-parameters (ppo_config.h reads and writes them as JSON; docs/ppo.md documents each).
+struct PpoSettings
+{
+    double learningRate = 2.5e-4;
+    double gamma = 0.99;
+    double lambda = 0.95; // GAE
+    double clip = 0.2;
+    int stepsPerUpdate = 64; // transitions collected before each update
+    int epochs = 4;          // passes over each rollout
+    int minibatches = 4;
+    double entropyCoef = 0.01;
+    double valueCoef = 0.5;
+    double maxGradNorm = 0.5;
+    int hidden = 64;          // width of the two hidden layers of both heads
+    int episodeLength = 16;   // moves per episode from the start schedule
+    int maxActions = 1024;    // legal actions shown per step (a seeded sample when there are more)
+    double rewardScale = 100; // reward = Δ speed-up × this (100: percentage points)
+};
+
+// One step's view of the schedule. Rows of `actions` are actionDim floats each.
+struct Observation
+{
+    int actionDim = 0;
+    int stateDim = 0;
+    std::vector<float> actions; // count() × actionDim, row-major
+    std::vector<float> state;   // stateDim
+    int count() const { return actionDim > 0 ? int(actions.size()) / actionDim : 0; }
+};
+
+struct UpdateStats
+{
+    int updates = 0; // updates done so far
+    double policyLoss = 0, valueLoss = 0, entropy = 0, approxKl = 0, clipFraction = 0;
+    double explainedVariance = 0;
+};
+
+class ScheduleAgent
+{
+public:
+    virtual ~ScheduleAgent() = default;
+    virtual std::string describe() const = 0; // "PPO (libtorch 2.11.0), 2×64 hidden, 12,345 parameters"
+
+    // Samples an action of `obs` (a row index) with `rng` and keeps the transition for the next update.
+    virtual int act(const Observation& obs, std::mt19937_64& rng) = 0;
+    // Keeps a transition whose action is already known (replaying a checkpoint's rollout).
+    virtual void replay(const Observation& obs, int action) = 0;
+    // The reward of the last action, and whether its episode ended with it.
+    virtual void reward(double r, bool episodeEnd) = 0;
+    // Transitions kept since the last update.
+    virtual int pending() const = 0;
+    // PPO's update over the kept transitions; `next` is the observation after the last one (its value
+    // bootstraps an episode cut by the rollout). Shuffles minibatches with `rng`. Clears the rollout.
+    virtual UpdateStats update(const Observation& next, std::mt19937_64& rng) = 0;
+
+    // The policy's probabilities of the rows of `obs` (no sampling, nothing kept): suggestions.
+    virtual std::vector<double> probabilities(const Observation& obs) = 0;
+
+    // The network and optimizer as bytes (a libtorch archive), and back. The dimensions must match.
+    virtual std::string save() const = 0;
+    // Empty on success, else why not in one line.
+    virtual std::string load(const std::string& bytes, bool withOptimizer) = 0;
+};
+
+// The plug-in's one entry point (extern "C", named kAgentFactorySymbol): returns a new agent, or null
+// with `error` set. `abi` must equal kAgentAbiVersion.
+using AgentFactoryFn = ScheduleAgent* (*)(int abi, const PpoSettings* settings, int actionDim, int stateDim,
+                                          uint64_t seed, std::string* error);
+inline constexpr const char* kAgentFactorySymbol = "sassx_make_ppo_agent";
+
+} // namespace sassx::search

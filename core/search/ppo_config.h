@@ -1,0 +1,19 @@
+#pragma once
+// PPO settings as JSON: what `--ppo-config FILE` reads, what every checkpoint and report keeps. Presets
+// name whole sets; a file may set any subset of the keys on top of a preset (docs/ppo.md lists them).
+#include "core/common/result.h"
+#include "core/search/agent.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sassx::search {
+
+// "cuasmrl": CuAsmRL's published settings (CGO 2025; ../shared/seeds): lr 2.5e-4, γ 0.99, λ 0.95,
+// clip 0.2, 64 steps per update, with CleanRL's PPO defaults for the rest. It is also the default.
+Result<PpoSettings> ppoPreset(const std::string& name);
+nlohmann::json toJson(const PpoSettings& s);
+// Reads keys over `base`; an unknown key or a value out of range is an error naming it.
+Result<PpoSettings> ppoSettingsFromJson(const nlohmann::json& j, PpoSettings base = {});
+Status validate(const PpoSettings& s);
+
+} // namespace sassx::search

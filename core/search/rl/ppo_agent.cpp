@@ -1,0 +1,243 @@
+#include "core/search/rl/ppo_agent.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+namespace sassx::search::rl {
+
+PpoAgent::PpoAgent(const PpoSettings& settings, int actionDim, int stateDim, uint64_t seed)
+    : m_settings(settings), m_actionDim(actionDim), m_stateDim(stateDim), m_net(nullptr)
+{
+    // One thread: the networks are small, and a fixed reduction order keeps seeded runs reproducible.
+    torch::set_num_threads(1);
+    torch::manual_seed(seed);
+    m_net = PolicyNetwork(actionDim, stateDim, settings.hidden);
+    m_optimizer = std::make_unique<torch::optim::Adam>(
+        m_net->parameters(), torch::optim::AdamOptions(settings.learningRate).eps(1e-5));
+}
+
+std::string PpoAgent::describe() const
+{
+    int64_t params = 0;
+    for (const auto& p : m_net->parameters())
+        params += p.numel();
+    std::ostringstream s;
+    s << "PPO (libtorch " << TORCH_VERSION << "), 2x" << m_settings.hidden << " hidden, " << params
+      << " parameters";
+    return s.str();
+}
+
+std::pair<torch::Tensor, torch::Tensor> PpoAgent::tensors(const Observation& obs) const
+{
+    auto a = torch::from_blob(const_cast<float*>(obs.actions.data()), {obs.count(), int64_t(obs.actionDim)},
+                              torch::kFloat32)
+                 .clone();
+    auto s = torch::from_blob(const_cast<float*>(obs.state.data()), {int64_t(obs.stateDim)}, torch::kFloat32)
+                 .clone();
+    return {a, s};
+}
+
+void PpoAgent::keep(torch::Tensor actions, torch::Tensor state, int action)
+{
+    torch::NoGradGuard guard;
+    Transition t;
+    const auto logp = torch::log_softmax(m_net->logits(actions, state), 0);
+    t.logProb = logp[action].item<float>();
+    t.value = m_net->value(state).item<float>();
+    t.actions = std::move(actions);
+    t.state = std::move(state);
+    t.action = action;
+    m_rollout.push_back(std::move(t));
+}
+
+int PpoAgent::act(const Observation& obs, std::mt19937_64& rng)
+{
+    auto [a, s] = tensors(obs);
+    std::vector<double> p;
+    {
+        torch::NoGradGuard guard;
+        const auto probs = torch::softmax(m_net->logits(a, s).to(torch::kFloat64), 0).contiguous();
+        p.assign(probs.data_ptr<double>(), probs.data_ptr<double>() + probs.numel());
+    }
+    // Sampled with the search's engine, not torch's: the run's seed and checkpoint fix every draw.
+    const int action = int(std::discrete_distribution<size_t>(p.begin(), p.end())(rng));
+    keep(std::move(a), std::move(s), action);
+    return action;
+}
+
+void PpoAgent::replay(const Observation& obs, int action)
+{
+    auto [a, s] = tensors(obs);
+    keep(std::move(a), std::move(s), action);
+}
+
+void PpoAgent::reward(double r, bool episodeEnd)
+{
+    if (m_rollout.empty()) return;
+    m_rollout.back().reward = float(r);
+    m_rollout.back().end = episodeEnd;
+}
+
+std::vector<double> PpoAgent::probabilities(const Observation& obs)
+{
+    if (obs.count() == 0) return {};
+    auto [a, s] = tensors(obs);
+    torch::NoGradGuard guard;
+    const auto probs = torch::softmax(m_net->logits(a, s).to(torch::kFloat64), 0).contiguous();
+    return {probs.data_ptr<double>(), probs.data_ptr<double>() + probs.numel()};
+}
+
+double PpoAgent::minibatchStep(const std::vector<size_t>& batch, const std::vector<float>& advantages,
+                               const std::vector<float>& returns, UpdateStats& stats)
+{
+    const double clip = m_settings.clip;
+    // Advantages normalised per minibatch (CleanRL's norm_adv).
+    double mean = 0, var = 0;
+    for (size_t i : batch)
+        mean += advantages[i];
+    mean /= double(batch.size());
+    for (size_t i : batch)
+        var += (advantages[i] - mean) * (advantages[i] - mean);
+    const double stdev = batch.size() > 1 ? std::sqrt(var / double(batch.size() - 1)) : 0.0;
+
+    std::vector<torch::Tensor> pg, vl, ent;
+    double kl = 0, clipped = 0;
+    for (size_t i : batch) {
+        const Transition& t = m_rollout[i];
+        const auto logp = torch::log_softmax(m_net->logits(t.actions, t.state), 0);
+        const auto newLogp = logp[t.action];
+        const auto entropy = -(logp.exp() * logp).sum();
+        const auto logRatio = newLogp - t.logProb;
+        const auto ratio = logRatio.exp();
+        {
+            torch::NoGradGuard guard;
+            kl += ((ratio - 1) - logRatio).item<double>();
+            clipped += std::abs(ratio.item<double>() - 1.0) > clip ? 1.0 : 0.0;
+        }
+        const double adv = (advantages[i] - mean) / (stdev + 1e-8);
+        pg.push_back(torch::max(-adv * ratio, -adv * torch::clamp(ratio, 1 - clip, 1 + clip)));
+        // Clipped value loss (CleanRL's clip_vloss).
+        const auto v = m_net->value(t.state);
+        const auto vClipped = t.value + torch::clamp(v - t.value, -clip, clip);
+        vl.push_back(0.5 * torch::max((v - returns[i]).pow(2), (vClipped - returns[i]).pow(2)));
+        ent.push_back(entropy);
+    }
+    const auto pgLoss = torch::stack(pg).mean();
+    const auto vLoss = torch::stack(vl).mean();
+    const auto entropy = torch::stack(ent).mean();
+    const auto loss = pgLoss - m_settings.entropyCoef * entropy + m_settings.valueCoef * vLoss;
+    m_optimizer->zero_grad();
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(m_net->parameters(), m_settings.maxGradNorm);
+    m_optimizer->step();
+    stats.policyLoss = pgLoss.item<double>();
+    stats.valueLoss = vLoss.item<double>();
+    stats.entropy = entropy.item<double>();
+    stats.approxKl = kl / double(batch.size());
+    return clipped / double(batch.size());
+}
+
+UpdateStats PpoAgent::update(const Observation& next, std::mt19937_64& rng)
+{
+    UpdateStats stats;
+    const size_t n = m_rollout.size();
+    if (n == 0) return stats;
+    // GAE over the rollout; an episode cut by the rollout bootstraps from the next observation's value.
+    float nextValue = 0;
+    if (next.stateDim == m_stateDim && !next.state.empty()) {
+        torch::NoGradGuard guard;
+        nextValue = m_net->value(tensors(next).second).item<float>();
+    }
+    std::vector<float> advantages(n), returns(n);
+    float last = 0;
+    for (size_t k = n; k-- > 0;) {
+        const Transition& t = m_rollout[k];
+        const float nonTerminal = t.end ? 0.0f : 1.0f;
+        const float v1 = k + 1 < n ? m_rollout[k + 1].value : nextValue;
+        const float delta = t.reward + float(m_settings.gamma) * v1 * nonTerminal - t.value;
+        last = delta + float(m_settings.gamma * m_settings.lambda) * nonTerminal * last;
+        advantages[k] = last;
+        returns[k] = last + t.value;
+    }
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    const size_t mb = std::max<size_t>(1, n / size_t(std::max(1, m_settings.minibatches)));
+    double clipFraction = 0;
+    int batches = 0;
+    for (int epoch = 0; epoch < m_settings.epochs; ++epoch) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (size_t start = 0; start < n; start += mb) {
+            std::vector<size_t> batch(order.begin() + std::ptrdiff_t(start),
+                                      order.begin() + std::ptrdiff_t(std::min(n, start + mb)));
+            clipFraction += minibatchStep(batch, advantages, returns, stats);
+            ++batches;
+        }
+    }
+    stats.clipFraction = batches ? clipFraction / batches : 0.0;
+    // How much of the returns' variance the value head explains (1 = all, ≤ 0 = none).
+    double meanRet = 0, varRet = 0, varRes = 0;
+    for (size_t k = 0; k < n; ++k)
+        meanRet += returns[k];
+    meanRet /= double(n);
+    for (size_t k = 0; k < n; ++k) {
+        varRet += (returns[k] - meanRet) * (returns[k] - meanRet);
+        const double res = returns[k] - m_rollout[k].value;
+        varRes += res * res;
+    }
+    stats.explainedVariance = varRet > 0 ? 1.0 - varRes / varRet : 0.0;
+    m_rollout.clear();
+    stats.updates = ++m_updates;
+    return stats;
+}
+
+std::string PpoAgent::save() const
+{
+    torch::serialize::OutputArchive archive;
+    m_net->save(archive);
+    torch::serialize::OutputArchive optimizer;
+    m_optimizer->save(optimizer);
+    archive.write("optimizer", optimizer);
+    archive.write("dims",
+                  torch::tensor({int64_t(m_actionDim), int64_t(m_stateDim), int64_t(m_settings.hidden),
+                                 int64_t(kAgentAbiVersion), int64_t(m_updates)}));
+    std::ostringstream out;
+    archive.save_to(out);
+    return out.str();
+}
+
+std::string PpoAgent::load(const std::string& bytes, bool withOptimizer)
+{
+    try {
+        std::istringstream in(bytes);
+        torch::serialize::InputArchive archive;
+        archive.load_from(in);
+        torch::Tensor dims;
+        archive.read("dims", dims);
+        if (dims.numel() < 5) return "not a sassx policy (no dimensions)";
+        const auto d = dims.to(torch::kInt64);
+        const int64_t a = d[0].item<int64_t>(), s = d[1].item<int64_t>(), h = d[2].item<int64_t>();
+        if (a != m_actionDim || s != m_stateDim || h != m_settings.hidden) {
+            std::ostringstream why;
+            why << "saved for " << a << " action and " << s << " state features with " << h
+                << " hidden units; this run uses " << m_actionDim << ", " << m_stateDim << " and "
+                << m_settings.hidden;
+            return why.str();
+        }
+        m_net->load(archive);
+        if (withOptimizer) {
+            torch::serialize::InputArchive optimizer;
+            archive.read("optimizer", optimizer);
+            m_optimizer->load(optimizer);
+            m_updates = int(d[4].item<int64_t>());
+        }
+        m_rollout.clear();
+        return {};
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        return "unreadable policy: " + what.substr(0, what.find('\n'));
+    }
+}
+
+} // namespace sassx::search::rl

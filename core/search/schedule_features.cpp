@@ -1,0 +1,139 @@
+#include "core/search/schedule_features.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace sassx::search {
+
+namespace {
+
+int classGroup(InstrClass c)
+{
+    switch (c) {
+    case InstrClass::LoadGlobal:
+        return 0;
+    case InstrClass::StoreGlobal:
+        return 1;
+    case InstrClass::LoadShared:
+    case InstrClass::StoreShared:
+        return 2;
+    case InstrClass::AsyncCopy:
+    case InstrClass::Tensor:
+        return 3;
+    case InstrClass::Alu:
+    case InstrClass::Fma:
+    case InstrClass::Uniform:
+        return 4;
+    case InstrClass::Mufu:
+    case InstrClass::Conversion:
+    case InstrClass::LoadLocal:
+    case InstrClass::StoreLocal:
+    case InstrClass::Atomic:
+    case InstrClass::LoadConst:
+    case InstrClass::Texture:
+    case InstrClass::SpecialReg:
+    case InstrClass::Shuffle:
+        return 5;
+    default:
+        return 6;
+    }
+}
+
+float capped(int positions)
+{
+    return std::min(1.0f, float(positions) / 16.0f);
+}
+
+} // namespace
+
+FeatureExtractor::FeatureExtractor(const KernelAnalysis& analysis) : m_analysis(analysis) {}
+
+std::vector<float> FeatureExtractor::instructionRows(const Schedule& schedule) const
+{
+    const auto& a = m_analysis;
+    const size_t n = schedule.order.size();
+    const auto pos = schedule.positionOf();
+    std::vector<float> rows(n * kInstructionDim, 0.0f);
+    for (uint32_t p = 0; p < n; ++p) {
+        const uint32_t i = schedule.order[p];
+        const Instruction& ins = a.listing.instructions[i];
+        const Control& c = schedule.control[i];
+        float* r = rows.data() + size_t(p) * kInstructionDim;
+        r[classGroup(ins.cls)] = 1.0f;
+        r[7] = float(c.stall) / 15.0f;
+        r[8] = float(c.yield);
+        r[9] = c.wbar != kNoBarrier ? 1.0f : 0.0f;
+        r[10] = c.rbar != kNoBarrier ? 1.0f : 0.0f;
+        r[11] = float(std::popcount(unsigned(c.wait))) / 6.0f;
+        r[12] = c.reuse ? 1.0f : 0.0f;
+        const int block = a.cfg.blockOf[i];
+        int producer = 16, consumer = 16;
+        for (uint32_t e : a.deps.incoming(i)) {
+            const uint32_t j = a.deps.edges()[e].from;
+            if (a.cfg.blockOf[j] == block && pos[j] < p) producer = std::min(producer, int(p - pos[j]));
+        }
+        for (uint32_t e : a.deps.outgoing(i)) {
+            const uint32_t j = a.deps.edges()[e].to;
+            if (a.cfg.blockOf[j] == block && pos[j] > p) consumer = std::min(consumer, int(pos[j] - p));
+        }
+        r[13] = capped(producer);
+        r[14] = capped(consumer);
+        // Liveness of the original order: recomputing it per step would cost a pass per observation,
+        // and moves inside a block change it little.
+        r[15] = float(std::min(a.facts[i].liveGpr, 255)) / 255.0f;
+        const auto& bb = a.cfg.blocks[size_t(block)];
+        const uint32_t size = bb.end - bb.first;
+        r[16] = size > 1 ? float(p - bb.first) / float(size - 1) : 0.0f;
+        r[17] = std::clamp((float(p) - float(i)) / 16.0f, -1.0f, 1.0f);
+    }
+    return rows;
+}
+
+Observation FeatureExtractor::observe(const Schedule& schedule, const std::vector<Edit>& actions,
+                                      double progress, double speedup) const
+{
+    Observation o;
+    o.actionDim = kActionDim;
+    o.stateDim = kStateDim;
+    const auto rows = instructionRows(schedule);
+    o.actions.assign(actions.size() * kActionDim, 0.0f);
+    for (size_t k = 0; k < actions.size(); ++k) {
+        const Edit& e = actions[k];
+        float* r = o.actions.data() + k * kActionDim;
+        const uint32_t at = e.kind == Edit::Kind::Move ? e.from : e.at;
+        std::copy_n(rows.data() + size_t(at) * kInstructionDim, kInstructionDim, r);
+        float* tail = r + 2 * kInstructionDim;
+        if (e.kind == Edit::Kind::Move) {
+            std::copy_n(rows.data() + size_t(e.to) * kInstructionDim, kInstructionDim, r + kInstructionDim);
+            const float d = (float(e.to) - float(e.from)) / 32.0f;
+            tail[0] = std::clamp(d, -1.0f, 1.0f);
+            tail[1] = std::min(std::abs(d), 1.0f);
+            tail[2] = 1.0f;
+        } else if (e.stall) {
+            tail[5] = 1.0f;
+            tail[6] = float(*e.stall) / 15.0f;
+        } else if (e.yield) {
+            tail[3] = 1.0f;
+            tail[6] = float(*e.yield);
+        } else if (e.reuse) {
+            tail[4] = 1.0f;
+            tail[6] = *e.reuse ? 1.0f : 0.0f;
+        }
+    }
+    o.state.assign(kStateDim, 0.0f);
+    const size_t n = schedule.order.size();
+    size_t displaced = 0;
+    for (uint32_t p = 0; p < n; ++p)
+        displaced += schedule.order[p] != p;
+    o.state[0] = float(std::clamp(progress, 0.0, 1.0));
+    o.state[1] = float(std::clamp((speedup - 1.0) * 10.0, -1.0, 1.0));
+    o.state[2] = n ? float(displaced) / float(n) : 0.0f;
+    o.state[3] = float(std::log1p(double(actions.size())) / 10.0);
+    for (uint32_t p = 0; p < n; ++p)
+        for (int d = 0; d < kInstructionDim; ++d)
+            o.state[size_t(4 + d)] += rows[size_t(p) * kInstructionDim + size_t(d)] / float(n);
+    return o;
+}
+
+} // namespace sassx::search
