@@ -8,7 +8,7 @@
 # Writes $OUT/search-all.json (every report + history summary), $OUT/env.txt and $OUT/log.txt.
 # usage: KERNELS="rmsnorm sgemm_leakyrelu" BUDGET=30 [EVALS=200] bench/search/run_device.sh
 set -uo pipefail
-D=$PWD/.deps/search
+D=${PACK:-$PWD/.deps/search} # PACK: another pack (.deps/ppo: pack_ppo_device.sh)
 OUT=${OUT:-/tmp/search}; BUDGET=${BUDGET:-30}
 KERNELS=${KERNELS:-$(cd "$D/data" && ls *.launch.json | sed 's/\.launch\.json$//')}
 ALGOS=${ALGOS:-"anneal:mem anneal:all anneal:yield anneal:all+control sip-preset:mem greedy:mem greedy:all greedy:yield greedy:all+control random:mem random:all random:yield random:all+control listsched:mem listsched:all sip-method:mem"}
@@ -54,5 +54,5 @@ for ((g = 0; g < NGPU; ++g)); do
   ) &
 done
 wait
-python3 "$D/summarize.py" "$OUT"
+python3 "$(dirname "$0")/summarize.py" "$OUT"
 ls -la "$OUT"; echo "total ${SECONDS}s"
