@@ -12,6 +12,10 @@ NVDISASM_WHEEL="nvidia-cuda-nvdisasm==13.5.37"
 APT_PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
               liblz4-dev libzstd-dev libbenchmark-dev clang libclang-rt-14-dev xvfb xauth python3-pip)
 
+# Optional: libtorch for the PPO plug-in (--algo ppo). Without it everything else builds and runs, and
+# the PPO tests skip with the reason.
+OPTIONAL_APT_PACKAGES=(libtorch-dev)
+
 log() { printf '[run.sh] %s\n' "$*" >&2; }
 
 install_apt() {
@@ -25,6 +29,18 @@ install_apt() {
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install_optional_apt() {
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  for p in "${OPTIONAL_APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+    log "installing (optional): $p"
+    $sudo apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
+      log "$p could not be installed: sassx builds without it (--algo ppo will say so)"
+  done
 }
 
 nvdisasm_found() {
@@ -64,6 +80,7 @@ build() {
 
 setup() {
   install_apt
+  install_optional_apt
   install_nvdisasm
   check_nvcc
   build

@@ -1,5 +1,7 @@
 #include "widgets/listing_view.h"
 
+#include "core/session/search_policy.h"
+
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/listing_delegate.h"
@@ -464,6 +466,7 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
                 row);
         });
     }
+    addPolicySuggestions(menu, position, row);
     menu.addSeparator();
     QAction* up = menu.addAction(tr("Move Up"), this, [this] { moveCurrent(-1); });
     up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
@@ -475,6 +478,39 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
     QAction* back = menu.addAction(tr("Back"), this, [this] { goBack(); });
     back->setEnabled(canGoBack());
     menu.exec(event->globalPos());
+}
+
+void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
+{
+    // The latest PPO run's policy, asked about this instruction in the schedule shown (issue 14).
+    const SearchRecord* run = m_session->latestPolicyRun();
+    if (!run || !m_session->kernelWorkspace()) return;
+    QMenu* sub = menu.addMenu(tr("Policy Suggestions"));
+    sub->setToolTipsVisible(true);
+    const std::string policy = run->outDir + "/policy.pt";
+    auto suggestions = policySuggestions(*m_session->kernelWorkspace(), run->config, policy,
+                                         m_session->schedule(), uint32_t(position));
+    if (!suggestions) {
+        QAction* a = sub->addAction(tr("Policy unavailable"));
+        a->setEnabled(false);
+        a->setToolTip(QString::fromStdString(suggestions.message()));
+        return;
+    }
+    if (suggestions->empty()) {
+        sub->addAction(tr("No legal edit in the %1 space").arg(QString::fromStdString(search::spaceName(run->config.space))))
+            ->setEnabled(false);
+        return;
+    }
+    for (const PolicySuggestion& s : *suggestions) {
+        QAction* a = sub->addAction(tr("%1 — %2%").arg(QString::fromStdString(s.edit.describe()))
+                                        .arg(s.share * 100.0, 0, 'f', 0));
+        a->setToolTip(tr("The policy of %1 gives this edit %2% of this instruction's legal edits (%3)")
+                          .arg(QString::fromStdString(run->label()))
+                          .arg(s.share * 100.0, 0, 'f', 1)
+                          .arg(QString::fromStdString(policy)));
+        const Edit e = s.edit;
+        connect(a, &QAction::triggered, this, [this, e, row] { applyEdit(e, row); });
+    }
 }
 
 } // namespace sassx

@@ -12,6 +12,8 @@
 class QLabel;
 class QTimer;
 
+class QMenu;
+
 namespace sassx {
 class EditController;
 class ListingModel;
@@ -62,6 +64,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void addPolicySuggestions(QMenu& menu, int position, int row);
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 

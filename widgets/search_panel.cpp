@@ -1,5 +1,7 @@
 #include "widgets/search_panel.h"
 
+#include "core/search/agent_loader.h"
+
 #include "core/eval/gpu_evaluator.h"
 #include "core/session/session.h"
 #include "widgets/search_plot.h"
@@ -95,10 +97,20 @@ void SearchPanel::buildControls()
     m_algorithm->addItem(tr("greedy"), QStringLiteral("greedy"));
     m_algorithm->addItem(tr("random"), QStringLiteral("random"));
     m_algorithm->addItem(tr("list schedule"), QStringLiteral("listsched"));
+    m_algorithm->addItem(tr("PPO agent"), QStringLiteral("ppo"));
     m_algorithm->setToolTip(
         tr("anneal: simulated annealing; sip preset: SIP's schedule (single edits, ends on "
            "its temperature); greedy: first improvement; random: independent random "
-           "legal variants; list schedule: one-shot heuristics"));
+           "legal variants; list schedule: one-shot heuristics; PPO agent: a policy learnt "
+           "while it searches (CuAsmRL's settings; the run keeps it as policy.pt)"));
+    // PPO needs the libtorch plug-in: listed, disabled, with the reason, when it cannot be loaded.
+    if (auto plugin = search::ppoPluginPath(); !plugin) {
+        if (auto* model = qobject_cast<QStandardItemModel*>(m_algorithm->model())) {
+            QStandardItem* item = model->item(m_algorithm->count() - 1);
+            item->setEnabled(false);
+            item->setToolTip(QString::fromStdString(plugin.message()));
+        }
+    }
 
     m_space = new QComboBox(this);
     m_space->setObjectName(QStringLiteral("searchSpace"));

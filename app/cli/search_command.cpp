@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <fstream>
 #include <cstdio>
 #include <unistd.h>
 
@@ -148,6 +149,8 @@ int runSearchCommand(const Args& raw)
     options.stallsPath = a.value("--stalls");
     options.sampleBest = a.has("--sample-best");
     options.policyPath = a.value("--policy");
+    if (!options.policyPath.empty() && !std::ifstream(options.policyPath, std::ios::binary))
+        return fail("cannot read the policy " + options.policyPath);
     auto screen = numberOption<int>(a, "--screen", options.plan.screenRounds);
     auto rounds = numberOption<int>(a, "--rounds", options.plan.confirmRounds);
     auto finalRounds = numberOption<int>(a, "--final-rounds", options.plan.fullRounds);

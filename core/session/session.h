@@ -143,6 +143,9 @@ public:
     // session has one); never an existing directory.
     QString searchOutDir(const search::SearchConfig& config) const;
     const std::vector<SearchRecord>& searches() const { return m_searches; }
+    // The latest kept PPO run of this kernel whose policy (DIR/policy.pt) is still on disk, or null:
+    // what the listing's policy suggestions come from.
+    const SearchRecord* latestPolicyRun() const;
     // Makes evaluation `step` of kept search `record` (-1: the live or last run of search()) a variant
     // and the current one, so the listing and the diff show it; an existing variant with the same edits
     // is reused. Returns its id, or -1 with the reason in `error`.

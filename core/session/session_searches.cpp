@@ -234,4 +234,13 @@ int Session::openSearchEvaluation(int record, int step, QString* error)
     return id;
 }
 
+const SearchRecord* Session::latestPolicyRun() const
+{
+    for (auto it = m_searches.rbegin(); it != m_searches.rend(); ++it) {
+        if (it->config.algorithm != search::Algorithm::Ppo) continue;
+        if (QFileInfo::exists(QString::fromStdString(it->outDir) + QStringLiteral("/policy.pt"))) return &*it;
+    }
+    return nullptr;
+}
+
 } // namespace sassx

@@ -232,6 +232,42 @@ private Q_SLOTS:
                  qPrintable(err));
     }
 
+    void ppoRunKeepsItsPolicy()
+    {
+        // A short PPO run writes its policy beside the checkpoint and says so in the report; a second run
+        // warm-starts from it.
+        QVERIFY(writeBytes(m_tmp.filePath("ppo.json"), R"({"steps_per_update": 16, "episode_length": 4})"));
+        const QString out = m_tmp.filePath("ppo");
+        const CliRun r = runCli({"search", kSpec, "--algo", "ppo", "--space", "all", "--budget-evals", "40",
+                                 "--ppo-config", m_tmp.filePath("ppo.json"), "--backend", "estimate", "-o", out});
+        if (!r.ok() && r.err.contains("plug-in")) QSKIP(r.err.trimmed().constData());
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        QVERIFY(QFileInfo(out + "/policy.pt").size() > 1000);
+        QVERIFY2(r.out.contains("policy: "), r.out.constData());
+        const QJsonObject ppo = QJsonDocument::fromJson(readBytes(out + "/report.json")).object()["ppo"].toObject();
+        QCOMPARE(ppo["updates"].toInt(), 2);
+        QCOMPARE(ppo["settings"].toObject()["episode_length"].toInt(), 4);
+        QCOMPARE(ppo["learning"].toArray().size(), 2);
+        QCOMPARE(csvRows(out + "/history.csv"), 40);
+
+        const QString warm = m_tmp.filePath("ppo-warm");
+        const CliRun w = runCli({"search", kSpec, "--algo", "ppo", "--space", "all", "--budget-evals", "10",
+                                 "--ppo-config", m_tmp.filePath("ppo.json"), "--policy", out + "/policy.pt",
+                                 "--backend", "estimate", "-o", warm});
+        QVERIFY2(w.ok(), qPrintable(w.describe()));
+        const QJsonObject wp = QJsonDocument::fromJson(readBytes(warm + "/report.json")).object()["ppo"].toObject();
+        QCOMPARE(wp["warm_start"].toString(), out + "/policy.pt");
+        // Another width does not fit the saved policy: refused in one line.
+        QVERIFY(writeBytes(m_tmp.filePath("wide.json"), R"({"hidden": 32})"));
+        const CliRun bad = runCli({"search", kSpec, "--algo", "ppo", "--budget-evals", "5", "--ppo-config",
+                                   m_tmp.filePath("wide.json"), "--policy", out + "/policy.pt", "--backend",
+                                   "estimate", "-o", m_tmp.filePath("ppo-wide")});
+        // Refused once the evaluator is chosen (its notices come first): the last line says why.
+        QVERIFY2(!bad.ok() && !bad.crashed && bad.exitCode == 1, qPrintable(bad.describe()));
+        QVERIFY2(bad.errLines().last().contains("does not fit") && bad.errLines().last().contains("32"),
+                 qPrintable(bad.describe()));
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -258,6 +294,17 @@ private Q_SLOTS:
                                                    "--preset", "sip", "--budget-evals", "5",
                                                    "-o",       o}
                                     << "annealing";
+        QTest::newRow("policy without ppo")
+            << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--policy", "p.pt", "-o", o}
+            << "--algo ppo";
+        QTest::newRow("ppo unknown setting")
+            << QStringList{"search", kSpec, "--algo", "ppo", "--budget-evals", "5", "--ppo-config",
+                           m_tmp.filePath("bad-ppo.json"), "-o", o}
+            << "unknown PPO setting 'learning_rat'";
+        QTest::newRow("ppo missing policy")
+            << QStringList{"search", kSpec, "--algo", "ppo", "--budget-evals", "5", "--backend", "estimate",
+                           "--policy", "/nonexistent/policy.pt", "-o", o}
+            << "cannot read the policy";
         QTest::newRow("listsched yield")
             << QStringList{"search", kSpec, "--algo", "listsched", "--space", "yield", "-o", o} << "no moves";
         QTest::newRow("unknown option")
@@ -309,6 +356,7 @@ private Q_SLOTS:
         spec["params"] = params;
         spec["cubin"] = samplePath("flash_attn_fwd.sm_90.cubin");
         QVERIFY(writeBytes(m_tmp.filePath("mismatch.json"), QJsonDocument(spec).toJson()));
+        QVERIFY(writeBytes(m_tmp.filePath("bad-ppo.json"), R"({"learning_rat": 0.1})"));
         const CliRun r = runCli(args);
         const QString problem = oneLine(r, reason);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));

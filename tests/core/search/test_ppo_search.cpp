@@ -1,0 +1,256 @@
+// The PPO search (issue 14) with the libtorch plug-in and the estimate backend (deterministic): every
+// action it takes is legal (the full check on every step's schedule), a seeded run is reproducible and
+// resumes exactly from a checkpoint taken mid-rollout, a saved policy reloads and gives the same actions
+// for the same state, and the agent improves the estimate within a budget. Skips when the plug-in was
+// not built (no libtorch).
+#include "search_test_support.h"
+
+#include "core/search/agent_loader.h"
+#include "core/search/schedule_features.h"
+#include "core/session/search_policy.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace sassx;
+using namespace sassx::search;
+
+namespace {
+
+const QString kSample = QStringLiteral("sgemm_leakyrelu");
+
+#define REQUIRE_PLUGIN()                                                                                     \
+    if (auto path = ppoPluginPath(); !path) QSKIP(path.message().c_str())
+
+SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1)
+{
+    SearchConfig c;
+    c.algorithm = Algorithm::Ppo;
+    c.space = space;
+    c.budgetEvals = evals;
+    c.seed = seed;
+    c.ppo.stepsPerUpdate = 32;
+    c.ppo.episodeLength = 8;
+    return c;
+}
+
+std::unique_ptr<ScheduleAgent> agentFor(const SearchConfig& c)
+{
+    auto a = makePpoAgent(c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, c.seed);
+    if (!a) qFatal("agent: %s", a.message().c_str());
+    return std::move(*a);
+}
+
+QStringList trajectory(const SearchState& s)
+{
+    QStringList out;
+    for (const auto& e : s.history) {
+        QString row = QStringLiteral("b%1").arg(e.base);
+        for (const Edit& ed : e.edits)
+            row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
+        out << row + QStringLiteral(" %1").arg(e.figures.speedup, 0, 'f', 9);
+    }
+    return out;
+}
+
+} // namespace
+
+class TestPpoSearch : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void needsItsAgent()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        const Status s = engine.start(ppoConfig(SearchSpace::All, 10));
+        QVERIFY(!s);
+        QVERIFY2(QString::fromStdString(s.message()).contains("agent"), s.message().c_str());
+    }
+
+    void everyStepIsLegal_data()
+    {
+        QTest::addColumn<int>("space");
+        QTest::newRow("mem") << int(SearchSpace::Mem);
+        QTest::newRow("all+control") << int(SearchSpace::AllControl);
+        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled);
+    }
+    void everyStepIsLegal()
+    {
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = ppoConfig(SearchSpace(space), 70);
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState& s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(70));
+        QCOMPARE(s.refusedByCheck, 0);
+        QVERIFY(s.agent.value("updates", 0) >= 2);
+        QVERIFY(s.agent.value("episodes", 0) >= 8);
+        for (int i = 0; i < int(s.history.size()); ++i) {
+            const SearchEvaluation& e = s.history[size_t(i)];
+            QCOMPARE(QString::fromStdString(e.kind), QStringLiteral("ppo"));
+            QVERIFY(e.figures.ok);
+            // Episodes walk from ptxas' schedule: a base is the original or the step before.
+            QVERIFY(e.base == -1 || e.base == i - 1);
+            auto schedule = f->kernel->schedule(s.editsOf(i));
+            QVERIFY2(schedule, schedule ? "" : schedule.message().c_str());
+            QVERIFY2(f->kernel->checker().check(*schedule).legal(), qPrintable(QStringLiteral("step %1").arg(i)));
+            if (SearchSpace(space) == SearchSpace::Mem)
+                for (const Edit& ed : e.edits)
+                    QCOMPARE(ed.kind, Edit::Kind::Move);
+        }
+    }
+
+    void reproducibleAndResumesExactly()
+    {
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5);
+        auto straight = [&] {
+            SearchEngine engine(f->kernel->checker(), *f->evaluator);
+            engine.setAgent(agentFor(c));
+            if (!engine.start(c)) qFatal("start");
+            return engine.run();
+        };
+        const SearchState one = straight();
+        QCOMPARE(trajectory(straight()), trajectory(one));
+
+        // Stopped 45 evaluations in: 13 transitions into the second rollout.
+        std::atomic_bool stop{false};
+        SearchControl control;
+        control.stop = &stop;
+        SearchCallbacks cb;
+        cb.onEvaluation = [&](const SearchEvaluation&, const SearchStatus& st) {
+            if (st.evaluations >= 45) stop = true;
+        };
+        SearchState half;
+        {
+            SearchEngine engine(f->kernel->checker(), *f->evaluator);
+            engine.setAgent(agentFor(c));
+            QVERIFY(engine.start(c));
+            half = engine.run(cb, control);
+        }
+        QCOMPARE(half.evaluations(), int64_t(45));
+        QVERIFY(!half.agent.at("rollout").empty());
+        // Through JSON, as a checkpoint goes; the policy travels beside it.
+        auto back = searchStateFromJson(toJson(half));
+        QVERIFY(back);
+        back->agentBytes = half.agentBytes;
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(ppoConfig(SearchSpace::AllControl, 90, 77))); // weights come from the file
+        QVERIFY(engine.resume(std::move(*back)));
+        const SearchState resumed = engine.run();
+        // The update at 64 ran on the replayed rollout; the steps after it follow the updated policy,
+        // so an equal trajectory to the end means an equal update.
+        QCOMPARE(trajectory(resumed), trajectory(one));
+        QCOMPARE(resumed.agent.at("updates"), one.agent.at("updates"));
+    }
+
+    void improvesTheEstimate()
+    {
+        // Within a budget of 300 estimates the run finds a schedule the model rates clearly faster. (So
+        // does random search: whether the policy itself gets better is the write-up's question,
+        // bench/results/ppo-estimate-*.md.)
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = ppoConfig(SearchSpace::All, 300);
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState s = engine.run();
+        QVERIFY2(s.best >= 0 && s.bestSpeedup > 1.0, qPrintable(QString::number(s.bestSpeedup)));
+        QVERIFY(s.agent.at("learning").size() >= 9);
+        // The policy moved away from uniform: the entropy of its last update is below the first's.
+        const auto& l = s.agent.at("learning");
+        QVERIFY(l.back().at("entropy").get<double>() < l.front().at("entropy").get<double>());
+    }
+
+    void savedPolicyGivesTheSameActions()
+    {
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = ppoConfig(SearchSpace::All, 40, 3);
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState s = engine.run();
+        QVERIFY(s.agent.value("updates", 0) >= 1);
+
+        const auto& a = f->kernel->analysis();
+        const EditProposer p(f->kernel->checker(), SearchSpace::All);
+        const Schedule start = Schedule::identity(a);
+        const Observation obs = FeatureExtractor(a).observe(start, p.legalActions(start), 0.0, 1.0);
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + QStringLiteral("/policy.pt")).toStdString();
+        std::ofstream(path, std::ios::binary) << s.agentBytes;
+        auto warm = makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 99);
+        QVERIFY2(warm, warm ? "" : warm.message().c_str());
+        auto again = makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
+        QVERIFY(again);
+        const auto p1 = (*warm)->probabilities(obs), p2 = (*again)->probabilities(obs);
+        QCOMPARE(p1.size(), size_t(obs.count()));
+        QVERIFY(p1 == p2);
+        // A trained policy is no longer uniform, and a fresh one with another seed differs from it.
+        const auto fresh = agentFor(ppoConfig(SearchSpace::All, 1, 99))->probabilities(obs);
+        QVERIFY(fresh != p1);
+        for (int k = 0; k < 20; ++k) {
+            std::mt19937_64 r1{uint64_t(k)}, r2{uint64_t(k)};
+            QCOMPARE((*warm)->act(obs, r1), (*again)->act(obs, r2));
+        }
+
+        // The GUI's suggestions: the policy's preferred legal edits of one instruction, shares that sum
+        // to at most 1, most likely first; none for an instruction nothing may move.
+        int withSuggestions = 0;
+        for (uint32_t pos = 0; pos < start.order.size(); ++pos) {
+            auto sug = policySuggestions(*f->kernel, c, path, start, pos, 3);
+            QVERIFY2(sug, sug ? "" : sug.message().c_str());
+            if (f->kernel->checker().isWall(pos)) QVERIFY(sug->empty());
+            if (sug->empty()) continue;
+            ++withSuggestions;
+            double total = 0;
+            for (size_t k = 0; k < sug->size(); ++k) {
+                const PolicySuggestion& x = (*sug)[k];
+                QCOMPARE(x.edit.kind == Edit::Kind::Move ? x.edit.from : x.edit.at, pos);
+                if (k) QVERIFY(x.share <= (*sug)[k - 1].share);
+                total += x.share;
+                Schedule t = start;
+                QVERIFY(!p.applyAction(t, x.edit).empty());
+                QVERIFY(f->kernel->checker().check(t).legal());
+            }
+            QVERIFY(total <= 1.0 + 1e-9 && total > 0);
+        }
+        QVERIFY(withSuggestions > 10);
+
+        // What does not fit is refused in one line.
+        PpoSettings wide = c.ppo;
+        wide.hidden = 32;
+        auto mismatch =
+            makePpoAgentFromFile(path, wide, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
+        QVERIFY(!mismatch);
+        QVERIFY2(QString::fromStdString(mismatch.message()).contains("32"), mismatch.message().c_str());
+        std::ofstream(path, std::ios::binary) << "not a policy";
+        auto garbage = makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
+        QVERIFY(!garbage);
+        QVERIFY(garbage.message().find('\n') == std::string::npos);
+        QVERIFY(!makePpoAgentFromFile(path + ".missing", c.ppo, FeatureExtractor::kActionDim,
+                                      FeatureExtractor::kStateDim, 1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPpoSearch)
+#include "test_ppo_search.moc"

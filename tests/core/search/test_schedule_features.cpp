@@ -1,0 +1,185 @@
+// What the learning agent sees (core/search/schedule_features.h) and its action set
+// (EditProposer::legalActions) on a real sample kernel, and the PPO settings file (ppo_config.h). None
+// of it needs libtorch.
+#include "search_test_support.h"
+
+#include "core/search/ppo_config.h"
+#include "core/search/schedule_features.h"
+
+#include <QtTest>
+
+using namespace sassx;
+using namespace sassx::search;
+
+namespace {
+
+const QString kSample = QStringLiteral("sgemm_leakyrelu");
+constexpr int kI = FeatureExtractor::kInstructionDim;
+
+} // namespace
+
+class TestScheduleFeatures : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void actionsAreTheLegalEditsOfTheSpace_data()
+    {
+        QTest::addColumn<int>("space");
+        QTest::newRow("mem") << int(SearchSpace::Mem);
+        QTest::newRow("all") << int(SearchSpace::All);
+        QTest::newRow("yield") << int(SearchSpace::Yield);
+        QTest::newRow("all+control") << int(SearchSpace::AllControl);
+        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled);
+    }
+    void actionsAreTheLegalEditsOfTheSpace()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const LegalityChecker& checker = f->kernel->checker();
+        const EditProposer p(checker, SearchSpace(space));
+        const Schedule s = Schedule::identity(f->kernel->analysis());
+        const auto actions = p.legalActions(s);
+        QVERIFY(!actions.empty());
+        const bool moves = spaceHasMoves(SearchSpace(space)), control = spaceHasControl(SearchSpace(space));
+        int applied = 0, refused = 0;
+        for (size_t k = 0; k < actions.size(); k += 1 + actions.size() / 60) {
+            const Edit& a = actions[k];
+            QVERIFY(moves || a.kind == Edit::Kind::Control);
+            QVERIFY(control || a.kind == Edit::Kind::Move);
+            if (SearchSpace(space) == SearchSpace::Mem)
+                QVERIFY(f->kernel->analysis().listing.instructions[s.order[a.from]].isMemory());
+            Schedule t = s;
+            const auto edits = p.applyAction(t, a);
+            if (edits.empty()) {
+                // Only the rescheduled space lists order-legal moves whose codes may not derive.
+                QCOMPARE(SearchSpace(space), SearchSpace::Rescheduled);
+                QVERIFY(t.order == s.order);
+                ++refused;
+                continue;
+            }
+            ++applied;
+            QVERIFY2(checker.check(t).legal(), qPrintable(QString::fromStdString(a.describe())));
+        }
+        QVERIFY(applied > refused);
+        // The non-rescheduled move lists are exactly the checker's legal moves.
+        if (moves && SearchSpace(space) != SearchSpace::Rescheduled) {
+            size_t n = 0;
+            for (const Edit& a : actions)
+                n += a.kind == Edit::Kind::Move;
+            QCOMPARE(n, checker.legalMoves(s, SearchSpace(space) == SearchSpace::Mem).size());
+        }
+    }
+
+    void rowsDescribeTheEditedInstructions()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const auto& a = f->kernel->analysis();
+        const EditProposer p(f->kernel->checker(), SearchSpace::AllControl);
+        const FeatureExtractor x(a);
+        Schedule s = Schedule::identity(a);
+        const auto actions = p.legalActions(s);
+        const Observation o = x.observe(s, actions, 0.25, 1.02);
+        QCOMPARE(o.count(), int(actions.size()));
+        QCOMPARE(o.actionDim, FeatureExtractor::kActionDim);
+        QCOMPARE(int(o.state.size()), FeatureExtractor::kStateDim);
+        QCOMPARE(o.state[0], 0.25f);
+        QCOMPARE(o.state[1], 0.2f);
+        QCOMPARE(o.state[2], 0.0f); // nothing displaced yet
+        const auto rows = x.instructionRows(s);
+        bool sawMove = false, sawYield = false;
+        for (int k = 0; k < o.count(); ++k) {
+            const Edit& e = actions[size_t(k)];
+            const float* r = o.actions.data() + size_t(k) * size_t(o.actionDim);
+            const uint32_t at = e.kind == Edit::Kind::Move ? e.from : e.at;
+            for (int d = 0; d < kI; ++d)
+                QCOMPARE(r[d], rows[size_t(at) * kI + size_t(d)]);
+            const float* tail = r + 2 * kI;
+            if (e.kind == Edit::Kind::Move) {
+                sawMove = true;
+                for (int d = 0; d < kI; ++d)
+                    QCOMPARE(r[kI + d], rows[size_t(e.to) * kI + size_t(d)]);
+                QCOMPARE(tail[2], 1.0f);
+                QCOMPARE(tail[0] > 0, e.to > e.from);
+            } else if (e.yield) {
+                sawYield = true;
+                QCOMPARE(tail[3], 1.0f);
+                QCOMPARE(tail[6], float(*e.yield));
+                QCOMPARE(r[8], float(s.control[s.order[e.at]].yield)); // the bit before the flip
+            }
+        }
+        QVERIFY(sawMove && sawYield);
+        // Every instruction is in exactly one class group; a move shows up as displacement.
+        for (size_t p2 = 0; p2 < s.order.size(); ++p2) {
+            float groups = 0;
+            for (int d = 0; d < 7; ++d)
+                groups += rows[p2 * kI + size_t(d)];
+            QCOMPARE(groups, 1.0f);
+        }
+        const Edit move = *std::find_if(actions.begin(), actions.end(), [](const Edit& e) {
+            return e.kind == Edit::Kind::Move && e.to > e.from + 1;
+        });
+        p.applyAction(s, move);
+        const auto moved = x.instructionRows(s);
+        QVERIFY(moved[size_t(move.to) * kI + 17] > 0);
+        QVERIFY(x.observe(s, actions, 0.0, 1.0).state[2] > 0);
+    }
+
+    void ppoSettingsRead_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("error"); // empty: accepted
+        QTest::newRow("empty") << "{}" << "";
+        QTest::newRow("preset key") << R"({"preset": "cuasmrl", "epochs": 8})" << "";
+        QTest::newRow("comment") << R"({"// why": "longer episodes", "episode_length": 32})" << "";
+        QTest::newRow("unknown key") << R"({"learning_rat": 0.1})" << "unknown PPO setting 'learning_rat'";
+        QTest::newRow("text value") << R"({"gamma": "high"})" << "takes a number";
+        QTest::newRow("clip range") << R"({"clip": 1.5})" << "clip must be in (0, 1)";
+        QTest::newRow("minibatches") << R"({"steps_per_update": 8, "minibatches": 9})" << "minibatches";
+        QTest::newRow("not object") << "[1]" << "JSON object";
+    }
+    void ppoSettingsRead()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, error);
+        auto s = ppoSettingsFromJson(nlohmann::json::parse(json.toStdString()));
+        if (error.isEmpty()) {
+            QVERIFY2(s, s ? "" : s.message().c_str());
+            auto back = ppoSettingsFromJson(toJson(*s));
+            QVERIFY(back);
+            QCOMPARE(toJson(*back), toJson(*s));
+        } else {
+            QVERIFY(!s);
+            QVERIFY2(QString::fromStdString(s.message()).contains(error), s.message().c_str());
+        }
+    }
+
+    void cuasmrlPresetHasThePublishedSettings()
+    {
+        auto p = ppoPreset("cuasmrl");
+        QVERIFY(p);
+        QCOMPARE(p->learningRate, 2.5e-4);
+        QCOMPARE(p->gamma, 0.99);
+        QCOMPARE(p->lambda, 0.95);
+        QCOMPARE(p->clip, 0.2);
+        QCOMPARE(p->stepsPerUpdate, 64);
+        QVERIFY(!ppoPreset("fast"));
+        // A search configuration keeps its settings through a checkpoint.
+        SearchConfig c;
+        c.algorithm = Algorithm::Ppo;
+        c.budgetEvals = 10;
+        c.ppo.episodeLength = 7;
+        auto back = searchConfigFromJson(toJson(c));
+        QVERIFY(back);
+        QCOMPARE(back->algorithm, Algorithm::Ppo);
+        QCOMPARE(back->ppo.episodeLength, 7);
+        c.guide = "stalls";
+        QVERIFY(!c.validate());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScheduleFeatures)
+#include "test_schedule_features.moc"
