@@ -497,13 +497,14 @@ void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
         return;
     }
     if (suggestions->empty()) {
-        sub->addAction(tr("No legal edit in the %1 space").arg(QString::fromStdString(search::spaceName(run->config.space))))
+        sub->addAction(tr("No legal edit in the %1 space")
+                           .arg(QString::fromStdString(search::spaceName(run->config.space))))
             ->setEnabled(false);
         return;
     }
     for (const PolicySuggestion& s : *suggestions) {
-        QAction* a = sub->addAction(tr("%1 — %2%").arg(QString::fromStdString(s.edit.describe()))
-                                        .arg(s.share * 100.0, 0, 'f', 0));
+        QAction* a = sub->addAction(
+            tr("%1 — %2%").arg(QString::fromStdString(s.edit.describe())).arg(s.share * 100.0, 0, 'f', 0));
         a->setToolTip(tr("The policy of %1 gives this edit %2% of this instruction's legal edits (%3)")
                           .arg(QString::fromStdString(run->label()))
                           .arg(s.share * 100.0, 0, 'f', 1)

@@ -9,8 +9,8 @@
 
 #include <atomic>
 #include <csignal>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <unistd.h>
 
 namespace {

@@ -62,8 +62,8 @@ nlohmann::json agentReport(const std::string& dir, const search::SearchState& st
 
 Result<std::vector<PolicySuggestion>> policySuggestions(const KernelWorkspace& kernel,
                                                         const search::SearchConfig& config,
-                                                        const std::string& policyPath, const Schedule& current,
-                                                        uint32_t position, int top)
+                                                        const std::string& policyPath,
+                                                        const Schedule& current, uint32_t position, int top)
 {
     auto agent = search::makePpoAgentFromFile(policyPath, config.ppo, FeatureExtractor::kActionDim,
                                               FeatureExtractor::kStateDim, config.seed);
@@ -77,7 +77,8 @@ Result<std::vector<PolicySuggestion>> policySuggestions(const KernelWorkspace& k
     }
     if (mine.empty()) return std::vector<PolicySuggestion>{};
     // The policy scores every legal action of the schedule, as in a search step at its start.
-    const auto p = (*agent)->probabilities(FeatureExtractor(kernel.analysis()).observe(current, actions, 0.0, 1.0));
+    const auto p =
+        (*agent)->probabilities(FeatureExtractor(kernel.analysis()).observe(current, actions, 0.0, 1.0));
     double sum = 0;
     for (size_t k : mine)
         sum += p[k];

@@ -34,9 +34,8 @@ struct PolicySuggestion
 // The `top` edits of the instruction at `position` that the saved policy (a PPO run's policy.pt, its
 // configuration `config`) prefers from `current`, most likely first; empty when the instruction has no
 // legal edit in the run's space.
-Result<std::vector<PolicySuggestion>> policySuggestions(const KernelWorkspace& kernel,
-                                                        const search::SearchConfig& config,
-                                                        const std::string& policyPath, const Schedule& current,
-                                                        uint32_t position, int top = 3);
+Result<std::vector<PolicySuggestion>>
+policySuggestions(const KernelWorkspace& kernel, const search::SearchConfig& config,
+                  const std::string& policyPath, const Schedule& current, uint32_t position, int top = 3);
 
 } // namespace sassx

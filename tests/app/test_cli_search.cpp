@@ -238,13 +238,15 @@ private Q_SLOTS:
         // warm-starts from it.
         QVERIFY(writeBytes(m_tmp.filePath("ppo.json"), R"({"steps_per_update": 16, "episode_length": 4})"));
         const QString out = m_tmp.filePath("ppo");
-        const CliRun r = runCli({"search", kSpec, "--algo", "ppo", "--space", "all", "--budget-evals", "40",
-                                 "--ppo-config", m_tmp.filePath("ppo.json"), "--backend", "estimate", "-o", out});
-        if (!r.ok() && r.err.contains("plug-in")) QSKIP(r.err.trimmed().constData());
+        const CliRun r =
+            runCli({"search", kSpec, "--algo", "ppo", "--space", "all", "--budget-evals", "40",
+                    "--ppo-config", m_tmp.filePath("ppo.json"), "--backend", "estimate", "-o", out});
+        if (!r.ok() && r.err.contains("plug-in")) QSKIP(qPrintable(r.errLines().last()));
         QVERIFY2(r.ok(), qPrintable(r.describe()));
         QVERIFY(QFileInfo(out + "/policy.pt").size() > 1000);
         QVERIFY2(r.out.contains("policy: "), r.out.constData());
-        const QJsonObject ppo = QJsonDocument::fromJson(readBytes(out + "/report.json")).object()["ppo"].toObject();
+        const QJsonObject ppo =
+            QJsonDocument::fromJson(readBytes(out + "/report.json")).object()["ppo"].toObject();
         QCOMPARE(ppo["updates"].toInt(), 2);
         QCOMPARE(ppo["settings"].toObject()["episode_length"].toInt(), 4);
         QCOMPARE(ppo["learning"].toArray().size(), 2);
@@ -255,7 +257,8 @@ private Q_SLOTS:
                                  "--ppo-config", m_tmp.filePath("ppo.json"), "--policy", out + "/policy.pt",
                                  "--backend", "estimate", "-o", warm});
         QVERIFY2(w.ok(), qPrintable(w.describe()));
-        const QJsonObject wp = QJsonDocument::fromJson(readBytes(warm + "/report.json")).object()["ppo"].toObject();
+        const QJsonObject wp =
+            QJsonDocument::fromJson(readBytes(warm + "/report.json")).object()["ppo"].toObject();
         QCOMPARE(wp["warm_start"].toString(), out + "/policy.pt");
         // Another width does not fit the saved policy: refused in one line.
         QVERIFY(writeBytes(m_tmp.filePath("wide.json"), R"({"hidden": 32})"));
@@ -295,16 +298,33 @@ private Q_SLOTS:
                                                    "-o",       o}
                                     << "annealing";
         QTest::newRow("policy without ppo")
-            << QStringList{"search", kSpec, "--algo", "anneal", "--budget-evals", "5", "--policy", "p.pt", "-o", o}
+            << QStringList{"search", kSpec,      "--algo", "anneal", "--budget-evals",
+                           "5",      "--policy", "p.pt",   "-o",     o}
             << "--algo ppo";
-        QTest::newRow("ppo unknown setting")
-            << QStringList{"search", kSpec, "--algo", "ppo", "--budget-evals", "5", "--ppo-config",
-                           m_tmp.filePath("bad-ppo.json"), "-o", o}
-            << "unknown PPO setting 'learning_rat'";
-        QTest::newRow("ppo missing policy")
-            << QStringList{"search", kSpec, "--algo", "ppo", "--budget-evals", "5", "--backend", "estimate",
-                           "--policy", "/nonexistent/policy.pt", "-o", o}
-            << "cannot read the policy";
+        QTest::newRow("ppo unknown setting") << QStringList{"search",
+                                                            kSpec,
+                                                            "--algo",
+                                                            "ppo",
+                                                            "--budget-evals",
+                                                            "5",
+                                                            "--ppo-config",
+                                                            m_tmp.filePath("bad-ppo.json"),
+                                                            "-o",
+                                                            o}
+                                             << "unknown PPO setting 'learning_rat'";
+        QTest::newRow("ppo missing policy") << QStringList{"search",
+                                                           kSpec,
+                                                           "--algo",
+                                                           "ppo",
+                                                           "--budget-evals",
+                                                           "5",
+                                                           "--backend",
+                                                           "estimate",
+                                                           "--policy",
+                                                           "/nonexistent/policy.pt",
+                                                           "-o",
+                                                           o}
+                                            << "cannot read the policy";
         QTest::newRow("listsched yield")
             << QStringList{"search", kSpec, "--algo", "listsched", "--space", "yield", "-o", o} << "no moves";
         QTest::newRow("unknown option")

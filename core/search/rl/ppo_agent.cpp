@@ -39,12 +39,11 @@ std::pair<torch::Tensor, torch::Tensor> PpoAgent::tensors(const Observation& obs
     return {a, s};
 }
 
-void PpoAgent::keep(torch::Tensor actions, torch::Tensor state, int action)
+void PpoAgent::keep(torch::Tensor actions, torch::Tensor state, int action, const torch::Tensor& logProbs)
 {
     torch::NoGradGuard guard;
     Transition t;
-    const auto logp = torch::log_softmax(m_net->logits(actions, state), 0);
-    t.logProb = logp[action].item<float>();
+    t.logProb = logProbs[action].item<float>();
     t.value = m_net->value(state).item<float>();
     t.actions = std::move(actions);
     t.state = std::move(state);
@@ -55,22 +54,29 @@ void PpoAgent::keep(torch::Tensor actions, torch::Tensor state, int action)
 int PpoAgent::act(const Observation& obs, std::mt19937_64& rng)
 {
     auto [a, s] = tensors(obs);
+    torch::Tensor logp;
     std::vector<double> p;
     {
         torch::NoGradGuard guard;
-        const auto probs = torch::softmax(m_net->logits(a, s).to(torch::kFloat64), 0).contiguous();
+        logp = torch::log_softmax(m_net->logits(a, s), 0);
+        const auto probs = logp.to(torch::kFloat64).exp().contiguous();
         p.assign(probs.data_ptr<double>(), probs.data_ptr<double>() + probs.numel());
     }
     // Sampled with the search's engine, not torch's: the run's seed and checkpoint fix every draw.
     const int action = int(std::discrete_distribution<size_t>(p.begin(), p.end())(rng));
-    keep(std::move(a), std::move(s), action);
+    keep(std::move(a), std::move(s), action, logp);
     return action;
 }
 
 void PpoAgent::replay(const Observation& obs, int action)
 {
     auto [a, s] = tensors(obs);
-    keep(std::move(a), std::move(s), action);
+    torch::Tensor logp;
+    {
+        torch::NoGradGuard guard;
+        logp = torch::log_softmax(m_net->logits(a, s), 0);
+    }
+    keep(std::move(a), std::move(s), action, logp);
 }
 
 void PpoAgent::reward(double r, bool episodeEnd)

@@ -33,7 +33,7 @@ private:
         bool end = false;
     };
     std::pair<torch::Tensor, torch::Tensor> tensors(const Observation& obs) const;
-    void keep(torch::Tensor actions, torch::Tensor state, int action);
+    void keep(torch::Tensor actions, torch::Tensor state, int action, const torch::Tensor& logProbs);
     double minibatchStep(const std::vector<size_t>& batch, const std::vector<float>& advantages,
                          const std::vector<float>& returns, UpdateStats& stats);
 

@@ -103,7 +103,8 @@ private Q_SLOTS:
             QVERIFY(e.base == -1 || e.base == i - 1);
             auto schedule = f->kernel->schedule(s.editsOf(i));
             QVERIFY2(schedule, schedule ? "" : schedule.message().c_str());
-            QVERIFY2(f->kernel->checker().check(*schedule).legal(), qPrintable(QStringLiteral("step %1").arg(i)));
+            QVERIFY2(f->kernel->checker().check(*schedule).legal(),
+                     qPrintable(QStringLiteral("step %1").arg(i)));
             if (SearchSpace(space) == SearchSpace::Mem)
                 for (const Edit& ed : e.edits)
                     QCOMPARE(ed.kind, Edit::Kind::Move);
@@ -198,9 +199,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string path = (dir.path() + QStringLiteral("/policy.pt")).toStdString();
         std::ofstream(path, std::ios::binary) << s.agentBytes;
-        auto warm = makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 99);
+        auto warm =
+            makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 99);
         QVERIFY2(warm, warm ? "" : warm.message().c_str());
-        auto again = makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
+        auto again =
+            makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
         QVERIFY(again);
         const auto p1 = (*warm)->probabilities(obs), p2 = (*again)->probabilities(obs);
         QCOMPARE(p1.size(), size_t(obs.count()));
@@ -244,7 +247,8 @@ private Q_SLOTS:
         QVERIFY(!mismatch);
         QVERIFY2(QString::fromStdString(mismatch.message()).contains("32"), mismatch.message().c_str());
         std::ofstream(path, std::ios::binary) << "not a policy";
-        auto garbage = makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
+        auto garbage =
+            makePpoAgentFromFile(path, c.ppo, FeatureExtractor::kActionDim, FeatureExtractor::kStateDim, 1);
         QVERIFY(!garbage);
         QVERIFY(garbage.message().find('\n') == std::string::npos);
         QVERIFY(!makePpoAgentFromFile(path + ".missing", c.ppo, FeatureExtractor::kActionDim,

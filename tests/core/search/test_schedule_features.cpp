@@ -132,14 +132,22 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("error"); // empty: accepted
-        QTest::newRow("empty") << "{}" << "";
-        QTest::newRow("preset key") << R"({"preset": "cuasmrl", "epochs": 8})" << "";
-        QTest::newRow("comment") << R"({"// why": "longer episodes", "episode_length": 32})" << "";
-        QTest::newRow("unknown key") << R"({"learning_rat": 0.1})" << "unknown PPO setting 'learning_rat'";
-        QTest::newRow("text value") << R"({"gamma": "high"})" << "takes a number";
-        QTest::newRow("clip range") << R"({"clip": 1.5})" << "clip must be in (0, 1)";
-        QTest::newRow("minibatches") << R"({"steps_per_update": 8, "minibatches": 9})" << "minibatches";
-        QTest::newRow("not object") << "[1]" << "JSON object";
+        QTest::newRow("empty") << "{}"
+                               << "";
+        QTest::newRow("preset key") << R"({"preset": "cuasmrl", "epochs": 8})"
+                                    << "";
+        QTest::newRow("comment") << R"({"// why": "longer episodes", "episode_length": 32})"
+                                 << "";
+        QTest::newRow("unknown key") << R"({"learning_rat": 0.1})"
+                                     << "unknown PPO setting 'learning_rat'";
+        QTest::newRow("text value") << R"({"gamma": "high"})"
+                                    << "takes a number";
+        QTest::newRow("clip range") << R"({"clip": 1.5})"
+                                    << "clip must be in (0, 1)";
+        QTest::newRow("minibatches") << R"({"steps_per_update": 8, "minibatches": 9})"
+                                     << "minibatches";
+        QTest::newRow("not object") << "[1]"
+                                    << "JSON object";
     }
     void ppoSettingsRead()
     {
