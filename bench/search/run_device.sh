@@ -6,7 +6,7 @@
 # With CONFIRM=1 each improved best is benched twice more on fresh instances.
 # Jobs are spread over the GPUs, one search per GPU at a time (a search's timing owns its GPU).
 # Writes $OUT/search-all.json (every report + history summary), $OUT/env.txt and $OUT/log.txt.
-# usage: KERNELS="rmsnorm sgemm_leakyrelu" BUDGET=30 [EVALS=200] bench/search/run_device.sh
+# usage: KERNELS="rmsnorm sgemm_leakyrelu" BUDGET=30 [EVALS=200] [SEED=S] bench/search/run_device.sh
 set -uo pipefail
 D=${PACK:-$PWD/.deps/search} # PACK: another pack (.deps/ppo: pack_ppo_device.sh)
 OUT=${OUT:-/tmp/search}; BUDGET=${BUDGET:-30}
@@ -34,7 +34,8 @@ run_job() { # GPU KERNEL ALGO:SPACE
     *)
       # EVALS (optional) also caps the number of evaluations: whichever budget ends first ends the search.
       timeout $((BUDGET + 120)) "$D/bin/sassx-cli" search "$D/data/$k.launch.json" --algo "$algo" \
-        --space "$space" --budget-time "${BUDGET}s" ${EVALS:+--budget-evals "$EVALS"} --backend gpu --gpus "$g" \
+        --space "$space" --budget-time "${BUDGET}s" ${EVALS:+--budget-evals "$EVALS"} ${SEED:+--seed "$SEED"} \
+        --backend gpu --gpus "$g" \
         -o "$dir" > "$dir/log" 2>&1 ;;
   esac
   echo "gpu$g $k $3 rc=$? $(head -c 300 "$dir/log" | tr '\n' ' ')" >> "$OUT/log.txt"

@@ -4,25 +4,38 @@
 # each kernel (run_device.sh, one search per GPU at a time), then the warm start: PPO on WARM_TO started
 # from the policy PPO learnt on WARM_FROM, beside PPO's cold start on WARM_TO from the grid.
 # Writes $OUT/search-all.json, $OUT/env.txt, $OUT/log.txt and $OUT/policies.tar.
-# usage: KERNELS="attention_fwd flash_attn_fwd" SPACE=all+control BUDGET=35 WARM_FROM=attention_fwd \
-#          WARM_TO=flash_attn_fwd bench/search/run_ppo_device.sh
+# usage: KERNELS="attention_fwd flash_attn_fwd" SPACE=all+control BUDGET=35 CONFIRM=1 \
+#          WARM="attention_fwd:flash_attn_fwd" bench/search/run_ppo_device.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/ppo}; BUDGET=${BUDGET:-35}; SPACE=${SPACE:-all+control}
 export PACK=$PWD/.deps/ppo OUT BUDGET
 [ -d "$PACK" ] || tar xzf .deps/ppo.tar.gz -C .deps
 plugin=$(bench/search/build_ppo_plugin.sh /tmp/sassx-ppo) || { echo "plug-in build failed"; exit 1; }
 export SASSX_PPO_PLUGIN=$plugin
-ALGOS="ppo:$SPACE anneal:$SPACE random:$SPACE" bench/search/run_device.sh
-if [ -n "${WARM_FROM:-}" ] && [ -n "${WARM_TO:-}" ]; then
-  from="$OUT/runs/$WARM_FROM.ppo.${SPACE//+/_}"
-  dir="$OUT/runs/$WARM_TO.ppo-warm-from-$WARM_FROM.${SPACE//+/_}"
+[ "${GRID:-1}" = 0 ] || ALGOS=${ALGOS:-"ppo:$SPACE anneal:$SPACE random:$SPACE"} bench/search/run_device.sh
+# Warm starts: WARM="FROM:TO ..." (or WARM_FROM / WARM_TO); FROM's policy is this call's, else an earlier
+# call's policies.tar unpacked into $POLICIES (default .deps/ppo-policies). GRID=0 runs the warm starts only.
+WARM=${WARM:-${WARM_FROM:+$WARM_FROM:$WARM_TO}}
+export SASSX_WORKER=$PACK/bin/sassx-worker SASSX_RESOURCES=$PWD/resources SASSX_NVDISASM=$PACK/bin/nvdisasm
+for pair in $WARM; do
+  from_k=${pair%%:*} to_k=${pair#*:}
+  from="$OUT/runs/$from_k.ppo.${SPACE//+/_}"
+  [ -f "$from/policy.pt" ] || from="${POLICIES:-.deps/ppo-policies}/$from_k.ppo.${SPACE//+/_}"
+  dir="$OUT/runs/$to_k.ppo-warm-from-$from_k.${SPACE//+/_}"
   mkdir -p "$dir"
-  export SASSX_WORKER=$PACK/bin/sassx-worker SASSX_RESOURCES=$PWD/resources SASSX_NVDISASM=$PACK/bin/nvdisasm
-  timeout $((BUDGET + 120)) "$PACK/bin/sassx-cli" search "$PACK/data/$WARM_TO.launch.json" --algo ppo \
+  timeout $((BUDGET + 120)) "$PACK/bin/sassx-cli" search "$PACK/data/$to_k.launch.json" --algo ppo \
     --space "$SPACE" --budget-time "${BUDGET}s" --backend gpu --gpus 0 --policy "$from/policy.pt" -o "$dir" \
     > "$dir/log" 2>&1
-  echo "warm $WARM_FROM -> $WARM_TO rc=$?" >> "$OUT/log.txt"
-  python3 bench/search/summarize.py "$OUT"
-fi
+  echo "warm $from_k -> $to_k rc=$? $(head -c 300 "$dir/log" | tr '\n' ' ')" >> "$OUT/log.txt"
+  # As run_device.sh does with CONFIRM=1: an improved best is benched twice more on fresh instances.
+  if [ "${CONFIRM:-0}" = 1 ] && [ -f "$dir/report.json" ] &&
+     python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['improved'] else 1)" "$dir/report.json"; then
+    for i in 1 2; do
+      timeout 120 "$PACK/bin/sassx-cli" bench "$PACK/data/$to_k.launch.json" --cubin "$dir/best.cubin" \
+        --backend gpu --gpus 0 --rounds 100 --json > "$dir/bench$i.json" 2>> "$dir/log"
+    done
+  fi
+done
+[ -n "$WARM" ] && python3 bench/search/summarize.py "$OUT"
 (cd "$OUT/runs" && tar cf "$OUT/policies.tar" */policy.pt 2>/dev/null)
 ls -la "$OUT"

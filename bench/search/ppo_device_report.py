@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Tables for the PPO device write-up (issue 14) from run_ppo_device.sh's merged JSONs: per kernel and
+algorithm one column per labelled run (the best's final re-measure with its 95% interval and noise floor,
+the two fresh-instance benches where the best improved), then the warm starts beside PPO's cold start.
+usage: bench/search/ppo_device_report.py LABEL=grid.json[,grid2.json] [LABEL=...] > tables.md"""
+import json, sys
+
+runs = {}  # label -> name -> merged entry
+labels = []
+for arg in sys.argv[1:]:
+    label, paths = arg.split("=", 1)
+    labels.append(label)
+    runs[label] = {}
+    for p in paths.split(","):
+        runs[label].update(json.load(open(p)))
+
+
+def cell(v):
+    if v is None:
+        return "–"
+    r = v["report"]
+    f = r["best"]["final"]
+    floor = f"floor {r['baseline']['noise_floor'] * 100:.2f}%"
+    if not r["improved"]:
+        if r["best"]["step"] >= 0 and "low" in f:
+            return f"none ({f['speedup']:.4f}× re-measured, in the noise; {floor})"
+        return f"none ({floor})"
+    s = f"**{f['speedup']:.4f}×** [{f['low']:.4f}, {f['high']:.4f}], {floor}"
+    fresh = [b["speedup"]["median"] for b in v.get("fresh_instance_benches", []) if "speedup" in b]
+    if fresh:
+        s += "; fresh " + ", ".join(f"{x:.4f}×" for x in fresh)
+    if r["verification"].get("correct") is True:
+        s += " ✓"
+    return s
+
+
+def rate(v):
+    return "–" if v is None else f"{v['report']['evaluations']} ({v['report']['evaluations_per_second']:.1f}/s)"
+
+
+names = sorted({n for label in labels for n in runs[label] if "warm-from" not in n})
+print("| kernel | algorithm | " + " | ".join(f"{l}: best [95% CI]" for l in labels) + " | evaluations |")
+print("|---|---|" + "---|" * len(labels) + "---|")
+for n in names:
+    kernel, algo = n.split(".")[0], n.split(".")[1]
+    vals = [runs[l].get(n) for l in labels]
+    evals = ", ".join(rate(v) for v in vals if v is not None)
+    print(f"| {kernel} | {algo} | " + " | ".join(cell(v) for v in vals) + f" | {evals} |")
+
+print()
+print("| warm start | PPO warm: best [95% CI] | PPO cold on the same kernel: " + ", ".join(labels) + " |")
+print("|---|---|---|")
+for label in labels:
+    for n, v in sorted(runs[label].items()):
+        if "warm-from" not in n:
+            continue
+        kernel, algo, space = n.split(".")
+        source = algo.split("warm-from-")[1]
+        cold = [runs[l].get(f"{kernel}.ppo.{space}") for l in labels]
+        cold_s = "; ".join(cell(c) for c in cold if c is not None)
+        print(f"| {source} → {kernel} | {cell(v)} | {cold_s} |")
