@@ -112,8 +112,8 @@ int runLegalCommand(const Args& raw)
         if (maxDistance < 1) return fail("--max-distance is a positive number of positions");
     }
     std::string rescheduleWhy;
+    std::map<std::string, int> refusalCount; // --reschedule: order targets refused, by the refusal's text
     if (reschedule) {
-        std::map<std::string, int> refusalCount; // by the refusal's text up to its first digit
         for (uint32_t p = 0; p < identity.order.size(); ++p) {
             if (!all && !a.listing.instructions[p].isMemory()) continue;
             std::vector<std::string> refusals;
@@ -160,6 +160,7 @@ int runLegalCommand(const Args& raw)
                          {"notices", k.notices()}};
         if (!why.empty()) j["why_none"] = why;
         if (!rescheduleWhy.empty()) j["most_common_refusal"] = rescheduleWhy;
+        if (reschedule) j["refusals"] = refusalCount; // what holds the rest of the space, by rule
         if (!control.empty()) j["control_edits"] = controlEdits;
         std::cout << j.dump(1) << "\n";
         return 0;

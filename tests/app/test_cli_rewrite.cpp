@@ -77,6 +77,16 @@ void TestCli::reschedule()
     const CliRun nothing = runCli({"move", cubin, "-o", tmp("nothing.cubin")});
     QVERIFY(!nothing.ok());
     QVERIFY(nothing.err.contains("nothing to do"));
+    // At the full distance some order targets are refused; the JSON counts them by refusal, each naming
+    // the distance it needs and where that number came from.
+    const CliRun full = runCli({"legal", cubin, "--reschedule", "--json"});
+    QVERIFY2(full.ok(), qPrintable(full.describe()));
+    const QJsonObject refusals = parseObject(full.out, &error)["refusals"].toObject();
+    QVERIFY2(!refusals.isEmpty(), qPrintable(full.out.left(400)));
+    for (auto it = refusals.begin(); it != refusals.end(); ++it) {
+        QVERIFY(it.value().toInt() >= 1);
+        QVERIFY2(it.key().contains(QStringLiteral(" needs ")), qPrintable(it.key()));
+    }
     const CliRun stalls = runCli({"legal", cubin, "--control", "stall", "--json"});
     QVERIFY2(stalls.ok(), qPrintable(stalls.describe()));
     QVERIFY(!parseObject(stalls.out, &error)["control_edits"].toArray().isEmpty());
