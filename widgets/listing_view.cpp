@@ -1,7 +1,5 @@
 #include "widgets/listing_view.h"
 
-#include "core/session/search_policy.h"
-
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/listing_delegate.h"
@@ -482,14 +480,27 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
 
 void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
 {
-    // The latest PPO run's policy, asked about this instruction in the schedule shown (issue 14).
+    // The latest PPO run's policy, asked about this instruction in the schedule shown (issue 14). The
+    // policy is consulted when the submenu opens, so the context menu itself never waits for it.
     const SearchRecord* run = m_session->latestPolicyRun();
     if (!run || !m_session->kernelWorkspace()) return;
     QMenu* sub = menu.addMenu(tr("Policy Suggestions"));
     sub->setToolTipsVisible(true);
     const std::string policy = run->outDir + "/policy.pt";
-    auto suggestions = policySuggestions(*m_session->kernelWorkspace(), run->config, policy,
-                                         m_session->schedule(), uint32_t(position));
+    const search::SearchConfig config = run->config;
+    const QString label = QString::fromStdString(run->label());
+    connect(sub, &QMenu::aboutToShow, this, [=, this] {
+        if (sub->isEmpty()) fillPolicySuggestions(sub, policy, config, label, position, row);
+    });
+}
+
+void ListingView::fillPolicySuggestions(QMenu* sub, const std::string& policy,
+                                        const search::SearchConfig& config, const QString& runLabel,
+                                        int position, int row)
+{
+    if (!m_session->kernelWorkspace()) return;
+    auto suggestions = m_policyAdvisor.suggestions(*m_session->kernelWorkspace(), config, policy,
+                                                   m_session->schedule(), uint32_t(position));
     if (!suggestions) {
         QAction* a = sub->addAction(tr("Policy unavailable"));
         a->setEnabled(false);
@@ -498,7 +509,7 @@ void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
     }
     if (suggestions->empty()) {
         sub->addAction(tr("No legal edit in the %1 space")
-                           .arg(QString::fromStdString(search::spaceName(run->config.space))))
+                           .arg(QString::fromStdString(search::spaceName(config.space))))
             ->setEnabled(false);
         return;
     }
@@ -506,7 +517,7 @@ void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
         QAction* a = sub->addAction(
             tr("%1 — %2%").arg(QString::fromStdString(s.edit.describe())).arg(s.share * 100.0, 0, 'f', 0));
         a->setToolTip(tr("The policy of %1 gives this edit %2% of this instruction's legal edits (%3)")
-                          .arg(QString::fromStdString(run->label()))
+                          .arg(runLabel)
                           .arg(s.share * 100.0, 0, 'f', 1)
                           .arg(QString::fromStdString(policy)));
         const Edit e = s.edit;

@@ -4,6 +4,8 @@
 // while dragging; an illegal drop is refused and the checker's reason appears next to the drop row);
 // Alt+Up/Down moves any instruction; the context menu edits control bits. Branch targets can be
 // followed (Ctrl+J / double click) and returned from (Alt+Left) through a history.
+#include "core/session/policy_advisor.h"
+
 #include <QTableView>
 
 #include <set>
@@ -65,6 +67,8 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
     void addPolicySuggestions(QMenu& menu, int position, int row);
+    void fillPolicySuggestions(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
+                               const QString& runLabel, int position, int row);
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
@@ -92,6 +96,7 @@ private:
     std::vector<int> m_history; // original indices
     bool m_syncing = false;
     bool m_fitting = false;
+    PolicyAdvisor m_policyAdvisor; // keeps the latest PPO run's policy between context menus
 };
 
 } // namespace sassx

@@ -60,35 +60,4 @@ nlohmann::json agentReport(const std::string& dir, const search::SearchState& st
     return j;
 }
 
-Result<std::vector<PolicySuggestion>> policySuggestions(const KernelWorkspace& kernel,
-                                                        const search::SearchConfig& config,
-                                                        const std::string& policyPath,
-                                                        const Schedule& current, uint32_t position, int top)
-{
-    auto agent = search::makePpoAgentFromFile(policyPath, config.ppo, FeatureExtractor::kActionDim,
-                                              FeatureExtractor::kStateDim, config.seed);
-    if (!agent) return agent.error();
-    const search::EditProposer proposer(kernel.checker(), config.space);
-    const auto actions = proposer.legalActions(current);
-    std::vector<size_t> mine;
-    for (size_t k = 0; k < actions.size(); ++k) {
-        const Edit& e = actions[k];
-        if ((e.kind == Edit::Kind::Move ? e.from : e.at) == position) mine.push_back(k);
-    }
-    if (mine.empty()) return std::vector<PolicySuggestion>{};
-    // The policy scores every legal action of the schedule, as in a search step at its start.
-    const auto p =
-        (*agent)->probabilities(FeatureExtractor(kernel.analysis()).observe(current, actions, 0.0, 1.0));
-    double sum = 0;
-    for (size_t k : mine)
-        sum += p[k];
-    std::vector<PolicySuggestion> out;
-    for (size_t k : mine)
-        out.push_back({actions[k], sum > 0 ? p[k] / sum : 1.0 / double(mine.size())});
-    std::stable_sort(out.begin(), out.end(),
-                     [](const PolicySuggestion& a, const PolicySuggestion& b) { return a.share > b.share; });
-    if (int(out.size()) > top) out.resize(size_t(std::max(0, top)));
-    return out;
-}
-
 } // namespace sassx

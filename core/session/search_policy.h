@@ -25,17 +25,4 @@ Status readPolicy(const std::string& dir, search::SearchState& state);
 nlohmann::json agentReport(const std::string& dir, const search::SearchState& state,
                            const std::string& warmStart);
 
-// One of the policy's preferred edits of one instruction: what the GUI offers as a suggestion.
-struct PolicySuggestion
-{
-    Edit edit;
-    double share = 0; // the policy's probability of this edit among the instruction's legal edits
-};
-// The `top` edits of the instruction at `position` that the saved policy (a PPO run's policy.pt, its
-// configuration `config`) prefers from `current`, most likely first; empty when the instruction has no
-// legal edit in the run's space.
-Result<std::vector<PolicySuggestion>>
-policySuggestions(const KernelWorkspace& kernel, const search::SearchConfig& config,
-                  const std::string& policyPath, const Schedule& current, uint32_t position, int top = 3);
-
 } // namespace sassx

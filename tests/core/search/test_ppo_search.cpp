@@ -7,10 +7,14 @@
 
 #include "core/search/agent_loader.h"
 #include "core/search/schedule_features.h"
+#include "core/session/policy_advisor.h"
 #include "core/session/search_policy.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
+#include <map>
 
 #include <fstream>
 
@@ -218,26 +222,55 @@ private Q_SLOTS:
 
         // The GUI's suggestions: the policy's preferred legal edits of one instruction, shares that sum
         // to at most 1, most likely first; none for an instruction nothing may move.
-        int withSuggestions = 0;
+        // One-off calls (they load the policy each time) for every instruction, all of its edits.
+        std::map<uint32_t, std::vector<PolicySuggestion>> once;
         for (uint32_t pos = 0; pos < start.order.size(); ++pos) {
-            auto sug = policySuggestions(*f->kernel, c, path, start, pos, 3);
+            auto sug = policySuggestions(*f->kernel, c, path, start, pos, 1000);
             QVERIFY2(sug, sug ? "" : sug.message().c_str());
             if (f->kernel->checker().isWall(pos)) QVERIFY(sug->empty());
             if (sug->empty()) continue;
-            ++withSuggestions;
             double total = 0;
             for (size_t k = 0; k < sug->size(); ++k) {
                 const PolicySuggestion& x = (*sug)[k];
                 QCOMPARE(x.edit.kind == Edit::Kind::Move ? x.edit.from : x.edit.at, pos);
                 if (k) QVERIFY(x.share <= (*sug)[k - 1].share);
                 total += x.share;
+                if (k >= 3) continue; // the GUI shows the top 3: those are applied and checked
                 Schedule t = start;
                 QVERIFY(!p.applyAction(t, x.edit).empty());
                 QVERIFY(f->kernel->checker().check(t).legal());
             }
-            QVERIFY(total <= 1.0 + 1e-9 && total > 0);
+            QVERIFY(std::abs(total - 1.0) < 1e-9);
+            once[pos] = std::move(*sug);
         }
-        QVERIFY(withSuggestions > 10);
+        QVERIFY(once.size() > 10);
+
+        // The GUI's advisor keeps the policy and the schedule's scores between questions, answers as the
+        // one-off calls did, and loads the file again once a run that goes on rewrites it.
+        PolicyAdvisor advisor;
+        auto sameAs = [](const std::vector<PolicySuggestion>& x, const std::vector<PolicySuggestion>& y) {
+            if (x.size() != y.size()) return false;
+            for (size_t k = 0; k < x.size(); ++k)
+                if (!(x[k].edit == y[k].edit) || x[k].share != y[k].share) return false;
+            return true;
+        };
+        uint32_t widest = once.begin()->first; // several edits: their shares tell two policies apart
+        for (const auto& [pos, sug] : once) {
+            auto kept = advisor.suggestions(*f->kernel, c, path, start, pos, 1000);
+            QVERIFY2(kept && sameAs(*kept, sug), qPrintable(QString::number(pos)));
+            auto top = advisor.suggestions(*f->kernel, c, path, start, pos, 3);
+            QVERIFY(top &&
+                    sameAs(*top, {sug.begin(), sug.begin() + std::min<ptrdiff_t>(3, ptrdiff_t(sug.size()))}));
+            if (sug.size() > once[widest].size()) widest = pos;
+        }
+        QVERIFY(once[widest].size() >= 2);
+        std::ofstream(path, std::ios::binary | std::ios::trunc)
+            << agentFor(ppoConfig(SearchSpace::All, 1, 99))->save();
+        auto after = advisor.suggestions(*f->kernel, c, path, start, widest, 1000);
+        QVERIFY(after);
+        QVERIFY2(!sameAs(*after, once[widest]), "the advisor kept a policy whose file was rewritten");
+        auto reloaded = policySuggestions(*f->kernel, c, path, start, widest, 1000);
+        QVERIFY(reloaded && sameAs(*after, *reloaded));
 
         // What does not fit is refused in one line.
         PpoSettings wide = c.ppo;
