@@ -5,6 +5,8 @@ fresh-instance benches of CONFIRM=1, from run_device.sh's merged JSONs of `rando
 usage: bench/search/headroom_table.py grid.json [grid2.json ...] > table.md"""
 import json, sys
 
+import result_cell
+
 runs = {}
 for p in sys.argv[1:]:
     runs.update(json.load(open(p)))
@@ -12,23 +14,7 @@ spaces = ["mem", "all", "all+control", "rescheduled"]
 kernels = sorted({n.split(".")[0] for n in runs})
 
 
-def cell(v):
-    if v is None:
-        return "–"
-    r = v["report"]
-    f = r["best"]["final"]
-    floor = f"floor {r['baseline']['noise_floor'] * 100:.2f}%"
-    if r["legal_edits_at_start"] == 0:
-        return "no legal edit"
-    if not r["improved"]:
-        if r["best"]["step"] >= 0 and "low" in f:
-            return f"none ({f['speedup']:.4f}×, in the noise; {floor})"
-        return f"none ({floor})"
-    s = f"**{f['speedup']:.4f}×** [{f['low']:.4f}, {f['high']:.4f}], {floor}"
-    fresh = [b["speedup"]["median"] for b in v.get("fresh_instance_benches", []) if "speedup" in b]
-    if fresh:
-        s += "; fresh " + ", ".join(f"{x:.4f}×" for x in fresh)
-    return s + (" ✓" if r["verification"].get("correct") is True else "")
+cell = lambda v: result_cell.cell(v, in_noise="in the noise", no_edit_note=True)
 
 
 print("| sample | " + " | ".join(spaces) + " |")

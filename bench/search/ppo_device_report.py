@@ -5,6 +5,8 @@ the two fresh-instance benches where the best improved), then the warm starts be
 usage: bench/search/ppo_device_report.py LABEL=grid.json[,grid2.json] [LABEL=...] > tables.md"""
 import json, sys
 
+import result_cell
+
 runs = {}  # label -> name -> merged entry
 labels = []
 for arg in sys.argv[1:]:
@@ -15,23 +17,7 @@ for arg in sys.argv[1:]:
         runs[label].update(json.load(open(p)))
 
 
-def cell(v):
-    if v is None:
-        return "–"
-    r = v["report"]
-    f = r["best"]["final"]
-    floor = f"floor {r['baseline']['noise_floor'] * 100:.2f}%"
-    if not r["improved"]:
-        if r["best"]["step"] >= 0 and "low" in f:
-            return f"none ({f['speedup']:.4f}× re-measured, in the noise; {floor})"
-        return f"none ({floor})"
-    s = f"**{f['speedup']:.4f}×** [{f['low']:.4f}, {f['high']:.4f}], {floor}"
-    fresh = [b["speedup"]["median"] for b in v.get("fresh_instance_benches", []) if "speedup" in b]
-    if fresh:
-        s += "; fresh " + ", ".join(f"{x:.4f}×" for x in fresh)
-    if r["verification"].get("correct") is True:
-        s += " ✓"
-    return s
+cell = result_cell.cell
 
 
 def rate(v):
