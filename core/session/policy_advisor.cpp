@@ -15,8 +15,8 @@ using search::FeatureExtractor;
 
 Status PolicyAdvisor::loadPolicy(const search::SearchConfig& config, const std::string& policyPath)
 {
-    // A run that goes on rewrites its policy.pt after every update: the file's bytes (a few hundred KB,
-    // read in well under a millisecond) say whether the loaded policy is still the file's.
+    // A run that goes on rewrites its policy.pt after every update: the file's bytes say whether the
+    // loaded policy is still the file's (a timestamp can miss a rewrite within its granularity).
     std::ifstream in(policyPath, std::ios::binary);
     std::ostringstream bytes;
     if (in) bytes << in.rdbuf();
