@@ -464,6 +464,18 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
                 row);
         });
     }
+    // DeepGEMM's named edit over the whole kernel, each of its edits judged like a hand-made one.
+    menu.addAction(tr("Yield/Reuse Interleave (FFMA Runs)"), this, [this, row] {
+        const EditOutcome outcome = m_controller->applyFfmaInterleave();
+        if (!outcome.accepted) {
+            showRefusal(row, outcome.reason, tr("Yield/reuse interleave"));
+            return;
+        }
+        m_banner->hide();
+        Q_EMIT statusMessage(outcome.reason.isEmpty()
+                                 ? tr("Done: yield/reuse interleave")
+                                 : tr("Done: yield/reuse interleave, %1").arg(outcome.reason));
+    });
     addPolicySuggestions(menu, position, row);
     menu.addSeparator();
     QAction* up = menu.addAction(tr("Move Up"), this, [this] { moveCurrent(-1); });

@@ -1,5 +1,6 @@
 #include "cli_workspace.h"
 #include "commands.h"
+#include "core/rewrite/ffma_interleave.h"
 
 #include <charconv>
 #include <fstream>
@@ -66,26 +67,42 @@ int runMoveCommand(const Args& raw)
     std::string err;
     auto args = parseArgs(
         raw,
-        OptionSpec{{"--move", "--edit", "-o"}, {"--repair", "--reschedule", "--minimal-stalls"}}.add(
-            workspaceOptionSpec()),
+        OptionSpec{{"--move", "--edit", "--pattern", "-o"}, {"--repair", "--reschedule", "--minimal-stalls"}}
+            .add(workspaceOptionSpec()),
         err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
-        return fail(
-            err.empty()
-                ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
-                  "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--repair | --reschedule [--minimal-stalls]] "
-                  "-o OUT.cubin"
-                : err);
+        return fail(err.empty() ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
+                                  "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--pattern ffma-interleave] "
+                                  "[--repair | --reschedule [--minimal-stalls]] -o OUT.cubin"
+                                : err);
     auto edits = parseEdits(args);
     if (!edits) return fail(edits.message());
-    if (edits->empty() && !args.has("--reschedule"))
-        return fail("nothing to do: give --move or --edit (or --reschedule alone: ptxas' order with derived "
-                    "control codes)");
+    const std::string pattern = args.value("--pattern");
+    if (!pattern.empty() && pattern != "ffma-interleave")
+        return fail("unknown --pattern '" + pattern + "' (ffma-interleave)");
+    if (edits->empty() && !args.has("--reschedule") && pattern.empty())
+        return fail("nothing to do: give --move, --edit or --pattern (or --reschedule alone: ptxas' order "
+                    "with derived control codes)");
     auto sel = openKernel(args.positional[0], args);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
     auto schedule = k.schedule(*edits);
     if (!schedule) return fail(schedule.message(), 2);
+    if (!pattern.empty()) {
+        // The named edit on the schedule the explicit edits left, each of its edits judged by the checker.
+        const auto named = ffmaInterleaveEdits(k.checker(), *schedule);
+        for (const auto& e : named.edits) {
+            Control& c = schedule->control[schedule->order[e.at]];
+            c.yield = *e.yield;
+            c.reuse = *e.reuse;
+        }
+        std::cerr << pattern << ": " << named.runs << " FFMA run(s), " << named.edits.size() << " edit(s)";
+        if (!named.refused.empty())
+            std::cerr << ", " << named.refused.size() << " refused (first: " << named.refused.front() << ")";
+        std::cerr << "\n";
+        if (named.edits.empty() && edits->empty()) return fail(pattern + ": nothing to edit in this kernel");
+        edits->insert(edits->end(), named.edits.begin(), named.edits.end());
+    }
     if (args.has("--repair")) k.checker().repairLatencies(*schedule);
     if (args.has("--reschedule")) {
         // Control codes derived for the new order of every block the edits touched.

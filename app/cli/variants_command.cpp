@@ -37,17 +37,17 @@ int runVariantsCommand(const Args& raw)
             workspaceOptionSpec()),
         err);
     if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
-        return fail(
-            err.empty()
-                ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
-                  "[--rule sassx|sip|stalls|yield|rescheduled|derived] [--max-edits M] [--memory-only] "
-                  "[--replay VARIANTS.jsonl] -o OUT.jsonl"
-                : err);
+        return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
+                                  "[--rule sassx|sip|stalls|yield|control|rescheduled|derived] [--max-edits "
+                                  "M] [--memory-only] "
+                                  "[--replay VARIANTS.jsonl] -o OUT.jsonl"
+                                : err);
     const std::string rule = args.value("--rule", "sassx");
-    if (rule != "sassx" && rule != "sip" && rule != "stalls" && rule != "yield" && rule != "rescheduled" &&
-        rule != "derived")
+    if (rule != "sassx" && rule != "sip" && rule != "stalls" && rule != "yield" && rule != "control" &&
+        rule != "rescheduled" && rule != "derived")
         return fail("--rule is sassx, sip, stalls (stall increases only: a control experiment), yield "
-                    "(yield-bit flips of ptxas' own order), rescheduled (moves with derived control codes, "
+                    "(yield-bit flips of ptxas' own order), control (yield flips and reuse edits of ptxas' "
+                    "order), rescheduled (moves with derived control codes, "
                     "and yield and reuse edits: the search space) or derived (ptxas' order with minimal "
                     "derived control codes: one variant)");
     int count = 0, maxEdits = 0;
@@ -73,7 +73,8 @@ int runVariantsCommand(const Args& raw)
     opts.maxEdits = maxEdits;
     opts.memoryOnly = args.has("--memory-only");
     opts.onlyRaiseStalls = rule == "stalls";
-    opts.yieldOnly = rule == "yield";
+    opts.yieldOnly = rule == "yield" || rule == "control";
+    opts.withReuse = rule == "control";
     // --replay: the variants come from a file (one Variant JSON per line, e.g. reductions of a failing
     // variant made by bench/legality/bisect.py); each is written whether legal or not, with its verdict.
     std::vector<Variant> replay;

@@ -48,12 +48,16 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
                 trial.control[i] = before;
             };
             if (hasSpace(space, ControlSpace::Yield)) {
+                // The flip keeping the reuse flags where Y0 with them is measured and decodes; otherwise
+                // the flip that clears them too (Y0 without flags is what ptxas itself writes).
                 Control edited = before;
                 edited.yield = uint8_t((before.yield & 1) ^ 1);
-                // To Y0 the reuse flags go too: ptxas never pairs them with Y0 (ControlRules).
-                std::optional<uint8_t> reuse;
-                if (edited.yield == 0 && edited.reuse != 0) reuse = edited.reuse = 0;
-                consider(edited, Edit::control(p, std::nullopt, edited.yield, reuse));
+                const size_t had = out.size();
+                consider(edited, Edit::control(p, std::nullopt, edited.yield, std::nullopt));
+                if (out.size() == had && edited.yield == 0 && edited.reuse != 0) {
+                    edited.reuse = 0;
+                    consider(edited, Edit::control(p, std::nullopt, edited.yield, uint8_t(0)));
+                }
             }
             if (hasSpace(space, ControlSpace::Stall)) {
                 // A stall decrease: the least stall (from the rescheduling floor up) with which the block

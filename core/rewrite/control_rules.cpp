@@ -1,9 +1,11 @@
 #include "core/rewrite/control_rules.h"
 
 #include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/yield_evidence.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace sassx {
 namespace {
@@ -50,6 +52,15 @@ std::string formOf(const Instruction& ins)
 }
 
 } // namespace
+
+bool ControlRules::habitsOnly()
+{
+    static const bool on = [] {
+        const char* v = std::getenv("SASSX_YIELD_RULE");
+        return v && std::string(v) == "ptxas-habits";
+    }();
+    return on;
+}
 
 bool issueGapIgnoresYield(uint8_t stall)
 {
@@ -100,27 +111,46 @@ ControlRules::ControlRules(const KernelAnalysis& analysis) : m_analysis(&analysi
     }
     for (auto& [form, slots] : m_reuseSlots)
         if (auto it = contradicted.find(form); it != contradicted.end()) slots &= uint8_t(~it->second);
+    m_gate = EncodingGate::forListing(analysis.listing, {});
 }
 
 std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& c) const
 {
     const auto& a = *m_analysis;
-    const Control& orig = a.listing.instructions[i].control;
+    const auto& ins = a.listing.instructions[i];
+    const Control& orig = ins.control;
     std::vector<std::string> out;
     if (c.stall == 0 && orig.stall != 0)
-        out.push_back(instructionAt(a, i) + ": a stall of 0 is only kept where ptxas used it");
+        out.push_back(instructionAt(a, i) + ": a stall of 0 is only kept where ptxas used it (it waits 33 "
+                                            "cycles with Y0 and is undefined with Y1; "
+                                            "bench/results/yield-semantics-h100-2026-11-22.md)");
     if (auto why = stallRefusal(i, c)) out.push_back(std::move(*why));
     if (auto why = yieldRefusal(i, c)) out.push_back(std::move(*why));
-    // ptxas never pairs reuse flags with Y0 (docs/sass-facts.md, control bits), nvdisasm rejects Y0 with
-    // a mask holding Rb and Rc, and the reuse cache only pays while one warp issues back to back
-    // (bench/results/yield-semantics-h100-2026-11-22.md).
-    if (c.reuse != 0 && (c.yield & 1) == 0 && (c.reuse != orig.reuse || c.yield != orig.yield))
-        out.push_back(instructionAt(a, i) +
-                      ": reuse flags with Y0 are never used by ptxas (it pairs them only " +
-                      "with Y1) and do not encode on every opcode");
+    // Reuse flags with Y0: ptxas pairs them only with Y1, but the pairing was measured (Y0 with the
+    // Ra/Rc flags of an FFMA run computed what Y1 does); where it was not, the flags stay with Y1.
+    if (c.reuse != 0 && (c.yield & 1) == 0 && (c.reuse != orig.reuse || c.yield != orig.yield)) {
+        const auto& ev = yieldEvidenceFor(ins);
+        if (!ev.reuseWithY0Safe || habitsOnly())
+            out.push_back(instructionAt(a, i) + ": reuse flags with Y0 were not measured on " +
+                          (*ev.name ? std::string(ev.name) : ins.baseOpcode) +
+                          " (ptxas pairs them only with Y1; the measured rows are in " +
+                          "bench/results/yield-classes-h200-2026-11-26.md)");
+    }
     if (c.wbar != orig.wbar || c.rbar != orig.rbar || c.wait != orig.wait)
         out.push_back(instructionAt(a, i) + ": scoreboard fields are not editable");
+    if ((c.reuse & 8) && !(orig.reuse & 8))
+        out.push_back(instructionAt(a, i) + ": the fourth reuse slot is reserved");
+    if (out.empty())
+        if (auto why = encodingRefusal(i, c)) out.push_back(std::move(*why));
     return out;
+}
+
+std::optional<std::string> ControlRules::encodingRefusal(uint32_t i, const Control& c) const
+{
+    const auto& ins = m_analysis->listing.instructions[i];
+    if (c == ins.control || !m_gate) return std::nullopt;
+    if (auto why = m_gate->refusal(i, c.encode(ins.hi))) return instructionAt(*m_analysis, i) + ": " + *why;
+    return std::nullopt;
 }
 
 std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control& c) const
@@ -141,7 +171,8 @@ std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control&
         return std::nullopt;
     return instructionAt(*m_analysis, i) + ": ptxas never used a stall of " + std::to_string(c.stall) +
            " with Y" + std::to_string(c.yield & 1) + " on " + ins.baseOpcode +
-           " in this kernel, so the encoding is not known to be valid";
+           " in this kernel, and only a raise within 1-11 keeping the yield bit is measured to just delay "
+           "the next issue (bench/results/yield-semantics-h100-2026-11-22.md)";
 }
 
 std::optional<uint8_t> ControlRules::leastAllowedStall(uint32_t i, int atLeast, uint8_t yield) const
@@ -150,7 +181,7 @@ std::optional<uint8_t> ControlRules::leastAllowedStall(uint32_t i, int atLeast, 
     c.yield = yield & 1;
     for (int s = std::max(atLeast, 0); s <= 15; ++s) {
         c.stall = uint8_t(s);
-        if (!stallRefusal(i, c)) return uint8_t(s);
+        if (!stallRefusal(i, c) && !encodingRefusal(i, c)) return uint8_t(s);
     }
     return std::nullopt;
 }
@@ -174,23 +205,34 @@ std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control&
                " cycles with Y0, " + std::to_string(issueGap(c.stall, 1)) +
                " with Y1; docs/sass-facts.md, control bits)";
     }
-    // Opcodes encode only some control values (nvdisasm rejects a flipped yield on BRA): only a bit ptxas
-    // itself used on the same opcode in this kernel is known to encode.
-    auto it = m_observedYield.find(ins.baseOpcode);
-    if (it == m_observedYield.end() || !((it->second >> want) & 1))
-        return who + "ptxas never used Y" + std::to_string(want) + " on " + ins.baseOpcode +
-               " in this kernel, so the encoding is not known to be valid";
     // At a branch or barrier the bit may be what lets the other warps progress (a warp spinning on a
-    // barrier without it could starve them): no evidence either way, so ptxas' bit stays.
+    // barrier without it could starve them): the probes measured one warp's gap and results, not that.
     if (a.facts[i].wall)
         return who + "it is a wall (" + a.facts[i].wallReason +
-               "), where the bit may be what lets other warps progress";
-    // The gaps and read-after-write bounds were measured on fixed-latency instructions only
-    // (bench/results/yield-semantics-h100-2026-11-22.md); a variable-latency one also sets or waits on
-    // scoreboards, whose timing against the bit is unmeasured.
-    if (ins.variableLatency)
-        return who + "it has variable latency, and the yield bit was measured on fixed-latency "
-                     "instructions only (bench/results/yield-semantics-h100-2026-11-22.md)";
+               "), where the bit may be what lets other warps progress (not measured)";
+    if (habitsOnly()) {
+        // The rule before the decode gate and the class table, kept for comparisons only.
+        auto it = m_observedYield.find(ins.baseOpcode);
+        if (it == m_observedYield.end() || !((it->second >> want) & 1) || ins.variableLatency)
+            return who + "ptxas never used Y" + std::to_string(want) + " on " + ins.baseOpcode +
+                   " in this kernel (SASSX_YIELD_RULE=ptxas-habits)";
+        return std::nullopt;
+    }
+    // Whether the encoding exists is the decoder's question (encodingRefusal); whether the flip keeps
+    // the gap, the scoreboards and the results is the measured table's, per class.
+    const auto& ev = yieldEvidenceFor(ins);
+    if (!ev.flipSafe) {
+        if (!*ev.name)
+            return who + "the yield bit on " + ins.baseOpcode +
+                   " was not measured (no class row in bench/results/yield-classes-h200-2026-11-26.md covers "
+                   "it)";
+        return who + "on " + std::string(ev.name) + " " + ev.missing + " was not measured (" + ev.source +
+               ")";
+    }
+    if (c.stall == 1 && want == 1 && !ev.stallOneToY1Safe)
+        return who + "at stall 1, Y1 issues the next instruction after 1 cycle instead of 2, and on " +
+               std::string(ev.name) + " that was not measured safe (loads issued 1 cycle apart faulted; " +
+               ev.source + ")";
     return std::nullopt;
 }
 

@@ -6,9 +6,11 @@
 // ("Control edits") says where each bound comes from.
 #include "core/rewrite/variant.h"
 #include "core/sass/control.h"
+#include "core/sass/encoding_gate.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,25 +59,28 @@ inline bool hasSpace(ControlSpace space, ControlSpace part)
     return (uint8_t(space) & uint8_t(part)) != 0;
 }
 
-// Per-kernel control-value rules. Edits are judged against ptxas' own bits for the same instruction.
+// Per-kernel control-value rules. Edits are judged against ptxas' own bits for the same instruction, the
+// measured tables and nvdisasm's decoding of the edited word.
 class ControlRules
 {
 public:
     explicit ControlRules(const KernelAnalysis& analysis);
 
     // Why instruction i may not carry `c` in place of ptxas' control bits: a stall of 0 where ptxas had
-    // none, stallRefusal, yieldRefusal, reuse flags with Y0 (ptxas never pairs them; nvdisasm rejects
-    // some) and changed scoreboard fields. One sentence per broken rule, naming the instruction; empty
-    // when every rule holds. Where each reuse flag may stand depends on the order: reuseRefusal.
+    // none, stallRefusal, yieldRefusal, reuse flags with Y0 on a class where that pairing was not
+    // measured (yieldEvidenceFor), changed scoreboard fields, and, when all those hold, encodingRefusal.
+    // One sentence per broken rule, naming the instruction; empty when every rule holds. Where each
+    // reuse flag may stand depends on the order: reuseRefusal.
     std::vector<std::string> valueRefusals(uint32_t i, const Control& c) const;
 
     // The stall rule alone: a changed stall must form a (stall, yield) pair ptxas used on the opcode, or
     // raise ptxas' stall within 1-11 keeping its yield bit.
     std::optional<std::string> stallRefusal(uint32_t i, const Control& c) const;
     // The yield rule alone: a yield bit other than ptxas' is legal only where the issue gap ignores it
-    // (issueGapIgnoresYield of the new stall), ptxas used that bit on the opcode in this kernel, and the
-    // instruction is neither a wall (a branch or barrier may rely on the bit to let other warps
-    // progress) nor of variable latency (the bit was measured on fixed-latency instructions only).
+    // (issueGapIgnoresYield of the new stall), the instruction is not a wall (a branch or barrier may
+    // rely on the bit to let other warps progress), and the measured table says the flip keeps the
+    // gap, scoreboards and results of the instruction's class (yieldEvidenceFor). Whether the word
+    // encodes is encodingRefusal's question, not ptxas' habits.
     std::optional<std::string> yieldRefusal(uint32_t i, const Control& c) const;
 
     // Why the reuse flag on operand slot `slot` (0 Ra, 1 Rb, 2 Rc, 3 reserved; encoding fields, not
@@ -94,6 +99,22 @@ public:
     // nullopt if none is.
     std::optional<uint8_t> leastAllowedStall(uint32_t i, int atLeast, uint8_t yield) const;
 
+    // The encoding rule alone: instruction i's word with control bits `c` must decode, by nvdisasm, to
+    // the instruction ptxas wrote (EncodingGate); nvdisasm's complaint otherwise. Listings built from
+    // text have no words and no gate.
+    std::optional<std::string> encodingRefusal(uint32_t i, const Control& c) const;
+    // Decodes every word the control edits of this kernel can produce now, not at the first edit.
+    void primeEncodings() const
+    {
+        if (m_gate) m_gate->prime();
+    }
+
+    // SASSX_YIELD_RULE=ptxas-habits puts back the yield rule the decode gate and the class table
+    // replaced (a yield bit only where ptxas used it on the opcode in this kernel, fixed-latency
+    // instructions only, no reuse flags with Y0): for measuring what the widening adds
+    // (bench/results/yield-widening-*), never for tuning.
+    static bool habitsOnly();
+
 private:
     std::string reuseWho(uint32_t i, int slot) const;
 
@@ -101,6 +122,7 @@ private:
     std::map<std::string, uint32_t> m_observedStalls; // base opcode → bit (stall + 16 * yield) ptxas used
     std::map<std::string, uint8_t> m_observedYield;   // base opcode → bit (yield) ptxas used
     std::map<std::string, uint8_t> m_reuseSlots;      // encoding form → slots whose field ptxas' flags name
+    std::shared_ptr<EncodingGate> m_gate;             // shared by every checker of the kernel
 };
 
 } // namespace sassx

@@ -59,7 +59,9 @@ std::vector<Edit> randomYieldFlips(const LegalityChecker& checker, std::mt19937_
                                    const RandomVariantOptions& options, Schedule& schedule)
 {
     std::vector<Edit> applied;
-    auto candidates = checker.legalControlEdits(schedule, ControlSpace::Yield);
+    auto candidates = checker.legalControlEdits(schedule, options.withReuse ? ControlSpace::YieldAndReuse
+                                                                            : ControlSpace::Yield);
+    std::vector<char> edited(schedule.order.size(), 0);
     if (candidates.empty()) return applied;
     const int count = std::uniform_int_distribution<int>(options.minEdits, options.maxEdits)(rng);
     CheckOptions stop;
@@ -69,13 +71,15 @@ std::vector<Edit> randomYieldFlips(const LegalityChecker& checker, std::mt19937_
         const Edit e = candidates[pick];
         candidates[pick] = candidates.back();
         candidates.pop_back();
+        if (edited[e.at]) continue; // one edit per instruction
         // Flips of different instructions are independent (legalControlEdits); the full check guards
         // that claim rather than trusting it.
         Schedule trial = schedule;
         Control& c = trial.control[trial.order[e.at]];
-        c.yield = *e.yield;
-        if (e.reuse) c.reuse = *e.reuse; // a flip to Y0 drops the reuse flags (legalControlEdits)
+        if (e.yield) c.yield = *e.yield;
+        if (e.reuse) c.reuse = *e.reuse; // a flip to Y0 may drop the reuse flags (legalControlEdits)
         if (!checker.check(trial, stop).legal()) continue;
+        edited[e.at] = 1;
         schedule = std::move(trial);
         applied.push_back(e);
     }

@@ -18,6 +18,9 @@ struct RandomVariantOptions
     // Yield rule (variants --rule yield): between minEdits and maxEdits legal yield flips of distinct
     // instructions on the given schedule (ptxas' own order), no moves and no other edits.
     bool yieldOnly = false;
+    // With yieldOnly (variants --rule control): reuse edits (one flag cleared or set) are drawn too,
+    // from LegalityChecker::legalControlEdits(schedule, ControlSpace::YieldAndReuse).
+    bool withReuse = false;
 };
 
 // Applies between minEdits and maxEdits random legal edits; returns the edits actually applied (an

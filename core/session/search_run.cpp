@@ -117,6 +117,9 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     std::error_code ec;
     fs::create_directories(options.outDir, ec);
     if (ec) return makeError("cannot create " + options.outDir + ": " + ec.message());
+    // The control rules decode their batch of edited words with several nvdisasm processes at once;
+    // do it before the evaluator measures the baseline and its noise floor, which it must not disturb.
+    kernel().checker().controlRules().primeEncodings();
     if (Status s = prepare(); !s) return s.error();
     SearchEvaluator evaluator(m_kernelEvaluator, options.plan);
     search::SearchEngine engine(kernel().checker(), evaluator);

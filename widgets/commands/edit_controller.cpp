@@ -1,5 +1,6 @@
 #include "widgets/commands/edit_controller.h"
 
+#include "core/rewrite/ffma_interleave.h"
 #include "core/session/session.h"
 #include "widgets/commands/variant_edit_command.h"
 
@@ -45,6 +46,32 @@ EditOutcome EditController::apply(const Edit& edit)
                      int(edits.size() - 1));
         text += QStringLiteral(" (") + derived + QStringLiteral(")");
     }
+    push(edits, text);
+    return {true, derived};
+}
+
+EditOutcome EditController::applyFfmaInterleave()
+{
+    const LegalityChecker* checker = m_session->checker();
+    if (!checker) return {false, tr("No kernel is open")};
+    const PatternEdits named = ffmaInterleaveEdits(*checker, m_session->schedule());
+    if (named.edits.empty()) {
+        if (named.runs == 0) return {false, tr("No run of 8 or more FFMAs in this kernel")};
+        return {false, named.refused.empty()
+                           ? tr("No FFMA in the %n run(s) caches its Rb operand where the pattern edits",
+                                nullptr, named.runs)
+                           : QString::fromStdString(named.refused.front())};
+    }
+    const QString text = tr("yield/reuse interleave: %n edit(s)", nullptr, int(named.edits.size())) +
+                         tr(" in %n FFMA run(s)", nullptr, named.runs);
+    push(named.edits, text);
+    return {true, named.refused.empty()
+                      ? QString()
+                      : tr("%n refused by the checker", nullptr, int(named.refused.size()))};
+}
+
+void EditController::push(const std::vector<Edit>& edits, const QString& text)
+{
     const VariantRecord* current = m_session->currentVariant();
     std::optional<VariantRecord> before;
     VariantRecord after;
@@ -60,7 +87,6 @@ EditOutcome EditController::apply(const Edit& edit)
     }
     after.edits.insert(after.edits.end(), edits.begin(), edits.end());
     m_undoStack->push(new VariantEditCommand(m_session, before, after, current->id, text));
-    return {true, derived};
 }
 
 std::vector<uint32_t> EditController::legalTargets(uint32_t position) const

@@ -38,6 +38,9 @@ public:
     // deriveControlCodes() is on and the derivation makes it legal (LegalityChecker::rescheduledMove):
     // one undoable step holding the move and the control edits, its text saying how many changed.
     EditOutcome apply(const Edit& edit);
+    // DeepGEMM's FFMA yield/reuse interleave over the whole current variant (ffmaInterleaveEdits): one
+    // undoable step holding every edit the checker accepts; refused when there is none, with the reason.
+    EditOutcome applyFfmaInterleave();
     void setDeriveControlCodes(bool on) { m_derive = on; }
     bool deriveControlCodes() const { return m_derive; }
     // Same verdict as apply() without editing.
@@ -59,6 +62,8 @@ Q_SIGNALS:
     void refused(const Edit& edit, const QString& reason);
 
 private:
+    void push(const std::vector<Edit>& edits, const QString& text);
+
     Session* m_session;
     QUndoStack* m_undoStack;
     bool m_derive = true;

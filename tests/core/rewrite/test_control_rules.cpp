@@ -7,7 +7,9 @@
 #include "core/cubin/cubin.h"
 #include "core/rewrite/control_rules.h"
 #include "core/rewrite/cubin_writer.h"
+#include "core/rewrite/ffma_interleave.h"
 #include "core/rewrite/legality.h"
+#include "core/rewrite/yield_evidence.h"
 #include "core/sass/listing.h"
 #include "core/sass/nvdisasm.h"
 #include "core/search/random_variants.h"
@@ -105,8 +107,9 @@ void replay(const Loaded& l, const LegalityChecker& checker, const std::vector<E
 // Totals over every sample, asserted at the end (each rule must have met real cases).
 struct Tally
 {
-    int kernels = 0, yieldLegal = 0, yieldAboveEleven = 0, reuseSetLegal = 0, reuseSetRefused = 0,
-        reuseCleared = 0, enumerated = 0, ptxasPairsModelled = 0;
+    int kernels = 0, yieldLegal = 0, yieldWidened = 0, yieldUndecodable = 0, yieldAboveEleven = 0,
+        reuseSetLegal = 0, reuseSetRefused = 0, reuseCleared = 0, enumerated = 0, ptxasPairsModelled = 0,
+        interleaveEdits = 0, interleaveRefused = 0, reuseSetOnY0 = 0;
 } g_tally;
 
 } // namespace
@@ -141,9 +144,11 @@ private slots:
                 QCOMPARE(issueGap(ins.control), issueCycles(ins));
     }
 
-    // A yield flip alone is legal exactly where the gap ignores the bit (stall 1..11), ptxas used the new
-    // bit on the opcode, the instruction is a fixed-latency one and no wall, and (to Y0) it carries no
-    // reuse flags; above stall 11 the refusal says why.
+    // A yield flip alone is legal exactly where the gap ignores the bit (stall 1..11), the instruction is
+    // no wall, its class's row in the measured table says the flip is safe (yieldEvidenceFor), and nvdisasm
+    // decodes the flipped word to the same instruction; to Y0 with reuse flags, the pairing must be
+    // measured on the class too. Every refusal says which rule. The old rule ("ptxas used that bit on the
+    // opcode in this kernel") is counted where it would have refused: those are the flips evidence opens.
     void yieldFlips_data() { samples_data(); }
     void yieldFlips()
     {
@@ -153,6 +158,7 @@ private slots:
         for (const auto& ap : l->kernels) {
             const auto& a = *ap;
             LegalityChecker checker(ap);
+            const auto& rules = checker.controlRules();
             std::map<std::string, uint8_t> used;
             for (const auto& ins : a.listing.instructions)
                 used[ins.baseOpcode] |= uint8_t(1u << (ins.control.yield & 1));
@@ -161,6 +167,9 @@ private slots:
                 const uint8_t flipped = (ins.control.yield & 1) ^ 1;
                 const auto r = checker.check({yieldFlip(a, i)});
                 const std::string where = a.listing.kernel + ": " + ins.text() + ": " + r.summary();
+                Control c = ins.control;
+                c.yield = flipped;
+                const auto& ev = yieldEvidenceFor(ins);
                 if (ins.control.stall > 11) {
                     QVERIFY2(!r.legal(), where.c_str());
                     QVERIFY2(mentions(r, HazardKind::Structure,
@@ -169,23 +178,36 @@ private slots:
                                  mentions(r, HazardKind::Structure, "docs/sass-facts.md, control bits"),
                              where.c_str());
                     ++g_tally.yieldAboveEleven;
-                } else if (ins.control.stall >= 1 && !a.facts[i].wall && !ins.variableLatency &&
-                           ((used[ins.baseOpcode] >> flipped) & 1)) {
-                    if (flipped == 0 && ins.control.reuse != 0) {
-                        // ptxas never pairs reuse flags with Y0: the flip must drop them.
+                } else if (ins.control.stall >= 1 && !a.facts[i].wall && ev.flipSafe &&
+                           !(ins.control.stall == 1 && flipped == 1 && !ev.stallOneToY1Safe)) {
+                    const auto encoding = rules.encodingRefusal(i, c);
+                    if (flipped == 0 && ins.control.reuse != 0 && !ev.reuseWithY0Safe) {
                         QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure, "reuse flags with Y0"),
                                  where.c_str());
-                        const auto dropped =
-                            checker.check({Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0))});
-                        QVERIFY2(dropped.legal(), (where + " / " + dropped.summary()).c_str());
+                    } else if (encoding) {
+                        QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure, "nvdisasm"), where.c_str());
+                        QVERIFY2(encoding->find("nvdisasm") != std::string::npos, encoding->c_str());
+                        ++g_tally.yieldUndecodable;
                     } else {
                         QVERIFY2(r.legal(), where.c_str());
+                        ++g_tally.yieldLegal;
+                        if (!((used[ins.baseOpcode] >> flipped) & 1)) ++g_tally.yieldWidened;
                     }
-                    ++g_tally.yieldLegal;
+                    if (!r.legal() && flipped == 0 && ins.control.reuse != 0) {
+                        // Dropping the flags with the flip is what ptxas itself writes: that decodes.
+                        c.reuse = 0;
+                        if (!rules.encodingRefusal(i, c)) {
+                            const auto dropped =
+                                checker.check({Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0))});
+                            QVERIFY2(dropped.legal(), (where + " / " + dropped.summary()).c_str());
+                        }
+                    }
                 } else {
                     QVERIFY2(!r.legal() &&
                                  mentions(r, HazardKind::Structure, "the yield bit cannot change here"),
                              where.c_str());
+                    if (!ev.flipSafe && !a.facts[i].wall && ins.control.stall >= 1)
+                        QVERIFY2(mentions(r, HazardKind::Structure, "measured"), where.c_str());
                 }
             }
         }
@@ -225,12 +247,15 @@ private slots:
                         continue;
                     }
                     const auto why = rules.reuseRefusal(identity, i, i, slot);
-                    QVERIFY2(r.legal() == (!why && (ins.control.yield & 1)), where.c_str());
+                    Control c = ins.control;
+                    c.reuse = uint8_t(c.reuse | (1u << slot));
+                    const auto values = rules.valueRefusals(i, c);
+                    QVERIFY2(r.legal() == (!why && values.empty()), where.c_str());
                     if (why)
                         QVERIFY2(mentions(r, HazardKind::Reuse, "operand slot " + std::to_string(slot)),
                                  where.c_str());
-                    else if (!(ins.control.yield & 1))
-                        QVERIFY2(mentions(r, HazardKind::Structure, "reuse flags with Y0"), where.c_str());
+                    else if (!values.empty())
+                        QVERIFY2(mentions(r, HazardKind::Structure, values.front()), where.c_str());
                     ++g_tally.reuseSetRefused;
                 }
                 if (ins.control.reuse) {
@@ -240,12 +265,19 @@ private slots:
                 }
             }
             // Setting ptxas' flags back one at a time on the cleared schedule is offered, and only that.
+            // Beyond those, only flags on Y0 instructions, where ptxas never sets one (reuse with Y0 is
+            // measured on ALU/FMA: yieldEvidenceFor).
             int offered = 0;
             for (const auto& e : checker.legalControlEdits(cleared, ControlSpace::Reuse)) {
                 QVERIFY(e.reuse && std::popcount(unsigned(*e.reuse)) == 1);
-                QVERIFY2((a.listing.instructions[e.at].control.reuse & *e.reuse) == *e.reuse,
+                const auto& ins = a.listing.instructions[e.at];
+                if ((ins.control.reuse & *e.reuse) == *e.reuse) {
+                    ++offered;
+                    continue;
+                }
+                QVERIFY2(!(ins.control.yield & 1) && yieldEvidenceFor(ins).reuseWithY0Safe,
                          e.describe().c_str());
-                ++offered;
+                ++g_tally.reuseSetOnY0;
             }
             QCOMPARE(offered, flags);
             g_tally.reuseSetLegal += offered;
@@ -281,7 +313,8 @@ private slots:
             QCOMPARE(offered.size(), both.size());
             for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
                 std::vector<Edit> candidates{yieldFlip(a, i)};
-                if (a.listing.instructions[i].control.reuse)
+                // The flip that drops the reuse flags is offered only where the flip keeping them is not.
+                if (a.listing.instructions[i].control.reuse && !checker.check({yieldFlip(a, i)}).legal())
                     candidates.push_back(Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0)));
                 for (int slot = 0; slot < 4; ++slot)
                     candidates.push_back(reuseToggle(a, i, slot));
@@ -375,10 +408,44 @@ private slots:
         }
     }
 
+    // DeepGEMM's interleave as a named edit: every edit it makes flips the yield bit of an FFMA in a run
+    // of 8 or more and clears that FFMA's Rb flag, the edits pass the checker together, and written,
+    // disassembled and replayed they give exactly those bits.
+    void ffmaInterleave_data() { samples_data(); }
+    void ffmaInterleave()
+    {
+        QFETCH(QString, path);
+        auto l = load(path);
+        QVERIFY(l);
+        for (const auto& ap : l->kernels) {
+            const auto& a = *ap;
+            LegalityChecker checker(ap);
+            const Schedule identity = Schedule::identity(a);
+            const auto named = ffmaInterleaveEdits(checker, identity);
+            Schedule s = identity;
+            for (const auto& e : named.edits) {
+                const auto& ins = a.listing.instructions[e.at];
+                QCOMPARE(ins.baseOpcode, std::string("FFMA"));
+                QVERIFY(e.yield && *e.yield == ((ins.control.yield & 1) ^ 1));
+                QVERIFY(ins.control.reuse & 2);
+                QVERIFY(e.reuse && *e.reuse == (ins.control.reuse & ~2));
+                s.control[e.at].yield = *e.yield;
+                s.control[e.at].reuse = *e.reuse;
+            }
+            QVERIFY2(checker.check(s).legal(), checker.check(s).summary().c_str());
+            if (named.edits.empty()) continue;
+            replay(*l, checker, named.edits);
+            g_tally.interleaveEdits += int(named.edits.size());
+            g_tally.interleaveRefused += int(named.refused.size());
+        }
+    }
+
     // Every rule above met real cases somewhere in the samples.
     void rulesMetRealCases()
     {
         if (!g_tally.kernels) QSKIP("runs after the sample tests (run the whole test)");
+        qInfo("%d legal yield flips ptxas never made on their opcode, %d refused by nvdisasm",
+              g_tally.yieldWidened, g_tally.yieldUndecodable);
         qInfo("%d kernels: %d legal yield flips, %d refused above stall 11; reuse: %d flags cleared, %d set "
               "back legally, %d sets refused, %d of ptxas' pairs the set rule models; %d control edits "
               "enumerated",
@@ -386,6 +453,10 @@ private slots:
               g_tally.reuseSetLegal, g_tally.reuseSetRefused, g_tally.ptxasPairsModelled, g_tally.enumerated);
         QVERIFY(g_tally.yieldLegal > 0);
         QVERIFY(g_tally.yieldAboveEleven > 0);
+        QVERIFY(g_tally.yieldWidened > 0);
+        qInfo("ffma-interleave: %d edits, %d refused; %d reuse flags settable on Y0 instructions",
+              g_tally.interleaveEdits, g_tally.interleaveRefused, g_tally.reuseSetOnY0);
+        QVERIFY(g_tally.interleaveEdits > 0);
         QVERIFY(g_tally.reuseCleared > 0);
         QVERIFY(g_tally.reuseSetLegal > 0);
         QVERIFY(g_tally.reuseSetRefused > 0);

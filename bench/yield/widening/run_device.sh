@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Device evidence for the widened yield/reuse space (docs/legality.md, "Yield bit"; bench/yield/widening/README.md).
+#   bench/yield/widening/run_device.sh correctness    run_variants.py over .deps/control-variants (made by
+#                                                    make_variants.sh here): every variant on 3 input sets
+#   MODES="old new" KERNELS="attention_fwd" BUDGET=200 bench/yield/widening/run_device.sh search
+#                                                    greedy over the yield space per kernel and mode, one
+#                                                    search at a time on GPU 0, each best benched twice
+#                                                    more in fresh processes (CONFIRM=1); old = the rule
+#                                                    before the widening (SASSX_YIELD_RULE=ptxas-habits)
+# Writes to $OUT (default /tmp/widening). Needs .deps/search (bench/search/pack_device.sh) for search.
+set -uo pipefail
+what=${1:?usage: run_device.sh correctness|search}
+OUT=${OUT:-/tmp/widening}
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/env-$what.txt" 2>&1
+date -u +%FT%TZ >> "$OUT/env-$what.txt"
+case "$what" in
+  correctness)
+    jobs=""
+    for f in .deps/control-variants/*.control.jsonl; do jobs="$jobs $(basename "$f" .control.jsonl):control"; done
+    mkdir -p "$OUT/correctness"
+    bash "$HERE/../../legality/run_all.sh" .deps/control-variants "$OUT/correctness" "$jobs" "${EACH:-40}"
+    ;;
+  search)
+    for k in ${KERNELS:?}; do
+      for mode in ${MODES:-old new}; do
+        if [ "$mode" = old ]; then export SASSX_YIELD_RULE=ptxas-habits; else unset SASSX_YIELD_RULE; fi
+        OUT="$OUT/$mode" KERNELS="$k" ALGOS="greedy:yield" BUDGET="${BUDGET:-200}" CONFIRM=1 NGPU=1 \
+          bash "$HERE/../../search/run_device.sh" > "$OUT/search-$k-$mode.log" 2>&1
+        tail -3 "$OUT/search-$k-$mode.log"
+      done
+    done
+    unset SASSX_YIELD_RULE
+    ;;
+  *) echo "run_device.sh: unknown step $what" >&2; exit 2 ;;
+esac

@@ -1,0 +1,29 @@
+#pragma once
+// DeepGEMM's FFMA yield/reuse interleave as a named edit (docs/legality.md, "Named edits"): in runs of
+// FFMAs, some instructions that cache their Rb operand give the cache up and flip the yield bit, so the
+// warp scheduler may switch warps there. Every edit the pattern makes goes through the checker, like a
+// hand-made one; an edit the checker refuses is left out and reported.
+#include "core/rewrite/legality.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sassx {
+
+struct PatternEdits
+{
+    std::vector<Edit> edits;          // legal together, positions in the schedule given
+    std::vector<std::string> refused; // the checker's reason for each edit left out
+    int runs = 0;                     // FFMA runs found (8 or more in a row)
+};
+
+// The interleave over positions [first, end) of `current` (the whole kernel by default). The rule, in
+// sassx's terms: a run is 8 or more FFMAs one after another in a block; in the first 9/16 of each run,
+// an FFMA whose Rb reuse flag is set, whose second-to-last register operand ("the key") was not seen
+// earlier in the run, or that follows an FFMA that kept its Rb flag on the same key, clears that flag
+// and flips its yield bit. Published as deep_gemm/jit/interleave_ffma.py (cited in docs/legality.md).
+PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current, uint32_t first = 0,
+                                 uint32_t end = UINT32_MAX);
+
+} // namespace sassx

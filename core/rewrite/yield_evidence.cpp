@@ -1,0 +1,71 @@
+#include "core/rewrite/yield_evidence.h"
+
+#include <array>
+#include <string_view>
+
+namespace sassx {
+namespace {
+
+constexpr const char* kFixedSource = "bench/results/yield-semantics-h100-2026-11-22.md";
+constexpr const char* kClassSource = "bench/results/yield-classes-h200-2026-11-26.md";
+
+// One row per class the probes cover (bench/yield/classes/README.md lists their kernels). A row whose
+// measurement found a changed gap, scoreboard or result, or that was not run, stays unsafe and says so.
+struct Row
+{
+    std::array<std::string_view, 4> opcodes;
+    YieldClassEvidence evidence;
+};
+
+// Measured on an H200 (bench/results/yield-classes-h200-2026-11-26.md): at stalls 2, 6, 11 and ptxas'
+// own, one warp's issue gap was the same under both bits (MUFU within 0.23 cycles, longer with Y0) and
+// never below the stall; flipping the bit on every instruction of the class in a kernel that consumes
+// the results left every output bit-identical on 3 input sets x {1 warp, 1 block of 256, 2 blocks of
+// 1024 per SM}. BAR, DEPBAR and MEMBAR are walls: ControlRules refuses them before this table.
+const std::array<Row, 14>& rows()
+{
+    static const std::array<Row, 14> table{{
+        {{"MUFU"}, {"MUFU", true, false, false, kClassSource, ""}},
+        {{"LDG"}, {"LDG", true, false, false, kClassSource, ""}},
+        {{"STG"}, {"STG", true, false, false, kClassSource, ""}},
+        {{"LDS"}, {"LDS", true, false, false, kClassSource, ""}},
+        {{"STS"}, {"STS", true, false, false, kClassSource, ""}},
+        {{"LDGSTS"}, {"LDGSTS", true, false, false, kClassSource, ""}},
+        {{"LDSM"}, {"LDSM", true, false, false, kClassSource, ""}},
+        {{"CS2R"}, {"CS2R", true, false, false, kClassSource, ""}},
+        {{"SHFL"}, {"SHFL", true, false, false, kClassSource, ""}},
+        {{"HMMA"}, {"HMMA", true, false, false, kClassSource, ""}},
+        {{"DEPBAR"}, {"DEPBAR", true, false, false, kClassSource, ""}},
+        {{"BAR"}, {"BAR", true, false, false, kClassSource, ""}},
+        {{"MEMBAR"}, {"MEMBAR", true, false, false, kClassSource, ""}},
+        // The probe's S2R run is latency-bound (each read waits for the one before), so its issue gap
+        // was not measured, though its results were unchanged.
+        {{"S2R", "S2UR"},
+         {"S2R", false, false, false, kClassSource, "its issue gap (the probe's S2R run is latency-bound)"}},
+    }};
+    return table;
+}
+
+} // namespace
+
+const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins)
+{
+    // Fixed-latency ALU and FMA operations: the gap, every read-after-write bound and the results were
+    // measured under both bits at stalls 1-11, and Y0 with the Ra/Rc reuse flags of an FFMA run computed
+    // correctly in every configuration.
+    static const YieldClassEvidence fixedAluFma{"fixed-latency ALU/FMA", true, true, true, kFixedSource, ""};
+    // Other fixed-latency instructions (uniform datapath, fixed-latency MMA): the issue gap is the same
+    // measured gap; no reuse flags were measured on them.
+    static const YieldClassEvidence fixedOther{"fixed-latency", true, false, true, kFixedSource, ""};
+    // ALU/FMA first: CS2R of a zero register is one (CS2R of the clock is a special-register read).
+    const bool fixed = !ins.variableLatency && !ins.opaque;
+    if (fixed && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma)) return fixedAluFma;
+    for (const auto& row : rows())
+        for (auto op : row.opcodes)
+            if (!op.empty() && op == ins.baseOpcode) return row.evidence;
+    if (fixed) return fixedOther;
+    static const YieldClassEvidence unmeasured{"", false, false, false, "", ""};
+    return unmeasured;
+}
+
+} // namespace sassx
