@@ -68,6 +68,7 @@ private slots:
     void legalTextExplainsNoMoves();
     void moveRoundTrip();
     void reschedule();
+    void namedPattern();
     void diff_data();
     void diff();
     void variants();

@@ -92,6 +92,50 @@ void TestCli::reschedule()
     QVERIFY(!parseObject(stalls.out, &error)["control_edits"].toArray().isEmpty());
 }
 
+// move --pattern ffma-interleave writes DeepGEMM's edit: only FFMAs change, each to the other yield bit
+// with its Rb flag cleared; an unknown pattern is one line; variants --rule control draws yield and reuse
+// edits only.
+void TestCli::namedPattern()
+{
+    const QString cubin = sample(QStringLiteral("sgemm_leakyrelu"));
+    if (cubin.isEmpty()) QSKIP("no sgemm_leakyrelu sm_90 sample");
+    const CliRun r = runCli({"move", cubin, "--pattern", "ffma-interleave", "-o", tmp("interleave.cubin")});
+    QVERIFY2(r.ok(), qPrintable(r.describe()));
+    QVERIFY2(r.err.contains("ffma-interleave: ") && r.err.contains("FFMA run(s)"), r.err.constData());
+    QString error;
+    const CliRun before = runCli({"annotate", cubin, "--json"});
+    const CliRun after = runCli({"annotate", tmp("interleave.cubin"), "--json"});
+    QVERIFY2(before.ok() && after.ok(), qPrintable(after.describe()));
+    const QJsonArray a = parseObject(before.out, &error)["instructions"].toArray();
+    const QJsonArray b = parseObject(after.out, &error)["instructions"].toArray();
+    QCOMPARE(a.size(), b.size());
+    int changed = 0;
+    for (int i = 0; i < a.size(); ++i) {
+        const QJsonObject x = a[i].toObject()["control"].toObject(),
+                          y = b[i].toObject()["control"].toObject();
+        if (x == y) continue;
+        ++changed;
+        QCOMPARE(a[i].toObject()["opcode"].toString(), QStringLiteral("FFMA"));
+        QCOMPARE(y["yield"].toInt(), 1 - x["yield"].toInt());
+        QVERIFY(x["reuse"].toInt() & 2);
+        QCOMPARE(y["reuse"].toInt(), x["reuse"].toInt() & ~2);
+    }
+    QVERIFY(changed > 0);
+    const CliRun unknown = runCli({"move", cubin, "--pattern", "zigzag", "-o", tmp("zigzag.cubin")});
+    QVERIFY(!unknown.ok());
+    QCOMPARE(unknown.errLines().size(), 1);
+    QVERIFY(unknown.err.contains("unknown --pattern"));
+    const CliRun v =
+        runCli({"variants", cubin, "--rule", "control", "--count", "4", "-o", tmp("control.jsonl")});
+    QVERIFY2(v.ok(), qPrintable(v.describe()));
+    for (const QByteArray& line : readBytes(tmp("control.jsonl")).trimmed().split('\n')) {
+        const QJsonObject o = parseObject(line, &error);
+        QVERIFY(o["legal"].toBool());
+        for (const auto& e : o["edits"].toArray())
+            QVERIFY2(!e.toObject().contains("move"), line.constData());
+    }
+}
+
 // B: "moved" the move's output cubin, "same" the original, "variant" the move as variant JSON.
 void TestCli::diff_data()
 {
