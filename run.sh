@@ -92,8 +92,11 @@ SEARCH_SPEC="$BUILD/samples/flash_attn_fwd.launch.json"
 case "${1:-run}" in
   test)
     setup
-    cd "$BUILD"
-    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" --timeout 1500
+    rc=0
+    (cd "$BUILD" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" --timeout 1500) || rc=$?
+    # Skips counted as skips, with their reasons; a skip ./run.sh should have prevented fails the run.
+    python3 "$ROOT/tests/test_report.py" "$BUILD" || rc=1
+    exit "$rc"
     ;;
   run)
     setup
