@@ -178,10 +178,10 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     connect(m_session, &Session::loadFailed, this, [this](const QString& m) {
         if (!m_pendingRecent.isEmpty()) removeRecent(m_pendingRecent);
         m_pendingRecent.clear();
-        QMessageBox::warning(this, tr("Cannot open"), m);
+        warnWithDetails(tr("Cannot open"), m);
     });
     connect(m_session, &Session::analysisFailed, this,
-            [this](const QString& m) { QMessageBox::warning(this, tr("Cannot analyse"), m); });
+            [this](const QString& m) { warnWithDetails(tr("Cannot analyse"), m); });
     connect(m_session, &Session::sessionRestoreFailed, this,
             [this](const QString& m) { QMessageBox::warning(this, tr("Session"), m); });
     connect(m_session, &Session::inputLoaded, this, [this] {
@@ -451,6 +451,16 @@ void MainWindow::openSessionDialog()
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), QString(),
                                                       tr("sassx sessions (*.sassx.json)"));
     if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::warnWithDetails(const QString& title, const QString& message)
+{
+    // The first line says what went wrong; a decoder's own lines, when there are any, stay behind
+    // "Show Details…".
+    const qsizetype nl = message.indexOf(QLatin1Char('\n'));
+    QMessageBox box(QMessageBox::Warning, title, nl < 0 ? message : message.left(nl), QMessageBox::Ok, this);
+    if (nl >= 0) box.setDetailedText(message.mid(nl + 1));
+    box.exec();
 }
 
 bool MainWindow::saveSession(bool askPath)

@@ -56,6 +56,7 @@ private:
     void createActions();
     void openDialog();
     void openSessionDialog();
+    void warnWithDetails(const QString& title, const QString& message);
     bool saveSession(bool askPath);
     void setLaunchSpecDialog();
     void goToAddressDialog();

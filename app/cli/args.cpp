@@ -75,7 +75,9 @@ ParsedArgs parseArgs(const Args& args, const OptionSpec& spec, std::string& erro
 
 int fail(const std::string& message, int code)
 {
-    std::fprintf(stderr, "sassx-cli: %s\n", message.c_str());
+    // One line: details that follow a message's first line (a decoder's own lines) are for the GUI.
+    const std::string line = message.substr(0, message.find('\n'));
+    std::fprintf(stderr, "sassx-cli: %s\n", line.c_str());
     return code;
 }
 

@@ -1,7 +1,6 @@
 #include "core/sass/encoding_gate.h"
 
 #include "core/common/subprocess.h"
-#include "core/common/temp_file.h"
 #include "core/sass/nvdisasm.h"
 
 #include <algorithm>
@@ -59,17 +58,10 @@ struct ChunkResult
     std::vector<std::string> error; // per word: the decoder's complaint ("" if it decoded)
 };
 
+// One error line per undecodable word comes back (merged into stdout: all of them, not a tail).
 Result<ProcessOutput> runRaw(const std::string& arch, const std::vector<uint8_t>& bytes)
 {
-    auto tool = findNvdisasm();
-    if (!tool) return tool.error();
-    auto file = TempFile::create("sassx-words-", ".bin");
-    if (!file) return file.error();
-    if (auto written = file->writeAndClose(bytes); !written) return written.error();
-    Subprocess::Options options;
-    options.argv = {tool->string(), "--binary", arch, file->path().string()};
-    options.mergeStderr = true; // one error line per undecodable word, all of them
-    return runProcess(options, std::chrono::seconds(300));
+    return runNvdisasmOutput(bytes, {"--binary", arch}, true, 300000);
 }
 
 std::vector<uint8_t> rawBytes(const std::vector<std::pair<uint64_t, uint64_t>>& words)

@@ -105,25 +105,62 @@ Result<fs::path> findNvdisasm()
     return makeError(msg);
 }
 
-Result<std::string> runNvdisasm(const std::vector<uint8_t>& cubin, const std::vector<std::string>& args,
-                                int timeoutMs)
+Result<ProcessOutput> runNvdisasmOutput(const std::vector<uint8_t>& bytes,
+                                        const std::vector<std::string>& args, bool mergeStderr, int timeoutMs)
 {
     auto tool = findNvdisasm();
     if (!tool) return tool.error();
     auto file = TempFile::create("sassx-", ".cubin");
     if (!file) return file.error();
-    if (auto written = file->writeAndClose(cubin); !written) return written.error();
+    if (auto written = file->writeAndClose(bytes); !written) return written.error();
 
     Subprocess::Options options;
     options.argv.push_back(tool->string());
     options.argv.insert(options.argv.end(), args.begin(), args.end());
     options.argv.push_back(file->path().string());
+    options.mergeStderr = mergeStderr;
     auto run = runProcess(options, std::chrono::milliseconds(timeoutMs));
     if (!run) return makeError("cannot start " + tool->string() + ": " + run.message());
     if (run->exit == "timeout")
         return makeError("nvdisasm did not finish within " + std::to_string(timeoutMs / 1000) + " s");
+    return std::move(*run);
+}
+
+Result<std::string> runNvdisasm(const std::vector<uint8_t>& cubin, const std::vector<std::string>& args,
+                                int timeoutMs)
+{
+    auto run = runNvdisasmOutput(cubin, args, false, timeoutMs);
+    if (!run) return run.error();
     if (!run->ok()) {
         const std::string err = trimmed(run->err);
+        if (err.find(" at address 0x") != std::string::npos) {
+            // Undecodable code: one line that says how much and where, then the decoder's own lines
+            // as details (a front end shows the first line; the GUI keeps the rest behind a button).
+            // The tail of stderr holds only the last few KiB: count on a run that keeps all of it.
+            auto all = runNvdisasmOutput(cubin, args, true, timeoutMs);
+            const std::string& text = all ? all->out : run->err;
+            int count = 0;
+            std::string first, details;
+            size_t from = 0, shown = 0;
+            while (from < text.size()) {
+                size_t nl = text.find('\n', from);
+                if (nl == std::string::npos) nl = text.size();
+                const std::string line = text.substr(from, nl - from);
+                from = nl + 1;
+                if (line.find("error") == std::string::npos) continue;
+                if (shown++ < 40) details += "\n" + line;
+                const size_t at = line.find(" at address 0x");
+                if (at == std::string::npos) continue;
+                if (count++ == 0) {
+                    std::string why = line.substr(0, at);
+                    if (const size_t colon = why.find(": "); colon != std::string::npos)
+                        why = why.substr(colon + 2);
+                    first = line.substr(at + 12) + ": " + why;
+                }
+            }
+            return makeError("nvdisasm cannot decode " + std::to_string(count) +
+                             " instruction(s), first at " + first + details);
+        }
         return makeError("nvdisasm failed (" + run->exit +
                          "): " + (err.empty() ? std::string("no message") : err));
     }

@@ -122,10 +122,16 @@ quint64 Session::openInput(const QString& path, const QString& arch, const QStri
             m_arch = QString::fromStdString(m_workspace->options().arch);
             m_kernel.clear();
             m_kernelWs.reset();
+            // A new input starts a new, unsaved session: saving must never write it over the file of
+            // the input this session came from (openSession keeps its own path through m_pending).
+            if (!m_pending) m_sessionPath.clear();
+            m_selected = -1;
             resetMeasureState();
             resetVariants();
             resetSearches();
-            // Views must drop the old kernel's rows now, not when (or if) an analysis follows.
+            // Views must drop the old kernel's rows now, not when (or if) an analysis follows; a view
+            // that kept them would read an analysis that is gone.
+            Q_EMIT selectionChanged(-1);
             Q_EMIT variantsChanged();
             Q_EMIT currentVariantChanged(m_current);
             if (m_launchSpecPath.isEmpty() || !m_pending)
@@ -170,6 +176,8 @@ void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QS
                 Q_EMIT analysisFailed(QString::fromStdString(built.message()));
                 return;
             }
+            // Another kernel is another session (its variants start anew): not the saved file's.
+            if (!m_pending && kernel != m_kernel) m_sessionPath.clear();
             m_kernel = kernel;
             m_kernelWs = *built;
             resetMeasureState();

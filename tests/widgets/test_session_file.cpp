@@ -5,6 +5,8 @@
 #include "widget_test_support.h"
 
 #include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -94,6 +96,53 @@ private Q_SLOTS:
         auto f2 = readSessionFile(again.toStdString());
         QVERIFY(f1 && f2);
         QCOMPARE(toJson(*f1).dump(), toJson(*f2).dump());
+    }
+
+    // A session file belongs to the input it was saved for: opening another input starts a new, unsaved
+    // session, and nothing it does writes over the first file (it once took the second kernel's session).
+    void anotherInputStartsANewSession()
+    {
+        const QString first = test::sampleCubin(QStringLiteral("rmsnorm"));
+        const QString second = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(first);
+        SASSX_REQUIRE_SAMPLE(second);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("first.sassx.json"));
+        Session s;
+        s.setAutosaveInterval(0);
+        QVERIFY(test::openAndWait(s, first));
+        const auto& a = *s.analysis();
+        uint32_t at = 0;
+        for (const auto& b : a.cfg.blocks)
+            if (b.size() >= 2) {
+                at = b.first;
+                break;
+            }
+        s.addVariant(0, QStringLiteral("swap"), {Edit::move(at + 1, at)});
+        QString error;
+        QVERIFY2(s.save(path, &error), qPrintable(error));
+        QCOMPARE(s.sessionPath(), QFileInfo(path).absoluteFilePath());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray saved = f.readAll();
+        f.close();
+
+        QVERIFY(test::openAndWait(s, second));
+        QVERIFY2(s.sessionPath().isEmpty(), qPrintable(s.sessionPath()));
+        s.addVariant(0, QStringLiteral("other"),
+                     {Edit::control(0, std::nullopt, std::nullopt, std::nullopt)});
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), saved);
+        f.close();
+        // Reopening the first file brings its own session back, with its path.
+        Session again;
+        again.setAutosaveInterval(0);
+        QSignalSpy restored(&again, &Session::sessionRestored);
+        QVERIFY2(again.openSession(path, &error), qPrintable(error));
+        QVERIFY(restored.wait(120000));
+        QCOMPARE(again.kernelName(), QStringLiteral("rmsnorm"));
+        QCOMPARE(again.sessionPath(), QFileInfo(path).absoluteFilePath());
+        QCOMPARE(int(again.variants().size()), 2);
     }
 
     void refusesBadFiles()

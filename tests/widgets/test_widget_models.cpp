@@ -2,6 +2,7 @@
 // opening a kernel, switching variants, adding/removing/renaming variants, figures arriving. The
 // variants tree also has to follow structural changes with row inserts/moves/removals (no reset) that
 // keep a tree view's selection and expansion.
+#include "core/cubin/cubin.h"
 #include "widget_test_support.h"
 #include "widgets/models/listing_model.h"
 #include "widgets/models/metrics_model.h"
@@ -10,8 +11,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QFile>
 #include <QLineEdit>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QtTest>
@@ -102,6 +105,51 @@ private:
 
 private Q_SLOTS:
     void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("sassx-tests")); }
+
+    // A cubin nvdisasm cannot decode, opened after a kernel with a selected row: the old rows go with
+    // the old kernel (rows that outlived their analysis crashed the explorer when clicked), nothing
+    // stays selected, and the rows left answer every role.
+    void failedLoadLeavesNoStaleRows()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QTemporaryDir dir;
+        const QString broken = dir.filePath(QStringLiteral("garbage_code.cubin"));
+        {
+            auto parsed = Cubin::load(cubin.toStdString());
+            QVERIFY(parsed.ok() && !parsed->kernels().empty());
+            QFile in(cubin);
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            QByteArray bytes = in.readAll();
+            const auto& text = parsed->sections()[size_t(parsed->kernels().front().textSection)];
+            for (uint64_t k = 0; k < text.size; ++k)
+                bytes[qsizetype(text.offset + k)] = char(0xFF);
+            QFile out(broken);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(bytes);
+        }
+        Session session;
+        session.setAutosaveInterval(0);
+        ListingModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QString error;
+        QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
+        QVERIFY(model.rowCount() > 0);
+        session.setSelectedInstruction(3);
+        QVERIFY(!test::openAndWait(session, broken, &error));
+        // One line says how much could not be decoded and where; the decoder's lines follow as details.
+        const QString firstLine = error.section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(firstLine.contains(QStringLiteral("nvdisasm cannot decode")) &&
+                     firstLine.contains(QStringLiteral("instruction(s), first at 0x")),
+                 qPrintable(error.left(300)));
+        QVERIFY(error.contains(QLatin1Char('\n')));
+        QVERIFY(!session.analysis());
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(session.selectedInstruction(), -1);
+        // The same kernel opens again afterwards.
+        QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
+        QVERIFY(model.rowCount() > 0);
+    }
 
     void listingModel()
     {

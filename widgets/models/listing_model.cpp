@@ -52,6 +52,9 @@ ListingModel::ListingModel(Session* session, QObject* parent)
 {
     connect(session, &Session::scheduleChanged, this, &ListingModel::rebuild);
     connect(session, &Session::analysisReady, this, &ListingModel::rebuild);
+    // A new input drops the old kernel before its own analysis comes (or fails): no row may outlive it.
+    connect(session, &Session::inputLoaded, this, &ListingModel::rebuild);
+    connect(session, &Session::analysisFailed, this, &ListingModel::rebuild);
     // Samples arrive (or go) without a schedule change: only the samples column changes.
     connect(session, &Session::variantChanged, this, [this](int id) {
         if (id != m_session->currentVariantId() && id != 0) return;
