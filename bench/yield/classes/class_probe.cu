@@ -47,7 +47,7 @@
 
 namespace {
 
-__device__ __forceinline__ unsigned smem_addr(const void *p)
+__device__ __forceinline__ unsigned smem_addr(const void* p)
 {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -69,13 +69,16 @@ __device__ __forceinline__ float rsq(float x)
 __device__ __forceinline__ unsigned half2_bits(float a, float b)
 {
     __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<unsigned *>(&h);
+    return *reinterpret_cast<unsigned*>(&h);
 }
 
 // An exactly representable half in [-2, 2) from 8 bits of w.
-__device__ __forceinline__ float small_half(unsigned w) { return (w & 0xff) * (1.0f / 64) - 2.0f; }
+__device__ __forceinline__ float small_half(unsigned w)
+{
+    return (w & 0xff) * (1.0f / 64) - 2.0f;
+}
 
-__device__ __forceinline__ void mma16816(float &d0, float &d1, float &d2, float &d3, unsigned a0, unsigned a1,
+__device__ __forceinline__ void mma16816(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
                                          unsigned a2, unsigned a3, unsigned b0, unsigned b1)
 {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -84,7 +87,10 @@ __device__ __forceinline__ void mma16816(float &d0, float &d1, float &d2, float 
                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-__device__ __forceinline__ unsigned gtid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ unsigned gtid()
+{
+    return blockIdx.x * blockDim.x + threadIdx.x;
+}
 
 } // namespace
 
@@ -92,52 +98,47 @@ __device__ __forceinline__ unsigned gtid() { return blockIdx.x * blockDim.x + th
 // Gap kernels. GAP_<CLS>_SETUP runs once, GAP_<CLS>_ITEM(k) is instruction k of the run,
 // GAP_<CLS>_DRAIN(k) consumes its result after the second clock read.
 
-#define GAP_KERNEL(CLS, name, N)                                                                            \
-    extern "C" __global__ void __launch_bounds__(32, 1) gap_##name##_##N(PARAMS)                            \
-    {                                                                                                       \
-        const unsigned t = threadIdx.x;                                                                     \
-        GAP_##CLS##_SETUP                                                                                   \
-        unsigned acc = 0;                                                                                   \
-        long long best = 0x7fffffffffffffffLL, last = 0;                                                    \
-        _Pragma("unroll 1") for (int r = 0; r < reps; ++r)                                                  \
-        {                                                                                                   \
-            GAP_##CLS##_DECL(N)                                                                             \
-            const long long t0 = clock64();                                                                 \
-            REP##N(GAP_##CLS##_ITEM)                                                                        \
-            const long long t1 = clock64();                                                                 \
-            REP##N(GAP_##CLS##_DRAIN)                                                                       \
-            GAP_##CLS##_AFTER                                                                               \
-            last = t1 - t0;                                                                                 \
-            best = last < best ? last : best;                                                               \
-            acc = acc * 3 + r;                                                                              \
-        }                                                                                                   \
-        if (t == 0) {                                                                                       \
-            clocks[0] = best;                                                                               \
-            clocks[1] = last;                                                                               \
-        }                                                                                                   \
-        out[4 * t] = acc;                                                                                   \
+#define GAP_KERNEL(CLS, name, N)                                                                             \
+    extern "C" __global__ void __launch_bounds__(32, 1) gap_##name##_##N(PARAMS)                             \
+    {                                                                                                        \
+        const unsigned t = threadIdx.x;                                                                      \
+        GAP_##CLS##_SETUP unsigned acc = 0;                                                                  \
+        long long best = 0x7fffffffffffffffLL, last = 0;                                                     \
+        _Pragma("unroll 1") for (int r = 0; r < reps; ++r)                                                   \
+        {                                                                                                    \
+            GAP_##CLS##_DECL(N) const long long t0 = clock64();                                              \
+            REP##N(GAP_##CLS##_ITEM) const long long t1 = clock64();                                         \
+            REP##N(GAP_##CLS##_DRAIN) GAP_##CLS##_AFTER last = t1 - t0;                                      \
+            best = last < best ? last : best;                                                                \
+            acc = acc * 3 + r;                                                                               \
+        }                                                                                                    \
+        if (t == 0) {                                                                                        \
+            clocks[0] = best;                                                                                \
+            clocks[1] = last;                                                                                \
+        }                                                                                                    \
+        out[4 * t] = acc;                                                                                    \
     }
 
 // MUFU: six functions (ex2, rsqrt, rcp, sqrt, lg2, tanh) x 16 source registers, so that no two
 // instructions are alike (ptxas merges identical asm statements, volatile or not, and hoists
 // loop-invariant ones); the sources change with the pass.
 #define GAP_MUFU_SETUP const float fb = 0.5f + (t & 7) * 0.125f;
-#define GAP_MUFU_DECL(N)                                                                                    \
-    float v[N], fs[16];                                                                                     \
-    for (int i = 0; i < 16; ++i)                                                                            \
+#define GAP_MUFU_DECL(N)                                                                                     \
+    float v[N], fs[16];                                                                                      \
+    for (int i = 0; i < 16; ++i)                                                                             \
         fs[i] = fb + i * 0.0625f + r * (1.0f / 1024);
-#define GAP_MUFU_ITEM(k)                                                                                    \
-    if ((k) % 6 == 0)                                                                                       \
-        asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                       \
-    else if ((k) % 6 == 1)                                                                                  \
-        asm volatile("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                     \
-    else if ((k) % 6 == 2)                                                                                  \
-        asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                       \
-    else if ((k) % 6 == 3)                                                                                  \
-        asm volatile("sqrt.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                      \
-    else if ((k) % 6 == 4)                                                                                  \
-        asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                       \
-    else                                                                                                    \
+#define GAP_MUFU_ITEM(k)                                                                                     \
+    if ((k) % 6 == 0)                                                                                        \
+        asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                          \
+    else if ((k) % 6 == 1)                                                                                   \
+        asm volatile("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                        \
+    else if ((k) % 6 == 2)                                                                                   \
+        asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                          \
+    else if ((k) % 6 == 3)                                                                                   \
+        asm volatile("sqrt.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                         \
+    else if ((k) % 6 == 4)                                                                                   \
+        asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));                          \
+    else                                                                                                     \
         asm volatile("tanh.approx.f32 %0, %1;" : "=f"(v[k]) : "f"(fs[(k) / 6]));
 #define GAP_MUFU_DRAIN(k) acc = acc * 33 + __float_as_uint(v[k]);
 #define GAP_MUFU_AFTER
@@ -145,68 +146,83 @@ __device__ __forceinline__ unsigned gtid() { return blockIdx.x * blockDim.x + th
 // LDG: 32-bit loads from in[], one cache line apart; the base changes with the pass (else ptxas
 // hoists the loads out of the loop).
 #define GAP_LDG_SETUP
-#define GAP_LDG_DECL(N) unsigned v[N]; const unsigned *src = in + t + ((r & 1) << 12);
-#define GAP_LDG_ITEM(k) asm volatile("ld.global.u32 %0, [%1+%2];" : "=r"(v[k]) : "l"(src), "n"((k) * 128));
+#define GAP_LDG_DECL(N)                                                                                      \
+    unsigned v[N];                                                                                           \
+    const unsigned* src = in + t + ((r & 1) << 12);
+#define GAP_LDG_ITEM(k) asm volatile("ld.global.u32 %0, [%1+%2];" : "=r"(v[k]) : "l"(src), "n"((k)*128));
 #define GAP_LDG_DRAIN(k) acc = acc * 33 + v[k];
 #define GAP_LDG_AFTER
 
 // STG: 32-bit stores to scratch[], one cache line apart, one data register.
-#define GAP_STG_SETUP unsigned *dst = scratch + t;
+#define GAP_STG_SETUP unsigned* dst = scratch + t;
 #define GAP_STG_DECL(N) const unsigned sv = t * 7 + r;
-#define GAP_STG_ITEM(k) asm volatile("st.global.u32 [%0+%1], %2;" ::"l"(dst), "n"((k) * 128), "r"(sv) : "memory");
+#define GAP_STG_ITEM(k)                                                                                      \
+    asm volatile("st.global.u32 [%0+%1], %2;" ::"l"(dst), "n"((k)*128), "r"(sv) : "memory");
 #define GAP_STG_DRAIN(k)
 #define GAP_STG_AFTER acc += sv;
 
 // LDS / STS / LDSM / LDGSTS work on a 12 KiB shared array filled before the loop.
-#define GAP_SMEM_FILL                                                                                       \
-    __shared__ __align__(128) unsigned sm[96 * 32];                                                         \
-    for (int i = t; i < 96 * 32; i += 32)                                                                   \
-        sm[i] = in[i] ^ p0;                                                                                 \
-    __syncwarp();                                                                                           \
+#define GAP_SMEM_FILL                                                                                        \
+    __shared__ __align__(128) unsigned sm[96 * 32];                                                          \
+    for (int i = t; i < 96 * 32; i += 32)                                                                    \
+        sm[i] = in[i] ^ p0;                                                                                  \
+    __syncwarp();                                                                                            \
     const unsigned sbase = smem_addr(sm);
 
 #define GAP_LDS_SETUP GAP_SMEM_FILL
-#define GAP_LDS_DECL(N) unsigned v[N]; const unsigned sa = sbase + ((4 * t) ^ ((r & 1) << 2));
-#define GAP_LDS_ITEM(k) asm volatile("ld.shared.u32 %0, [%1+%2];" : "=r"(v[k]) : "r"(sa), "n"((k) * 128));
+#define GAP_LDS_DECL(N)                                                                                      \
+    unsigned v[N];                                                                                           \
+    const unsigned sa = sbase + ((4 * t) ^ ((r & 1) << 2));
+#define GAP_LDS_ITEM(k) asm volatile("ld.shared.u32 %0, [%1+%2];" : "=r"(v[k]) : "r"(sa), "n"((k)*128));
 #define GAP_LDS_DRAIN(k) acc = acc * 33 + v[k];
 #define GAP_LDS_AFTER
 
 #define GAP_STS_SETUP GAP_SMEM_FILL const unsigned sa = sbase + 4 * t;
 #define GAP_STS_DECL(N) const unsigned sv = t * 7 + r;
-#define GAP_STS_ITEM(k) asm volatile("st.shared.u32 [%0+%1], %2;" ::"r"(sa), "n"((k) * 128), "r"(sv) : "memory");
+#define GAP_STS_ITEM(k)                                                                                      \
+    asm volatile("st.shared.u32 [%0+%1], %2;" ::"r"(sa), "n"((k)*128), "r"(sv) : "memory");
 #define GAP_STS_DRAIN(k)
-#define GAP_STS_AFTER                                                                                       \
-    __syncwarp();                                                                                           \
-    acc += sm[(t * 97 + r) % (96 * 32)];                                                                    \
+#define GAP_STS_AFTER                                                                                        \
+    __syncwarp();                                                                                            \
+    acc += sm[(t * 97 + r) % (96 * 32)];                                                                     \
     __syncwarp();
 
 // LDSM: ldmatrix .x1, lanes 0-7 give the 8 row addresses (16 bytes each), 128 bytes per instruction.
 #define GAP_LDSM_SETUP GAP_SMEM_FILL
-#define GAP_LDSM_DECL(N) unsigned v[N]; const unsigned sa = sbase + ((16 * (t & 7)) ^ ((r & 1) << 4));
-#define GAP_LDSM_ITEM(k)                                                                                    \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1+%2];" : "=r"(v[k]) : "r"(sa), "n"((k) * 128));
+#define GAP_LDSM_DECL(N)                                                                                     \
+    unsigned v[N];                                                                                           \
+    const unsigned sa = sbase + ((16 * (t & 7)) ^ ((r & 1) << 4));
+#define GAP_LDSM_ITEM(k)                                                                                     \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1+%2];"                                   \
+                 : "=r"(v[k])                                                                                \
+                 : "r"(sa), "n"((k)*128));
 #define GAP_LDSM_DRAIN(k) acc = acc * 33 + v[k];
 #define GAP_LDSM_AFTER
 
 // LDGSTS: cp.async 4 bytes per thread, global in[] -> shared, one line apart; waited for after t1.
-#define GAP_LDGSTS_SETUP GAP_SMEM_FILL const unsigned sa = sbase + 4 * t; const unsigned *src = in + t;
+#define GAP_LDGSTS_SETUP                                                                                     \
+    GAP_SMEM_FILL const unsigned sa = sbase + 4 * t;                                                         \
+    const unsigned* src = in + t;
 #define GAP_LDGSTS_DECL(N)
-#define GAP_LDGSTS_ITEM(k)                                                                                  \
-    asm volatile("cp.async.ca.shared.global [%0+%1], [%2+%1], 4;" ::"r"(sa), "n"((k) * 128), "l"(src) : "memory");
+#define GAP_LDGSTS_ITEM(k)                                                                                   \
+    asm volatile("cp.async.ca.shared.global [%0+%1], [%2+%1], 4;" ::"r"(sa), "n"((k)*128), "l"(src)          \
+                 : "memory");
 #define GAP_LDGSTS_DRAIN(k)
-#define GAP_LDGSTS_AFTER                                                                                    \
-    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");                         \
-    __syncwarp();                                                                                           \
-    acc += sm[(t * 97 + r) % (96 * 32)];                                                                    \
+#define GAP_LDGSTS_AFTER                                                                                     \
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");                           \
+    __syncwarp();                                                                                            \
+    acc += sm[(t * 97 + r) % (96 * 32)];                                                                     \
     __syncwarp();
 
 // DEPBAR: cp.async.wait_group with nothing outstanding (one group was waited for before the loop).
-#define GAP_DEPBAR_SETUP                                                                                    \
-    GAP_SMEM_FILL                                                                                           \
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n\tcp.async.commit_group;\n\t"                   \
-                 "cp.async.wait_group 0;" ::"r"(sbase + 4 * t), "l"(in + t) : "memory");
+#define GAP_DEPBAR_SETUP                                                                                     \
+    GAP_SMEM_FILL                                                                                            \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n\tcp.async.commit_group;\n\t"                    \
+                 "cp.async.wait_group 0;" ::"r"(sbase + 4 * t),                                              \
+                 "l"(in + t)                                                                                 \
+                 : "memory");
 #define GAP_DEPBAR_DECL(N)
-#define GAP_DEPBAR_ITEM(k) asm volatile("cp.async.wait_group %0;" ::"n"((k) & 3) : "memory");
+#define GAP_DEPBAR_ITEM(k) asm volatile("cp.async.wait_group %0;" ::"n"((k)&3) : "memory");
 #define GAP_DEPBAR_DRAIN(k)
 #define GAP_DEPBAR_AFTER acc += sm[t];
 
@@ -236,37 +252,40 @@ __device__ __forceinline__ unsigned gtid() { return blockIdx.x * blockDim.x + th
 #define GAP_CS2R_SETUP
 #define GAP_CS2R_DECL(N) long long v[N];
 #define GAP_CS2R_ITEM(k) asm volatile("mov.u64 %0, %%clock64;" : "=l"(v[k]));
-#define GAP_CS2R_DRAIN(k)                                                                                   \
-    acc += (v[k] < t0) + (v[k] > t1) + ((k) > 0 ? (v[(k) > 0 ? (k) - 1 : 0] > v[k]) : 0);
+#define GAP_CS2R_DRAIN(k) acc += (v[k] < t0) + (v[k] > t1) + ((k) > 0 ? (v[(k) > 0 ? (k)-1 : 0] > v[k]) : 0);
 #define GAP_CS2R_AFTER
 
 // SHFL: butterfly shuffles of 4 source registers (changing with the pass) x lane masks 1..31, no
 // two alike (ptxas merges identical shuffles), distinct destinations.
 #define GAP_SHFL_SETUP const unsigned x = in[t] ^ p0;
-#define GAP_SHFL_DECL(N) unsigned v[N]; const unsigned xs[4] = {x ^ r, x + r, x * (r | 1), x - r};
-#define GAP_SHFL_ITEM(k)                                                                                    \
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(v[k]) : "r"(xs[(k) & 3]), "n"(((k) % 31) + 1));
+#define GAP_SHFL_DECL(N)                                                                                     \
+    unsigned v[N];                                                                                           \
+    const unsigned xs[4] = {x ^ r, x + r, x * (r | 1), x - r};
+#define GAP_SHFL_ITEM(k)                                                                                     \
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"                                          \
+                 : "=r"(v[k])                                                                                \
+                 : "r"(xs[(k)&3]), "n"(((k) % 31) + 1));
 #define GAP_SHFL_DRAIN(k) acc = acc * 33 + v[k];
 #define GAP_SHFL_AFTER
 
 // HMMA: mma.sync m16n8k16 f16 -> f32 on 8 accumulator sets in turn (each reads the one 8 back).
-#define GAP_HMMA_SETUP                                                                                      \
-    const unsigned a0 = half2_bits(small_half(t), small_half(t + 1)), a1 = half2_bits(small_half(t + 2), 0.5f), \
-                   a2 = half2_bits(0.25f, small_half(t * 3)), a3 = half2_bits(small_half(t * 5), -1.0f),    \
-                   b0 = half2_bits(small_half(t * 7), 0.75f), b1 = half2_bits(-0.5f, small_half(t * 11));   \
-    float d[8][4];                                                                                          \
-    for (int i = 0; i < 8; ++i)                                                                             \
-        for (int j = 0; j < 4; ++j)                                                                         \
+#define GAP_HMMA_SETUP                                                                                       \
+    const unsigned a0 = half2_bits(small_half(t), small_half(t + 1)),                                        \
+                   a1 = half2_bits(small_half(t + 2), 0.5f), a2 = half2_bits(0.25f, small_half(t * 3)),      \
+                   a3 = half2_bits(small_half(t * 5), -1.0f), b0 = half2_bits(small_half(t * 7), 0.75f),     \
+                   b1 = half2_bits(-0.5f, small_half(t * 11));                                               \
+    float d[8][4];                                                                                           \
+    for (int i = 0; i < 8; ++i)                                                                              \
+        for (int j = 0; j < 4; ++j)                                                                          \
             d[i][j] = i * 0.25f + j;
 #define GAP_HMMA_DECL(N)
-#define GAP_HMMA_ITEM(k)                                                                                    \
-    mma16816(d[(k) & 7][0], d[(k) & 7][1], d[(k) & 7][2], d[(k) & 7][3], a0, a1, a2, a3, b0, b1);
+#define GAP_HMMA_ITEM(k) mma16816(d[(k)&7][0], d[(k)&7][1], d[(k)&7][2], d[(k)&7][3], a0, a1, a2, a3, b0, b1);
 #define GAP_HMMA_DRAIN(k)
-#define GAP_HMMA_AFTER                                                                                      \
-    for (int i = 0; i < 8; ++i)                                                                             \
-        for (int j = 0; j < 4; ++j) {                                                                       \
-            acc = acc * 33 + __float_as_uint(d[i][j]);                                                      \
-            d[i][j] *= 0.5f;                                                                                \
+#define GAP_HMMA_AFTER                                                                                       \
+    for (int i = 0; i < 8; ++i)                                                                              \
+        for (int j = 0; j < 4; ++j) {                                                                        \
+            acc = acc * 33 + __float_as_uint(d[i][j]);                                                       \
+            d[i][j] *= 0.5f;                                                                                 \
         }
 
 #define GAP_PAIR(CLS, name) GAP_KERNEL(CLS, name, 32) GAP_KERNEL(CLS, name, 96)
@@ -289,38 +308,38 @@ GAP_PAIR(MEMBAR, membar)
 // ---------------------------------------------------------------------------------------------------
 // FFMA with reuse flags (as gap_ffma in ../yield_probe.cu): 8 interleaved chains x = fma(a, x, b) with
 // per-thread a, b, loop of `reps` iterations, clock64() outside the loop.
-#define FFMA8(a, b)                                                                                         \
-    x0 = fmaf(x0, a, b);                                                                                    \
-    x1 = fmaf(x1, a, b);                                                                                    \
-    x2 = fmaf(x2, a, b);                                                                                    \
-    x3 = fmaf(x3, a, b);                                                                                    \
-    x4 = fmaf(x4, a, b);                                                                                    \
-    x5 = fmaf(x5, a, b);                                                                                    \
-    x6 = fmaf(x6, a, b);                                                                                    \
+#define FFMA8(a, b)                                                                                          \
+    x0 = fmaf(x0, a, b);                                                                                     \
+    x1 = fmaf(x1, a, b);                                                                                     \
+    x2 = fmaf(x2, a, b);                                                                                     \
+    x3 = fmaf(x3, a, b);                                                                                     \
+    x4 = fmaf(x4, a, b);                                                                                     \
+    x5 = fmaf(x5, a, b);                                                                                     \
+    x6 = fmaf(x6, a, b);                                                                                     \
     x7 = fmaf(x7, a, b);
 
-#define GAP_FFMAR(N)                                                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 2) gap_ffmar_##N(PARAMS)                             \
-    {                                                                                                       \
-        const unsigned g = gtid();                                                                          \
-        const unsigned w = in[g & IN_MASK];                                                                 \
-        float x0 = (w & 0xfff) * 1e-3f, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3, x4 = x0 + 4, x5 = x0 + 5,  \
-              x6 = x0 + 6, x7 = x0 + 7;                                                                     \
-        const float aa = 1.0f + (w >> 20) * 1e-7f + (p0 & 15) * 1e-6f, bb = 0.5f - (g & 1023) * 1e-4f;     \
-        const long long t0 = clock64();                                                                     \
-        _Pragma("unroll 1") for (int i = 0; i < reps; ++i)                                                  \
-        {                                                                                                   \
-            _Pragma("unroll") for (int j = 0; j < (N) / 8; ++j)                                             \
-            {                                                                                               \
-                FFMA8(aa, bb)                                                                               \
-            }                                                                                               \
-        }                                                                                                   \
-        const long long t1 = clock64();                                                                     \
-        if ((threadIdx.x & 31) == 0) {                                                                      \
-            clocks[2 * (g >> 5)] = t1 - t0;                                                                 \
-            clocks[2 * (g >> 5) + 1] = t1 - t0;                                                             \
-        }                                                                                                   \
-        out[4 * g] = __float_as_uint(((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)));                    \
+#define GAP_FFMAR(N)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(1024, 2) gap_ffmar_##N(PARAMS)                              \
+    {                                                                                                        \
+        const unsigned g = gtid();                                                                           \
+        const unsigned w = in[g & IN_MASK];                                                                  \
+        float x0 = (w & 0xfff) * 1e-3f, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3, x4 = x0 + 4, x5 = x0 + 5,     \
+              x6 = x0 + 6, x7 = x0 + 7;                                                                      \
+        const float aa = 1.0f + (w >> 20) * 1e-7f + (p0 & 15) * 1e-6f, bb = 0.5f - (g & 1023) * 1e-4f;       \
+        const long long t0 = clock64();                                                                      \
+        _Pragma("unroll 1") for (int i = 0; i < reps; ++i)                                                   \
+        {                                                                                                    \
+            _Pragma("unroll") for (int j = 0; j < (N) / 8; ++j)                                              \
+            {                                                                                                \
+                FFMA8(aa, bb)                                                                                \
+            }                                                                                                \
+        }                                                                                                    \
+        const long long t1 = clock64();                                                                      \
+        if ((threadIdx.x & 31) == 0) {                                                                       \
+            clocks[2 * (g >> 5)] = t1 - t0;                                                                  \
+            clocks[2 * (g >> 5) + 1] = t1 - t0;                                                              \
+        }                                                                                                    \
+        out[4 * g] = __float_as_uint(((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)));                     \
     }
 
 GAP_FFMAR(32)
@@ -425,7 +444,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) res_cpasync(PARAMS)
     const unsigned g = gtid(), t = threadIdx.x, m = blockDim.x - 1;
 #pragma unroll
     for (int st = 0; st < 4; ++st) {
-        const unsigned *src = in + ((g * 3 + st * 12345u + p0) & IN_MASK);
+        const unsigned* src = in + ((g * 3 + st * 12345u + p0) & IN_MASK);
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n\tcp.async.commit_group;" ::"r"(
                          smem_addr(&buf[st][t])),
                      "l"(src)
@@ -454,7 +473,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) res_mma(PARAMS)
     __shared__ __align__(16) unsigned sa[32][128]; // per warp: A 16 rows x 16 halves = 128 words
     __shared__ __align__(16) unsigned sb[32][64];  // per warp: B^T 8 rows x 16 halves = 64 words
     const unsigned g = gtid(), lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
-    const unsigned *src = in + ((g * 8 + p0) & (IN_MASK - 7));
+    const unsigned* src = in + ((g * 8 + p0) & (IN_MASK - 7));
 #pragma unroll
     for (int i = 0; i < 4; ++i)
         sa[wp][lane * 4 + i] = half2_bits(small_half(src[i]), small_half(src[i] >> 8));
