@@ -12,19 +12,9 @@ if [ ! -f "$VARIANT_DIR/manifest.json" ]; then
   exit 1
 fi
 
-FIELDS=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw
-smi() { nvidia-smi --query-gpu=$FIELDS --format=csv,noheader; }
-before=$(smi)
+source "$(dirname "$0")/device_record.sh"
+device_before
 python3 -c 'import cupy' 2>/dev/null || { echo "run_device.sh: python3 has no CuPy" >&2; exit 1; }
 export PYTHONUNBUFFERED=1
-start=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 python3 bench/yield/run_yield.py all "$VARIANT_DIR" "$OUT_DIR/yield-raw.json" 2>&1 | tee "$OUT_DIR/log.txt"
-after=$(smi)
-python3 - "$OUT_DIR/device.json" "$start" "$before" "$after" "$(uname -r)" "$FIELDS" <<'PY'
-import json, sys
-out, start, before, after, kernel, fields = sys.argv[1:7]
-json.dump({"start": start, "nvidia_smi_before": before, "nvidia_smi_after": after, "kernel": kernel,
-           "nvidia_smi_fields": fields}, open(out, "w"), indent=1)
-PY
-echo "before: $before"
-echo "after:  $after"
+device_after "$OUT_DIR/device.json"

@@ -111,7 +111,7 @@ ControlRules::ControlRules(const KernelAnalysis& analysis) : m_analysis(&analysi
     }
     for (auto& [form, slots] : m_reuseSlots)
         if (auto it = contradicted.find(form); it != contradicted.end()) slots &= uint8_t(~it->second);
-    m_gate = EncodingGate::forListing(analysis.listing, {});
+    m_gate = EncodingGate::forListing(analysis.listing);
 }
 
 std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& c) const

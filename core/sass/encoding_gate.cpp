@@ -189,8 +189,7 @@ std::string normalisedDecode(const std::string& text, uint64_t address, bool bra
     return out;
 }
 
-std::shared_ptr<EncodingGate> EncodingGate::forListing(const KernelListing& listing,
-                                                       const std::function<uint8_t(uint32_t)>& reuseSlots)
+std::shared_ptr<EncodingGate> EncodingGate::forListing(const KernelListing& listing)
 {
     if (listing.instructions.empty()) return nullptr;
     // A real instruction always has opcode bits in its low word; makeListing's words carry control only.
@@ -204,13 +203,14 @@ std::shared_ptr<EncodingGate> EncodingGate::forListing(const KernelListing& list
     std::lock_guard lock(mutex);
     if (auto it = gates.find(h); it != gates.end())
         if (auto gate = it->second.lock()) return gate;
-    auto gate = std::make_shared<EncodingGate>(listing, reuseSlots);
+    // Gates of kernels nobody holds any more leave the map (a GUI session opens many kernels).
+    std::erase_if(gates, [](const auto& entry) { return entry.second.expired(); });
+    auto gate = std::make_shared<EncodingGate>(listing);
     gates[h] = gate;
     return gate;
 }
 
-EncodingGate::EncodingGate(const KernelListing& listing, const std::function<uint8_t(uint32_t)>& reuseSlots)
-    : m_arch(rawArch(listing.sm))
+EncodingGate::EncodingGate(const KernelListing& listing) : m_arch(rawArch(listing.sm))
 {
     const size_t n = listing.instructions.size();
     m_lo.reserve(n);
@@ -221,9 +221,8 @@ EncodingGate::EncodingGate(const KernelListing& listing, const std::function<uin
         m_hi.push_back(ins.hi);
         m_branch.push_back(ins.branchTarget.has_value() || ins.controlFlow);
         const Control& c = ins.control;
-        // Every reuse mask the rules can reach: subsets of ptxas' flags and the settable slots (a
-        // checker asks about the others too before its reuse rule refuses them, so by default all).
-        const uint8_t reach = uint8_t((c.reuse | (reuseSlots ? reuseSlots(i) : 7)) & 7);
+        // Every reuse mask (a checker asks about all of them, also those its reuse rule then refuses).
+        const uint8_t reach = 7;
         for (int mask = reach;; mask = (mask - 1) & reach) {
             for (int y = 0; y < 2; ++y)
                 m_grid.push_back({i, withControl(ins.hi, c.stall, y, mask | (c.reuse & 8))});

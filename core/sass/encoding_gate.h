@@ -14,7 +14,6 @@
 #include "core/sass/listing.h"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,13 +28,10 @@ class EncodingGate
 {
 public:
     // The gate of this listing, shared with every earlier caller that asked for the same kernel (same
-    // architecture and words). `reuseSlots(i)` names the reuse slots (bit 0 Ra, 1 Rb, 2 Rc) the rules may
-    // set on instruction i beyond ptxas' own (empty: every slot): it shapes the batch decoded up front,
-    // never a verdict.
+    // architecture and words).
     // nullptr for a listing without encodings (one built from text, whose raw words hold only control
     // bits): such a listing is never written to a cubin, so there is nothing to decode.
-    static std::shared_ptr<EncodingGate> forListing(const KernelListing& listing,
-                                                    const std::function<uint8_t(uint32_t)>& reuseSlots);
+    static std::shared_ptr<EncodingGate> forListing(const KernelListing& listing);
 
     // nullopt when instruction i with high word `hi` (its low word unchanged) decodes to ptxas'
     // instruction; otherwise why not, in the decoder's words. Thread-safe; the first call decodes the
@@ -49,7 +45,7 @@ public:
     size_t decodedWords() const;
     int decoderRuns() const;
 
-    EncodingGate(const KernelListing& listing, const std::function<uint8_t(uint32_t)>& reuseSlots);
+    explicit EncodingGate(const KernelListing& listing);
 
 private:
     struct Verdict

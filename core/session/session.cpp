@@ -168,7 +168,13 @@ void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QS
 {
     const std::string name = kernel.toStdString();
     m_loadJobs.start(
-        [workspace, name](const JobControl& job) { return workspace->kernel(name, job.stopFlag()); },
+        [workspace, name](const JobControl& job) {
+            auto built = workspace->kernel(name, job.stopFlag());
+            // The control rules decode their batch of edited words here, off the UI thread, so the
+            // first right-click or drag does not wait on nvdisasm.
+            if (built) (*built)->checker().controlRules().primeEncodings();
+            return built;
+        },
         [this, kernel](Result<std::shared_ptr<const KernelWorkspace>> built) {
             setBusy(false);
             if (!built) {

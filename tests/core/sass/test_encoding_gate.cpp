@@ -24,12 +24,6 @@ uint64_t withBits(uint64_t hi, int yield, int reuse)
     return c.encode(hi);
 }
 
-// Every reuse slot settable: the batch then holds every yield x reuse word at ptxas' stall.
-uint8_t allSlots(uint32_t)
-{
-    return 7;
-}
-
 } // namespace
 
 class TestEncodingGate : public QObject
@@ -71,10 +65,10 @@ private slots:
         QVERIFY(listings.ok());
         int accepted = 0, rejected = 0, rbRcY0 = 0;
         for (const auto& l : *listings) {
-            auto gate = EncodingGate::forListing(l, allSlots);
+            auto gate = EncodingGate::forListing(l);
             QVERIFY(gate);
             // The same kernel asked again: the same gate, its batch decoded once.
-            QCOMPARE(EncodingGate::forListing(l, allSlots).get(), gate.get());
+            QCOMPARE(EncodingGate::forListing(l).get(), gate.get());
             for (uint32_t i = 0; i < l.instructions.size(); ++i) {
                 const auto& ins = l.instructions[i];
                 QVERIFY(!gate->refusal(i, ins.hi));
@@ -119,7 +113,7 @@ private slots:
         auto listings = disassemble(*cubin);
         QVERIFY(listings.ok() && !listings->empty());
         const auto& l = listings->front();
-        auto gate = EncodingGate::forListing(l, allSlots);
+        auto gate = EncodingGate::forListing(l);
         gate->prime();
         const int runs = gate->decoderRuns();
         Control c = l.instructions[0].control;
@@ -132,7 +126,7 @@ private slots:
     void textListingsHaveNoGate()
     {
         auto l = makeListing({{"FFMA R1, R2, R3, R4", Control{.stall = 4, .yield = 1}}});
-        QVERIFY(!EncodingGate::forListing(l, allSlots));
+        QVERIFY(!EncodingGate::forListing(l));
     }
 };
 
