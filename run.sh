@@ -115,8 +115,8 @@ case "${1:-run}" in
       exit 1
     fi
     rm -rf "$SEARCH_OUT"
-    echo "searching flash_attn_fwd (anneal, all moves, 200 evaluations or 2 minutes):"
-    "$BUILD/app/cli/sassx-cli" search "$SEARCH_SPEC" --algo anneal --space all --budget-evals 200 \
+    echo "searching flash_attn_fwd (climb, all moves and control edits, 200 evaluations or 2 minutes):"
+    "$BUILD/app/cli/sassx-cli" search "$SEARCH_SPEC" --algo climb --space all+control --budget-evals 200 \
       --budget-time 2m --backend auto -o "$SEARCH_OUT"
     ;;
   *)

@@ -92,6 +92,7 @@ void SearchPanel::buildControls()
 {
     m_algorithm = new QComboBox(this);
     m_algorithm->setObjectName(QStringLiteral("searchAlgorithm"));
+    m_algorithm->addItem(tr("climb"), QStringLiteral("climb"));
     m_algorithm->addItem(tr("anneal"), QStringLiteral("anneal"));
     m_algorithm->addItem(tr("anneal (sip preset)"), QStringLiteral("anneal:sip"));
     m_algorithm->addItem(tr("greedy"), QStringLiteral("greedy"));
@@ -99,7 +100,10 @@ void SearchPanel::buildControls()
     m_algorithm->addItem(tr("list schedule"), QStringLiteral("listsched"));
     m_algorithm->addItem(tr("PPO agent"), QStringLiteral("ppo"));
     m_algorithm->setToolTip(
-        tr("anneal: simulated annealing; sip preset: SIP's schedule (single edits, ends on "
+        tr("climb (default): tries every legal single edit in turn, races each against the current best "
+           "in paired rounds and keeps only what fresh rounds confirm above the noise floor; "
+           "anneal: simulated annealing on the measured difference; sip preset: SIP's schedule (single "
+           "edits, ends on "
            "its temperature); greedy: first improvement; random: independent random "
            "legal variants; list schedule: one-shot heuristics; PPO agent: a policy learnt "
            "while it searches (CuAsmRL's settings; the run keeps it as policy.pt)"));

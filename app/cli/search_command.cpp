@@ -10,6 +10,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <unistd.h>
 
@@ -25,7 +26,8 @@ void onSignal(int)
 }
 
 const char* kUsage =
-    "usage: sassx-cli search SPEC.json --algo anneal|greedy|random|listsched|ppo [--preset sip] "
+    "usage: sassx-cli search SPEC.json [--algo climb|anneal|greedy|random|listsched|ppo] [--preset sip] "
+    "[--margin F] "
     "[--ppo-config FILE] [--policy FILE] "
     "[--space mem|all|yield|all+control|rescheduled] [--budget-evals N] [--budget-time 10m] [--backend "
     "auto|gpu|estimate] "
@@ -49,12 +51,21 @@ template <typename T> Result<T> numberOption(const ParsedArgs& a, const std::str
 Result<search::SearchConfig> configFrom(const ParsedArgs& a, bool resume)
 {
     search::SearchConfig c;
-    auto algo = search::parseAlgorithm(a.value("--algo", resume ? "anneal" : ""));
+    // climb is the default: it keeps only what its paired, raced measurements confirm (docs/search.md).
+    auto algo = search::parseAlgorithm(a.value("--algo", "climb"));
     if (!algo)
-        return makeError(a.has("--algo") ? "--algo is anneal, greedy, random, listsched or ppo, not '" +
-                                               a.value("--algo") + "'"
-                                         : "search needs --algo anneal|greedy|random|listsched|ppo");
+        return makeError("--algo is climb, anneal, greedy, random, listsched or ppo, not '" +
+                         a.value("--algo") + "'");
     c.algorithm = *algo;
+    if (a.has("--margin")) {
+        if (c.algorithm != search::Algorithm::Climb) return makeError("--margin goes with --algo climb");
+        const std::string v = a.value("--margin");
+        char* end = nullptr;
+        const double m = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end || !(m >= 0) || m > 100)
+            return makeError("--margin takes a number of noise floors (0 to 100), not '" + v + "'");
+        c.climbMargin = m;
+    }
     c.preset = a.value("--preset");
     auto space = search::parseSearchSpace(a.value("--space", "mem"));
     if (!space)
@@ -121,7 +132,7 @@ int runSearchCommand(const Args& raw)
         parseArgs(raw,
                   OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed",
                               "-o", "--screen", "--rounds", "--final-rounds", "--checkpoint-every", "--guide",
-                              "--stalls", "--ppo-config", "--policy"},
+                              "--stalls", "--ppo-config", "--policy", "--margin"},
                              {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
                       .add(evaluatorOptionSpec())
                       .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),

@@ -5,6 +5,7 @@
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/launch_spec.h"
+#include "core/eval/race.h"
 #include "core/eval/stall_profile.h"
 #include "core/eval/timing_stats.h"
 
@@ -18,6 +19,12 @@ struct EvalOptions
 {
     AdaptivePlan plan;
     bool checkOnly = false; // correctness only
+    // Enabled: the candidate is raced against the reference (race.h) instead of timed by `plan`.
+    RacePlan race;
+    // Timed against these bytes (a search's incumbent) instead of the baseline; empty: the baseline.
+    // Correctness is always judged against the baseline's outputs. The estimate backend ignores it (its
+    // caller divides two estimates).
+    std::vector<uint8_t> reference;
 };
 
 // What the evaluator learned about the original when it was set.

@@ -86,8 +86,10 @@ Status GpuEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<uint8
 std::chrono::milliseconds GpuEvaluator::evaluateTimeout(const EvalOptions& o) const
 {
     // Generous: 4x the expected GPU time of all rounds plus correctness, plus module load slack.
-    const double launches = double(m_options.baseline.inputSets + 2) +
-                            2.0 * (o.plan.screenRounds + o.plan.confirmRounds) * m_baseline.launchesPerSample;
+    const int rounds = o.race.enabled() ? o.race.maxScreenRounds + o.race.confirmRounds
+                                        : o.plan.screenRounds + o.plan.confirmRounds;
+    const double launches =
+        double(m_options.baseline.inputSets + 2) + 2.0 * rounds * m_baseline.launchesPerSample;
     const auto expected = std::chrono::milliseconds(int64_t(4.0 * launches * m_baseline.medianUs / 1000.0));
     return std::max(m_options.pool.requestTimeout, expected + m_options.timeoutSlack);
 }
@@ -104,6 +106,7 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
     protocol::EvaluateOptions po;
     po.plan = options.plan;
     po.checkOnly = options.checkOnly;
+    po.race = options.race;
     std::vector<PoolJob> jobs;
     std::vector<size_t> jobOf;
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -120,7 +123,9 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
                 continue;
             }
         }
-        jobs.push_back({protocol::makeEvaluate(0, candidates[i], po), evaluateTimeout(options)});
+        json request = protocol::makeEvaluate(0, candidates[i], po);
+        protocol::setReference(request, options.reference);
+        jobs.push_back({std::move(request), evaluateTimeout(options)});
         jobOf.push_back(i);
     }
     std::vector<PoolReply> replies = m_pool->run(std::move(jobs));

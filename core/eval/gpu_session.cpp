@@ -36,6 +36,9 @@ void GpuSession::tearDown()
 {
     if (m_ctx->lost()) return;
     m_ctx->unload(m_baseline);
+    if (m_incumbent.module) m_ctx->unload(m_incumbent);
+    m_incumbent = {};
+    m_incumbentCubin.clear();
     for (cu::DevicePtr p : m_work)
         if (p) m_ctx->release(p);
     for (auto& set : m_pristine)
@@ -181,34 +184,6 @@ std::optional<Failure> GpuSession::verifyDeviceReferences(bool& repaired)
                 return f;
             repaired = true;
         }
-    }
-    return std::nullopt;
-}
-
-std::optional<Failure> GpuSession::prepareTiming(KernelHandle& k)
-{
-    if (!m_useGraph || k.graphExec) return std::nullopt;
-    return m_ctx->buildGraph(k, m_launchesPerSample);
-}
-
-std::optional<Failure> GpuSession::interleave(const KernelHandle& a, const KernelHandle& b, int rounds,
-                                              std::vector<double>& ta, std::vector<double>& tb)
-{
-    ta.clear();
-    tb.clear();
-    for (int r = 0; r < rounds; ++r) {
-        double ua = 0, ub = 0;
-        // Alternate the order so that neither kernel always runs second (warmer clocks, hotter L2).
-        const bool aFirst = (r % 2) == 0;
-        for (int pass = 0; pass < 2; ++pass) {
-            const bool doA = (pass == 0) == aFirst;
-            double& u = doA ? ua : ub;
-            if (auto f =
-                    m_ctx->timeSample(doA ? a : b, m_launchesPerSample, m_useGraph, m_options.l2Flush, u))
-                return f;
-        }
-        ta.push_back(ua);
-        tb.push_back(ub);
     }
     return std::nullopt;
 }
@@ -407,46 +382,18 @@ json GpuSession::evaluate(const json& request)
     }
     if (options.checkOnly) return finish(resp);
 
-    if (auto f = prepareTiming(cand)) return finish(failureResponse(request, *f));
-    std::vector<double> ta, tb;
-    if (auto f = interleave(m_baseline, cand, options.plan.screenRounds, ta, tb))
-        return finish(failureResponse(request, *f));
+    auto reference = protocol::referenceFromRequest(request);
+    if (!reference)
+        return finish(protocol::makeErrorResponse(request, "error", failure::kError, reference.message()));
+    const double beforeTiming = sinceStart();
     TimingFigures t;
-    t.ratio = ratioInterval(ta, tb);
-    t.screenRounds = options.plan.screenRounds;
-    if (options.plan.shouldConfirm(t.ratio)) {
-        // Fresh rounds only: the screen's rounds selected this candidate and must not also estimate it.
-        const AdaptivePlan& plan = options.plan;
-        const int stage = plan.confirmStage > 0 ? plan.confirmStage : plan.confirmRounds;
-        std::vector<double> fa, fb;
-        while (int(fa.size()) < plan.confirmRounds) {
-            const int n = std::min(stage, plan.confirmRounds - int(fa.size()));
-            // Every stage runs on a freshly loaded instance of the candidate (loaded before the old
-            // one goes, so it lands elsewhere): where a module lands moves its time by up to a few
-            // tenths of a percent for as long as it is loaded, and the screen selected this
-            // instance partly for a lucky placement. Fresh instances average that out instead of
-            // confirming it.
-            KernelHandle next;
-            if (auto f = m_ctx->load(cubin.value(), next)) return finish(failureResponse(request, *f));
-            m_ctx->unload(cand);
-            cand = next;
-            if (auto f = prepareTiming(cand)) return finish(failureResponse(request, *f));
-            if (auto f = interleave(m_baseline, cand, n, ta, tb)) return finish(failureResponse(request, *f));
-            fa.insert(fa.end(), ta.begin(), ta.end());
-            fb.insert(fb.end(), tb.begin(), tb.end());
-            t.ratio = ratioInterval(fa, fb);
-            if (plan.futile(t.ratio, m_noiseFloor)) {
-                t.stoppedEarly = true;
-                break;
-            }
-        }
-        ta = std::move(fa);
-        tb = std::move(fb);
-        t.confirmed = true;
-    }
-    phases["timing"] = sinceStart() - beforeCheck - phases["check"].get<double>();
-    t.baselineMedianUs = median(ta);
-    t.candidateMedianUs = median(tb);
+    std::optional<Failure> timed;
+    if (options.race.enabled() || !reference->empty())
+        timed = timePaired(cubin.value(), *reference, options, cand, t);
+    else
+        timed = timeAdaptive(cubin.value(), options.plan, cand, t);
+    phases["timing"] = sinceStart() - beforeTiming;
+    if (timed) return finish(failureResponse(request, *timed));
     t.noiseFloor = m_noiseFloor;
     t.verdict = decide(t.ratio, m_noiseFloor);
     t.launchMode = m_useGraph ? "graph" : "events";

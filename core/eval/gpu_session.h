@@ -57,6 +57,18 @@ private:
     std::optional<Failure> interleave(const KernelHandle& a, const KernelHandle& b, int rounds,
                                       std::vector<double>& ta, std::vector<double>& tb);
     std::optional<Failure> prepareTiming(KernelHandle& k);
+    // Replaces `k` by a freshly loaded instance of `cubin`, ready to time.
+    std::optional<Failure> freshInstance(const std::vector<uint8_t>& cubin, KernelHandle& k);
+    // Against the baseline: a screen, then fresh confirmation rounds for a promising one (AdaptivePlan).
+    std::optional<Failure> timeAdaptive(const std::vector<uint8_t>& cubin, const AdaptivePlan& plan,
+                                        KernelHandle& cand, TimingFigures& t);
+    // Against `reference` (empty: the baseline), raced when options.race is enabled (race.h), else one
+    // paired screen of options.plan.screenRounds.
+    std::optional<Failure> timePaired(const std::vector<uint8_t>& cubin,
+                                      const std::vector<uint8_t>& reference,
+                                      const protocol::EvaluateOptions& options, KernelHandle& cand,
+                                      TimingFigures& t);
+    std::optional<Failure> timingFailure(const std::string& message);
     // The one-launch runners' set-up: input set 0 of `spec` and `cubin` loaded into `k`.
     Status setUpOneLaunch(const LaunchSpec& spec, const std::vector<uint8_t>& cubin, uint64_t seed,
                           KernelHandle& k);
@@ -81,6 +93,10 @@ private:
     uint64_t m_evaluations = 0;
     double m_noiseFloor = 0.0;
     double m_baselineUs = 0.0;
+    // The last reference (a search's incumbent) timed against, kept loaded between requests.
+    std::vector<uint8_t> m_incumbentCubin;
+    KernelHandle m_incumbent;
+    std::optional<Failure> m_lastTimingFailure;
 };
 
 } // namespace sassx::eval

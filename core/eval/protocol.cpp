@@ -36,14 +36,16 @@ json makeLoadBaseline(int id, const LaunchSpec& spec, std::span<const uint8_t> c
 namespace {
 json evaluateBody(int id, const EvaluateOptions& o)
 {
-    return {{"op", "evaluate"},
-            {"id", id},
-            {"screen_rounds", o.plan.screenRounds},
-            {"confirm_rounds", o.plan.confirmRounds},
-            {"incumbent_ratio", o.plan.incumbentRatio},
-            {"confirm_stage", o.plan.confirmStage},
-            {"futility_after", o.plan.futilityAfter},
-            {"check_only", o.checkOnly}};
+    json j{{"op", "evaluate"},
+           {"id", id},
+           {"screen_rounds", o.plan.screenRounds},
+           {"confirm_rounds", o.plan.confirmRounds},
+           {"incumbent_ratio", o.plan.incumbentRatio},
+           {"confirm_stage", o.plan.confirmStage},
+           {"futility_after", o.plan.futilityAfter},
+           {"check_only", o.checkOnly}};
+    if (o.race.enabled()) j["race"] = toJson(o.race);
+    return j;
 }
 } // namespace
 
@@ -99,6 +101,20 @@ Result<json> parseLine(std::string_view line)
     return j;
 }
 
+void setReference(json& request, std::span<const uint8_t> reference)
+{
+    if (!reference.empty()) request["reference_b64"] = base64Encode(reference);
+}
+
+Result<std::vector<uint8_t>> referenceFromRequest(const json& r)
+{
+    if (!r.contains("reference_b64")) return std::vector<uint8_t>{};
+    if (!r.at("reference_b64").is_string()) return makeError("protocol: reference_b64 is not a string");
+    auto bytes = base64Decode(r.at("reference_b64").get_ref<const std::string&>());
+    if (!bytes) return makeError("protocol: reference_b64: " + bytes.message());
+    return bytes;
+}
+
 Result<std::vector<uint8_t>> cubinFromRequest(const json& r)
 {
     if (r.contains("cubin_b64") && r.at("cubin_b64").is_string()) {
@@ -140,6 +156,7 @@ EvaluateOptions evaluateOptionsFromJson(const json& r)
     o.plan.confirmStage = std::max(0, r.value("confirm_stage", o.plan.confirmStage));
     o.plan.futilityAfter = std::max(2, r.value("futility_after", o.plan.futilityAfter));
     o.checkOnly = r.value("check_only", o.checkOnly);
+    if (r.contains("race")) o.race = racePlanFromJson(r.at("race"));
     return o;
 }
 

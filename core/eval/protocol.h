@@ -10,6 +10,7 @@
 //   "error"  the request itself was wrong (unknown op, no baseline loaded, bad JSON)
 #include "core/common/result.h"
 #include "core/eval/launch_spec.h"
+#include "core/eval/race.h"
 #include "core/eval/timing_stats.h"
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,7 @@ struct EvaluateOptions
 {
     AdaptivePlan plan;
     bool checkOnly = false; // correctness only, no timing
+    RacePlan race;          // enabled: the candidate is raced (race.h) instead of `plan`
 };
 
 nlohmann::json makeHello(int id);
@@ -51,6 +53,9 @@ nlohmann::json makeLoadBaseline(int id, const LaunchSpec& spec, std::span<const 
                                 const BaselineOptions& options);
 nlohmann::json makeEvaluate(int id, std::span<const uint8_t> cubin, const EvaluateOptions& options);
 nlohmann::json makeEvaluatePath(int id, const std::string& cubinPath, const EvaluateOptions& options);
+// Times the candidate against `reference` (inline, base64) instead of the baseline: paired rounds against
+// a search's incumbent. Correctness is still judged against the baseline's outputs.
+void setReference(nlohmann::json& request, std::span<const uint8_t> reference);
 // Metrics of the candidate (or of the baseline when `cubin` is empty).
 nlohmann::json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics,
                            const std::string& backend = "auto");
@@ -63,6 +68,8 @@ Result<nlohmann::json> parseLine(std::string_view line);
 
 // The cubin of a request: "cubin_b64" or "cubin_path".
 Result<std::vector<uint8_t>> cubinFromRequest(const nlohmann::json& request);
+// The reference of an evaluate request ("reference_b64"); empty when it has none (the baseline).
+Result<std::vector<uint8_t>> referenceFromRequest(const nlohmann::json& request);
 BaselineOptions baselineOptionsFromJson(const nlohmann::json& request);
 EvaluateOptions evaluateOptionsFromJson(const nlohmann::json& request);
 

@@ -93,7 +93,9 @@ nlohmann::json toJson(const TimingFigures& t)
             {"screen_rounds", t.screenRounds},
             {"launch_mode", t.launchMode},
             {"launches_per_sample", t.launchesPerSample},
-            {"l2_flush", t.l2Flush}};
+            {"l2_flush", t.l2Flush},
+            {"paired", t.paired},
+            {"race", t.race}};
 }
 
 std::optional<TimingFigures> timingFromJson(const nlohmann::json& j)
@@ -117,6 +119,8 @@ std::optional<TimingFigures> timingFromJson(const nlohmann::json& j)
     t.launchMode = j.value("launch_mode", std::string());
     t.launchesPerSample = j.value("launches_per_sample", 1);
     t.l2Flush = j.value("l2_flush", false);
+    t.paired = j.value("paired", false);
+    t.race = j.value("race", std::string());
     return t;
 }
 

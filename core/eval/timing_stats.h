@@ -87,6 +87,10 @@ struct TimingFigures
     std::string launchMode;    // "events" or "graph"
     int launchesPerSample = 1;
     bool l2Flush = false;
+    // Against a reference other than the baseline (a search's incumbent): `ratio` is
+    // candidate / reference, and baselineMedianUs is the reference's.
+    bool paired = false;
+    std::string race; // race.h's outcome ("dropped", "rejected", "won"); empty when not raced
 };
 
 nlohmann::json toJson(const TimingFigures& t);

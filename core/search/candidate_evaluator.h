@@ -19,6 +19,13 @@ struct EvalRequest
     // Every confirmation round, no screening shortcut and no early stop: re-measuring the incumbent and
     // the final figure of the best.
     bool full = false;
+    // Paired: timed in interleaved rounds against this schedule (a search's incumbent) instead of the
+    // original, and the figures are candidate / reference. Null: against the original.
+    const Schedule* reference = nullptr;
+    // > 1: raced (core/eval/race.h): screened in a few rounds, dropped as soon as it cannot clear this
+    // speed-up over the reference, and a survivor confirmed on fresh rounds and fresh instances; the
+    // result says "won" only when the confirmed interval lies wholly above it. 0: not raced.
+    double raceSpeedup = 0.0;
 };
 
 class CandidateEvaluator

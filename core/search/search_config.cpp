@@ -9,6 +9,7 @@ namespace sassx::search {
 
 std::optional<Algorithm> parseAlgorithm(const std::string& name)
 {
+    if (name == "climb") return Algorithm::Climb;
     if (name == "anneal") return Algorithm::Anneal;
     if (name == "greedy") return Algorithm::Greedy;
     if (name == "random") return Algorithm::Random;
@@ -20,6 +21,8 @@ std::optional<Algorithm> parseAlgorithm(const std::string& name)
 std::string algorithmName(Algorithm a)
 {
     switch (a) {
+    case Algorithm::Climb:
+        return "climb";
     case Algorithm::Anneal:
         return "anneal";
     case Algorithm::Greedy:
@@ -52,6 +55,8 @@ Status SearchConfig::validate() const
         return makeError("give a budget: --budget-evals N or --budget-time 10m");
     if (maxEditsPerProposal < 1 || randomMaxEdits < 1) return makeError("edits per proposal must be >= 1");
     if (!(t0 > 0) || !(tEnd > 0) || tEnd > t0) return makeError("annealing needs 0 < tEnd <= t0");
+    if (!(climbMargin >= 0) || climbSweeps < 1)
+        return makeError("climbing needs a margin >= 0 and at least one sweep");
     if (algorithm == Algorithm::Ppo) {
         if (Status s = search::validate(ppo); !s) return s;
         if (guide != "uniform") return makeError("the PPO agent learns where to look: it takes no guide");
@@ -86,8 +91,10 @@ nlohmann::json toJson(const SearchConfig& c)
             {"max_edits_per_proposal", c.maxEditsPerProposal},
             {"random_max_edits", c.randomMaxEdits},
             {"remeasure_every", c.remeasureEvery},
-            {"t0", c.t0},
-            {"t_end", c.tEnd},
+            {"t0_floors", c.t0},
+            {"t_end_floors", c.tEnd},
+            {"climb_margin", c.climbMargin},
+            {"climb_sweeps", c.climbSweeps},
             {"guide", c.guide},
             {"ppo_preset", c.ppoPreset},
             {"ppo", toJson(c.ppo)}};
@@ -107,11 +114,14 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.budgetSeconds = j.value("budget_seconds", 0.0);
         c.seed = j.value("seed", uint64_t(1));
         c.seedWithListSchedule = j.value("seed_with_list_schedule", true);
-        c.maxEditsPerProposal = j.value("max_edits_per_proposal", 3);
+        c.maxEditsPerProposal = j.value("max_edits_per_proposal", c.maxEditsPerProposal);
         c.randomMaxEdits = j.value("random_max_edits", 30);
         c.remeasureEvery = j.value("remeasure_every", 50);
-        c.t0 = j.value("t0", 0.01);
-        c.tEnd = j.value("t_end", 0.0005);
+        // Temperatures in noise-floor units ("t0"/"t_end" of older runs were speed-up units: dropped).
+        c.t0 = j.value("t0_floors", c.t0);
+        c.tEnd = j.value("t_end_floors", c.tEnd);
+        c.climbMargin = j.value("climb_margin", c.climbMargin);
+        c.climbSweeps = j.value("climb_sweeps", c.climbSweeps);
         c.guide = j.value("guide", std::string("uniform"));
         c.ppoPreset = j.value("ppo_preset", std::string("cuasmrl"));
         if (j.contains("ppo")) {

@@ -15,6 +15,7 @@ namespace sassx::search {
 
 enum class Algorithm : uint8_t
 {
+    Climb,        // noise-aware first-improvement climbing with racing (the default; search_engine_climb.cpp)
     Anneal,       // simulated annealing (presets: default, sip)
     Greedy,       // first-improvement hill climbing
     Random,       // independent random legal variants of the start schedule
@@ -22,12 +23,12 @@ enum class Algorithm : uint8_t
     Ppo,          // a PPO agent choosing legal edits in episodes from the start schedule (agent.h)
 };
 
-std::optional<Algorithm> parseAlgorithm(const std::string& name); // anneal|greedy|random|listsched|ppo
+std::optional<Algorithm> parseAlgorithm(const std::string& name); // climb|anneal|greedy|random|listsched|ppo
 std::string algorithmName(Algorithm a);
 
 struct SearchConfig
 {
-    Algorithm algorithm = Algorithm::Anneal;
+    Algorithm algorithm = Algorithm::Climb;
     std::string preset; // "" (sassx's default) or "sip" (anneal only)
     SearchSpace space = SearchSpace::Mem;
     int64_t budgetEvals = 0;    // 0: no limit on evaluations
@@ -36,14 +37,24 @@ struct SearchConfig
     // The list-scheduling result starts the other algorithms when it measured better than the original
     // (its evaluations count against the budget). Spaces without moves ignore it.
     bool seedWithListSchedule = true;
-    int maxEditsPerProposal = 3; // anneal (default preset) proposes 1..this many edits at once
-    int randomMaxEdits = 30;     // random search: 1..this many edits per variant
-    int remeasureEvery = 50;     // anneal/greedy: re-measure the incumbent every N steps (measured backends)
-    // Annealing temperature in speed-up units (0.01 = 1%). Default preset: geometric from t0 to tEnd
-    // over the budget. SIP preset: t0 0.4, ×(1−0.003) per step, stop at T < 0.05 or after 1,000 steps
-    // (arXiv 2403.16863, ../shared/seeds), single-edit proposals, Metropolis on the raw Δ speed-up.
-    double t0 = 0.01;
-    double tEnd = 0.0005;
+    // Annealing (default preset) proposes 1..this many edits at once. One by default: a multi-edit
+    // proposal buries the one edit that helps under the others' noise (docs/search.md).
+    int maxEditsPerProposal = 1;
+    int randomMaxEdits = 30; // random search: 1..this many edits per variant
+    int remeasureEvery = 50; // climb/anneal/greedy: re-measure the incumbent against the original every N
+                             // evaluations (measured backends)
+    // Annealing temperature of the default preset in units of the kernel's measured noise floor
+    // (at least kMinTemperatureUnit): geometric from t0 to tEnd over the budget, Metropolis on the
+    // measured speed-up over the incumbent (paired rounds). SIP preset: t0 0.4 in speed-up units,
+    // ×(1−0.003) per step, stop at T < 0.05 or after 1,000 steps (arXiv 2403.16863, ../shared/seeds),
+    // single-edit proposals, Metropolis on the raw Δ speed-up against the original.
+    double t0 = 2.0;
+    double tEnd = 0.1;
+    // Climbing: a candidate is kept when its confirmed paired interval over the incumbent lies wholly
+    // above 1 + climbMargin × noise floor; the climb ends ("converged") after this many sweeps over
+    // every legal single edit found nothing.
+    double climbMargin = 0.5;
+    int climbSweeps = 2;
     double sipT0 = 0.4;
     double sipCooling = 0.003;
     double sipTMin = 0.05;
@@ -64,6 +75,9 @@ struct SearchConfig
 
 nlohmann::json toJson(const SearchConfig& c);
 Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j);
+
+// The temperature unit of a backend without noise (the estimate): 0.1%.
+inline constexpr double kMinTemperatureUnit = 0.001;
 
 // "10m", "90s", "1h", "45" (seconds) → seconds; nullopt for anything else.
 std::optional<double> parseDuration(const std::string& text);

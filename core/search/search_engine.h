@@ -83,6 +83,7 @@ private:
         Schedule schedule;
         std::vector<Edit> edits;
         int base = -1;
+        std::string kind = "candidate"; // what the history calls it ("probe": climbing's multi-edit draws)
     };
     bool budgetSpent() const;
     double now() const;
@@ -90,8 +91,19 @@ private:
     bool listPhase() const;
     void listStep();
     void annealStep(bool greedy);
+    void pairedAnnealStep();
     void randomStep();
     void remeasureIncumbent();
+    // Climbing (search_engine_climb.cpp).
+    void climbStep();
+    bool beginSweep();
+    std::vector<Candidate> climbCandidates(int batch);
+    bool climbProbe(Candidate& c);
+    bool climbPhaseOver() const;
+    double climbBar() const;
+    void restoreClimb();
+    double temperatureUnit() const;
+    void restoreBest();
     // PPO (search_engine_ppo.cpp).
     Status startAgent(bool resuming);
     void ppoStep();
@@ -108,8 +120,10 @@ private:
     std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits);
     std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates,
                                            const EvalRequest& request);
+    // A paired result (against the incumbent) is chained to the original through the incumbent's figure.
     SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r,
                              double temperature);
+    void publishAll(size_t from);
     bool acceptAnneal(const SpeedupFigures& f, double t);
     void setIncumbent(int index, double speedup, const Schedule& schedule);
     Schedule scheduleOf(int index) const;
@@ -135,6 +149,8 @@ private:
     const SearchCallbacks* m_callbacks = nullptr;
     const SearchControl* m_control = nullptr;
     std::map<std::string, std::vector<Edit>> m_listEdits; // heuristic → its whole edit sequence
+    std::vector<Edit> m_sweep; // climbing: every legal single edit of the incumbent, shuffled
+    bool m_sweepBuilt = false;
     int64_t m_lastCheckpointEvals = 0;
     double m_lastCheckpointSeconds = 0.0;
 };

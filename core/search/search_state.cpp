@@ -86,7 +86,21 @@ SpeedupFigures speedupFigures(const eval::EvalResult& r)
     f.rounds = t.ratio.rounds;
     f.confirmed = t.confirmed;
     f.noiseFloor = t.noiseFloor;
+    f.race = t.race;
+    if (t.paired) {
+        f.paired = f.speedup;
+        f.pairedLow = f.low;
+        f.pairedHigh = f.high;
+    }
     return f;
+}
+
+void chainToOriginal(SpeedupFigures& f, double baseSpeedup)
+{
+    if (f.paired == 0.0) return;
+    f.speedup = f.paired * baseSpeedup;
+    f.low = f.pairedLow * baseSpeedup;
+    f.high = f.pairedHigh * baseSpeedup;
 }
 
 Result<std::vector<Edit>> editsOfEvaluation(const std::vector<SearchEvaluation>& history, int step)
@@ -127,6 +141,12 @@ nlohmann::json toJson(const SpeedupFigures& f)
                      {"confirmed", f.confirmed},
                      {"noise_floor", f.noiseFloor},
                      {"source", f.source}};
+    if (f.paired != 0.0) {
+        j["paired"] = f.paired;
+        j["paired_low"] = f.pairedLow;
+        j["paired_high"] = f.pairedHigh;
+    }
+    if (!f.race.empty()) j["race"] = f.race;
     if (!f.ok) {
         j["failure_kind"] = f.failureKind;
         j["failure"] = f.failure;
@@ -148,6 +168,10 @@ SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j)
     f.source = j.value("source", std::string());
     f.failureKind = j.value("failure_kind", std::string());
     f.failure = j.value("failure", std::string());
+    f.paired = j.value("paired", 0.0);
+    f.pairedLow = j.value("paired_low", f.paired);
+    f.pairedHigh = j.value("paired_high", f.paired);
+    f.race = j.value("race", std::string());
     return f;
 }
 
@@ -211,6 +235,7 @@ nlohmann::json toJson(const SearchState& s)
             {"legal_at_start", s.legalAtStart},
             {"refused_by_check", s.refusedByCheck},
             {"agent", s.agent},
+            {"climb", s.climb},
             {"history", history}};
 }
 
@@ -238,6 +263,7 @@ Result<SearchState> searchStateFromJson(const nlohmann::json& j)
         s.legalAtStart = j.value("legal_at_start", int64_t(-1));
         s.refusedByCheck = j.value("refused_by_check", 0);
         if (j.contains("agent")) s.agent = j.at("agent");
+        if (j.contains("climb")) s.climb = j.at("climb");
         for (const auto& e : j.at("history")) {
             auto ev = evaluationFromJson(e);
             if (!ev) return ev.error();
@@ -259,7 +285,7 @@ Result<SearchState> searchStateFromJson(const nlohmann::json& j)
 std::string historyCsvHeader()
 {
     return "step,seconds,kind,base,move,ok,failure,speedup,low,high,rounds,confirmed,outcome,best,"
-           "temperature\n";
+           "temperature,paired,race\n";
 }
 
 std::string historyCsvRow(const SearchEvaluation& e)
@@ -273,9 +299,9 @@ std::string historyCsvRow(const SearchEvaluation& e)
                   f.confirmed ? 1 : 0);
     char head[64];
     std::snprintf(head, sizeof head, "%d,%.3f,", e.step, e.seconds);
-    char tail[64];
-    std::snprintf(tail, sizeof tail, ",%s,%d,%.6g\n", outcomeName(e.outcome).c_str(), e.best ? 1 : 0,
-                  e.temperature);
+    char tail[96];
+    std::snprintf(tail, sizeof tail, ",%s,%d,%.6g,%.6f,%s\n", outcomeName(e.outcome).c_str(), e.best ? 1 : 0,
+                  e.temperature, f.paired, f.race.c_str());
     return head + csvField(e.kind) + "," + std::to_string(e.base) + "," + csvField(move) + "," +
            (f.ok ? "1" : "0") + "," + csvField(f.ok ? "" : f.failureKind + ": " + f.failure) + "," + nums +
            tail;

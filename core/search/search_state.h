@@ -36,13 +36,24 @@ struct SpeedupFigures
     bool confirmed = false;  // figures come from fresh confirmation rounds
     double noiseFloor = 0.0; // ratio units
     std::string source;      // "measured, NVIDIA H100 …" or "estimate, model sm_90"
+    // Paired against the base's schedule (a search's incumbent) instead of the original: `paired` is
+    // the measured speed-up over that base, and speedup/low/high above are chained to the original
+    // through the base's own figure (an estimate of the product until the schedule is re-measured
+    // against the original). 0: measured against the original directly.
+    double paired = 0.0;
+    double pairedLow = 0.0, pairedHigh = 0.0;
+    std::string race; // "dropped", "rejected", "won" (core/eval/race.h); empty when not raced
     bool exact() const { return ok && rounds == 0; }
-    // Trustworthy enough to report: deterministic, or from fresh confirmation rounds.
-    bool reportable() const { return ok && (rounds == 0 || confirmed); }
+    // Trustworthy enough to report: deterministic, or from fresh confirmation rounds against the
+    // original (a chained figure is not).
+    bool reportable() const { return ok && (rounds == 0 || (confirmed && paired == 0.0)); }
     // Clearly faster than `than`: the whole interval above it and the gain above the noise floor.
     bool clearlyAbove(double than) const;
 };
 SpeedupFigures speedupFigures(const eval::EvalResult& r);
+// Figures of a paired evaluation (candidate / its base) chained to the original through the base's
+// speed-up `baseSpeedup`: `paired*` keep the measured figures, speedup/low/high become the product.
+void chainToOriginal(SpeedupFigures& f, double baseSpeedup);
 
 struct SearchEvaluation
 {
@@ -72,12 +83,15 @@ struct SearchState
     int listScheduleNext = 0; // heuristics already evaluated
     int start = -1;           // history index the other algorithms start from (-1: the original)
     bool finished = false;
-    std::string stopReason; // "budget", "temperature", "done", "stopped", "exhausted"
+    std::string stopReason; // "budget", "temperature", "done", "stopped", "exhausted", "converged"
     int64_t legalAtStart = -1;
     int refusedByCheck = 0; // proposals the full check refused (should stay 0: proposals are legal)
     // PPO (search_engine_ppo.cpp): the episode in progress, the rollout since the last update (enough
     // to rebuild its observations, so a resumed run continues exactly) and update statistics.
     nlohmann::json agent;
+    // Climbing (search_engine_climb.cpp): the sweep in progress, enough to rebuild it exactly on resume:
+    // {"sweep_seed", "position", "accepted", "fruitless"}.
+    nlohmann::json climb;
     // The agent's network and optimizer after its last update (a libtorch archive). Not in the JSON:
     // the search run keeps it beside the checkpoint as policy.pt.
     std::string agentBytes;

@@ -33,6 +33,18 @@ eval::EvalOptions SearchEvaluator::optionsFor(const search::EvalRequest& request
     o.plan.screenRounds = m_plan.screenRounds;
     o.plan.confirmRounds = m_plan.confirmRounds;
     o.plan.incumbentRatio = request.incumbentRatio;
+    if (request.raceSpeedup > 1.0) {
+        o.race.bar = 1.0 / request.raceSpeedup;
+        o.race.firstRounds = m_plan.raceFirstRounds;
+        o.race.stageRounds = m_plan.raceStageRounds;
+        o.race.maxScreenRounds = m_plan.raceMaxScreenRounds;
+        o.race.confirmRounds = m_plan.raceConfirmRounds;
+        o.race.confirmStage = m_plan.raceConfirmStage;
+    } else if (request.reference && !request.full) {
+        // A paired screen (annealing decides on its median): no confirmation.
+        o.plan.screenRounds = m_plan.pairedRounds;
+        o.plan.confirmRounds = 0;
+    }
     if (request.full) {
         // Every round fresh and all of them: the figure a report or the incumbent stands on.
         o.plan.confirmRounds = m_plan.fullRounds;
@@ -51,15 +63,17 @@ std::vector<eval::EvalResult> SearchEvaluator::evaluate(const std::vector<Schedu
             r = eval::failedResult(eval::failure::kError, s.message());
         return out;
     }
-    const eval::EvalOptions options = optionsFor(request);
-    if (m_evaluator.choice().backend != "gpu") {
-        MeasureOptions mo;
-        mo.eval = options;
-        for (size_t i = 0; i < schedules.size(); ++i) {
-            auto r = m_evaluator.measure(schedules[i], mo);
-            out[i] = r ? std::move(*r) : eval::failedResult(eval::failure::kError, r.message());
+    eval::EvalOptions options = optionsFor(request);
+    if (m_evaluator.choice().backend != "gpu") return evaluateEstimate(schedules, request, options);
+    if (request.reference && !request.reference->isIdentity(m_evaluator.kernel().analysis())) {
+        auto ref = referenceBytes(*request.reference);
+        if (!ref) {
+            for (auto& r : out)
+                r = eval::failedResult(eval::failure::kError,
+                                       "the reference cannot be written: " + ref.message());
+            return out;
         }
-        return out;
+        options.reference = *ref;
     }
     // Write every cubin first, then one batch across the pool.
     std::vector<std::vector<uint8_t>> cubins;
@@ -87,6 +101,66 @@ std::vector<eval::EvalResult> SearchEvaluator::evaluate(const std::vector<Schedu
                            : eval::failedResult(eval::failure::kError, "no answer from the pool");
         if (out[slot[k]].source.kind.empty()) out[slot[k]].source.kind = sourceKind();
         if (out[slot[k]].wallMs == 0.0) out[slot[k]].wallMs = ms / double(slot.size());
+    }
+    return out;
+}
+
+Result<std::vector<uint8_t>> SearchEvaluator::referenceBytes(const Schedule& reference)
+{
+    if (m_referenceValid && !m_referenceBytes.empty() && reference.order == m_referenceSchedule.order &&
+        reference.control == m_referenceSchedule.control)
+        return m_referenceBytes;
+    auto bytes = m_evaluator.kernel().write(reference);
+    if (!bytes) return bytes.error();
+    m_referenceSchedule = reference;
+    m_referenceBytes = std::move(*bytes);
+    m_referenceEstimate.reset();
+    m_referenceValid = true;
+    return m_referenceBytes;
+}
+
+Result<eval::EvalResult> SearchEvaluator::referenceEstimate(const Schedule& reference)
+{
+    if (!(m_referenceValid && m_referenceEstimate && reference.order == m_referenceSchedule.order &&
+          reference.control == m_referenceSchedule.control)) {
+        auto r = m_evaluator.measure(reference, MeasureOptions{});
+        if (!r) return r.error();
+        m_referenceSchedule = reference;
+        m_referenceBytes.clear();
+        m_referenceEstimate = std::move(*r);
+        m_referenceValid = true;
+    }
+    return *m_referenceEstimate;
+}
+
+std::vector<eval::EvalResult> SearchEvaluator::evaluateEstimate(const std::vector<Schedule>& schedules,
+                                                                const search::EvalRequest& request,
+                                                                const eval::EvalOptions& options)
+{
+    std::vector<eval::EvalResult> out(schedules.size());
+    MeasureOptions mo;
+    mo.eval = options;
+    std::optional<eval::EvalResult> ref;
+    if (request.reference) {
+        auto r = referenceEstimate(*request.reference);
+        if (!r || !r->timing) {
+            const std::string why = r ? "the reference has no estimate" : r.message();
+            for (auto& o : out)
+                o = eval::failedResult(eval::failure::kError, why);
+            return out;
+        }
+        ref = std::move(*r);
+    }
+    for (size_t i = 0; i < schedules.size(); ++i) {
+        auto r = m_evaluator.measure(schedules[i], mo);
+        out[i] = r ? std::move(*r) : eval::failedResult(eval::failure::kError, r.message());
+        if (!ref || !out[i].timing) continue;
+        // Deterministic: candidate / reference is the quotient of the two estimates, decided at once.
+        eval::TimingFigures& t = *out[i].timing;
+        const double q = ref->timing->ratio.median > 0 ? t.ratio.median / ref->timing->ratio.median : 0.0;
+        t.ratio.median = t.ratio.low = t.ratio.high = q;
+        t.paired = true;
+        if (options.race.enabled()) t.race = q < options.race.bar ? "won" : "dropped";
     }
     return out;
 }

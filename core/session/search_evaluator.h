@@ -12,6 +12,13 @@ struct SearchMeasurePlan
     int screenRounds = 10;  // every candidate
     int confirmRounds = 50; // fresh rounds for a candidate whose screen beats the incumbent
     int fullRounds = 100;   // EvalRequest::full (incumbent re-measures, the final figure of the best)
+    int pairedRounds = 10;  // a paired screen against a reference without racing (annealing)
+    // A race (EvalRequest::raceSpeedup; core/eval/race.h): the bar comes from the request.
+    int raceFirstRounds = 4;
+    int raceStageRounds = 4;
+    int raceMaxScreenRounds = 16;
+    int raceConfirmRounds = 24;
+    int raceConfirmStage = 8;
 };
 
 class SearchEvaluator : public search::CandidateEvaluator
@@ -27,9 +34,19 @@ public:
 
 private:
     eval::EvalOptions optionsFor(const search::EvalRequest& request) const;
+    // The reference's bytes (written once per incumbent) or an error.
+    Result<std::vector<uint8_t>> referenceBytes(const Schedule& reference);
+    Result<eval::EvalResult> referenceEstimate(const Schedule& reference);
+    std::vector<eval::EvalResult> evaluateEstimate(const std::vector<Schedule>& schedules,
+                                                   const search::EvalRequest& request,
+                                                   const eval::EvalOptions& options);
 
     KernelEvaluator& m_evaluator;
     SearchMeasurePlan m_plan;
+    Schedule m_referenceSchedule; // the last reference, and what it costs to use it again
+    std::vector<uint8_t> m_referenceBytes;
+    std::optional<eval::EvalResult> m_referenceEstimate;
+    bool m_referenceValid = false;
 };
 
 } // namespace sassx

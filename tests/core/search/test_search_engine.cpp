@@ -62,6 +62,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("algorithm");
         QTest::addColumn<QString>("preset");
         QTest::addColumn<int>("space");
+        QTest::newRow("climb all") << int(Algorithm::Climb) << QString() << int(SearchSpace::All);
+        QTest::newRow("climb all+control")
+            << int(Algorithm::Climb) << QString() << int(SearchSpace::AllControl);
         QTest::newRow("anneal all") << int(Algorithm::Anneal) << QString() << int(SearchSpace::All);
         QTest::newRow("anneal mem") << int(Algorithm::Anneal) << QString() << int(SearchSpace::Mem);
         QTest::newRow("anneal sip mem")
@@ -102,6 +105,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("algorithm");
         QTest::addColumn<int>("budget");
         for (int b : {1, 7, 40}) {
+            QTest::addRow("climb %d", b) << int(Algorithm::Climb) << b;
             QTest::addRow("anneal %d", b) << int(Algorithm::Anneal) << b;
             QTest::addRow("greedy %d", b) << int(Algorithm::Greedy) << b;
             QTest::addRow("random %d", b) << int(Algorithm::Random) << b;
@@ -141,7 +145,7 @@ private Q_SLOTS:
         REQUIRE_SAMPLE(kSample);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
-        for (Algorithm a : {Algorithm::Anneal, Algorithm::Greedy, Algorithm::Random}) {
+        for (Algorithm a : {Algorithm::Climb, Algorithm::Anneal, Algorithm::Greedy, Algorithm::Random}) {
             const auto one = trajectory(runOnce(*f, config(a, {}, SearchSpace::All, 50, 7)));
             const auto two = trajectory(runOnce(*f, config(a, {}, SearchSpace::All, 50, 7)));
             const auto other = trajectory(runOnce(*f, config(a, {}, SearchSpace::All, 50, 8)));
@@ -160,6 +164,9 @@ private Q_SLOTS:
         QTest::newRow("anneal all, in the list phase")
             << int(Algorithm::Anneal) << int(SearchSpace::All) << 2;
         QTest::newRow("anneal all") << int(Algorithm::Anneal) << int(SearchSpace::All) << 23;
+        QTest::newRow("climb all") << int(Algorithm::Climb) << int(SearchSpace::All) << 19;
+        QTest::newRow("climb yield") << int(Algorithm::Climb) << int(SearchSpace::Yield) << 9;
+        QTest::newRow("climb rescheduled") << int(Algorithm::Climb) << int(SearchSpace::Rescheduled) << 14;
         QTest::newRow("greedy all+control") << int(Algorithm::Greedy) << int(SearchSpace::AllControl) << 17;
         QTest::newRow("random mem") << int(Algorithm::Random) << int(SearchSpace::Mem) << 30;
         QTest::newRow("anneal yield") << int(Algorithm::Anneal) << int(SearchSpace::Yield) << 9;
@@ -204,20 +211,21 @@ private Q_SLOTS:
     // Only legal schedules are evaluated, and each space changes only what it may.
     void staysLegalAndInsideItsSpace_data()
     {
+        QTest::addColumn<int>("algorithm");
         QTest::addColumn<int>("space");
-        QTest::newRow("mem") << int(SearchSpace::Mem);
-        QTest::newRow("all") << int(SearchSpace::All);
-        QTest::newRow("yield") << int(SearchSpace::Yield);
-        QTest::newRow("all+control") << int(SearchSpace::AllControl);
-        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled);
+        for (Algorithm a : {Algorithm::Anneal, Algorithm::Climb})
+            for (SearchSpace sp : {SearchSpace::Mem, SearchSpace::All, SearchSpace::Yield,
+                                   SearchSpace::AllControl, SearchSpace::Rescheduled})
+                QTest::addRow("%s %s", algorithmName(a).c_str(), spaceName(sp).c_str()) << int(a) << int(sp);
     }
     void staysLegalAndInsideItsSpace()
     {
         REQUIRE_SAMPLE(kSample);
+        QFETCH(int, algorithm);
         QFETCH(int, space);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
-        const SearchState s = runOnce(*f, config(Algorithm::Anneal, {}, SearchSpace(space), 40));
+        const SearchState s = runOnce(*f, config(Algorithm(algorithm), {}, SearchSpace(space), 40));
         const auto& a = f->kernel->analysis();
         QVERIFY(s.evaluations() > 0);
         for (const auto& e : s.history) {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The search comparison of docs/search.md on the GPU machine, from a pack made by
+# bench/search/pack_device.sh (carried as .deps/search.tar.xz): each kernel of KERNELS gets its own GPU,
+# and on it every algorithm of ALGOS searches SPACE for BUDGET seconds, one after another (equal time,
+# same GPU); each improved best is then benched twice more, each time in a new sassx-cli process with
+# new workers and module instances (100 interleaved rounds against the original).
+# Writes $OUT/runs/KERNEL.SPACE.ALGO/{report.json,history.csv,log,bench1.json,bench2.json}, $OUT/env.txt,
+# and packs them into $OUT/climb-results.tar.xz (only a few files come back from the device).
+# usage: KERNELS="attention_fwd gemm_leakyrelu" SPACE=yield BUDGET=100 [ALGOS="climb anneal random greedy"]
+#        [SEED=1] OUT=$OUT/x bench/search/climb/run_device.sh
+set -uo pipefail
+D=${PACK:-$PWD/.deps/search}
+OUT=${OUT:-/tmp/climb}; BUDGET=${BUDGET:-100}; SPACE=${SPACE:-yield}; SEED=${SEED:-1}
+ALGOS=${ALGOS:-"climb anneal random greedy"}
+KERNELS=${KERNELS:-"attention_fwd flash_attn_fwd gemm_leakyrelu hgemm_leakyrelu"}
+NGPU=${NGPU:-$(nvidia-smi -L | wc -l)}
+mkdir -p "$OUT/runs"
+export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
+[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
+{ date -u +%FT%TZ; echo "space $SPACE, ${BUDGET}s per search, seed $SEED; algorithms: $ALGOS; kernels: $KERNELS"
+  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+run_kernel() { # GPU KERNEL
+  local g=$1 k=$2 a dir i
+  for a in $ALGOS; do
+    dir="$OUT/runs/$k.${SPACE//+/_}.$a"
+    mkdir -p "$dir"
+    timeout $((BUDGET + 180)) "$D/bin/sassx-cli" search "$D/data/$k.launch.json" --algo "$a" --space "$SPACE" \
+      --budget-time "${BUDGET}s" --seed "$SEED" --backend gpu --gpus "$g" -o "$dir/out" > "$dir/log" 2>&1
+    echo "gpu$g $k $a rc=$?" >> "$OUT/log.txt"
+    cp "$dir/out/report.json" "$dir/out/history.csv" "$dir/" 2>/dev/null
+    if [ -f "$dir/report.json" ] &&
+       python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['improved'] else 1)" "$dir/report.json"; then
+      for i in 1 2; do
+        timeout 180 "$D/bin/sassx-cli" bench "$D/data/$k.launch.json" --cubin "$dir/out/best.cubin" --backend gpu \
+          --gpus "$g" --rounds 100 --json > "$dir/bench$i.json" 2>> "$dir/log"
+      done
+    fi
+    rm -rf "$dir/out"
+  done
+}
+i=0
+for k in $KERNELS; do
+  run_kernel $((i % NGPU)) "$k" &
+  i=$((i + 1))
+  [ $((i % NGPU)) -eq 0 ] && wait
+done
+wait
+tar cJf "$OUT/climb-results.tar.xz" -C "$OUT" env.txt log.txt runs
+ls -la "$OUT"; echo "total ${SECONDS}s"
