@@ -16,13 +16,16 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -345,8 +348,53 @@ void MainWindow::resetLayout()
     statusBar()->showMessage(tr("Layout reset to the defaults"), 5000);
 }
 
+bool MainWindow::maybeSaveChanges()
+{
+    if (!m_session->isModified() || m_session->inputPath().isEmpty()) return true;
+    const bool never = m_session->sessionPath().isEmpty();
+    const QString what =
+        never
+            ? tr("The session of %1 has never been saved.").arg(QFileInfo(m_session->inputPath()).fileName())
+            : tr("%1 has unsaved changes.").arg(QFileInfo(m_session->sessionPath()).fileName());
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
+                    what + QLatin1Char(' ') + tr("Save it first?"),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedChanges"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return saveSession(false);
+    case QMessageBox::Discard:
+        // The autosave of a never-saved session holds exactly what the user just discarded.
+        if (never) QFile::remove(Session::autosavePath());
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::offerAutosave()
+{
+    QString input;
+    if (!Session::autosaveAvailable(&input)) return;
+    const QDateTime when = QFileInfo(Session::autosavePath()).lastModified();
+    QMessageBox box(QMessageBox::Question, tr("Restore autosave"),
+                    tr("A session of %1 that was never saved was autosaved on %2. Restore it?")
+                        .arg(QFileInfo(input).fileName(), QLocale().toString(when, QLocale::ShortFormat)),
+                    QMessageBox::Yes | QMessageBox::No, this);
+    box.setObjectName(QStringLiteral("restoreAutosave"));
+    box.setDefaultButton(QMessageBox::Yes);
+    if (box.exec() != QMessageBox::Yes) {
+        QFile::remove(Session::autosavePath()); // declined: not offered again
+        return;
+    }
+    QString error;
+    if (!m_session->restoreAutosave(&error)) QMessageBox::warning(this, tr("Cannot restore"), error);
+}
+
 void MainWindow::openPath(const QString& path)
 {
+    if (!maybeSaveChanges()) return;
     if (isSessionFile(path)) {
         QString error;
         if (!m_session->openSession(path, &error))
@@ -443,7 +491,11 @@ void MainWindow::pickKernel()
     dialog.setTextValue(labels[std::max(0, m_session->defaultKernelEntry())]);
     if (dialog.exec() != QDialog::Accepted) return;
     const qsizetype chosen = labels.indexOf(dialog.textValue());
-    if (chosen >= 0) m_session->selectKernel(QString::fromStdString(entries[size_t(chosen)].key));
+    if (chosen < 0) return;
+    const QString key = QString::fromStdString(entries[size_t(chosen)].key);
+    // Another kernel starts another session: the current one's changes are saved or discarded first.
+    if (key != m_session->kernelName() && !maybeSaveChanges()) return;
+    m_session->selectKernel(key);
 }
 
 void MainWindow::openSessionDialog()
@@ -583,8 +635,10 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/listingSplitter"), m_listing->splitter()->saveState());
     m_listing->view()->saveHeaderState();
-    if (m_session->isModified() && !m_session->sessionPath().isEmpty())
-        m_session->save(m_session->sessionPath());
+    if (!maybeSaveChanges()) {
+        event->ignore();
+        return;
+    }
     event->accept();
 }
 

@@ -41,6 +41,11 @@ public:
     StallsPanel* stallsPanel() const { return m_stalls; }
     // Shows and raises the Search dock.
     void showSearch();
+    // Before the session is replaced (another file or kernel) or the window closes: a modified session is
+    // saved (to its file, or one the user picks), discarded, or the action cancelled. True: go on.
+    bool maybeSaveChanges();
+    // At start without a file: offers to restore the autosave of a session that was never saved.
+    void offerAutosave();
 
     static QStringList recentFiles();
     // How the kernel picker shows a kernel: demangled name, arch, size (and the symbol).

@@ -429,6 +429,10 @@ void SearchPanel::updateLiveStatus()
                                 : tr("legal moves not counted yet"));
     if (!s.phase.empty()) parts << QString::fromStdString(s.phase);
     parts << backendLabel(job->backend(), job->backendReason());
+    // Without a GPU a search of yield or reuse edits finds nothing; say why where it runs.
+    if (job->backend() == QLatin1String("estimate"))
+        if (const std::string blind = search::estimateBlindSpot(job->config().space); !blind.empty())
+            parts << QString::fromStdString(blind);
     m_status->setText(parts.join(QStringLiteral(" · ")));
 }
 
@@ -453,6 +457,8 @@ void SearchPanel::updateRecordStatus()
     const nlohmann::json ev = j.value("evaluator", nlohmann::json::object());
     parts << backendLabel(QString::fromStdString(ev.value("backend", std::string())),
                           QString::fromStdString(ev.value("reason", std::string())));
+    if (const std::string blind = ev.value("blind_spot", std::string()); !blind.empty())
+        parts << QString::fromStdString(blind);
     m_status->setText(parts.join(QStringLiteral(" · ")));
     setMessage(QString::fromStdString(j.value("summary", std::string())) + QStringLiteral("\n") +
                tr("Outputs: %1").arg(QString::fromStdString(r.outDir)));

@@ -181,6 +181,9 @@ int runSearchCommand(const Args& raw)
     std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", (*run)->choice().backend.c_str(),
                  (*run)->choice().reason.c_str());
     printNotices((*run)->kernel());
+    if ((*run)->choice().backend != "gpu")
+        if (const std::string blind = search::estimateBlindSpot(options.config.space); !blind.empty())
+            std::fprintf(stderr, "sassx-cli: note: %s\n", blind.c_str());
 
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);

@@ -23,6 +23,10 @@ int main(int argc, char** argv)
 
     sassx::MainWindow window;
     window.show();
-    if (!parser.positionalArguments().isEmpty()) window.openPath(parser.positionalArguments().front());
+    if (!parser.positionalArguments().isEmpty())
+        window.openPath(parser.positionalArguments().front());
+    else
+        window.offerAutosave(); // a session that was never saved, from a run that did not end cleanly
+
     return app.exec();
 }

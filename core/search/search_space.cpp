@@ -36,6 +36,16 @@ std::string spaceUnavailableReason(SearchSpace)
     return {}; // every space can be searched (kept for spaces a build or an arch cannot offer)
 }
 
+std::string estimateBlindSpot(SearchSpace space)
+{
+    if (!spaceHasControl(space)) return {};
+    const std::string what = space == SearchSpace::Yield
+                                 ? "every edit of the yield space"
+                                 : "the yield and reuse edits of the " + spaceName(space) + " space";
+    return "the estimate does not model yield or reuse bits, so " + what +
+           " estimates exactly 1.000x: judge them on a GPU (--backend gpu), or search the all or mem space";
+}
+
 bool spaceHasMoves(SearchSpace space)
 {
     return space != SearchSpace::Yield;

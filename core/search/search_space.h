@@ -28,6 +28,10 @@ std::string spaceName(SearchSpace space);
 // Empty when the space can be searched now, else why not, in one sentence.
 std::string spaceUnavailableReason(SearchSpace space);
 bool spaceHasMoves(SearchSpace space);
+// What the GPU-less estimate cannot see in this space, in one sentence; empty when it sees every edit.
+// The estimate models issue order and stall counts, not the yield and reuse bits: every yield or reuse
+// edit estimates exactly 1.000x, so a search of those edits without a GPU finds nothing and must say why.
+std::string estimateBlindSpot(SearchSpace space);
 bool spaceHasControl(SearchSpace space);
 
 // Draws random legal edits of one space. The caller owns the random engine, so a search is reproducible

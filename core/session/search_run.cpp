@@ -310,6 +310,10 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
                              ? "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail
                              : "nothing beat the original (" + src + ")" + tail;
     }
+    // Without a GPU, say what the estimate could not see (docs/search.md).
+    const std::string blind =
+        choice().backend == "gpu" ? std::string() : search::estimateBlindSpot(state.config.space);
+    if (!blind.empty()) report.summary += "; note: " + blind;
 
     report.json = {
         {"tool", "sassx-cli search"},
@@ -320,7 +324,8 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"evaluator",
          {{"backend", choice().backend},
           {"reason", choice().reason},
-          {"parallelism", evaluator.parallelism()}}},
+          {"parallelism", evaluator.parallelism()},
+          {"blind_spot", blind}}},
         {"device", baseline.source.device},
         {"baseline",
          {{"median_us", baseline.medianUs}, {"noise_floor", floor}, {"source", baseline.source.label()}}},

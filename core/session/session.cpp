@@ -576,6 +576,25 @@ bool Session::openSession(const QString& path, QString* error)
     return true;
 }
 
+bool Session::restoreAutosave(QString* error)
+{
+    if (!openSession(autosavePath(), error)) return false;
+    // The autosave file is a copy, not the session's own file: saving asks where, as for any new session.
+    m_sessionPath.clear();
+    m_fromAutosave = true;
+    return true;
+}
+
+bool Session::autosaveAvailable(QString* input)
+{
+    const QString path = autosavePath();
+    if (!QFileInfo::exists(path)) return false;
+    auto file = readSessionFile(path.toStdString());
+    if (!file || file->input.empty() || !QFileInfo::exists(QString::fromStdString(file->input))) return false;
+    if (input) *input = QString::fromStdString(file->input);
+    return true;
+}
+
 void Session::applyPendingSession()
 {
     std::unique_ptr<PendingSession> pending = std::move(m_pending);
@@ -606,8 +625,10 @@ void Session::applyPendingSession()
     Q_EMIT currentVariantChanged(m_current);
     Q_EMIT scheduleChanged();
     setSelectedInstruction(pending->file.selected);
-    m_modified = false;
-    Q_EMIT modifiedChanged(false);
+    // A restored autosave has no file yet: it stays modified until the user saves it somewhere.
+    m_modified = m_fromAutosave;
+    m_fromAutosave = false;
+    Q_EMIT modifiedChanged(m_modified);
     if (!problems.isEmpty())
         Q_EMIT sessionRestoreFailed(
             tr("Some variants no longer apply to this kernel:\n%1").arg(problems.join('\n')));

@@ -157,6 +157,11 @@ public:
     // Reads a session file and reopens its input; the variants return once the analysis is ready
     // (sessionRestored). Returns false with `error` when the file cannot be read.
     bool openSession(const QString& path, QString* error = nullptr);
+    // Reopens what autosave wrote for a session that had no file of its own (autosavePath()). The
+    // restored session is still unsaved: it has no file, and it stays modified until saved somewhere.
+    bool restoreAutosave(QString* error = nullptr);
+    // An autosave worth offering at start: it exists, reads as a session, and names an input that exists.
+    static bool autosaveAvailable(QString* input = nullptr);
     bool isModified() const { return m_modified; }
     void setAutosaveInterval(int ms);
     // Where autosave writes when the session has no file of its own yet.
@@ -247,6 +252,7 @@ private:
 
     std::unique_ptr<PendingSession> m_pending;
     bool m_modified = false;
+    bool m_fromAutosave = false; // the pending session is a restored autosave (applyPendingSession)
     QTimer m_autosave;
 };
 

@@ -4,6 +4,8 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
@@ -47,6 +49,32 @@ private Q_SLOTS:
     {
         if (!QFileInfo::exists(kSpec) || !QFileInfo::exists(samplePath("flash_attn_fwd.sm_90.cubin")))
             QSKIP("flash_attn_fwd sample missing (no nvcc?)");
+    }
+
+    // Without a GPU, a space of yield or reuse edits is searched blind: the CLI and the report say so.
+    void estimateSaysWhatItCannotSee_data()
+    {
+        QTest::addColumn<QString>("space");
+        QTest::addColumn<bool>("blind");
+        QTest::newRow("yield") << "yield" << true;
+        QTest::newRow("all+control") << "all+control" << true;
+        QTest::newRow("all") << "all" << false;
+    }
+    void estimateSaysWhatItCannotSee()
+    {
+        QFETCH(QString, space);
+        QFETCH(bool, blind);
+        const QString out = m_tmp.filePath("blind-" + space);
+        // No --algo: climb is the default.
+        const CliRun r = runCli(
+            {"search", kSpec, "--space", space, "--budget-evals", "6", "--backend", "estimate", "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const bool said = r.err.contains("does not model yield or reuse bits");
+        QCOMPARE(said, blind);
+        const QJsonObject report = QJsonDocument::fromJson(readBytes(out + "/report.json")).object();
+        QCOMPARE(report["config"].toObject()["algorithm"].toString(), QStringLiteral("climb"));
+        QCOMPARE(report["evaluator"].toObject()["blind_spot"].toString().isEmpty(), !blind);
+        QCOMPARE(report["summary"].toString().contains("note: the estimate does not model"), blind);
     }
 
     void textReport()

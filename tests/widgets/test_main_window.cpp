@@ -23,9 +23,11 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeView>
+#include <QUndoStack>
 #include <QtTest>
 
 #include <memory>
@@ -250,6 +252,141 @@ private Q_SLOTS:
 
     // Write-back of ptxas' own schedule asks first (No leaves the entry untouched, Yes writes and names
     // the backup); an edited variant goes in without the question, the backup keeping ptxas' cubin.
+    // A modified session is never dropped silently: opening another file or closing the window asks,
+    // Cancel keeps everything, Save writes the session's file, Discard goes on.
+    void unsavedChangesAreAskedFor()
+    {
+        const QString first = test::sampleCubin(QStringLiteral("rmsnorm"));
+        const QString second = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(first);
+        SASSX_REQUIRE_SAMPLE(second);
+        QTemporaryDir tmp;
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        Session* session = window.session();
+        QSignalSpy ready(session, &Session::analysisReady);
+        window.openPath(first);
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        auto kernel = session->kernelWorkspace();
+        const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+        QVERIFY(!moves.empty());
+        QVERIFY(
+            window.editController()->apply(Edit::move(moves.front().first, moves.front().second)).accepted);
+        QVERIFY(session->isModified());
+
+        QStringList asked;
+        QMessageBox::StandardButton answer = QMessageBox::Cancel;
+        QTimer boxes;
+        QObject::connect(&boxes, &QTimer::timeout, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box || box->objectName() != QLatin1String("unsavedChanges")) return;
+            asked << box->text();
+            box->button(answer)->click();
+        });
+        boxes.start(50);
+
+        // Another file, cancelled: the session, its input and its edit stay.
+        window.openPath(second);
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.front().contains(QStringLiteral("never been saved")), qPrintable(asked.front()));
+        QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(first).fileName());
+        QVERIFY(session->isModified());
+        QCOMPARE(session->variants().size(), size_t(2));
+
+        // Closing, cancelled: the window stays.
+        window.show();
+        QVERIFY(!window.close());
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(window.isVisible());
+
+        // Saved once, changed again (Undo), closed with Save: the file holds the change.
+        const QString file = tmp.filePath(QStringLiteral("first.sassx.json"));
+        QVERIFY(session->save(file));
+        const QByteArray savedOnce = readAll(file);
+        window.undoStack()->undo();
+        QVERIFY(session->isModified());
+        answer = QMessageBox::Save;
+        QVERIFY(window.close());
+        QCOMPARE(asked.size(), 3);
+        QVERIFY2(asked.back().contains(QStringLiteral("first.sassx.json")), qPrintable(asked.back()));
+        QVERIFY(!session->isModified());
+        QVERIFY(readAll(file) != savedOnce);
+
+        // Changed again, another file with Discard: it opens.
+        window.undoStack()->redo();
+        QVERIFY(session->isModified());
+        answer = QMessageBox::Discard;
+        ready.clear();
+        window.openPath(second);
+        QCOMPARE(asked.size(), 4);
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(second).fileName());
+        QVERIFY(!session->isModified());
+        boxes.stop();
+    }
+
+    // The autosave of a session that was never saved is offered at start; restored, it holds its variants
+    // and is still unsaved; declined, it is not offered again.
+    void autosaveIsOfferedAtStart()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QStandardPaths::setTestModeEnabled(true); // the autosave goes to the test's own data directory
+        QFile::remove(Session::autosavePath());
+        size_t variants = 0;
+        {
+            const auto owner = newWindow();
+            Session* session = owner->session();
+            QSignalSpy ready(session, &Session::analysisReady);
+            owner->openPath(cubin);
+            QVERIFY(ready.wait(120000) || !ready.isEmpty());
+            session->setAutosaveInterval(50);
+            auto kernel = session->kernelWorkspace();
+            const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+            QVERIFY(!moves.empty());
+            QVERIFY(owner->editController()
+                        ->apply(Edit::move(moves.front().first, moves.front().second))
+                        .accepted);
+            variants = session->variants().size();
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(Session::autosavePath()), 10000);
+        }
+        QMessageBox::StandardButton answer = QMessageBox::Yes;
+        QStringList asked;
+        QTimer boxes;
+        QObject::connect(&boxes, &QTimer::timeout, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box || box->objectName() != QLatin1String("restoreAutosave")) return;
+            asked << box->text();
+            box->button(answer)->click();
+        });
+        boxes.start(50);
+        {
+            const auto owner = newWindow();
+            Session* session = owner->session();
+            QSignalSpy restored(session, &Session::sessionRestored);
+            owner->offerAutosave();
+            QCOMPARE(asked.size(), 1);
+            QVERIFY(asked.front().contains(QFileInfo(cubin).fileName()));
+            QVERIFY(restored.wait(120000) || !restored.isEmpty());
+            QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(cubin).fileName());
+            QCOMPARE(session->variants().size(), variants);
+            QVERIFY(session->isModified());
+            QVERIFY(session->sessionPath().isEmpty());
+        }
+        answer = QMessageBox::No;
+        {
+            const auto owner = newWindow();
+            owner->offerAutosave();
+            QCOMPARE(asked.size(), 2);
+            QVERIFY(!QFileInfo::exists(Session::autosavePath()));
+            QVERIFY(owner->session()->inputPath().isEmpty());
+        }
+        // Nothing to offer: no question.
+        newWindow()->offerAutosave();
+        QCOMPARE(asked.size(), 2);
+        boxes.stop();
+    }
+
     void tritonWriteBackAsksWhenNothingChanged()
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
