@@ -5,6 +5,7 @@
 #include "widgets/listing_delegate.h"
 
 #include <QFontDatabase>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
@@ -35,7 +36,10 @@ DiffView::DiffView(Session* session, QWidget* parent) : QAbstractScrollArea(pare
     connect(session, &Session::variantRemoved, this, [this](int id) {
         if (id == m_left || id == m_right) reload();
     });
-    connect(session, &Session::analysisReady, this, &DiffView::reload);
+    // A newly opened kernel never shows the last one's variants: the original against its current one.
+    connect(session, &Session::analysisReady, this,
+            [this] { setVariants(0, std::max(0, m_session->currentVariantId())); });
+    connect(session, &Session::currentVariantChanged, this, &DiffView::followCurrent);
     reload();
 }
 
@@ -49,6 +53,28 @@ void DiffView::setVariants(int left, int right)
         showChange(0);
     else
         verticalScrollBar()->setValue(0);
+}
+
+void DiffView::followCurrent(int id)
+{
+    if (id == m_right || !m_session->variant(id)) return;
+    // The left side stays what it was (the original, or a variant picked for comparison) unless it is
+    // the variant now shown, or gone.
+    const int left = m_left == id || !m_session->variant(m_left) ? 0 : m_left;
+    setVariants(left, id);
+}
+
+void DiffView::mousePressEvent(QMouseEvent* event)
+{
+    QAbstractScrollArea::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton) return;
+    const int row = firstVisibleRow() + int(event->position().y()) / rowHeight();
+    // Either side names the same instruction by its original index; the right side's order is the one a
+    // click on the right sees, and the left's on the left.
+    const bool left = event->position().x() < (viewport()->width() - kGap) / 2;
+    const Schedule& s = left ? m_a : m_b;
+    if (row < 0 || row >= int(s.order.size())) return;
+    m_session->setSelectedInstruction(int(s.order[size_t(row)]));
 }
 
 int DiffView::rowHeight() const

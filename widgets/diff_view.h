@@ -3,7 +3,9 @@
 // positions in the two is linked by a line between the columns; control bits that differ are
 // highlighted on the right. The counts and the per-instruction changes come from core's diffSchedules,
 // so they equal `sassx-cli diff`'s; the control bits are written as in the listing
-// (core/sass/control_text.h). Follows the session: an edit to either variant refreshes it. Paints only
+// (core/sass/control_text.h). Follows the session: an edit to either variant refreshes it, the right side
+// follows the variant the listing shows, a newly opened kernel starts from the original against its current
+// variant, and clicking a row selects its instruction (the listing scrolls to it). Paints only
 // the visible rows, so a 100,000-instruction kernel scrolls as fast as a small one. When both variants
 // have stall samples, each row shows its share of its side's samples.
 #include "core/rewrite/schedule_diff.h"
@@ -51,11 +53,14 @@ Q_SIGNALS:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
     static constexpr int kGap = 60; // between the two sides, where the links run
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     void reload();
+    // The listing now shows variant `id`: the right side follows it.
+    void followCurrent(int id);
     void showChange(int index);
     void updateScrollBars();
     int rowHeight() const;

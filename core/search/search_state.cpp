@@ -58,7 +58,9 @@ std::optional<Outcome> parseOutcome(const std::string& name)
 bool SpeedupFigures::clearlyAbove(double than) const
 {
     if (!ok) return false;
-    if (rounds == 0) return speedup > than;
+    // An exact figure (the estimate) must still differ where a speed-up is printed (4 decimals): a
+    // "1.0000x" best is no gain to show, keep or join the variants tree.
+    if (rounds == 0) return speedup > than * (1.0 + 5e-5);
     return confirmed && low > than && speedup > than * (1.0 + noiseFloor);
 }
 

@@ -125,6 +125,8 @@ quint64 Session::openInput(const QString& path, const QString& arch, const QStri
             // A new input starts a new, unsaved session: saving must never write it over the file of
             // the input this session came from (openSession keeps its own path through m_pending).
             if (!m_pending) m_sessionPath.clear();
+            // ... and has nothing unsaved yet (the caller asked about the old one's changes first).
+            if (!m_pending) clearModified();
             m_selected = -1;
             resetMeasureState();
             resetVariants();
@@ -183,7 +185,10 @@ void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QS
                 return;
             }
             // Another kernel is another session (its variants start anew): not the saved file's.
-            if (!m_pending && kernel != m_kernel) m_sessionPath.clear();
+            if (!m_pending && kernel != m_kernel) {
+                m_sessionPath.clear();
+                clearModified();
+            }
             m_kernel = kernel;
             m_kernelWs = *built;
             resetMeasureState();
@@ -633,6 +638,14 @@ void Session::applyPendingSession()
         Q_EMIT sessionRestoreFailed(
             tr("Some variants no longer apply to this kernel:\n%1").arg(problems.join('\n')));
     Q_EMIT sessionRestored();
+}
+
+void Session::clearModified()
+{
+    m_autosave.stop();
+    if (!m_modified) return;
+    m_modified = false;
+    Q_EMIT modifiedChanged(false);
 }
 
 void Session::markModified()

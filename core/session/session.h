@@ -213,6 +213,7 @@ private:
     void resetMeasureState();
     void recomputeSchedule();
     void markModified();
+    void clearModified();
     void autosave();
     void applyPendingSession();
     bool attachStalls(int variantId, const std::vector<Edit>& edits,

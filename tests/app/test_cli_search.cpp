@@ -307,7 +307,6 @@ private Q_SLOTS:
         QTest::newRow("no spec")
             << QStringList{"search", "/nonexistent.json", "--algo", "anneal", "--budget-evals", "5", "-o", o}
             << "nonexistent";
-        QTest::newRow("no algo") << QStringList{"search", kSpec, "--budget-evals", "5", "-o", o} << "--algo";
         QTest::newRow("unknown algo")
             << QStringList{"search", kSpec, "--algo", "tabu", "--budget-evals", "5", "-o", o} << "tabu";
         QTest::newRow("unknown space")

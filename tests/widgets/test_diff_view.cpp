@@ -51,6 +51,47 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(wait.text()), QStringLiteral("wait 0----- -> 01----"));
     }
 
+    // The diff follows the variant the listing shows, a click on a row selects its instruction (the
+    // listing scrolls to the selection), and another kernel never shows the last one's variants.
+    void followsTheListingAndOpensFresh()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        const QString other = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(other);
+        Session session;
+        session.setAutosaveInterval(0);
+        QString error;
+        QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
+        const auto move = legalMove(session, 3);
+        QVERIFY(move);
+        const int id = session.addVariant(0, QStringLiteral("one move"), {*move});
+        DiffView view(&session);
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+        session.setCurrentVariant(0);
+        QCOMPARE(view.rightVariant(), 0);
+        session.setCurrentVariant(id);
+        QCOMPARE(view.leftVariant(), 0);
+        QCOMPARE(view.rightVariant(), id);
+        QCOMPARE(view.movedCount(), 1);
+
+        // The first change is scrolled into view: click it on the right side.
+        QVERIFY(!view.changeRows().empty());
+        const int row = int(view.changeRows().front());
+        const int h = view.fontMetrics().height() + 2;
+        const QPoint at(view.viewport()->width() - 20, (row - view.firstVisibleRow()) * h + h / 2);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(session.selectedInstruction(), int(session.scheduleOf(id)->order[size_t(row)]));
+
+        // Another kernel: the original against its current variant, nothing of the last one's.
+        QVERIFY2(test::openAndWait(session, other, &error), qPrintable(error));
+        QCOMPARE(view.leftVariant(), 0);
+        QCOMPARE(view.rightVariant(), session.currentVariantId());
+        QVERIFY2(view.summary().contains(QStringLiteral("identical schedules")), qPrintable(view.summary()));
+    }
+
     void countsRefreshAndNavigation()
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);

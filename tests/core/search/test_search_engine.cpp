@@ -62,22 +62,25 @@ private Q_SLOTS:
         QTest::addColumn<int>("algorithm");
         QTest::addColumn<QString>("preset");
         QTest::addColumn<int>("space");
-        QTest::newRow("climb all") << int(Algorithm::Climb) << QString() << int(SearchSpace::All);
+        QTest::addColumn<int>("evals");
+        QTest::newRow("climb all") << int(Algorithm::Climb) << QString() << int(SearchSpace::All) << 80;
         QTest::newRow("climb all+control")
-            << int(Algorithm::Climb) << QString() << int(SearchSpace::AllControl);
-        QTest::newRow("anneal all") << int(Algorithm::Anneal) << QString() << int(SearchSpace::All);
-        QTest::newRow("anneal mem") << int(Algorithm::Anneal) << QString() << int(SearchSpace::Mem);
+            << int(Algorithm::Climb) << QString() << int(SearchSpace::AllControl) << 80;
+        QTest::newRow("anneal all") << int(Algorithm::Anneal) << QString() << int(SearchSpace::All) << 80;
+        QTest::newRow("anneal mem") << int(Algorithm::Anneal) << QString() << int(SearchSpace::Mem) << 80;
         QTest::newRow("anneal sip mem")
-            << int(Algorithm::Anneal) << QStringLiteral("sip") << int(SearchSpace::Mem);
-        QTest::newRow("greedy all") << int(Algorithm::Greedy) << QString() << int(SearchSpace::All);
-        QTest::newRow("random mem") << int(Algorithm::Random) << QString() << int(SearchSpace::Mem);
+            << int(Algorithm::Anneal) << QStringLiteral("sip") << int(SearchSpace::Mem) << 80;
+        QTest::newRow("greedy all") << int(Algorithm::Greedy) << QString() << int(SearchSpace::All) << 80;
+        QTest::newRow("random mem") << int(Algorithm::Random) << QString() << int(SearchSpace::Mem) << 80;
         // Not list scheduling: a one-shot greedy baseline need not beat ptxas. On this kernel its
         // LDSM hoists (free since loads' own write scoreboards cover their address reads) all estimate
         // slower; listSchedulingIsDeterministicAndLegal holds it to what it promises.
+        // Single-edit annealing spends half its steps on yield and reuse edits, which the estimate does
+        // not model (all estimate 1.000x): it needs more steps than 80 here.
         QTest::newRow("anneal all+control")
-            << int(Algorithm::Anneal) << QString() << int(SearchSpace::AllControl);
+            << int(Algorithm::Anneal) << QString() << int(SearchSpace::AllControl) << 240;
         QTest::newRow("anneal rescheduled")
-            << int(Algorithm::Anneal) << QString() << int(SearchSpace::Rescheduled);
+            << int(Algorithm::Anneal) << QString() << int(SearchSpace::Rescheduled) << 80;
     }
     void everyAlgorithmImprovesTheEstimate()
     {
@@ -85,11 +88,12 @@ private Q_SLOTS:
         QFETCH(int, algorithm);
         QFETCH(QString, preset);
         QFETCH(int, space);
+        QFETCH(int, evals);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
-        const SearchState s = runOnce(*f, config(Algorithm(algorithm), preset, SearchSpace(space), 80));
+        const SearchState s = runOnce(*f, config(Algorithm(algorithm), preset, SearchSpace(space), evals));
         QVERIFY2(s.best >= 0, "no evaluation beat the original");
-        QVERIFY(s.bestSpeedup > 1.001);
+        QVERIFY2(s.bestSpeedup > 1.001, qPrintable(QString::number(s.bestSpeedup, 'f', 5)));
         QCOMPARE(s.history[size_t(s.best)].figures.speedup, s.bestSpeedup);
         QVERIFY(s.history[size_t(s.best)].best);
         QCOMPARE(s.refusedByCheck, 0);
