@@ -1,5 +1,7 @@
 #include "widgets/listing_view.h"
 
+#include "widgets/edit_text.h"
+
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/listing_delegate.h"
@@ -250,8 +252,9 @@ void ListingView::showRefusal(int row, const QString& reason, const QString& wha
 
 void ListingView::applyEdit(const Edit& edit, int row)
 {
+    // Named before it applies: the positions refer to the schedule as it is now.
+    const QString what = describeEdit(*m_session, edit);
     const EditOutcome outcome = m_controller->apply(edit);
-    const QString what = QString::fromStdString(edit.describe());
     if (!outcome.accepted) {
         showRefusal(row, outcome.reason, what);
         return;
@@ -278,8 +281,9 @@ bool ListingView::moveCurrent(int delta)
         return false;
     }
     const Edit edit = Edit::move(uint32_t(position), uint32_t(target));
+    // Named before it applies: the positions refer to the schedule as it is now.
+    const QString what = describeEdit(*m_session, edit);
     const EditOutcome outcome = m_controller->apply(edit);
-    const QString what = QString::fromStdString(edit.describe());
     if (!outcome.accepted) {
         showRefusal(targetRow, outcome.reason, what);
         return false;
@@ -350,7 +354,7 @@ void ListingView::finishDrag(int targetRow)
         showRefusal(targetRow,
                     tr("Instructions never leave their basic block (block starts stay fixed so every "
                        "branch stays valid)."),
-                    QString::fromStdString(Edit::move(uint32_t(from), uint32_t(to)).describe()));
+                    describeEdit(*m_session, Edit::move(uint32_t(from), uint32_t(to))));
         return;
     }
     applyEdit(Edit::move(uint32_t(from), uint32_t(to)), targetRow);
@@ -527,7 +531,7 @@ void ListingView::fillPolicySuggestions(QMenu* sub, const std::string& policy,
     }
     for (const PolicySuggestion& s : *suggestions) {
         QAction* a = sub->addAction(
-            tr("%1 — %2%").arg(QString::fromStdString(s.edit.describe())).arg(s.share * 100.0, 0, 'f', 0));
+            tr("%1 — %2%").arg(describeEdit(*m_session, s.edit)).arg(s.share * 100.0, 0, 'f', 0));
         a->setToolTip(tr("The policy of %1 gives this edit %2% of this instruction's legal edits (%3)")
                           .arg(runLabel)
                           .arg(s.share * 100.0, 0, 'f', 1)

@@ -4,6 +4,7 @@
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/dependency_gutter.h"
+#include "widgets/edit_text.h"
 #include "widgets/listing_panel.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
@@ -304,6 +305,43 @@ private Q_SLOTS:
         QVERIFY(f.view()->refusalText().contains(verdict.reason));
         QVERIFY(f.view()->refusalBanner()->height() < 2 * f.view()->rowHeight(row) + 12);
         QVERIFY(f.view()->refusalBanner()->geometry().right() <= f.view()->viewport()->width());
+    }
+
+    // Messages name instructions as the listing does (opcode and hex address in the variant shown),
+    // never by position index: the undo entry of an accepted move, and a refused move's banner.
+    void messagesNameInstructionsByAddress()
+    {
+        Fixture f;
+        QString error;
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QVERIFY2(f.open(cubin, QSize(1000, 500), &error), qPrintable(error));
+        const DragCase c = findDragCase(f);
+        if (c.from < 0)
+            QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
+        const auto& a = *f.session.analysis();
+        const QString opcode =
+            QString::fromStdString(a.listing.instructions[f.session.schedule().order[size_t(c.from)]].opcode);
+        auto hex = [](int position) {
+            return QStringLiteral("%1").arg(position * 16, 4, 16, QLatin1Char('0'));
+        };
+        const QString legal = describeEdit(f.session, Edit::move(uint32_t(c.from), uint32_t(c.legal)));
+        QCOMPARE(legal, QStringLiteral("move %1 at %2 to %3").arg(opcode, hex(c.from), hex(c.legal)));
+        QCOMPARE(
+            describeEdit(f.session, Edit::control(uint32_t(c.from), std::nullopt, uint8_t(0), std::nullopt)),
+            QStringLiteral("yield 0 of %1 at %2").arg(opcode, hex(c.from)));
+
+        // A refused drag says which instruction, by address.
+        drag(f, f.model()->rowOfPosition(c.from), f.model()->rowOfPosition(c.illegal));
+        QVERIFY2(
+            f.view()->refusalText().startsWith(
+                QStringLiteral("Refused move %1 at %2 to %3: ").arg(opcode, hex(c.from), hex(c.illegal))),
+            qPrintable(f.view()->refusalText()));
+
+        // An accepted move's undo entry, likewise.
+        QVERIFY(f.controller.apply(Edit::move(uint32_t(c.from), uint32_t(c.legal))).accepted);
+        QVERIFY2(f.undo.text(f.undo.count() - 1).startsWith(legal),
+                 qPrintable(f.undo.text(f.undo.count() - 1)));
     }
 
     void navigationAndGutter()

@@ -1,5 +1,7 @@
 #include "widgets/commands/edit_controller.h"
 
+#include "widgets/edit_text.h"
+
 #include "core/rewrite/ffma_interleave.h"
 #include "core/session/session.h"
 #include "widgets/commands/variant_edit_command.h"
@@ -30,7 +32,7 @@ EditOutcome EditController::apply(const Edit& edit)
 {
     const EditOutcome verdict = check(edit);
     std::vector<Edit> edits{edit};
-    QString text = QString::fromStdString(edit.describe());
+    QString text = describeEdit(*m_session, edit);
     QString derived;
     if (!verdict.accepted) {
         const LegalityChecker* checker = m_session->checker();

@@ -1,0 +1,41 @@
+#include "widgets/edit_text.h"
+
+#include "core/analysis/kernel_analysis.h"
+#include "core/session/session.h"
+
+#include <QCoreApplication>
+
+namespace sassx {
+
+namespace {
+
+QString address(uint32_t position)
+{
+    return QStringLiteral("%1").arg(uint64_t(position) * 16, 4, 16, QLatin1Char('0'));
+}
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("sassx::EditText", text);
+}
+
+} // namespace
+
+QString describeEdit(const Session& session, const Edit& edit)
+{
+    const auto analysis = session.analysis();
+    const Schedule& s = session.schedule();
+    const uint32_t at = edit.kind == Edit::Kind::Move ? edit.from : edit.at;
+    if (!analysis || at >= s.order.size() || (edit.kind == Edit::Kind::Move && edit.to >= s.order.size()))
+        return QString::fromStdString(edit.describe());
+    const QString opcode = QString::fromStdString(analysis->listing.instructions[s.order[at]].opcode);
+    if (edit.kind == Edit::Kind::Move)
+        return tr("move %1 at %2 to %3").arg(opcode, address(edit.from), address(edit.to));
+    QStringList fields;
+    if (edit.stall) fields << tr("stall %1").arg(*edit.stall);
+    if (edit.yield) fields << tr("yield %1").arg(*edit.yield);
+    if (edit.reuse) fields << tr("reuse mask %1").arg(*edit.reuse);
+    return tr("%1 of %2 at %3").arg(fields.join(QStringLiteral(", ")), opcode, address(edit.at));
+}
+
+} // namespace sassx
