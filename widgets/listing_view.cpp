@@ -430,7 +430,9 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
     const int row = rowAt(event->pos().y());
     const int position = m_model->positionOfRow(row);
     if (position < 0) return;
-    selectRow(row);
+    // The row is under the pointer: select it where it is. Centring it (selectRow) scrolled the listing
+    // by several rows, and the menu then opened beside another instruction.
+    setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
     const uint32_t orig = m_session->schedule().order[size_t(position)];
     const Control c = m_session->schedule().control[orig];
     QMenu menu(this);

@@ -9,7 +9,10 @@
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
 
+#include <QContextMenuEvent>
 #include <QLabel>
+#include <QScrollBar>
+#include <QTimer>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -342,6 +345,42 @@ private Q_SLOTS:
         QVERIFY(f.controller.apply(Edit::move(uint32_t(c.from), uint32_t(c.legal))).accepted);
         QVERIFY2(f.undo.text(f.undo.count() - 1).startsWith(legal),
                  qPrintable(f.undo.text(f.undo.count() - 1)));
+    }
+
+    // Right-click selects the row under the pointer without scrolling: the menu opens beside it.
+    void rightClickDoesNotScroll()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        Fixture f;
+        QString error;
+        QVERIFY2(f.open(m_cubin, QSize(1000, 500), &error), qPrintable(error));
+        ListingView* view = f.view();
+        view->verticalScrollBar()->setValue(view->verticalScrollBar()->maximum() / 2);
+        // A row near the bottom of the viewport, where centring would scroll most.
+        const int row = view->rowAt(view->viewport()->height() - 3 * view->rowHeight(0));
+        QVERIFY(row >= 0);
+        int instructionRow = row;
+        while (f.model()->positionOfRow(instructionRow) < 0)
+            --instructionRow; // a block separator: the instruction above it
+        const int before = view->verticalScrollBar()->value();
+        const QPoint at = view->visualRect(f.model()->index(instructionRow, 2)).center();
+        QTimer closer;
+        bool menuShown = false;
+        QObject::connect(&closer, &QTimer::timeout, [&] {
+            if (QWidget* popup = QApplication::activePopupWidget()) {
+                menuShown = true;
+                popup->close();
+            }
+        });
+        closer.start(20);
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, view->viewport()->mapToGlobal(at));
+        QApplication::sendEvent(view->viewport(), &event);
+        closer.stop();
+        QVERIFY(menuShown);
+        QCOMPARE(view->verticalScrollBar()->value(), before);
+        QCOMPARE(view->currentIndex().row(), instructionRow);
+        QCOMPARE(f.session.selectedInstruction(),
+                 int(f.session.schedule().order[size_t(f.model()->positionOfRow(instructionRow))]));
     }
 
     void navigationAndGutter()
