@@ -209,11 +209,17 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
             tr("Measuring %1 failed: %2").arg(v ? QString::fromStdString(v->name) : QString(), m));
     });
     connect(m_session, &Session::measureFinished, this, [this](int id) {
+        // "Measuring with …" must not outlive the measurement.
+        const VariantRecord* v = m_session->variant(id);
+        statusBar()->showMessage(tr("Measured %1").arg(v ? QString::fromStdString(v->name) : QString()),
+                                 5000);
         std::vector<int> ids = m_metrics->model()->variants();
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
         m_metrics->setVariants(ids);
     });
     connect(m_session, &Session::currentVariantChanged, this, &MainWindow::updateTitle);
+    // Undo and redo end what the last message said ("Done: move …"): it no longer describes the listing.
+    connect(m_undoStack, &QUndoStack::indexChanged, statusBar(), &QStatusBar::clearMessage);
     connect(m_session, &Session::modifiedChanged, this, &MainWindow::updateTitle);
 
     // The session's workspace picks the evaluator ("auto": the GPU pool when a worker finds a usable

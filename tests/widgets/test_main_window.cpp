@@ -24,6 +24,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeView>
@@ -385,6 +386,33 @@ private Q_SLOTS:
         newWindow()->offerAutosave();
         QCOMPARE(asked.size(), 2);
         boxes.stop();
+    }
+
+    // Status messages do not outlive what they describe: Undo ends "Done: move …".
+    void undoEndsTheDoneMessage()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        const auto owner = newWindow();
+        MainWindow& window = *owner;
+        Session* session = window.session();
+        QSignalSpy ready(session, &Session::analysisReady);
+        window.openPath(cubin);
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        auto kernel = session->kernelWorkspace();
+        const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+        auto adjacent = std::find_if(moves.begin(), moves.end(), [](const auto& m) {
+            return m.first == m.second + 1 || m.second == m.first + 1;
+        });
+        QVERIFY(adjacent != moves.end());
+        ListingView* view = window.listingPanel()->view();
+        view->setCurrentIndex(
+            view->listingModel()->index(view->listingModel()->rowOfPosition(int(adjacent->first)), 2));
+        QVERIFY(view->moveCurrent(int(adjacent->second) - int(adjacent->first)));
+        QVERIFY2(window.statusBar()->currentMessage().startsWith(QStringLiteral("Done: move ")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        window.undoStack()->undo();
+        QCOMPARE(window.statusBar()->currentMessage(), QString());
     }
 
     void tritonWriteBackAsksWhenNothingChanged()
