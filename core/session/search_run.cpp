@@ -310,6 +310,13 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
                              ? "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail
                              : "nothing beat the original (" + src + ")" + tail;
     }
+    // How the run ended, when not by its budget: a stopped run is not a finished one.
+    if (state.stopReason == "stopped")
+        report.summary += "; stopped early, before its budget (resume to continue)";
+    else if (state.stopReason == "converged")
+        report.summary += "; converged: a whole round of single edits and probes kept nothing";
+    else if (state.stopReason == "exhausted")
+        report.summary += "; the space ran out of legal edits";
     // Without a GPU, say what the estimate could not see (docs/search.md).
     const std::string blind =
         choice().backend == "gpu" ? std::string() : search::estimateBlindSpot(state.config.space);

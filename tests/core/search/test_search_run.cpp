@@ -117,6 +117,8 @@ private Q_SLOTS:
         QVERIFY2(first, first ? "" : first.message().c_str());
         QVERIFY(!first->json["finished"].get<bool>());
         QCOMPARE(first->json["evaluations"].get<int>(), 15);
+        // The summary says the run was stopped, not finished.
+        QVERIFY2(first->summary.find("stopped early") != std::string::npos, first->summary.c_str());
 
         SearchRunOptions again = o;
         again.resume = true;
@@ -126,6 +128,7 @@ private Q_SLOTS:
         QVERIFY2(second, second ? "" : second.message().c_str());
         QVERIFY(second->json["finished"].get<bool>());
         QCOMPARE(second->json["evaluations"].get<int>(), 40);
+        QVERIFY2(second->summary.find("stopped early") == std::string::npos, second->summary.c_str());
         auto state = readSearchCheckpoint(o.outDir);
         QVERIFY(state);
         QCOMPARE(state->evaluations(), int64_t(40));
