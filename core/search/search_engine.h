@@ -151,6 +151,7 @@ private:
     std::map<std::string, std::vector<Edit>> m_listEdits; // heuristic → its whole edit sequence
     std::vector<Edit> m_sweep; // climbing: every legal single edit of the incumbent, shuffled
     bool m_sweepBuilt = false;
+    std::vector<size_t> m_probeControl; // indices of m_sweep's control edits (probes draw from them)
     int64_t m_lastCheckpointEvals = 0;
     double m_lastCheckpointSeconds = 0.0;
 };
