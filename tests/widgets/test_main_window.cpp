@@ -62,6 +62,21 @@ QString makeTritonEntry(const QString& dir, const QString& cubin)
     return meta.fileName();
 }
 
+// Opens `path` in `window` and waits for its analysis; false when none came.
+bool openAndWait(MainWindow& window, const QString& path)
+{
+    QSignalSpy ready(window.session(), &Session::analysisReady);
+    window.openPath(path);
+    return ready.wait(120000) || !ready.isEmpty();
+}
+
+// The legal moves of ptxas' own schedule of the open kernel.
+auto originalMoves(const Session& session)
+{
+    auto kernel = session.kernelWorkspace();
+    return kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+}
+
 QByteArray readAll(const QString& path)
 {
     QFile f(path);
@@ -251,8 +266,6 @@ private Q_SLOTS:
         QCOMPARE(second->session()->inputKind(), QStringLiteral("triton-cache"));
     }
 
-    // Write-back of ptxas' own schedule asks first (No leaves the entry untouched, Yes writes and names
-    // the backup); an edited variant goes in without the question, the backup keeping ptxas' cubin.
     // A modified session is never dropped silently: opening another file or closing the window asks,
     // Cancel keeps everything, Save writes the session's file, Discard goes on.
     void unsavedChangesAreAskedFor()
@@ -265,11 +278,8 @@ private Q_SLOTS:
         const auto owner = newWindow();
         MainWindow& window = *owner;
         Session* session = window.session();
-        QSignalSpy ready(session, &Session::analysisReady);
-        window.openPath(first);
-        QVERIFY(ready.wait(120000) || !ready.isEmpty());
-        auto kernel = session->kernelWorkspace();
-        const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+        QVERIFY(openAndWait(window, first));
+        const auto moves = originalMoves(*session);
         QVERIFY(!moves.empty());
         QVERIFY(
             window.editController()->apply(Edit::move(moves.front().first, moves.front().second)).accepted);
@@ -317,10 +327,8 @@ private Q_SLOTS:
         window.undoStack()->redo();
         QVERIFY(session->isModified());
         answer = QMessageBox::Discard;
-        ready.clear();
-        window.openPath(second);
+        QVERIFY(openAndWait(window, second));
         QCOMPARE(asked.size(), 4);
-        QVERIFY(ready.wait(120000) || !ready.isEmpty());
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(second).fileName());
         QVERIFY(!session->isModified());
         boxes.stop();
@@ -338,12 +346,9 @@ private Q_SLOTS:
         {
             const auto owner = newWindow();
             Session* session = owner->session();
-            QSignalSpy ready(session, &Session::analysisReady);
-            owner->openPath(cubin);
-            QVERIFY(ready.wait(120000) || !ready.isEmpty());
+            QVERIFY(openAndWait(*owner, cubin));
             session->setAutosaveInterval(50);
-            auto kernel = session->kernelWorkspace();
-            const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+            const auto moves = originalMoves(*session);
             QVERIFY(!moves.empty());
             QVERIFY(owner->editController()
                         ->apply(Edit::move(moves.front().first, moves.front().second))
@@ -395,12 +400,8 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         const auto owner = newWindow();
         MainWindow& window = *owner;
-        Session* session = window.session();
-        QSignalSpy ready(session, &Session::analysisReady);
-        window.openPath(cubin);
-        QVERIFY(ready.wait(120000) || !ready.isEmpty());
-        auto kernel = session->kernelWorkspace();
-        const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
+        QVERIFY(openAndWait(window, cubin));
+        const auto moves = originalMoves(*window.session());
         auto adjacent = std::find_if(moves.begin(), moves.end(), [](const auto& m) {
             return m.first == m.second + 1 || m.second == m.first + 1;
         });
@@ -415,6 +416,8 @@ private Q_SLOTS:
         QCOMPARE(window.statusBar()->currentMessage(), QString());
     }
 
+    // Write-back of ptxas' own schedule asks first (No leaves the entry untouched, Yes writes and names
+    // the backup); an edited variant goes in without the question, the backup keeping ptxas' cubin.
     void tritonWriteBackAsksWhenNothingChanged()
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
