@@ -40,10 +40,10 @@ std::string estimateBlindSpot(SearchSpace space)
 {
     if (!spaceHasControl(space)) return {};
     const std::string what = space == SearchSpace::Yield
-                                 ? "every edit of the yield space"
-                                 : "the yield and reuse edits of the " + spaceName(space) + " space";
+                                 ? "every edit of the yield space estimates"
+                                 : "the yield and reuse edits of the " + spaceName(space) + " space estimate";
     return "the estimate does not model yield or reuse bits, so " + what +
-           " estimates exactly 1.000x: judge them on a GPU (--backend gpu), or search the all or mem space";
+           " exactly 1.000x: judge them on a GPU (--backend gpu), or search the all or mem space";
 }
 
 bool spaceHasMoves(SearchSpace space)
