@@ -31,6 +31,13 @@ std::string pct(double ratio)
     return b;
 }
 
+// " on K fresh instance pairs (interval over instances)" when the rounds were spread over instances.
+std::string instancesText(const RatioInterval& r)
+{
+    if (r.instances < 2) return {};
+    return " on " + std::to_string(r.instances) + " fresh instance pairs (interval over instances)";
+}
+
 // --backend estimate: the schedule model's figures for the original and the candidate. Nothing runs,
 // so correctness is "unverified" and every figure says [estimate].
 int runEstimateBench(const ParsedArgs& p, KernelEvaluator& kev, const std::vector<uint8_t>& candidate,
@@ -90,12 +97,12 @@ int runEstimateBench(const ParsedArgs& p, KernelEvaluator& kev, const std::vecto
 int runBenchCommand(const std::vector<std::string>& args)
 {
     std::string error;
-    const ParsedArgs p = parseArgs(
-        args,
-        OptionSpec{{"--cubin", "--rounds", "--screen", "--seed"}, {"--metrics", "--json", "--stalls"}}
-            .add(evaluatorOptionSpec())
-            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-        error);
+    const ParsedArgs p = parseArgs(args,
+                                   OptionSpec{{"--cubin", "--rounds", "--screen", "--seed", "--instances"},
+                                              {"--metrics", "--json", "--stalls"}}
+                                       .add(evaluatorOptionSpec())
+                                       .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+                                   error);
     if (!error.empty()) return fail(error);
     if (p.positional.size() != 1) return fail("bench needs exactly one SPEC.json");
     auto spec = loadLaunchSpec(p.positional[0]);
@@ -104,13 +111,15 @@ int runBenchCommand(const std::vector<std::string>& args)
     // to the estimate silently ("auto" does, and says so).
     auto evalOptions = evaluatorOptions(p, "gpu");
     if (!evalOptions) return fail(evalOptions.message());
-    int screenRounds = 10, confirmRounds = 50;
+    int screenRounds = 10, confirmRounds = 50, instances = 5;
     try {
         screenRounds = std::stoi(p.value("--screen", "10"));
         confirmRounds = std::stoi(p.value("--rounds", "50"));
+        instances = std::stoi(p.value("--instances", "5"));
     } catch (const std::exception&) {
-        return fail("--screen and --rounds take numbers");
+        return fail("--screen, --rounds and --instances take numbers");
     }
+    if (instances < 1 || instances > 64) return fail("--instances takes 1 to 64");
 
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
     std::vector<uint8_t> candidate;
@@ -136,6 +145,8 @@ int runBenchCommand(const std::vector<std::string>& args)
     mo.eval.plan.confirmRounds = confirmRounds;
     mo.eval.plan.incumbentRatio = 1e9; // a bench always wants the full, fresh measurement
     mo.eval.plan.confirmStage = 0;     // ... all of it: no early stop
+    // ... spread over fresh instance pairs, so that the interval covers a re-run in another process
+    mo.eval.plan.instances = instances;
     auto measured = kev.measureCubin(candidate, mo);
     if (!measured) return fail(measured.message());
     const EvalResult& r = *measured;
@@ -200,10 +211,10 @@ int runBenchCommand(const std::vector<std::string>& args)
         // One baseline figure in the comparison: the one timed in the same interleaved rounds.
         std::printf("time         %.3f us/launch vs baseline %.3f us/launch in the same rounds  %s\n",
                     t.candidateMedianUs, t.baselineMedianUs, src.c_str());
-        std::printf(
-            "speed-up     %.4fx  95%% CI [%.4f, %.4f]  (%s; > 1 = faster)  over %d interleaved rounds  %s\n",
-            speedup(t.ratio.median), speedup(t.ratio.high), speedup(t.ratio.low), pct(t.ratio.median).c_str(),
-            t.ratio.rounds, src.c_str());
+        std::printf("speed-up     %.4fx  95%% CI [%.4f, %.4f]  (%s; > 1 = faster)  over %d interleaved "
+                    "rounds%s  %s\n",
+                    speedup(t.ratio.median), speedup(t.ratio.high), speedup(t.ratio.low),
+                    pct(t.ratio.median).c_str(), t.ratio.rounds, instancesText(t.ratio).c_str(), src.c_str());
         std::printf(
             "verdict      %s  (rule: interval entirely above 1 and gain above the %.3f%% noise floor; "
             "smaller differences are below what this measurement resolves)  %s\n",

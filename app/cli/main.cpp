@@ -31,14 +31,16 @@ void usage()
         "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
         "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics] "
         "[--stalls]\n"
+        "        [--rounds N] [--instances K]   N interleaved rounds over K fresh instance pairs (5)\n"
         "        [--metrics-backend auto|cupti|ncu] [--json]\n"
         "  stalls SPEC.json [--cubin FILE] [--period N|auto] [--top N] [--gpus LIST] [--json]\n"
         "        where warps wait, per instruction (CUPTI PC sampling; needs a GPU)\n"
-        "  search SPEC.json --algo anneal|greedy|random|listsched|ppo [--preset sip]\n"
+        "  search SPEC.json [--algo climb|anneal|greedy|random|listsched|ppo] [--margin F] [--preset sip]\n"
         "        [--space mem|all|yield|all+control|rescheduled] [--budget-evals N | --budget-time 10m]\n"
         "        [--ppo-config FILE] [--policy FILE]   PPO settings, warm start from a saved policy.pt\n"
         "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n"
-        "        [--guide uniform|stalls] [--stalls FILE] [--sample-best]   stall-guided proposals\n",
+        "        [--guide uniform|stalls] [--stalls FILE] [--sample-best]   stall-guided proposals\n"
+        "        [--final-rounds N] [--final-instances K]   the best's final figure (100 rounds, 5 pairs)\n",
         stderr);
 }
 

@@ -128,15 +128,15 @@ void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
 int runSearchCommand(const Args& raw)
 {
     std::string err;
-    const ParsedArgs a =
-        parseArgs(raw,
-                  OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed",
-                              "-o", "--screen", "--rounds", "--final-rounds", "--checkpoint-every", "--guide",
-                              "--stalls", "--ppo-config", "--policy", "--margin"},
-                             {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
-                      .add(evaluatorOptionSpec())
-                      .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-                  err);
+    const ParsedArgs a = parseArgs(
+        raw,
+        OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed", "-o",
+                    "--screen", "--rounds", "--final-rounds", "--final-instances", "--checkpoint-every",
+                    "--guide", "--stalls", "--ppo-config", "--policy", "--margin"},
+                   {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
+            .add(evaluatorOptionSpec())
+            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
+        err);
     if (!err.empty()) return fail(err);
     if (a.positional.size() != 1 || a.value("-o").empty()) return fail(kUsage);
     const bool resume = a.has("--resume");
@@ -165,10 +165,11 @@ int runSearchCommand(const Args& raw)
     auto screen = numberOption<int>(a, "--screen", options.plan.screenRounds);
     auto rounds = numberOption<int>(a, "--rounds", options.plan.confirmRounds);
     auto finalRounds = numberOption<int>(a, "--final-rounds", options.plan.fullRounds);
+    auto finalInstances = numberOption<int>(a, "--final-instances", options.plan.fullInstances);
     auto every = numberOption<int>(a, "--checkpoint-every", options.control.checkpointEvery);
-    for (const auto* r : {&screen, &rounds, &finalRounds, &every})
+    for (const auto* r : {&screen, &rounds, &finalRounds, &finalInstances, &every})
         if (!*r) return fail(r->message());
-    options.plan = {*screen, *rounds, *finalRounds};
+    options.plan = {*screen, *rounds, *finalRounds, std::clamp(*finalInstances, 1, 64)};
     options.control.checkpointEvery = std::max(1, *every);
     options.control.stop = &g_stop;
     if (resume) {

@@ -5,6 +5,8 @@
 
 #include "core/eval/eval_result.h"
 
+#include <algorithm>
+
 namespace sassx::eval {
 
 std::optional<Failure> GpuSession::prepareTiming(KernelHandle& k)
@@ -58,15 +60,28 @@ std::optional<Failure> GpuSession::timeAdaptive(const std::vector<uint8_t>& cubi
         // Fresh rounds only: the screen's rounds selected this candidate and must not also estimate it.
         // Every stage runs on a freshly loaded instance: the screen selected this instance partly for
         // a lucky placement, and fresh instances average that out instead of confirming it.
-        const int stage = plan.confirmStage > 0 ? plan.confirmStage : plan.confirmRounds;
+        const int instances = std::clamp(plan.instances, 1, std::max(1, plan.confirmRounds));
+        const int stage = instances > 1           ? (plan.confirmRounds + instances - 1) / instances
+                          : plan.confirmStage > 0 ? plan.confirmStage
+                                                  : plan.confirmRounds;
         std::vector<double> fa, fb;
+        std::vector<RatioInterval> perInstance;
         while (int(fa.size()) < plan.confirmRounds) {
             const int n = std::min(stage, plan.confirmRounds - int(fa.size()));
             if (auto f = freshInstance(cubin, cand)) return f;
+            // A final figure also reloads the baseline: its placement is as much a part of a
+            // process's offset as the candidate's.
+            if (instances > 1)
+                if (auto f = freshInstance(m_baselineCubin, m_baseline)) return f;
             if (auto f = interleave(m_baseline, cand, n, ta, tb)) return f;
+            perInstance.push_back(ratioInterval(ta, tb));
             fa.insert(fa.end(), ta.begin(), ta.end());
             fb.insert(fb.end(), tb.begin(), tb.end());
             t.ratio = ratioInterval(fa, fb);
+            if (instances > 1) {
+                t.ratio = instancesInterval(perInstance, t.ratio);
+                continue;
+            }
             if (plan.futile(t.ratio, m_noiseFloor)) {
                 t.stoppedEarly = true;
                 break;

@@ -2,6 +2,7 @@
 
 #include "core/eval/base64.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -42,6 +43,7 @@ json evaluateBody(int id, const EvaluateOptions& o)
            {"confirm_rounds", o.plan.confirmRounds},
            {"incumbent_ratio", o.plan.incumbentRatio},
            {"confirm_stage", o.plan.confirmStage},
+           {"instances", o.plan.instances},
            {"futility_after", o.plan.futilityAfter},
            {"check_only", o.checkOnly}};
     if (o.race.enabled()) j["race"] = toJson(o.race);
@@ -154,6 +156,7 @@ EvaluateOptions evaluateOptionsFromJson(const json& r)
     o.plan.confirmRounds = std::max(0, r.value("confirm_rounds", o.plan.confirmRounds));
     o.plan.incumbentRatio = r.value("incumbent_ratio", o.plan.incumbentRatio);
     o.plan.confirmStage = std::max(0, r.value("confirm_stage", o.plan.confirmStage));
+    o.plan.instances = std::clamp(r.value("instances", o.plan.instances), 1, 64);
     o.plan.futilityAfter = std::max(2, r.value("futility_after", o.plan.futilityAfter));
     o.checkOnly = r.value("check_only", o.checkOnly);
     if (r.contains("race")) o.race = racePlanFromJson(r.at("race"));

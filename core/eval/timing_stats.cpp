@@ -53,6 +53,40 @@ RatioInterval ratioInterval(const std::vector<double>& a, const std::vector<doub
     return r;
 }
 
+double studentT975(int df)
+{
+    // Two-sided 95% quantiles of Student's t; beyond 30 degrees of freedom the normal's 1.96 is within 4%.
+    static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                   2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                   2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df < 1) return 0.0;
+    return df <= 30 ? table[df - 1] : 1.96;
+}
+
+RatioInterval instancesInterval(const std::vector<RatioInterval>& perInstance, const RatioInterval& pooled)
+{
+    std::vector<double> logs;
+    for (const auto& r : perInstance)
+        if (r.rounds > 0 && r.median > 0) logs.push_back(std::log(r.median));
+    if (logs.size() < 2) return pooled;
+    const double k = double(logs.size());
+    double mean = 0.0;
+    for (double l : logs)
+        mean += l;
+    mean /= k;
+    double ss = 0.0;
+    for (double l : logs)
+        ss += (l - mean) * (l - mean);
+    const double half = studentT975(int(logs.size()) - 1) * std::sqrt(ss / (k - 1.0)) / std::sqrt(k);
+    RatioInterval r;
+    r.median = std::exp(mean);
+    r.low = std::min(std::exp(mean - half), pooled.low);
+    r.high = std::max(std::exp(mean + half), pooled.high);
+    r.rounds = pooled.rounds;
+    r.instances = int(logs.size());
+    return r;
+}
+
 double noiseFloor(const RatioInterval& self)
 {
     return std::max(std::fabs(self.median - 1.0), 0.5 * (self.high - self.low));
@@ -84,6 +118,7 @@ nlohmann::json toJson(const TimingFigures& t)
     return {{"ratio_median", t.ratio.median},
             {"ratio_ci95", {t.ratio.low, t.ratio.high}},
             {"rounds", t.ratio.rounds},
+            {"instances", t.ratio.instances},
             {"baseline_median_us", t.baselineMedianUs},
             {"candidate_median_us", t.candidateMedianUs},
             {"noise_floor", t.noiseFloor},
@@ -108,6 +143,7 @@ std::optional<TimingFigures> timingFromJson(const nlohmann::json& j)
         t.ratio.high = j.at("ratio_ci95")[1].get<double>();
     }
     t.ratio.rounds = j.value("rounds", 0);
+    t.ratio.instances = j.value("instances", 1);
     t.baselineMedianUs = j.value("baseline_median_us", 0.0);
     t.candidateMedianUs = j.value("candidate_median_us", 0.0);
     t.noiseFloor = j.value("noise_floor", 0.0);

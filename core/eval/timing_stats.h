@@ -20,12 +20,25 @@ struct RatioInterval
     double low = 1.0;    // 95% bootstrap percentile interval of that median
     double high = 1.0;
     int rounds = 0;
+    // Freshly loaded instance pairs the rounds were spread over; from 2 on, `median` is the geometric
+    // mean of the per-instance medians and the interval is over instances (instancesInterval).
+    int instances = 1;
 };
 
 // Median of the per-round ratios b[i]/a[i] with a percentile bootstrap interval (`resamples` draws,
 // deterministic for a given seed so that the same rounds always give the same interval).
 RatioInterval ratioInterval(const std::vector<double>& a, const std::vector<double>& b, int resamples = 2000,
                             uint64_t seed = 0x5eed);
+
+// The interval a re-run must fall in: where a module and its baseline land moves a kernel's time by a few
+// tenths of a percent for as long as they stay loaded, so rounds on one instance pair share an offset
+// that no number of rounds averages out, and a bootstrap over those rounds is narrower than the spread
+// between processes (bench/results/remeasure-coverage-*). This combines per-instance medians: the
+// centre is their geometric mean, the half-width Student's t (K - 1 degrees of freedom) times their
+// standard error in log space, widened to the pooled rounds' bootstrap interval when that is wider
+// (three instances can agree by chance).
+RatioInterval instancesInterval(const std::vector<RatioInterval>& perInstance, const RatioInterval& pooled);
+double studentT975(int degreesOfFreedom);
 
 // Noise floor from baseline-against-baseline rounds: how far from 1.0 two identical kernels appear,
 // max(|median - 1|, half the interval's width). A candidate must clear it to count as a change.
@@ -63,6 +76,10 @@ struct AdaptivePlan
     double incumbentRatio = 1.0;
     int confirmStage = 10;  // 0: all confirmRounds at once
     int futilityAfter = 10; // fresh rounds before the first futility check
+    // From 2 on (a final figure: bench, a search's best, headroom): the confirmation rounds are split
+    // evenly over this many fresh instance pairs (candidate and baseline both reloaded) and the
+    // interval is over instances (instancesInterval). Takes the place of confirmStage.
+    int instances = 1;
     bool shouldConfirm(const RatioInterval& screen) const
     {
         return confirmRounds > 0 && screen.median < incumbentRatio;

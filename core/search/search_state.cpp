@@ -86,6 +86,7 @@ SpeedupFigures speedupFigures(const eval::EvalResult& r)
     f.low = inv(t.ratio.high);
     f.high = inv(t.ratio.low);
     f.rounds = t.ratio.rounds;
+    f.instances = t.ratio.instances;
     f.confirmed = t.confirmed;
     f.noiseFloor = t.noiseFloor;
     f.race = t.race;
@@ -140,6 +141,7 @@ nlohmann::json toJson(const SpeedupFigures& f)
                      {"low", f.low},
                      {"high", f.high},
                      {"rounds", f.rounds},
+                     {"instances", f.instances},
                      {"confirmed", f.confirmed},
                      {"noise_floor", f.noiseFloor},
                      {"source", f.source}};
@@ -165,6 +167,7 @@ SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j)
     f.low = j.value("low", f.speedup);
     f.high = j.value("high", f.speedup);
     f.rounds = j.value("rounds", 0);
+    f.instances = j.value("instances", 1);
     f.confirmed = j.value("confirmed", false);
     f.noiseFloor = j.value("noise_floor", 0.0);
     f.source = j.value("source", std::string());

@@ -33,6 +33,7 @@ struct SpeedupFigures
     double low = 0.0;     // 95% interval
     double high = 0.0;
     int rounds = 0;          // 0: a deterministic estimate (the interval is the point)
+    int instances = 1;       // fresh instance pairs the rounds spread over (>= 2: interval over instances)
     bool confirmed = false;  // figures come from fresh confirmation rounds
     double noiseFloor = 0.0; // ratio units
     std::string source;      // "measured, NVIDIA H100 …" or "estimate, model sm_90"

@@ -191,6 +191,46 @@ private slots:
         QCOMPARE(decide(tiny, 0.001), Verdict::Faster);
     }
 
+    // Rounds on one instance pair share its placement's offset: a bootstrap over 100 rounds of one pair
+    // is far narrower than the spread between pairs, the interval over instances is not.
+    void intervalOverInstancesCoversThePlacementSpread()
+    {
+        SplitMix64 rng(11);
+        const double offsets[] = {0.996, 1.003, 0.999, 1.004, 0.997}; // per-instance placement effects
+        std::vector<RatioInterval> perInstance;
+        std::vector<double> a, b;
+        for (double offset : offsets) {
+            std::vector<double> ia, ib;
+            for (int r = 0; r < 20; ++r) {
+                ia.push_back(100.0 * (1.0 + 0.002 * (rng.uniform() - 0.5)));
+                ib.push_back(98.0 * offset * (1.0 + 0.002 * (rng.uniform() - 0.5)));
+            }
+            perInstance.push_back(ratioInterval(ia, ib));
+            a.insert(a.end(), ia.begin(), ia.end());
+            b.insert(b.end(), ib.begin(), ib.end());
+        }
+        const RatioInterval pooled = ratioInterval(a, b);
+        const RatioInterval over = instancesInterval(perInstance, pooled);
+        QCOMPARE(over.instances, 5);
+        QCOMPARE(over.rounds, 100);
+        QVERIFY(over.low <= pooled.low && over.high >= pooled.high);
+        QVERIFY(over.high - over.low > 2.0 * (pooled.high - pooled.low));
+        // Every single instance's median lies inside: a re-run on any of these placements is covered.
+        for (const auto& r : perInstance)
+            QVERIFY2(r.median > over.low && r.median < over.high, qPrintable(QString::number(r.median)));
+        QVERIFY(std::fabs(over.median - 0.98 * 0.9998) < 0.002);
+        // One instance (or none) leaves the pooled interval as it is.
+        QCOMPARE(instancesInterval({perInstance[0]}, pooled).high, pooled.high);
+        QCOMPARE(instancesInterval({}, pooled).instances, 1);
+        // Three instances that agree by chance cannot make the interval narrower than the rounds allow.
+        const RatioInterval agree{0.98, 0.979, 0.981, 20};
+        const RatioInterval narrow = instancesInterval({agree, agree, agree}, {0.98, 0.975, 0.985, 60});
+        QCOMPARE(narrow.low, 0.975);
+        QCOMPARE(narrow.high, 0.985);
+        QCOMPARE(studentT975(2), 4.303);
+        QCOMPARE(studentT975(100), 1.96);
+    }
+
     void adaptivePlanPromotesOnlyPossibleWinners()
     {
         AdaptivePlan plan;
@@ -281,12 +321,14 @@ private slots:
         eo.plan.screenRounds = 6;
         eo.plan.confirmRounds = 40;
         eo.plan.incumbentRatio = 0.97;
+        eo.plan.instances = 5;
         auto ev = protocol::parseLine(protocol::encodeLine(protocol::makeEvaluate(8, cubin, eo)));
         QVERIFY(ev.ok());
         const auto eo2 = protocol::evaluateOptionsFromJson(ev.value());
         QCOMPARE(eo2.plan.screenRounds, 6);
         QCOMPARE(eo2.plan.confirmRounds, 40);
         QCOMPARE(eo2.plan.incumbentRatio, 0.97);
+        QCOMPARE(eo2.plan.instances, 5);
         QVERIFY(!protocol::parseLine("{\"op\": ").ok());
         QVERIFY(!protocol::parseLine("[1,2]").ok());
         QVERIFY(!protocol::cubinFromRequest(json{{"op", "evaluate"}}).ok());

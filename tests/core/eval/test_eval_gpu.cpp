@@ -120,6 +120,20 @@ private slots:
         QVERIFY(r.timing->ratio.low <= 1.0 + 0.02 && r.timing->ratio.high >= 1.0 - 0.02);
         QVERIFY(r.timing->verdict != Verdict::Faster);
         QVERIFY(!r.source.device.empty());
+        // A final figure spread over 4 fresh instance pairs: every round runs, the interval is over
+        // instances and still contains 1 for the baseline against itself (within 2%).
+        o.plan.confirmStage = 0;
+        o.plan.confirmRounds = 40;
+        o.plan.instances = 4;
+        EvalResult spread = m_eval->evaluate(cubin("eval_add"), o);
+        QVERIFY2(spread.ok(), spread.failure.c_str());
+        QVERIFY(spread.timing && spread.timing->confirmed && !spread.timing->stoppedEarly);
+        QCOMPARE(spread.timing->ratio.rounds, 40);
+        QCOMPARE(spread.timing->ratio.instances, 4);
+        QVERIFY(spread.timing->ratio.low <= spread.timing->ratio.median &&
+                spread.timing->ratio.median <= spread.timing->ratio.high);
+        QVERIFY(spread.timing->ratio.low <= 1.0 + 0.02 && spread.timing->ratio.high >= 1.0 - 0.02);
+        QVERIFY(spread.timing->verdict != Verdict::Faster);
     }
 
     void wrongOutputsAreCaught()

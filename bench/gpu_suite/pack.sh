@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Packs the GPU suite for the device machine into .deps/gpusuite.tar.xz (git-ignored; carry it):
+# every test ctest labels `gpu`, the CLI and the worker with their runtime libraries, the test kernels,
+# the sm_90 samples and nvdisasm. The device machine has no Qt and no build tree (bench/pack_lib.sh).
+# Usage (repo root, after a build): bench/gpu_suite/pack.sh [BUILD_DIR]
+set -euo pipefail
+source "$(dirname "$0")/../pack_lib.sh"
+build=${1:-build}
+dst=.deps/gpusuite
+rm -rf "$dst" && mkdir -p "$dst"/kernels
+tests=$(ctest --test-dir "$build" -L gpu -N | awk '/Test +#/{print $3}')
+[ -n "$tests" ] || { echo "no test labelled gpu in $build" >&2; exit 1; }
+bins=("$build"/app/cli/sassx-cli "$build"/app/worker/sassx-worker)
+for t in $tests; do bins+=("$(find "$build"/tests -name "$t" -type f -executable | head -1)"); done
+pack_binaries "$dst" "${bins[@]}"
+echo "$tests" > "$dst"/tests.txt
+cp "$build"/tests/core/eval/kernels/*.cubin "$dst"/kernels/
+pack_samples "$dst" "$build"
+nv=$(python3 -c 'import nvidia.cuda_nvdisasm, os; print(os.path.join(list(nvidia.cuda_nvdisasm.__path__)[0], "bin", "nvdisasm"))' 2>/dev/null || command -v nvdisasm || true)
+[ -n "$nv" ] && [ -x "$nv" ] && cp "$nv" "$dst"/bin/
+git rev-parse --short HEAD > "$dst"/commit.txt
+git diff --quiet HEAD -- core app tests || echo "(with uncommitted changes)" >> "$dst"/commit.txt
+tar cJf .deps/gpusuite.tar.xz -C .deps gpusuite
+du -h .deps/gpusuite.tar.xz; echo "tests: $tests"
