@@ -5,6 +5,10 @@
                                             device.json; DECODE.json is decode_check.py's output.
 Writes the committed raw-data file OUT.json (compact: the variants' instruction listings dropped) and
 prints the markdown tables of the results page on stdout.
+
+  report.py COMMITTED.json                  prints the same tables from the committed compact file
+                                            (bench/results/yield-semantics-h100-2026-11-22.json),
+                                            writes nothing
 """
 import json
 import os
@@ -147,13 +151,19 @@ def compact(raw, device, decode):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) == 2:
+        # The compact file keeps every row the tables read and the decode results, so the committed
+        # page can be checked without the device run's directory.
+        raw = json.load(open(sys.argv[1]))
+        decode = raw["decode"]
+    elif len(sys.argv) == 4:
+        run_dir, decode_path, out_path = sys.argv[1:]
+        raw = json.load(open(os.path.join(run_dir, "yield-raw.json")))
+        device = json.load(open(os.path.join(run_dir, "device.json")))
+        decode = json.load(open(decode_path))
+        json.dump(compact(raw, device, decode), open(out_path, "w"), separators=(",", ":"))
+    else:
         sys.exit(__doc__)
-    run_dir, decode_path, out_path = sys.argv[1:]
-    raw = json.load(open(os.path.join(run_dir, "yield-raw.json")))
-    device = json.load(open(os.path.join(run_dir, "device.json")))
-    decode = json.load(open(decode_path))
-    json.dump(compact(raw, device, decode), open(out_path, "w"), separators=(",", ":"))
     v = rows_by_variant(raw)
     print("## Single warp: cycles between issues\n")
     print(single_warp_table(v, decode))
