@@ -180,17 +180,40 @@ std::vector<DependencyGutter::Item> DependencyGutter::collectItems(int selY) con
 
 QRect DependencyGutter::placeLabel(QRect want)
 {
-    // Inside the gutter, and below any label already there (nested arrows put them at one height).
+    // Inside the gutter and beside the listing's rows (never beside its header), at the free height
+    // nearest the one asked for, alternating below and above: nested arrows ask for one height. Sizes
+    // come from the font in use, so this holds for any font; only when every height is taken (more
+    // labels than rows of them) does a label overlap another.
+    if (want.width() > width() - 2) want.setWidth(std::max(1, width() - 2));
     want.moveLeft(std::clamp(want.left(), 1, std::max(1, width() - want.width() - 1)));
-    want.moveTop(std::clamp(want.top(), 0, std::max(0, height() - want.height())));
-    for (int tries = 0; tries < 40 && std::any_of(m_labels.begin(), m_labels.end(),
-                                                  [&](const QRect& r) { return r.intersects(want); });
-         ++tries) {
-        want.translate(0, 12);
-        if (want.bottom() > height()) want.moveTop(0);
+    const int top = std::clamp(mapFromGlobal(m_view->viewport()->mapToGlobal(QPoint(0, 0))).y(), 0, height());
+    const int bottom = std::clamp(top + m_view->viewport()->height(), top, height()); // one past the last
+    const int maxTop = std::max(top, bottom - want.height());
+    const int first = std::clamp(want.top(), top, maxTop);
+    auto isFree = [&](const QRect& r) {
+        return std::none_of(m_labels.begin(), m_labels.end(),
+                            [&](const QRect& l) { return l.intersects(r); });
+    };
+    const int step = std::max(1, want.height());
+    QRect chosen = want;
+    chosen.moveTop(first);
+    for (int k = 0; k <= (maxTop - top) / step + 1 && !isFree(chosen); ++k) {
+        bool found = false;
+        for (int sign : {1, -1}) {
+            const int t = first + sign * (k + 1) * step;
+            if (t < top || t > maxTop) continue;
+            QRect r = want;
+            r.moveTop(t);
+            if (isFree(r)) {
+                chosen = r;
+                found = true;
+                break;
+            }
+        }
+        if (found) break;
     }
-    m_labels.push_back(want);
-    return want;
+    m_labels.push_back(chosen);
+    return chosen;
 }
 
 void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
@@ -225,12 +248,14 @@ void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
     p.setPen(color);
     const QString label = QStringLiteral("%1c").arg(it.distance);
     const int w = p.fontMetrics().horizontalAdvance(label) + 2;
-    QRect want(x - w - 2, (y1 + y2) / 2 - 7, w, 14);
+    const int h = p.fontMetrics().height() + 1;
+    QRect want(x - w - 2, (y1 + y2) / 2 - h / 2, w, h);
     if (want.left() < 1) want.moveLeft(x + 3);
     p.drawText(placeLabel(want), Qt::AlignRight | Qt::AlignVCenter, label);
     if (!it.visible) {
         // The other end is off screen: a marker at the clamped end says so.
-        p.drawText(QRect(x + 2, it.y - (it.y < selY ? 0 : 14), 14, 14), Qt::AlignLeft,
+        const int h = p.fontMetrics().height();
+        p.drawText(QRect(x + 2, it.y - (it.y < selY ? 0 : h), h, h), Qt::AlignLeft,
                    it.y < selY ? QStringLiteral("▲") : QStringLiteral("▼"));
     }
     m_drawn.push_back({it.edge, it.producer, x, std::min(y1, y2), std::max(y1, y2), it.atLimit, it.distance,
@@ -267,7 +292,8 @@ void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<
     // The badge: how many are folded.
     const QString count = QStringLiteral("+%1").arg(members.size());
     const int w = p.fontMetrics().horizontalAdvance(count) + 8;
-    QRect badge = placeLabel(QRect(x - w / 2, (lo + hi) / 2 - 8, w, 16));
+    const int h = p.fontMetrics().height() + 3;
+    QRect badge = placeLabel(QRect(x - w / 2, (lo + hi) / 2 - h / 2, w, h));
     p.setPen(Qt::NoPen);
     p.setBrush(color);
     p.drawRoundedRect(badge, 7, 7);

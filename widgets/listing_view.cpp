@@ -47,13 +47,24 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
     horizontalHeader()->setHighlightSections(false);
     horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     horizontalHeader()->setStretchLastSection(false);
+    // The style's minimum section width would keep an empty column from giving way.
+    horizontalHeader()->setMinimumSectionSize(narrowWidth());
     resetColumns();
     restoreHeaderState();
-    connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+    connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column, int, int size) {
+        // A column the user widens is no longer one that gave way.
+        if (!m_fitting && size > narrowWidth()) m_narrowed.erase(column);
         // Another column changed width: the instruction column takes up (or gives back) the difference.
         if (column != ListingModel::InstructionColumn) fitInstructionColumn();
-        saveHeaderState();
+        if (!m_fitting) saveHeaderState();
     });
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ListingView::giveWayEmptyColumns);
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex& from, const QModelIndex& to) {
+                if (from.column() <= ListingModel::SamplesColumn &&
+                    to.column() >= ListingModel::SamplesColumn)
+                    giveWayEmptyColumns();
+            });
     connect(horizontalHeader(), &QHeaderView::sectionMoved, this, [this] { saveHeaderState(); });
     connect(horizontalHeader(), &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
@@ -126,7 +137,35 @@ void ListingView::resetColumns()
         header->resizeSection(c, std::max(title + 12, chars[c] * ch + 8));
     }
     m_fitting = false;
+    m_narrowed.clear();
+    giveWayEmptyColumns();
     fitInstructionColumn();
+}
+
+int ListingView::narrowWidth() const
+{
+    return fontMetrics().horizontalAdvance(QLatin1Char('0')) + 6;
+}
+
+void ListingView::giveWayEmptyColumns()
+{
+    bool changed = false;
+    m_fitting = true;
+    for (int c : {int(ListingModel::PredicateColumn), int(ListingModel::SamplesColumn)}) {
+        const bool empty = m_model->isColumnEmpty(c);
+        const auto it = m_narrowed.find(c);
+        if (empty && it == m_narrowed.end() && columnWidth(c) > narrowWidth()) {
+            m_narrowed[c] = columnWidth(c);
+            horizontalHeader()->resizeSection(c, narrowWidth());
+            changed = true;
+        } else if (!empty && it != m_narrowed.end()) {
+            horizontalHeader()->resizeSection(c, it->second);
+            m_narrowed.erase(it);
+            changed = true;
+        }
+    }
+    m_fitting = false;
+    if (changed) fitInstructionColumn();
 }
 
 int ListingView::minimumInstructionWidth() const

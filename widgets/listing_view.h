@@ -8,6 +8,7 @@
 
 #include <QTableView>
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -54,6 +55,11 @@ public:
     // (below that the listing scrolls sideways).
     void fitInstructionColumn();
     int minimumInstructionWidth() const;
+    // Columns with nothing to show (ListingModel::isColumnEmpty) narrow to a sliver, so that the
+    // operands are not cut off; they come back at their width when they have content.
+    void giveWayEmptyColumns();
+    bool isColumnNarrowed(int column) const { return m_narrowed.count(column) > 0; }
+    int narrowWidth() const;
 
 Q_SIGNALS:
     void historyChanged();
@@ -96,6 +102,7 @@ private:
     std::vector<int> m_history; // original indices
     bool m_syncing = false;
     bool m_fitting = false;
+    std::map<int, int> m_narrowed; // column -> the width it had before it gave way
     PolicyAdvisor m_policyAdvisor; // keeps the latest PPO run's policy between context menus
 };
 

@@ -5,7 +5,9 @@
 #include <qcustomplot.h>
 
 #include <QHeaderView>
+#include <QLabel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -14,22 +16,44 @@ namespace sassx {
 MetricsView::MetricsView(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_model(new MetricsModel(session, this))
 {
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("metricsNote"));
+    m_note->setWordWrap(true);
+    m_note->setContentsMargins(4, 2, 4, 2);
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumHeight(160);
+    m_plot->setMinimumHeight(110);
+    // The legend is a row above the axis rect, so it never covers a bar.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
     m_plot->yAxis->setLabel(tr("% of peak / hit rate"));
     m_plot->yAxis->setRange(0, 100);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // However short the dock (the Search dock open below), the table keeps three rows in view; the
+    // chart gives way first.
+    const int row =
+        std::max(m_table->fontMetrics().height() + 8, m_table->verticalHeader()->defaultSectionSize());
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() + 3 * row +
+                              m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent) +
+                              2 * m_table->frameWidth() + 4);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_plot);
     split->addWidget(m_table);
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_note);
     layout->addWidget(split);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MetricsView::replot);
     replot();
@@ -48,8 +72,34 @@ int MetricsView::barSeriesCount() const
     return n;
 }
 
+QString MetricsView::noteText() const
+{
+    // Hardware counters come only from a GPU; say so where they would be, instead of an empty chart.
+    if (m_model->columnCount() == 0)
+        return tr("Select variants and press Compare (or measure one) to see their figures here.");
+    bool measured = false, hardware = false;
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        for (int r = 0; r < m_model->rowCount(); ++r) {
+            const QModelIndex i = m_model->index(r, c);
+            if (!i.data(MetricsModel::ValueRole).isValid()) continue;
+            const QString source = i.data(MetricsModel::SourceRole).toString();
+            const QString name = i.data(MetricsModel::MetricNameRole).toString();
+            measured = measured || source.startsWith(QLatin1String("measured"));
+            hardware = hardware || (source.startsWith(QLatin1String("measured")) &&
+                                    name != QLatin1String("speedup") && name != QLatin1String("time"));
+        }
+    if (hardware) return {};
+    if (measured)
+        return tr("Hardware metrics (throughput, hit rates) were not collected: measure with metrics "
+                  "(ncu or CUPTI on the GPU) to see them.");
+    return tr("Hardware metrics (throughput, hit rates) need a GPU: these figures are the estimate's. "
+              "Measure on a machine with a GPU (or a remote worker) for Nsight-like metrics.");
+}
+
 void MetricsView::replot()
 {
+    m_note->setText(noteText());
+    m_note->setVisible(!m_note->text().isEmpty());
     m_plot->clearPlottables();
     // Percentages share an axis; other figures (time, bytes, cycles) stay in the table. Without any
     // (an estimate, or timing only) the chart shows the speed-ups instead of staying empty.

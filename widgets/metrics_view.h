@@ -7,6 +7,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QLabel;
 class QTableView;
 
 namespace sassx {
@@ -25,14 +26,19 @@ public:
     QTableView* table() const { return m_table; }
     // Bars currently plotted (tests): one entry per variant.
     int barSeriesCount() const;
+    // The line above the chart: why there are no hardware metrics (estimate only, or not collected),
+    // or how to fill the view; hidden when hardware metrics are shown.
+    QLabel* note() const { return m_note; }
 
 private:
     void replot();
+    QString noteText() const;
 
     Session* m_session;
     MetricsModel* m_model;
     QCustomPlot* m_plot;
     QTableView* m_table;
+    QLabel* m_note;
 };
 
 } // namespace sassx

@@ -48,7 +48,7 @@ SearchPlot::SearchPlot(QWidget* parent) : QCustomPlot(parent)
 {
     setMinimumHeight(180);
     xAxis->setLabel(tr("evaluation"));
-    yAxis->setLabel(tr("speed-up (× original; > 1 = faster)"));
+    yAxis->setLabel(tr("speed-up (> 1 = faster)"));
     // The legend is one row above the axis rect, so it never hides points.
     legend->setVisible(true);
     QFont small = font();
@@ -99,11 +99,18 @@ SearchPlot::SearchPlot(QWidget* parent) : QCustomPlot(parent)
     m_marker->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), Qt::NoBrush, 12));
     m_marker->removeFromLegend();
+    // The band is an item, which a legend does not list: an empty graph carries its swatch and figure.
+    m_bandEntry = addGraph();
+    m_bandEntry->setLineStyle(QCPGraph::lsNone);
+    m_bandEntry->setPen(QPen(m_band->brush().color().darker(150)));
+    m_bandEntry->setBrush(m_band->brush());
 
     m_timer.setSingleShot(true);
     m_timer.setInterval(kReplotMs);
     connect(&m_timer, &QTimer::timeout, this, &SearchPlot::flush);
     connect(this, &QCustomPlot::afterReplot, this, [this] { ++m_replots; });
+    // Every layout pass (a resize included) picks the label before anything is drawn.
+    connect(this, &QCustomPlot::afterLayout, this, &SearchPlot::fitAxisLabel);
     connect(this, &QCustomPlot::mousePress, this, &SearchPlot::onMousePress);
     clear();
 }
@@ -214,6 +221,19 @@ void SearchPlot::updateRanges()
     m_band->bottomRight->setCoords(1, 1.0 - m_noiseFloor);
     for (Outcome o : {Outcome::Accepted, Outcome::Rejected, Outcome::Failed, Outcome::Measure})
         m_outcome[size_t(o)]->setName(QStringLiteral("%1 (%2)").arg(outcomeLabel(o)).arg(pointCount(o)));
+    m_bandEntry->setName(m_noiseFloor > 0 ? tr("noise band ±%1%").arg(m_noiseFloor * 100.0, 0, 'f', 2)
+                                          : tr("no noise band (estimate)"));
+}
+
+void SearchPlot::fitAxisLabel()
+{
+    // Called after the layout pass, before drawing: the rotated label's length does not change the
+    // axis rect's height, so the choice holds for this replot.
+    const QString full = tr("speed-up (> 1 = faster)");
+    const QString shorter = tr("speed-up");
+    const QFontMetrics fm(yAxis->labelFont());
+    const QString want = fm.horizontalAdvance(full) + 8 <= axisRect()->height() ? full : shorter;
+    if (yAxis->label() != want) yAxis->setLabel(want);
 }
 
 void SearchPlot::flush()

@@ -39,6 +39,8 @@ public:
     QCPGraph* outcomeGraph(search::Outcome outcome) const { return m_outcome[size_t(outcome)]; }
     QCPGraph* bestGraph() const { return m_best; }
     QCPItemRect* noiseBand() const { return m_band; }
+    // The band's legend entry: "noise band ±0.40%", or "no noise band (estimate)" without a floor.
+    QCPGraph* noiseBandEntry() const { return m_bandEntry; }
     int pointCount(search::Outcome outcome) const;
     int evaluationCount() const { return m_count; }
     double bestSoFar() const { return m_bestValue; }
@@ -58,12 +60,15 @@ private:
     void scheduleReplot();
     void updateRanges();
     void onMousePress(QMouseEvent* event);
+    // The y label that fits the axis rect's height (the long one, else the short one).
+    void fitAxisLabel();
 
     std::array<QCPGraph*, 4> m_outcome{}; // indexed by search::Outcome
     QCPGraph* m_best = nullptr;
     QCPGraph* m_marker = nullptr;
     QCPItemRect* m_band = nullptr;
     QCPItemStraightLine* m_one = nullptr;
+    QCPGraph* m_bandEntry = nullptr;
     QTimer m_timer;
     QSet<int> m_onBaseline; // failed steps without a speed-up: their y follows the lower edge
     int m_count = 0;

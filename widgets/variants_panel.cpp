@@ -136,7 +136,7 @@ void VariantsPanel::resetColumns()
     h->setStretchLastSection(false);
     h->resizeSection(VariantsModel::SourceColumn, w(QStringLiteral("estimate"), VariantsModel::SourceColumn));
     h->resizeSection(VariantsModel::EditsColumn, w(QStringLiteral("999"), VariantsModel::EditsColumn));
-    h->resizeSection(VariantsModel::SpeedupColumn, w(QStringLiteral("1.023×"), VariantsModel::SpeedupColumn));
+    h->resizeSection(VariantsModel::SpeedupColumn, w(tr("1.023× est."), VariantsModel::SpeedupColumn));
     h->resizeSection(VariantsModel::IntervalColumn,
                      w(QStringLiteral("[0.998, 1.012]"), VariantsModel::IntervalColumn));
     h->resizeSection(VariantsModel::CorrectColumn,

@@ -10,6 +10,8 @@
 #include "widgets/models/listing_model.h"
 
 #include <QContextMenuEvent>
+#include <QFontDatabase>
+#include <QFontInfo>
 #include <QLabel>
 #include <QScrollBar>
 #include <QTimer>
@@ -442,13 +444,36 @@ private Q_SLOTS:
             QVERIFY(e.text.contains(QStringLiteral("cycle")));
     }
 
+    // Two font families (the most different ones installed: the system's general font and its fixed
+    // font, or one family at two sizes where only one exists), one small and one large: the labels'
+    // placement is computed from the font in use, so it must hold for both.
+    void gutterBundlesManyEdges_data()
+    {
+        QTest::addColumn<QFont>("font");
+        const QFont general = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
+        QFont other = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        for (const QString& family : QFontDatabase::families())
+            if (QFontInfo(other).family() == QFontInfo(general).family() &&
+                QFontInfo(QFont(family)).family() != QFontInfo(general).family())
+                other = QFont(family);
+        QFont small = general, large = other;
+        small.setPointSizeF(8);
+        large.setPointSizeF(14);
+        QTest::newRow(qPrintable(QStringLiteral("%1 8pt").arg(QFontInfo(small).family()))) << small;
+        QTest::newRow(qPrintable(QStringLiteral("%1 14pt").arg(QFontInfo(large).family()))) << large;
+    }
+
     // An instruction with many consumers: past kMaxArrows the rest fold into a bundle with a count
-    // badge; hovering the badge shows every arrow; labels stay inside the gutter either way.
+    // badge; hovering the badge shows every arrow; labels stay inside the gutter, beside the rows (not
+    // the header), and apart from each other while there is room, in either font.
     void gutterBundlesManyEdges()
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
         Fixture f;
         f.session.setAutosaveInterval(0);
+        f.panel.setFont(font);
+        f.view()->setFont(font);
         f.panel.resize(1200, 900);
         f.panel.show();
         QVERIFY(test::openAndWait(f.session, m_cubin));
@@ -475,8 +500,30 @@ private Q_SLOTS:
         }
         QCOMPARE(drawn.size() + folded, most);
         QCOMPARE(drawn.size(), size_t(DependencyGutter::kMaxArrows));
-        for (const QRect& r : g->drawnLabels())
-            QVERIFY2(g->rect().contains(r), "label inside the gutter");
+        const int rowsTop = g->mapFromGlobal(f.view()->viewport()->mapToGlobal(QPoint(0, 0))).y();
+        auto checkLabels = [&] {
+            const auto& labels = g->drawnLabels();
+            int used = 0;
+            for (const QRect& r : labels) {
+                QVERIFY2(g->rect().contains(r), "label inside the gutter");
+                QVERIFY2(r.top() >= rowsTop, "label beside the rows, not the header");
+                used += r.height();
+            }
+            if (used > f.view()->viewport()->height()) return; // more labels than room: overlap allowed
+            for (size_t i = 0; i < labels.size(); ++i)
+                for (size_t j = i + 1; j < labels.size(); ++j)
+                    QVERIFY2(!labels[i].intersects(labels[j]), "labels do not tangle");
+        };
+        checkLabels();
+        // Scrolled so that the selected row sits at the viewport's bottom edge: labels stay beside rows.
+        f.view()->scrollTo(f.model()->index(f.model()->rowOfOriginal(busiest), 0),
+                           QAbstractItemView::PositionAtBottom);
+        g->repaint();
+        checkLabels();
+        f.view()->scrollTo(f.model()->index(f.model()->rowOfOriginal(busiest), 0),
+                           QAbstractItemView::PositionAtTop);
+        g->repaint();
+        checkLabels();
 
         // Hover on a badge expands; leaving the gutter folds again.
         QTest::mouseMove(g, bundles.front().badge.center());
@@ -484,8 +531,7 @@ private Q_SLOTS:
         g->repaint();
         QCOMPARE(g->drawnEdges().size(), most);
         QVERIFY(g->drawnBundles().empty());
-        for (const QRect& r : g->drawnLabels())
-            QVERIFY2(g->rect().contains(r), "label inside the gutter");
+        checkLabels();
         QEvent leave(QEvent::Leave);
         QCoreApplication::sendEvent(g, &leave);
         QVERIFY(!g->isExpanded());

@@ -13,6 +13,8 @@
 
 #include <qcustomplot.h>
 
+#include <QDockWidget>
+#include <QLabel>
 #include <QTableView>
 #include <QToolButton>
 #include <QTreeView>
@@ -64,7 +66,7 @@ private Q_SLOTS:
         // The variants panel shows the figures and their source.
         VariantsModel* model = panel->model();
         QCOMPARE(model->indexOfVariant(v, VariantsModel::SpeedupColumn).data().toString(),
-                 QStringLiteral("1.250×"));
+                 QStringLiteral("1.250× est."));
         QCOMPARE(model->indexOfVariant(v, VariantsModel::SourceColumn).data().toString(),
                  QStringLiteral("estimate"));
 
@@ -91,6 +93,28 @@ private Q_SLOTS:
         }
         QVERIFY(sawDram);
         QVERIFY(metrics->plot()->legend->itemCount() >= 1);
+        // Estimates only: the view says hardware metrics need a GPU.
+        QVERIFY(metrics->note()->isVisible());
+        QVERIFY2(metrics->note()->text().contains(QStringLiteral("need a GPU")),
+                 qPrintable(metrics->note()->text()));
+        // The legend sits above the bars, never on them.
+        metrics->plot()->replot();
+        QVERIFY(!metrics->plot()->legend->outerRect().intersects(metrics->plot()->axisRect()->rect()));
+        // With the Search dock open under the default layout, the table still shows three rows.
+        for (const char* name : {"metricsDock", "searchDock"}) {
+            auto* dock = window.findChild<QDockWidget*>(QLatin1String(name));
+            QVERIFY(dock);
+            dock->show();
+            dock->raise();
+        }
+        QTRY_VERIFY(metrics->table()->isVisible());
+        QTest::qWait(50);
+        QTableView* table = metrics->table();
+        QVERIFY(table->model()->rowCount() >= 3);
+        QVERIFY2(table->rowViewportPosition(2) + table->rowHeight(2) <= table->viewport()->height(),
+                 qPrintable(QStringLiteral("viewport %1 px, third row ends at %2")
+                                .arg(table->viewport()->height())
+                                .arg(table->rowViewportPosition(2) + table->rowHeight(2))));
 
         // A second measure reuses the baseline; editing the variant drops its figures.
         session->measure(v);
@@ -136,7 +160,7 @@ private Q_SLOTS:
             QVERIFY(model->indexOfVariant(id, VariantsModel::SpeedupColumn)
                         .data()
                         .toString()
-                        .endsWith(QChar(0xd7)));
+                        .endsWith(QStringLiteral("× est.")));
         }
         const auto& ids = window.metricsView()->model()->variants();
         QVERIFY(std::find(ids.begin(), ids.end(), v) != ids.end());

@@ -10,6 +10,8 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QFontDatabase>
+#include <QFontInfo>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QStandardItemModel>
@@ -81,6 +83,76 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setApplicationName(QStringLiteral("sassx-tests"));
+    }
+
+    // The band the user guide promises is drawn (its pixels are tinted, not just its coordinates set),
+    // the legend names it or says there is none, and the y label fits the axis at the plot's smallest
+    // height, in two font families.
+    void noiseBandAndAxisLabel_data()
+    {
+        QTest::addColumn<QFont>("font");
+        QTest::addColumn<double>("noiseFloor");
+        const QFont general = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
+        QFont other = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        for (const QString& family : QFontDatabase::families())
+            if (QFontInfo(other).family() == QFontInfo(general).family() &&
+                QFontInfo(QFont(family)).family() != QFontInfo(general).family())
+                other = QFont(family);
+        other.setPointSizeF(13);
+        QTest::newRow("general font, 1% floor") << general << 0.01;
+        QTest::newRow("second family 13pt, 0.4% floor") << other << 0.004;
+        QTest::newRow("general font, estimate") << general << 0.0;
+    }
+
+    void noiseBandAndAxisLabel()
+    {
+        QFETCH(QFont, font);
+        QFETCH(double, noiseFloor);
+        SearchPlot plot;
+        plot.setFont(font);
+        plot.xAxis->setLabelFont(font);
+        plot.yAxis->setLabelFont(font);
+        plot.yAxis->setTickLabelFont(font);
+        plot.resize(500, plot.minimumHeight());
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        search::SearchEvaluation e;
+        e.step = 0;
+        e.outcome = search::Outcome::Accepted;
+        e.figures.ok = true;
+        e.figures.speedup = 1.0 + 3 * noiseFloor + 0.001;
+        e.figures.noiseFloor = noiseFloor;
+        plot.append(e);
+        plot.flush();
+        QCOMPARE(plot.noiseBandEntry()->name(),
+                 noiseFloor > 0 ? QStringLiteral("noise band ±%1%").arg(noiseFloor * 100, 0, 'f', 2)
+                                : QStringLiteral("no noise band (estimate)"));
+        const QImage image = plot.toPixmap().toImage();
+        const int x = plot.axisRect()->center().x();
+        const int inBand = int(plot.yAxis->coordToPixel(1.0 + noiseFloor / 2));
+        // The plain background just above the band (the lightest of a few pixels: one may be a grid line).
+        QColor background(Qt::black);
+        const int bandTop = int(plot.yAxis->coordToPixel(1.0 + noiseFloor));
+        for (int dy = 3; dy <= 11; dy += 2)
+            if (image.pixelColor(x, bandTop - dy).red() > background.red())
+                background = image.pixelColor(x, bandTop - dy);
+        const QColor band = image.pixelColor(x, inBand);
+        if (noiseFloor > 0) {
+            // Tinted towards the band's blue: less red than the plain background at the same x.
+            QVERIFY2(
+                band.red() < background.red() - 8 && band.blue() >= band.red(),
+                qPrintable(QStringLiteral("band %1, background %2").arg(band.name(), background.name())));
+        }
+        const QFontMetrics fm(plot.yAxis->labelFont());
+        QVERIFY2(
+            fm.horizontalAdvance(plot.yAxis->label()) <= plot.axisRect()->height(),
+            qPrintable(
+                QStringLiteral("'%1' in %2 px").arg(plot.yAxis->label()).arg(plot.axisRect()->height())));
+        // Taller: the long label comes back.
+        plot.resize(500, 600);
+        QTest::qWait(20);
+        plot.replot();
+        QCOMPARE(plot.yAxis->label(), QStringLiteral("speed-up (> 1 = faster)"));
     }
 
     void plotsScriptedStream_data()

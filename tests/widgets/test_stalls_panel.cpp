@@ -64,10 +64,24 @@ private Q_SLOTS:
         QVERIFY(
             !lm->data(cell(lm, 706, ListingModel::SamplesColumn), ListingModel::SampleShareRole).isValid());
         QVERIFY(panel->statusText().startsWith(QStringLiteral("No stall samples")));
+        // Nothing sampled: the Samples column gives its width to the instruction column; the SGEMM
+        // predicates instructions, so Pred keeps its width.
+        ListingView* view = w.listingPanel()->view();
+        const int instructionBefore = view->columnWidth(ListingModel::InstructionColumn);
+        QVERIFY(lm->isColumnEmpty(ListingModel::SamplesColumn));
+        QVERIFY(!lm->isColumnEmpty(ListingModel::PredicateColumn));
+        QVERIFY(view->isColumnNarrowed(ListingModel::SamplesColumn));
+        QVERIFY(!view->isColumnNarrowed(ListingModel::PredicateColumn));
+        QCOMPARE(view->columnWidth(ListingModel::SamplesColumn), view->narrowWidth());
 
         QString error;
         QVERIFY2(session->importStalls(0, fixture("sgemm_leakyrelu.h100.stalls.json"), &error),
                  qPrintable(error));
+        // Samples arrived: the column comes back at a width that shows "10.2%".
+        QVERIFY(!view->isColumnNarrowed(ListingModel::SamplesColumn));
+        QVERIFY(view->columnWidth(ListingModel::SamplesColumn) >=
+                view->fontMetrics().horizontalAdvance(QStringLiteral("10.2%")));
+        QVERIFY(view->columnWidth(ListingModel::InstructionColumn) <= instructionBefore);
         // The loop's back branch holds ~10% of the samples, mostly at the barrier; it is the hottest.
         const QModelIndex hot = cell(lm, 706, ListingModel::SamplesColumn);
         QVERIFY(std::abs(hot.data(ListingModel::SampleShareRole).toDouble() - 0.10) < 0.01);

@@ -96,6 +96,16 @@ QString ListingModel::stallsText(uint32_t orig) const
     return text;
 }
 
+bool ListingModel::isColumnEmpty(int column) const
+{
+    if (column == SamplesColumn) return !m_stalls;
+    if (column != PredicateColumn) return false;
+    const auto analysis = m_session->analysis();
+    if (!analysis) return true;
+    return std::none_of(analysis->listing.instructions.begin(), analysis->listing.instructions.end(),
+                        [](const auto& ins) { return !ins.predicateText.empty(); });
+}
+
 void ListingModel::rebuild()
 {
     reloadStalls();

@@ -73,6 +73,9 @@ public:
     const std::vector<int>& variantCycles() const { return m_cycles; }
 
     static QString columnToolTip(int column);
+    // A column with nothing to show in this kernel: no predicated instruction (Pred), no stall samples
+    // for the current variant (Samples). The view narrows such columns so the operands get the room.
+    bool isColumnEmpty(int column) const;
     // The current variant's samples mapped onto the kernel, and the original's (for comparisons).
     const std::optional<KernelStalls>& stalls() const { return m_stalls; }
     const std::optional<KernelStalls>& originalStalls() const { return m_originalStalls; }

@@ -337,6 +337,9 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
         case SpeedupColumn:
             if (measuring) return tr("measuring…");
             if (!timing) return v->figures && !v->figures->result.ok() ? tr("failed") : QStringLiteral("—");
+            // An estimate says so beside its number: the Source column may be cut off.
+            if (v->figures->result.source.kind == "estimate")
+                return tr("%1× est.").arg(1.0 / timing->ratio.median, 0, 'f', 3);
             return QStringLiteral("%1×").arg(1.0 / timing->ratio.median, 0, 'f', 3);
         case IntervalColumn:
             if (!timing) return {};
