@@ -6,7 +6,7 @@ samples, the compilers), so that a suite that CI must run cannot pass by skippin
   test_report.py BUILD_DIR     reads BUILD_DIR/Testing/Temporary/LastTest.log; exits 1 on such a skip
 
 Allowed skips are the ones a machine without a GPU or an optional library must make (no CUDA driver or
-GPU, no CUPTI or ncu, no libtorch plug-in, no real X server for a screenshot) and the data-dependent ones
+GPU, no CUPTI or ncu, no libtorch plug-in) and the data-dependent ones
 the tests name.
 """
 import os
@@ -15,7 +15,7 @@ import sys
 
 # Reasons that mean the set-up did not do its job: these tests must run wherever ./run.sh ran.
 MUST_RUN = re.compile(r"nvdisasm not installed|no nvdisasm|not built|was not built|not compiled|"
-                      r"no sample cubins|no ptxas|readelf", re.I)
+                      r"no sample cubins|no ptxas|readelf|Xvfb not available", re.I)
 
 
 def parse(log):

@@ -1,6 +1,7 @@
 #include "widgets/metrics_view.h"
 
 #include "widgets/models/metrics_model.h"
+#include "widgets/plot_labels.h"
 
 #include <qcustomplot.h>
 
@@ -56,6 +57,7 @@ MetricsView::MetricsView(Session* session, QWidget* parent)
     layout->addWidget(m_note);
     layout->addWidget(split);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MetricsView::replot);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &MetricsView::fitLabel);
     replot();
 }
 
@@ -70,6 +72,14 @@ int MetricsView::barSeriesCount() const
     for (int i = 0; i < m_plot->plottableCount(); ++i)
         if (qobject_cast<QCPBars*>(m_plot->plottable(i))) ++n;
     return n;
+}
+
+void MetricsView::fitLabel()
+{
+    if (m_speedupAxis)
+        fitYAxisLabel(m_plot, tr("Speed-up (×, > 1 = faster)"), tr("Speed-up"));
+    else
+        fitYAxisLabel(m_plot, tr("% of peak / hit rate"), tr("%"));
 }
 
 QString MetricsView::noteText() const
@@ -108,7 +118,8 @@ void MetricsView::replot()
         if (m_model->metrics()[size_t(r)].percent) rows.push_back(r);
     const bool speedups = rows.empty();
     if (speedups) rows.push_back(0); // MetricsModel's first row is the speed-up
-    m_plot->yAxis->setLabel(speedups ? tr("Speed-up (×, > 1 = faster)") : tr("% of peak / hit rate"));
+    m_speedupAxis = speedups;
+    fitLabel();
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (size_t k = 0; k < rows.size(); ++k)
         ticker->addTick(double(k + 1), m_model->metrics()[size_t(rows[k])].label);

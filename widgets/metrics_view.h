@@ -33,12 +33,14 @@ public:
 private:
     void replot();
     QString noteText() const;
+    void fitLabel(); // the y label that fits the chart's height (plot_labels.h)
 
     Session* m_session;
     MetricsModel* m_model;
     QCustomPlot* m_plot;
     QTableView* m_table;
     QLabel* m_note;
+    bool m_speedupAxis = false;
 };
 
 } // namespace sassx

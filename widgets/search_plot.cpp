@@ -1,5 +1,7 @@
 #include "widgets/search_plot.h"
 
+#include "widgets/plot_labels.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -227,13 +229,7 @@ void SearchPlot::updateRanges()
 
 void SearchPlot::fitAxisLabel()
 {
-    // Called after the layout pass, before drawing: the rotated label's length does not change the
-    // axis rect's height, so the choice holds for this replot.
-    const QString full = tr("speed-up (> 1 = faster)");
-    const QString shorter = tr("speed-up");
-    const QFontMetrics fm(yAxis->labelFont());
-    const QString want = fm.horizontalAdvance(full) + 8 <= axisRect()->height() ? full : shorter;
-    if (yAxis->label() != want) yAxis->setLabel(want);
+    fitYAxisLabel(this, tr("speed-up (> 1 = faster)"), tr("speed-up"));
 }
 
 void SearchPlot::flush()

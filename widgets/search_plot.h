@@ -60,7 +60,7 @@ private:
     void scheduleReplot();
     void updateRanges();
     void onMousePress(QMouseEvent* event);
-    // The y label that fits the axis rect's height (the long one, else the short one).
+    // The y label that fits the axis rect's height (plot_labels.h).
     void fitAxisLabel();
 
     std::array<QCPGraph*, 4> m_outcome{}; // indexed by search::Outcome

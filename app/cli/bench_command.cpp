@@ -31,11 +31,12 @@ std::string pct(double ratio)
     return b;
 }
 
-// " on K fresh instance pairs (interval over instances)" when the rounds were spread over instances.
+// " in K fresh processes (…)" when the rounds were spread over processes (AdaptivePlan::processes).
 std::string instancesText(const RatioInterval& r)
 {
     if (r.instances < 2) return {};
-    return " on " + std::to_string(r.instances) + " fresh instance pairs (interval over instances)";
+    return " in " + std::to_string(r.instances) +
+           " fresh worker processes (the interval: where 95% of re-runs fall)";
 }
 
 // --backend estimate: the schedule model's figures for the original and the candidate. Nothing runs,
@@ -98,7 +99,7 @@ int runBenchCommand(const std::vector<std::string>& args)
 {
     std::string error;
     const ParsedArgs p = parseArgs(args,
-                                   OptionSpec{{"--cubin", "--rounds", "--screen", "--seed", "--instances"},
+                                   OptionSpec{{"--cubin", "--rounds", "--screen", "--seed", "--processes"},
                                               {"--metrics", "--json", "--stalls"}}
                                        .add(evaluatorOptionSpec())
                                        .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
@@ -111,15 +112,15 @@ int runBenchCommand(const std::vector<std::string>& args)
     // to the estimate silently ("auto" does, and says so).
     auto evalOptions = evaluatorOptions(p, "gpu");
     if (!evalOptions) return fail(evalOptions.message());
-    int screenRounds = 10, confirmRounds = 50, instances = 5;
+    int screenRounds = 10, confirmRounds = 50, processes = 5;
     try {
         screenRounds = std::stoi(p.value("--screen", "10"));
         confirmRounds = std::stoi(p.value("--rounds", "50"));
-        instances = std::stoi(p.value("--instances", "5"));
+        processes = std::stoi(p.value("--processes", "5"));
     } catch (const std::exception&) {
-        return fail("--screen, --rounds and --instances take numbers");
+        return fail("--screen, --rounds and --processes take numbers");
     }
-    if (instances < 1 || instances > 64) return fail("--instances takes 1 to 64");
+    if (processes < 1 || processes > 64) return fail("--processes takes 1 to 64");
 
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
     std::vector<uint8_t> candidate;
@@ -145,8 +146,8 @@ int runBenchCommand(const std::vector<std::string>& args)
     mo.eval.plan.confirmRounds = confirmRounds;
     mo.eval.plan.incumbentRatio = 1e9; // a bench always wants the full, fresh measurement
     mo.eval.plan.confirmStage = 0;     // ... all of it: no early stop
-    // ... spread over fresh instance pairs, so that the interval covers a re-run in another process
-    mo.eval.plan.instances = instances;
+    // ... spread over fresh worker processes, so that the interval covers a re-run in another process
+    mo.eval.plan.processes = processes;
     auto measured = kev.measureCubin(candidate, mo);
     if (!measured) return fail(measured.message());
     const EvalResult& r = *measured;

@@ -31,7 +31,7 @@ void usage()
         "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
         "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics] "
         "[--stalls]\n"
-        "        [--rounds N] [--instances K]   N interleaved rounds over K fresh instance pairs (5)\n"
+        "        [--rounds N] [--processes K]   N interleaved rounds over K fresh worker processes (5)\n"
         "        [--metrics-backend auto|cupti|ncu] [--json]\n"
         "  stalls SPEC.json [--cubin FILE] [--period N|auto] [--top N] [--gpus LIST] [--json]\n"
         "        where warps wait, per instruction (CUPTI PC sampling; needs a GPU)\n"
@@ -40,7 +40,8 @@ void usage()
         "        [--ppo-config FILE] [--policy FILE]   PPO settings, warm start from a saved policy.pt\n"
         "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n"
         "        [--guide uniform|stalls] [--stalls FILE] [--sample-best]   stall-guided proposals\n"
-        "        [--final-rounds N] [--final-instances K]   the best's final figure (100 rounds, 5 pairs)\n",
+        "        [--final-rounds N] [--final-processes K]   the best's final figure (100 rounds, 5 "
+        "processes)\n",
         stderr);
 }
 

@@ -131,7 +131,7 @@ int runSearchCommand(const Args& raw)
     const ParsedArgs a = parseArgs(
         raw,
         OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed", "-o",
-                    "--screen", "--rounds", "--final-rounds", "--final-instances", "--checkpoint-every",
+                    "--screen", "--rounds", "--final-rounds", "--final-processes", "--checkpoint-every",
                     "--guide", "--stalls", "--ppo-config", "--policy", "--margin"},
                    {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
             .add(evaluatorOptionSpec())
@@ -165,11 +165,11 @@ int runSearchCommand(const Args& raw)
     auto screen = numberOption<int>(a, "--screen", options.plan.screenRounds);
     auto rounds = numberOption<int>(a, "--rounds", options.plan.confirmRounds);
     auto finalRounds = numberOption<int>(a, "--final-rounds", options.plan.fullRounds);
-    auto finalInstances = numberOption<int>(a, "--final-instances", options.plan.fullInstances);
+    auto finalProcesses = numberOption<int>(a, "--final-processes", options.plan.fullProcesses);
     auto every = numberOption<int>(a, "--checkpoint-every", options.control.checkpointEvery);
-    for (const auto* r : {&screen, &rounds, &finalRounds, &finalInstances, &every})
+    for (const auto* r : {&screen, &rounds, &finalRounds, &finalProcesses, &every})
         if (!*r) return fail(r->message());
-    options.plan = {*screen, *rounds, *finalRounds, std::clamp(*finalInstances, 1, 64)};
+    options.plan = {*screen, *rounds, *finalRounds, std::clamp(*finalProcesses, 1, 64)};
     options.control.checkpointEvery = std::max(1, *every);
     options.control.stop = &g_stop;
     if (resume) {

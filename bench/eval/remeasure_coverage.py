@@ -3,8 +3,8 @@
 
   remeasure_coverage.py COVERAGE_DIR [OUT.md]
 
-Per kernel and mode (--instances 1: every round on one loaded instance pair; --instances 5: rounds over
-five fresh pairs, interval over instances): the benches' speed-ups, their spread, the mean 95% half-width,
+Per kernel and mode (bench-iK-*.json: K = 1, every round in one worker process; K > 1, the rounds spread
+over K fresh processes, or in-process instance pairs in the first run, as env.txt says): the benches' speed-ups, their spread, the mean 95% half-width,
 and the coverage: over every ordered pair (i, j != i) of benches of one mode, how often bench j's point
 lies inside bench i's interval. An interval that describes a re-run covers ~90% or more of them. The
 search's own final figure (report.json's best, 5 instance pairs) is checked against the benches too.
@@ -42,6 +42,11 @@ def coverage(benches):
 def main():
     root = sys.argv[1]
     env = open(os.path.join(root, "env.txt")).read().splitlines()
+    unit = "fresh processes" if "--processes" in env[2] else "fresh instance pairs"
+
+    def label(m):
+        return ("1 process, 1 instance pair" if unit == "fresh processes" else "1 instance pair") if m == 1 \
+            else f"{m} {unit}"
     lines = ["| kernel | mode | benches | median speed-up | spread (min-max) | sd | mean 95% half-width |"
              " coverage of re-runs | search's interval covers |", "|---|---|---|---|---|---|---|---|---|"]
     totals = {}
@@ -54,7 +59,8 @@ def main():
             search = (f["speedup"], f["low"], f["high"], f.get("instances", 1))
         except (OSError, ValueError, KeyError):
             pass
-        for m in (1, 5):
+        modes = sorted({int(os.path.basename(p).split("-")[1][1:]) for p in glob.glob(os.path.join(kdir, "bench-i*-*.json"))})
+        for m in modes:
             bs = [b for b in (bench(p) for p in sorted(glob.glob(os.path.join(kdir, f"bench-i{m}-*.json")))) if b]
             if len(bs) < 2:
                 continue
@@ -68,13 +74,16 @@ def main():
                 inside = sum(search[1] <= p <= search[2] for p in pts)
                 s_cov = f"{inside}/{n} ({search[0]:.4f} [{search[1]:.4f}, {search[2]:.4f}], {search[3]} pairs)"
             half = statistics.mean((b[2] - b[1]) / 2 for b in bs)
-            lines.append(f"| {k} | {'1 instance pair' if m == 1 else f'{m} fresh pairs'} | {n} | "
+            lines.append(f"| {k} | {label(m)} | {n} | "
                          f"{statistics.median(pts):.4f} | {min(pts):.4f}-{max(pts):.4f} | "
                          f"{statistics.stdev(pts) * 100:.3f}% | {half * 100:.3f}% | {cov * 100:.0f}% | {s_cov} |")
     for m, (h, t) in sorted(totals.items()):
-        lines.append(f"| all | {'1 instance pair' if m == 1 else f'{m} fresh pairs'} | | | | | | "
+        lines.append(f"| all | {label(m)} | | | | | | "
                      f"**{h / t * 100:.0f}%** ({int(round(h))}/{t}) | |")
-    text = "\n".join([f"Device: {env[3] if len(env) > 3 else '?'}; run {env[0]}; commit {env[1]}; {env[2]}", ""] + lines)
+    gpus = [l for l in env if l[:1].isdigit() and "," in l]  # nvidia-smi's rows after its CSV header
+    device = "; ".join(gpus) if gpus else "?"
+    text = "\n".join([f"Device (index, name, driver, SM clock, max SM clock): {device}; run {env[0]}; "
+                      f"commit {env[1]}; {env[2]}", ""] + lines)
     print(text)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").write(text + "\n")

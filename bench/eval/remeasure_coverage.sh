@@ -1,35 +1,60 @@
 #!/usr/bin/env bash
 # Does a final figure's 95% interval cover a re-run in a fresh process? On each GPU of GPUS one kernel of
-# KERNELS: a climb search (BUDGET s) picks a best, then N pairs of fresh-process benches of that best
-# (100 rounds each), alternating one loaded instance pair (--instances 1, the old final figure) with
-# rounds spread over 5 fresh pairs (--instances 5, the new one). remeasure_coverage.py tabulates.
+# KERNELS at a time: a variant (DeepGEMM's FFMA interleave, `move --pattern ffma-interleave`, a real
+# change that needs no search; where the kernel has no FFMA to interleave, the best schedule a climb over
+# moves finds on the estimate in 300 evaluations; VARIANT=search: a GPU climb of BUDGET s and its best,
+# which may be the original), then N pairs of fresh-process benches of it
+# (100 rounds each), alternating MODES (default "1 5"): --processes 1 (every round in one worker
+# process: the old final figure) and --processes 5 (the rounds spread over 5 fresh worker processes,
+# the interval a re-run falls in: the new one). MODE_FLAG=--instances measures in-process instance
+# pairs instead (the first attempt, which did not cover: run2 of 2026-11-26). remeasure_coverage.py
+# tabulates.
 # Needs the GPU suite's pack (.deps/gpusuite, bench/gpu_suite/pack.sh). Writes $OUT/coverage/KERNEL/.
 # Usage: KERNELS="attention_fwd hgemm_leakyrelu" GPUS="0 1" N=20 BUDGET=90 OUT=$OUT bash bench/eval/remeasure_coverage.sh
 set -uo pipefail
 [ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
 D=$PWD/.deps/gpusuite
-R=${OUT:-/tmp/out}/coverage; N=${N:-20}; BUDGET=${BUDGET:-90}
+R=${OUT:-/tmp/out}/coverage; N=${N:-20}; BUDGET=${BUDGET:-90}; VARIANT=${VARIANT:-ffma}
+MODES=${MODES:-"1 5"}; MODE_FLAG=${MODE_FLAG:---processes}
+LIMIT=${LIMIT:-100000} # seconds: no bench starts after this, so the archive is still written
 read -r -a kernels <<< "${KERNELS:-attention_fwd}"; read -r -a gpus <<< "${GPUS:-0}"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
 [ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 mkdir -p "$R"
-{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "N=$N BUDGET=$BUDGET kernels=${kernels[*]} gpus=${gpus[*]}"
+{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "N=$N BUDGET=$BUDGET kernels=${kernels[*]} gpus=${gpus[*]} modes=$MODE_FLAG $MODES"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$R"/env.txt 2>&1
 one() { # GPU KERNEL
-  local g=$1 k=$2 dir=$R/$2 i m
+  local g=$1 k=$2 dir=$R/$2 i m cubin kname
   mkdir -p "$dir"
-  timeout $((BUDGET + 240)) "$D"/bin/sassx-cli search "$D/data/$k.launch.json" --backend gpu --gpus "$g" \
-    --budget-time "${BUDGET}s" --seed 3 -o "$dir/search" > "$dir/search.log" 2>&1
-  cp "$dir/search/report.json" "$dir/" 2>/dev/null
-  for ((i = 1; i <= N; ++i)); do
-    for m in 1 5; do
-      timeout 240 "$D"/bin/sassx-cli bench "$D/data/$k.launch.json" --cubin "$dir/search/best.cubin" \
-        --backend gpu --gpus "$g" --rounds 100 --instances $m --json > "$dir/bench-i$m-$i.json" 2>> "$dir/bench.err"
+  cubin=$dir/variant.cubin
+  kname=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kernel"])' "$D/data/$k.launch.json")
+  if [ "$VARIANT" = search ]; then
+    timeout $((BUDGET + 240)) "$D"/bin/sassx-cli search "$D/data/$k.launch.json" --backend gpu --gpus "$g" \
+      --budget-time "${BUDGET}s" --seed 3 -o "$dir/search" >> "$dir/variant.log" 2>&1
+    cp "$dir/search/report.json" "$dir/" 2>/dev/null
+    cp "$dir/search/best.cubin" "$cubin"
+  else
+    "$D"/bin/sassx-cli move "$D/data/$k.sm_90.cubin" --kernel "$kname" --pattern ffma-interleave -o "$cubin" \
+      > "$dir/variant.log" 2>&1
+    if [ ! -s "$cubin" ]; then
+      "$D"/bin/sassx-cli search "$D/data/$k.launch.json" --backend estimate --space all --budget-evals 300 \
+        --seed 3 -o "$dir/search" >> "$dir/variant.log" 2>&1
+      cp "$dir/search/best.cubin" "$cubin"
+    fi
+  fi
+  for ((i = 1; i <= N && SECONDS < LIMIT; ++i)); do
+    for m in $MODES; do
+      timeout 240 "$D"/bin/sassx-cli bench "$D/data/$k.launch.json" --cubin "$cubin" \
+        --backend gpu --gpus "$g" --rounds 100 "$MODE_FLAG" $m --json > "$dir/bench-i$m-$i.json" 2>> "$dir/bench.err"
     done
   done
-  rm -rf "$dir/search"
+  rm -rf "$dir/search" "$cubin"
 }
-for idx in "${!kernels[@]}"; do one "${gpus[$((idx % ${#gpus[@]}))]}" "${kernels[$idx]}" & done
-wait
-tar cJf "${OUT:-/tmp/out}"/coverage.tar.xz -C "$R/.." coverage
-python3 "$(dirname "$0")"/remeasure_coverage.py "$R" | tail -20
+# One kernel per GPU at a time; kernels beyond the GPUs queue behind them.
+for ((start = 0; start < ${#kernels[@]}; start += ${#gpus[@]})); do
+  for ((j = 0; j < ${#gpus[@]} && start + j < ${#kernels[@]}; ++j)); do one "${gpus[$j]}" "${kernels[$((start + j))]}" & done
+  wait
+done
+tar cJf "${OUT:-/tmp/out}"/coverage.tar.xz -C "$R/.." coverage && rm -rf "$R"
+tmp=$(mktemp -d) && tar xJf "${OUT:-/tmp/out}"/coverage.tar.xz -C "$tmp" &&
+  python3 "$(dirname "$0")"/remeasure_coverage.py "$tmp/coverage" | tail -20

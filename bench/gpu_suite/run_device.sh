@@ -37,3 +37,5 @@ cli stalls 'import json,sys; j=json.load(open(sys.argv[1])); assert len(j["profi
   stalls "$S"/attention_fwd.launch.json --json
 rm -rf "$R"/search/*.cubin "$R"/search/checkpoint* "$R"/search/diff.html 2>/dev/null
 cat "$R"/tests-rc.txt "$R"/cli.tsv
+# The device returns only a few loose files: one archive carries the run.
+tar cJf "$R/../gpu-suite.tar.xz" -C "$R/.." gpu-suite && rm -rf "$R"

@@ -57,7 +57,7 @@ json remeasure(eval::Evaluator& ev, const std::vector<uint8_t>& bytes, int scree
     o.plan.confirmRounds = rounds;
     o.plan.incumbentRatio = 1e9;
     o.plan.confirmStage = 0;
-    o.plan.instances = 5; // as bench: the interval covers a re-run in a fresh process
+    o.plan.processes = 5; // as bench: the interval covers a re-run in a fresh process
     const eval::EvalResult r = ev.evaluate(bytes, o);
     json j{{"correct", r.correct}, {"failure", r.failure}};
     if (r.timing) {

@@ -1,5 +1,7 @@
 #include "core/eval/eval_result.h"
 
+#include <cmath>
+
 namespace sassx::eval {
 
 using nlohmann::json;
@@ -77,6 +79,48 @@ EvalResult evalResultFromResponse(const json& resp)
         }
     }
     return r;
+}
+
+EvalResult combineProcessResults(const std::vector<EvalResult>& parts)
+{
+    if (parts.empty()) return failedResult(failure::kError, "no measurement to combine");
+    for (const EvalResult& p : parts)
+        if (!p.ok() || !p.timing) return p;
+    EvalResult out = parts.front();
+    std::vector<RatioInterval> units;
+    std::vector<double> baseUs, candUs;
+    double halfWidths = 0.0;
+    TimingFigures& t = *out.timing;
+    t.ratio.rounds = 0;
+    t.screenRounds = 0;
+    out.wallMs = 0.0;
+    for (const EvalResult& p : parts) {
+        units.push_back(p.timing->ratio);
+        baseUs.push_back(p.timing->baselineMedianUs);
+        candUs.push_back(p.timing->candidateMedianUs);
+        halfWidths += 0.5 * (p.timing->ratio.high - p.timing->ratio.low);
+        t.ratio.rounds += p.timing->ratio.rounds;
+        t.screenRounds += p.timing->screenRounds;
+        t.confirmed = t.confirmed && p.timing->confirmed;
+        t.stoppedEarly = t.stoppedEarly || p.timing->stoppedEarly;
+        out.wallMs += p.wallMs;
+    }
+    // The rounds of all parts as one sample: the parts' mean half-width shrunk by sqrt(K), around the
+    // geometric mean of their medians (the raw rounds stay in the workers).
+    RatioInterval pooled;
+    double logSum = 0.0;
+    for (const RatioInterval& u : units)
+        logSum += std::log(u.median);
+    pooled.median = std::exp(logSum / double(units.size()));
+    const double half = halfWidths / double(units.size()) / std::sqrt(double(units.size()));
+    pooled.low = pooled.median - half;
+    pooled.high = pooled.median + half;
+    pooled.rounds = t.ratio.rounds;
+    t.ratio = instancesInterval(units, pooled);
+    t.baselineMedianUs = median(baseUs);
+    t.candidateMedianUs = median(candUs);
+    t.verdict = decide(t.ratio, t.noiseFloor);
+    return out;
 }
 
 } // namespace sassx::eval

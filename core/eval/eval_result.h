@@ -61,5 +61,9 @@ nlohmann::json toJson(const EvalResult& r);
 // protocol failure rather than an exception.
 EvalResult evalResultFromResponse(const nlohmann::json& response);
 EvalResult failedResult(const std::string& kind, const std::string& message);
+// One figure from the same candidate measured in several fresh processes (AdaptivePlan::processes):
+// the first failure if any part failed, else the interval over processes (instancesInterval), the
+// rounds summed, the medians' median for the times, and the verdict decided again on the whole.
+EvalResult combineProcessResults(const std::vector<EvalResult>& parts);
 
 } // namespace sassx::eval

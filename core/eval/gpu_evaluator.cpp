@@ -103,6 +103,12 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
             r = failedResult(failure::kError, "evaluate before setBaseline");
         return results;
     }
+    if (options.plan.processes >= 2 && options.plan.confirmRounds >= 2 && !options.checkOnly &&
+        !options.race.enabled()) {
+        for (size_t i = 0; i < candidates.size(); ++i)
+            results[i] = evaluateAcrossProcesses(candidates[i], options);
+        return results;
+    }
     protocol::EvaluateOptions po;
     po.plan = options.plan;
     po.checkOnly = options.checkOnly;
@@ -142,6 +148,28 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
 EvalResult GpuEvaluator::evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options)
 {
     return evaluateBatch({candidate}, options).front();
+}
+
+EvalResult GpuEvaluator::evaluateAcrossProcesses(const std::vector<uint8_t>& candidate,
+                                                 const EvalOptions& options)
+{
+    // A final figure: the rounds spread over fresh worker processes, one measurement each, so that
+    // what differs between processes (context, buffers, placement) is in the interval
+    // (bench/results/remeasure-coverage-h200-2026-11-26).
+    const int processes = std::min(options.plan.processes, options.plan.confirmRounds);
+    std::vector<EvalResult> parts;
+    int left = options.plan.confirmRounds;
+    for (int p = 0; p < processes; ++p) {
+        if (p > 0) m_pool->renew();
+        EvalOptions one = options;
+        one.plan.processes = 1;
+        one.plan.confirmRounds = left / (processes - p);
+        left -= one.plan.confirmRounds;
+        parts.push_back(evaluateBatch({candidate}, one).front());
+        if (parts.back().timing) parts.back().timing->noiseFloor = m_baseline.noiseFloor;
+        if (!parts.back().ok()) return parts.back();
+    }
+    return combineProcessResults(parts);
 }
 
 Result<std::vector<MetricValue>> GpuEvaluator::metrics(const std::vector<uint8_t>& candidate,

@@ -49,6 +49,8 @@ public:
 private:
     explicit GpuEvaluator(GpuEvaluatorOptions options);
     std::chrono::milliseconds evaluateTimeout(const EvalOptions& options) const;
+    // AdaptivePlan::processes: one measurement per freshly started worker process, combined.
+    EvalResult evaluateAcrossProcesses(const std::vector<uint8_t>& candidate, const EvalOptions& options);
 
     GpuEvaluatorOptions m_options;
     std::unique_ptr<WorkerPool> m_pool;

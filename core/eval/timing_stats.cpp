@@ -77,7 +77,7 @@ RatioInterval instancesInterval(const std::vector<RatioInterval>& perInstance, c
     double ss = 0.0;
     for (double l : logs)
         ss += (l - mean) * (l - mean);
-    const double half = studentT975(int(logs.size()) - 1) * std::sqrt(ss / (k - 1.0)) / std::sqrt(k);
+    const double half = studentT975(int(logs.size()) - 1) * std::sqrt(ss / (k - 1.0)) * std::sqrt(2.0 / k);
     RatioInterval r;
     r.median = std::exp(mean);
     r.low = std::min(std::exp(mean - half), pooled.low);

@@ -30,13 +30,16 @@ struct RatioInterval
 RatioInterval ratioInterval(const std::vector<double>& a, const std::vector<double>& b, int resamples = 2000,
                             uint64_t seed = 0x5eed);
 
-// The interval a re-run must fall in: where a module and its baseline land moves a kernel's time by a few
-// tenths of a percent for as long as they stay loaded, so rounds on one instance pair share an offset
-// that no number of rounds averages out, and a bootstrap over those rounds is narrower than the spread
-// between processes (bench/results/remeasure-coverage-*). This combines per-instance medians: the
-// centre is their geometric mean, the half-width Student's t (K - 1 degrees of freedom) times their
-// standard error in log space, widened to the pooled rounds' bootstrap interval when that is wider
-// (three instances can agree by chance).
+// The interval a re-run falls in. Where a module, its baseline and their buffers land moves a kernel's
+// time by a few hundredths to tenths of a percent for as long as they stay loaded, so rounds in one
+// process share an offset that no number of rounds averages out: a bootstrap over them is narrower
+// than the spread between processes (bench/results/remeasure-coverage-h200-2026-11-26). This combines
+// the medians of K independent units (fresh processes, or instance pairs): the centre is their
+// geometric mean; the half-width is Student's t (K - 1 degrees of freedom) times their standard
+// deviation in log space times sqrt(2 / K): the 95% prediction interval for the same figure measured
+// again on K new units, which is what a reader checks by re-running (a confidence interval for the
+// mean, sqrt(1 / K), covers only ~85% of such re-runs). Never narrower than the pooled rounds'
+// bootstrap interval (three units can agree by chance).
 RatioInterval instancesInterval(const std::vector<RatioInterval>& perInstance, const RatioInterval& pooled);
 double studentT975(int degreesOfFreedom);
 
@@ -76,10 +79,15 @@ struct AdaptivePlan
     double incumbentRatio = 1.0;
     int confirmStage = 10;  // 0: all confirmRounds at once
     int futilityAfter = 10; // fresh rounds before the first futility check
-    // From 2 on (a final figure: bench, a search's best, headroom): the confirmation rounds are split
-    // evenly over this many fresh instance pairs (candidate and baseline both reloaded) and the
-    // interval is over instances (instancesInterval). Takes the place of confirmStage.
+    // From 2 on: the confirmation rounds are split evenly over this many fresh instance pairs
+    // (candidate and baseline both reloaded) in one worker, and the interval is over them
+    // (instancesInterval). Takes the place of confirmStage.
     int instances = 1;
+    // From 2 on (a final figure: bench, a search's best, headroom): the evaluator spreads the
+    // confirmation rounds over this many freshly started worker processes (new context, buffers and
+    // module placement each) and the interval is over processes (instancesInterval). Not sent to a
+    // worker: the pool does it (GpuEvaluator).
+    int processes = 1;
     bool shouldConfirm(const RatioInterval& screen) const
     {
         return confirmRounds > 0 && screen.median < incumbentRatio;

@@ -321,6 +321,17 @@ std::vector<PoolReply> WorkerPool::run(std::vector<PoolJob> jobs)
     return replies;
 }
 
+void WorkerPool::renew()
+{
+    for (Slot& s : m_slots) {
+        if (s.state != State::Idle) continue;
+        log("worker on GPU " + std::to_string(s.gpu) + " renewed: a fresh process for a final figure");
+        if (s.proc) s.proc->kill();
+        s.proc.reset();
+        spawn(s);
+    }
+}
+
 PoolReply WorkerPool::runOne(PoolJob job)
 {
     std::vector<PoolJob> jobs;

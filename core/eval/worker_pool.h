@@ -60,6 +60,9 @@ public:
     // Runs the jobs on the workers, as many at once as there are live workers; replies in job order.
     std::vector<PoolReply> run(std::vector<PoolJob> jobs);
     PoolReply runOne(PoolJob job);
+    // Replaces every idle worker by a freshly started process (its baseline replayed, the noise floor
+    // inherited): a new context, new buffers, new module placement. Not counted as a restart.
+    void renew();
     void shutdown();
 
     int workerCount() const { return int(m_slots.size()); }

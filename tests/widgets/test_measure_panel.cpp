@@ -100,6 +100,11 @@ private Q_SLOTS:
         // The legend sits above the bars, never on them.
         metrics->plot()->replot();
         QVERIFY(!metrics->plot()->legend->outerRect().intersects(metrics->plot()->axisRect()->rect()));
+        // However short the chart, its y label fits beside it.
+        QVERIFY2(QFontMetrics(metrics->plot()->yAxis->labelFont())
+                         .horizontalAdvance(metrics->plot()->yAxis->label()) <=
+                     metrics->plot()->axisRect()->height() + 8,
+                 qPrintable(metrics->plot()->yAxis->label()));
         // With the Search dock open under the default layout, the table still shows three rows.
         for (const char* name : {"metricsDock", "searchDock"}) {
             auto* dock = window.findChild<QDockWidget*>(QLatin1String(name));

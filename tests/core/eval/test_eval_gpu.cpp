@@ -134,6 +134,19 @@ private slots:
                 spread.timing->ratio.median <= spread.timing->ratio.high);
         QVERIFY(spread.timing->ratio.low <= 1.0 + 0.02 && spread.timing->ratio.high >= 1.0 - 0.02);
         QVERIFY(spread.timing->verdict != Verdict::Faster);
+        // A final figure in 3 fresh worker processes: the interval is over processes.
+        o.plan.instances = 1;
+        o.plan.processes = 3;
+        o.plan.confirmRounds = 30;
+        EvalResult processes = m_eval->evaluate(cubin("eval_add"), o);
+        QVERIFY2(processes.ok(), processes.failure.c_str());
+        QCOMPARE(processes.timing->ratio.rounds, 30);
+        QCOMPARE(processes.timing->ratio.instances, 3);
+        QVERIFY(processes.timing->ratio.low <= 1.0 + 0.02 && processes.timing->ratio.high >= 1.0 - 0.02);
+        const auto& events = m_eval->pool().events();
+        QCOMPARE(std::count_if(events.begin(), events.end(),
+                               [](const std::string& e) { return e.find("renewed") != std::string::npos; }),
+                 2L);
     }
 
     void wrongOutputsAreCaught()

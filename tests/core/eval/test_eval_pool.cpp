@@ -106,6 +106,60 @@ private slots:
         QCOMPARE(pool.restarts(), 1);
     }
 
+    // A final figure's fresh processes: renew() replaces every idle worker by a new process that
+    // replays the baseline (inheriting the noise floor) before the next job; not counted as a restart.
+    void renewStartsFreshProcesses()
+    {
+        WorkerPool pool(options({0, 1}));
+        QVERIFY(pool.start().ok());
+        QVERIFY(pool.loadBaseline(json{{"op", "load_baseline"}, {"noise_rounds", 30}}).ok());
+        std::set<int> before, after;
+        for (const auto& r : pool.run({job("slow:50", 0), job("slow:50", 1)}))
+            before.insert(r.response.value("pid", 0));
+        QCOMPARE(before.size(), size_t(2));
+        pool.renew();
+        for (const auto& r : pool.run({job("slow:50", 2), job("slow:50", 3)})) {
+            QVERIFY(evalResultFromResponse(r.response).ok());
+            QCOMPARE(r.response.value("loads", 0), 1); // the baseline, replayed in the new process
+            after.insert(r.response.value("pid", 0));
+        }
+        QCOMPARE(after.size(), size_t(2));
+        for (int pid : after)
+            QVERIFY(!before.count(pid));
+        QCOMPARE(pool.restarts(), 0);
+        QCOMPARE(pool.liveWorkers(), 2);
+        QVERIFY(std::any_of(pool.events().begin(), pool.events().end(),
+                            [](const std::string& e) { return e.find("renewed") != std::string::npos; }));
+    }
+
+    // Parts measured in separate processes combine into one figure: rounds summed, the interval over
+    // processes, and any part's failure is the result.
+    void processPartsCombine()
+    {
+        std::vector<EvalResult> parts;
+        for (double m : {0.960, 0.958, 0.961, 0.959}) {
+            EvalResult r;
+            r.correct = true;
+            TimingFigures t;
+            t.ratio = {m, m - 0.0002, m + 0.0002, 25};
+            t.confirmed = true;
+            t.noiseFloor = 0.002;
+            t.baselineMedianUs = 100;
+            t.candidateMedianUs = 100 * m;
+            r.timing = t;
+            parts.push_back(r);
+        }
+        const EvalResult all = combineProcessResults(parts);
+        QVERIFY(all.ok() && all.timing);
+        QCOMPARE(all.timing->ratio.rounds, 100);
+        QCOMPARE(all.timing->ratio.instances, 4);
+        QVERIFY(all.timing->ratio.low < 0.958 && all.timing->ratio.high > 0.961); // wider than any part
+        QCOMPARE(all.timing->verdict, Verdict::Faster);
+        parts[2] = failedResult(failure::kWrongOutput, "output C differs");
+        QCOMPARE(combineProcessResults(parts).failureKind, std::string(failure::kWrongOutput));
+        QCOMPARE(combineProcessResults({}).failureKind, std::string(failure::kError));
+    }
+
     void baselineErrorIsReported()
     {
         WorkerPool pool(options());

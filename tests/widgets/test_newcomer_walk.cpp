@@ -1,0 +1,415 @@
+// A newcomer's first session, scripted in a real xcb window under Xvfb, through the same dialogs, menus
+// and mouse gestures a person uses: open a kernel (File ▸ Open), drag an instruction, flip a yield bit
+// from the context menu, measure (estimate: CI has no GPU), search, click a point of the plot, look at
+// the diff, export the tuned cubin, save the session, open another kernel, edit and save it, then reopen
+// both session files and find everything they held. Each step leaves a screenshot
+// (<build>/tests/widgets/screenshots/walk-NN-*.png; docs/images/walk/ holds copies, docs/user-guide.md
+// shows them). Skips only where Xvfb is missing (./run.sh installs it).
+#include "core/session/evaluator_options.h"
+#include "widget_test_support.h"
+#include "widgets/commands/edit_controller.h"
+#include "widgets/diff_view.h"
+#include "widgets/listing_panel.h"
+#include "widgets/listing_view.h"
+#include "widgets/main_window.h"
+#include "widgets/metrics_view.h"
+#include "widgets/models/listing_model.h"
+#include "widgets/search_panel.h"
+#include "widgets/search_plot.h"
+#include "widgets/variants_panel.h"
+#include "xvfb_main.h"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+#include <deque>
+#include <functional>
+
+using namespace sassx;
+
+namespace {
+
+// Answers the modal dialogs and popup menus the walk opens, in order: each handler gets the active
+// modal widget (or popup) and returns true once it has dealt with it.
+class DialogDriver
+{
+public:
+    using Handler = std::function<bool(QWidget*)>;
+    DialogDriver()
+    {
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            // Menus are popups; a file dialog's completer is one too, and is not what the walk answers.
+            QWidget* w = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!w) w = QApplication::activeModalWidget();
+            if (!w || m_handlers.empty()) return;
+            if (m_handlers.front()(w)) {
+                m_handlers.pop_front();
+                ++m_handled;
+            }
+        });
+        m_timer.start(40);
+    }
+    void expect(Handler h) { m_handlers.push_back(std::move(h)); }
+    bool idle() const { return m_handlers.empty(); }
+    int handled() const { return m_handled; }
+
+    // A file dialog (open or save): the path is chosen and accepted.
+    static Handler chooseFile(const QString& path)
+    {
+        return [path](QWidget* w) {
+            auto* d = qobject_cast<QFileDialog*>(w);
+            if (!d) return false;
+            // Typed into the file name box, as a person would: the directory may still be loading, and
+            // selectFile() of a name not yet listed selects nothing.
+            d->setDirectory(QFileInfo(path).absolutePath());
+            auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            if (!name) return false;
+            name->setText(QFileInfo(path).absoluteFilePath());
+            // As the dialog's Open/Save button ends it, without waiting for its directory listing.
+            qInfo("file dialog %s: %s", qPrintable(d->windowTitle()),
+                  qPrintable(d->selectedFiles().join(QLatin1Char(','))));
+            static_cast<QDialog*>(d)->done(QDialog::Accepted); // public in QDialog
+            return true;
+        };
+    }
+    // A popup menu: the action whose text starts with `text` is triggered.
+    static Handler pickMenu(const QString& text, bool* found)
+    {
+        return [text, found](QWidget* w) {
+            auto* menu = qobject_cast<QMenu*>(w);
+            if (!menu) return false;
+            for (QAction* a : menu->actions())
+                if (a->text().remove(QLatin1Char('&')).startsWith(text) && a->isEnabled()) {
+                    *found = true;
+                    menu->close();
+                    a->trigger();
+                    return true;
+                }
+            menu->close();
+            return true;
+        };
+    }
+
+private:
+    QTimer m_timer;
+    std::deque<Handler> m_handlers;
+    int m_handled = 0;
+};
+
+QAction* actionNamed(QWidget* window, const QString& text)
+{
+    for (QAction* a : window->findChildren<QAction*>())
+        if (a->text().remove(QLatin1Char('&')) == text) return a;
+    return nullptr;
+}
+
+// What a session held, to compare after reopening it.
+struct Held
+{
+    QString input;
+    std::vector<std::pair<std::string, size_t>> variants; // name, edit count
+    std::vector<bool> measured;
+    size_t searches = 0, searchHistory = 0;
+
+    static Held of(const Session& s)
+    {
+        Held h;
+        h.input = QFileInfo(s.inputPath()).canonicalFilePath();
+        for (const auto& v : s.variants()) {
+            h.variants.emplace_back(v.name, v.edits.size());
+            h.measured.push_back(v.figures.has_value());
+        }
+        h.searches = s.searches().size();
+        for (const auto& r : s.searches())
+            h.searchHistory += r.history.size();
+        return h;
+    }
+    bool operator==(const Held&) const = default;
+    QString text() const
+    {
+        QStringList names;
+        for (const auto& [n, e] : variants)
+            names << QStringLiteral("%1(%2)").arg(QString::fromStdString(n)).arg(e);
+        return QStringLiteral("%1: %2; %3 search(es), %4 evaluations")
+            .arg(input, names.join(QLatin1Char(' ')))
+            .arg(searches)
+            .arg(searchHistory);
+    }
+};
+
+} // namespace
+
+class TestNewcomerWalk : public QObject
+{
+    Q_OBJECT
+public:
+    bool haveX = false;
+
+private:
+    QStringList m_shots;
+
+    void shot(QWidget& w, const QString& name)
+    {
+        QTest::qWait(150); // let queued repaints land
+        const QString dir = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
+        QDir().mkpath(dir);
+        const QString path = dir + QStringLiteral("/walk-") + name + QStringLiteral(".png");
+        QVERIFY2(w.grab().save(path), qPrintable(path));
+        m_shots << path;
+    }
+
+    // File ▸ Open… through the dialog; waits for the kernel's analysis.
+    static bool openThroughDialog(MainWindow& w, DialogDriver& driver, const QString& path)
+    {
+        QSignalSpy ready(w.session(), &Session::analysisReady);
+        driver.expect(DialogDriver::chooseFile(path));
+        QAction* open = actionNamed(&w, QStringLiteral("Open…"));
+        if (!open) return false;
+        open->trigger();
+        const bool ok = ready.wait(20000) || !ready.isEmpty();
+        if (!ok)
+            qInfo("open failed; modal: %s; input %s",
+                  QApplication::activeModalWidget()
+                      ? qPrintable(QApplication::activeModalWidget()->windowTitle())
+                      : "none",
+                  qPrintable(w.session()->inputPath()));
+        return ok;
+    }
+
+    // Drags the first memory instruction that has a legal target onto the nearest one, with the mouse.
+    static bool dragSomething(MainWindow& w)
+    {
+        Session& s = *w.session();
+        ListingView* view = w.listingPanel()->view();
+        ListingModel* model = view->listingModel();
+        const auto& a = *s.analysis();
+        for (uint32_t p = 0; p < s.schedule().order.size(); ++p) {
+            if (!a.listing.instructions[s.schedule().order[p]].isMemory()) continue;
+            const auto targets = w.editController()->legalTargets(p);
+            if (targets.empty()) continue;
+            const uint32_t to =
+                *std::min_element(targets.begin(), targets.end(), [&](uint32_t x, uint32_t y) {
+                    return std::abs(int(x) - int(p)) < std::abs(int(y) - int(p));
+                });
+            const int fromRow = model->rowOfPosition(int(p)), toRow = model->rowOfPosition(int(to));
+            view->scrollTo(model->index(fromRow, 0), QAbstractItemView::PositionAtCenter);
+            QWidget* vp = view->viewport();
+            const QPoint from =
+                view->visualRect(model->index(fromRow, ListingModel::InstructionColumn)).center();
+            const QPoint target =
+                view->visualRect(model->index(toRow, ListingModel::InstructionColumn)).center();
+            const size_t before = s.variants().size();
+            QTest::mousePress(vp, Qt::LeftButton, {}, from);
+            QTest::mouseMove(vp, from + QPoint(2, 0));
+            QTest::mouseMove(vp, from + QPoint(QApplication::startDragDistance() + 2, 0));
+            QTest::mouseMove(vp, target);
+            QTest::mouseRelease(vp, Qt::LeftButton, {}, target);
+            return s.variants().size() == before + 1;
+        }
+        return false;
+    }
+
+    // Right-click an instruction whose yield bit the checker lets flip; "Yield bit" from the menu.
+    static bool flipYieldFromMenu(MainWindow& w, DialogDriver& driver)
+    {
+        Session& s = *w.session();
+        ListingView* view = w.listingPanel()->view();
+        ListingModel* model = view->listingModel();
+        for (uint32_t p = 0; p < s.schedule().order.size(); ++p) {
+            const Control c = s.schedule().control[s.schedule().order[p]];
+            const Edit e = Edit::control(p, std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt);
+            if (!w.editController()->check(e).accepted) continue;
+            const int row = model->rowOfPosition(int(p));
+            view->scrollTo(model->index(row, 0), QAbstractItemView::PositionAtCenter);
+            const QPoint at = view->visualRect(model->index(row, ListingModel::InstructionColumn)).center();
+            const size_t edits = s.currentVariant()->edits.size();
+            bool found = false;
+            driver.expect(DialogDriver::pickMenu(QStringLiteral("Yield bit"), &found));
+            QContextMenuEvent event(QContextMenuEvent::Mouse, at, view->viewport()->mapToGlobal(at));
+            QCoreApplication::sendEvent(view->viewport(), &event);
+            return found && s.currentVariant()->edits.size() > edits;
+        }
+        return false;
+    }
+
+    static bool saveThroughDialog(MainWindow& w, DialogDriver& driver, const QString& path)
+    {
+        driver.expect(DialogDriver::chooseFile(path));
+        QAction* save = actionNamed(&w, QStringLiteral("Save Session"));
+        if (!save) return false;
+        save->trigger();
+        return QFileInfo::exists(path) && !w.session()->isModified();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (!haveX) QSKIP("Xvfb not available: no real X window for the walk");
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("sassx-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-walk"));
+        QSettings().clear();
+    }
+
+    void firstSession()
+    {
+        const QString first = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        const QString second = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(first);
+        SASSX_REQUIRE_SAMPLE(second);
+        QTemporaryDir tmp;
+        auto* session = new Session;
+        session->setAutosaveInterval(0);
+        EvaluatorOptions estimate;
+        estimate.backend = "estimate"; // what a machine without a GPU gets, said so on every figure
+        session->setEvaluatorOptions(estimate);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        DialogDriver driver;
+
+        // 1. Open, through File ▸ Open's dialog.
+        QVERIFY(openThroughDialog(w, driver, first));
+        QCOMPARE(QFileInfo(session->inputPath()).canonicalFilePath(), QFileInfo(first).canonicalFilePath());
+        shot(w, QStringLiteral("01-open"));
+
+        // 2. Drag a load to the nearest place the checker allows: a new variant holds the move.
+        QVERIFY(dragSomething(w));
+        shot(w, QStringLiteral("02-drag"));
+
+        // 3. A control edit from the context menu.
+        QVERIFY(flipYieldFromMenu(w, driver));
+        shot(w, QStringLiteral("03-control-edit"));
+        const int edited = session->currentVariantId();
+
+        // 4. Measure it (Variants ▸ Measure): the figures say "estimate", the metrics view says why
+        // there are no hardware counters.
+        w.variantsPanel()->selectVariants({edited});
+        QSignalSpy measured(session, &Session::measureFinished);
+        QToolButton* measure = nullptr;
+        for (auto* b : w.variantsPanel()->findChildren<QToolButton*>())
+            if (b->text() == QLatin1String("Measure")) measure = b;
+        QVERIFY(measure && measure->isEnabled());
+        measure->click();
+        QVERIFY(measured.wait(60000) || !measured.isEmpty());
+        QVERIFY(session->variant(edited)->figures.has_value());
+        QVERIFY(w.metricsView()->note()->text().contains(QStringLiteral("need a GPU")));
+        shot(w, QStringLiteral("04-measure"));
+
+        // 5. A search from the Search dock.
+        w.showSearch();
+        SearchPanel* panel = w.searchPanel();
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::Climb;
+        c.space = search::SearchSpace::All;
+        c.budgetEvals = 300;
+        c.seed = 1;
+        panel->setConfig(c);
+        panel->setBackend(QStringLiteral("estimate"));
+        QSignalSpy recorded(session, &Session::searchRecorded);
+        panel->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!recorded.isEmpty(), 180000);
+        QCOMPARE(session->searches().size(), size_t(1));
+        shot(w, QStringLiteral("05-search"));
+
+        // 6. Click an accepted point of the plot: it opens as a variant.
+        int step = -1;
+        for (const auto& e : session->searches().front().history)
+            if (e.outcome == search::Outcome::Accepted && e.figures.speedup > 0) step = e.step;
+        QVERIFY2(step >= 0, "the climb accepted something on the estimate");
+        panel->plot()->flush();
+        QSignalSpy opened(panel, &SearchPanel::evaluationOpened);
+        QTest::mouseClick(panel->plot(), Qt::LeftButton, {}, panel->plot()->pixelOf(step).toPoint());
+        QTRY_COMPARE(opened.size(), 1);
+        QCOMPARE(session->currentVariantId(), opened.front().front().toInt());
+        shot(w, QStringLiteral("06-plot-click"));
+
+        // 7. The diff of that variant against the original.
+        auto* diffDock = w.findChild<QDockWidget*>(QStringLiteral("diffDock"));
+        QVERIFY(diffDock);
+        diffDock->show();
+        diffDock->raise();
+        QTRY_COMPARE(w.diffView()->rightVariant(), session->currentVariantId());
+        QVERIFY(w.diffView()->movedCount() + w.diffView()->controlChangedCount() > 0);
+        shot(w, QStringLiteral("07-diff"));
+
+        // 8. Export the tuned cubin (File ▸ Export ▸ Tuned Cubin…).
+        const QString exported = tmp.filePath(QStringLiteral("sgemm.tuned.cubin"));
+        driver.expect(DialogDriver::chooseFile(exported));
+        QAction* exportCubin = actionNamed(&w, QStringLiteral("Tuned Cubin…"));
+        QVERIFY(exportCubin);
+        exportCubin->trigger();
+        QTRY_VERIFY(QFileInfo(exported).size() > 0);
+        QFile original(first), tuned(exported);
+        QVERIFY(original.open(QIODevice::ReadOnly) && tuned.open(QIODevice::ReadOnly));
+        const QByteArray tunedBytes = tuned.readAll();
+        QVERIFY(tunedBytes.startsWith("\x7f"
+                                      "ELF"));
+        QVERIFY(tunedBytes != original.readAll());
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("Wrote")));
+        shot(w, QStringLiteral("08-export"));
+
+        // 9. Save the session (File ▸ Save Session asks where, the first time).
+        const QString sessionA = tmp.filePath(QStringLiteral("sgemm.sassx.json"));
+        QVERIFY(saveThroughDialog(w, driver, sessionA));
+        const Held heldA = Held::of(*session);
+        // The original, the edited variant (the drag made it, the yield flip joined it) and the
+        // search's point; the edited variant holds the move and the flip, measured.
+        QVERIFY2(heldA.variants.size() >= 3, qPrintable(heldA.text()));
+        QVERIFY(session->variant(edited)->edits.size() >= 2);
+        QVERIFY(session->variant(edited)->figures.has_value());
+        shot(w, QStringLiteral("09-save"));
+
+        // 10. Another kernel: nothing unsaved, so no question; it starts afresh.
+        QVERIFY(openThroughDialog(w, driver, second));
+        QCOMPARE(session->variants().size(), size_t(1));
+        QVERIFY(session->sessionPath().isEmpty());
+        QVERIFY(session->searches().empty());
+        shot(w, QStringLiteral("10-another-kernel"));
+
+        // 11. An edit there, saved to its own file.
+        QVERIFY(flipYieldFromMenu(w, driver) || dragSomething(w));
+        const QString sessionB = tmp.filePath(QStringLiteral("rmsnorm.sassx.json"));
+        QVERIFY(saveThroughDialog(w, driver, sessionB));
+        const Held heldB = Held::of(*session);
+        shot(w, QStringLiteral("11-save-another"));
+
+        // 12. Both sessions reopen (File ▸ Open Session…) with everything they held; the first file was
+        // not overwritten by the second kernel's session.
+        for (const auto& [path, held] : {std::pair{sessionA, heldA}, std::pair{sessionB, heldB}}) {
+            QSignalSpy ready(session, &Session::analysisReady);
+            driver.expect(DialogDriver::chooseFile(path));
+            QAction* openSession = actionNamed(&w, QStringLiteral("Open Session…"));
+            QVERIFY(openSession);
+            openSession->trigger();
+            QVERIFY(ready.wait(120000) || !ready.isEmpty());
+            QTRY_COMPARE(session->sessionPath(), path);
+            const Held back = Held::of(*session);
+            QVERIFY2(back == held, qPrintable(back.text() + QStringLiteral(" vs ") + held.text()));
+        }
+        shot(w, QStringLiteral("12-reopened"));
+        QVERIFY(driver.idle());
+        qInfo("%d dialogs and menus answered; screenshots: %s", driver.handled(),
+              qPrintable(m_shots.join(QLatin1Char(' '))));
+    }
+};
+
+int main(int argc, char** argv)
+{
+    return sassx::test::runOnXvfb<TestNewcomerWalk>(argc, argv);
+}
+
+#include "test_newcomer_walk.moc"
