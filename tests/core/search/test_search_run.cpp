@@ -3,7 +3,9 @@
 #include "search_test_support.h"
 
 #include "core/cubin/cubin.h"
+#include "core/eval/launch_spec.h"
 #include "core/session/search_run.h"
+#include "core/session/workspace.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,12 +38,124 @@ std::unique_ptr<SearchRun> openRun()
     return std::move(*run);
 }
 
+// A measuring evaluator whose search-time figures are lucky (3% faster, confirmed) and whose final
+// figure (a full measurement spread over processes, as SearchEvaluator asks for the best) is what
+// `finalRatio` says: the search's winner's curse, planted. Labelled "measured" so that every GPU-only
+// branch of the run (incumbent re-measures, the final check) runs.
+class LuckyEvaluator : public eval::Evaluator
+{
+public:
+    explicit LuckyEvaluator(eval::RatioInterval finalRatio) : m_final(finalRatio) {}
+    Status setBaseline(const eval::LaunchSpec&, const std::vector<uint8_t>& cubin) override
+    {
+        m_original = cubin;
+        m_baseline.source = {"Fake GPU", "measured"};
+        m_baseline.medianUs = 100.0;
+        m_baseline.noiseFloor = 0.004;
+        return Ok{};
+    }
+    const eval::BaselineInfo& baseline() const override { return m_baseline; }
+    eval::EvalResult evaluate(const std::vector<uint8_t>& candidate, const eval::EvalOptions& o = {}) override
+    {
+        eval::EvalResult r;
+        r.correct = true;
+        r.source = m_baseline.source;
+        if (o.checkOnly) return r;
+        const bool final = o.plan.processes >= 2;
+        finals += final;
+        eval::TimingFigures t;
+        t.noiseFloor = m_baseline.noiseFloor;
+        t.confirmed = true;
+        t.ratio = candidate == m_original ? eval::RatioInterval{1.0, 0.997, 1.003, 50}
+                  : final                 ? m_final
+                                          : eval::RatioInterval{0.97, 0.968, 0.972, 50};
+        t.baselineMedianUs = 100.0;
+        t.candidateMedianUs = 100.0 * t.ratio.median;
+        t.verdict = eval::decide(t.ratio, t.noiseFloor);
+        r.timing = t;
+        return r;
+    }
+    Result<std::vector<eval::MetricValue>> metrics(const std::vector<uint8_t>&,
+                                                   const std::vector<std::string>& = {}) override
+    {
+        return makeError("no metrics in this test");
+    }
+    std::string sourceKind() const override { return "measured"; }
+    int finals = 0;
+
+private:
+    eval::RatioInterval m_final;
+    std::vector<uint8_t> m_original;
+    eval::BaselineInfo m_baseline;
+};
+
+std::unique_ptr<SearchRun> openLuckyRun(std::shared_ptr<LuckyEvaluator> lucky)
+{
+    auto spec =
+        eval::loadLaunchSpec(QStringLiteral(SASSX_SAMPLES_DIR "/%1.launch.json").arg(kSample).toStdString());
+    if (!spec) qFatal("%s", spec.message().c_str());
+    auto ws = Workspace::open(spec->cubinPath(), WorkspaceOptions{});
+    if (!ws) qFatal("%s", ws.message().c_str());
+    auto kernel = (*ws)->kernel(spec->kernel);
+    if (!kernel) qFatal("%s", kernel.message().c_str());
+    EvaluatorChoice choice{lucky, "gpu", "a planted evaluator (test)", 1};
+    auto run = std::make_unique<SearchRun>(*kernel, *spec, choice, EvaluatorOptions{});
+    if (Status s = run->prepare(); !s) qFatal("%s", s.message().c_str());
+    return run;
+}
+
 } // namespace
 
 class TestSearchRun : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // The final check: a best the search found on lucky figures is re-measured in fresh processes
+    // before it is reported; when that figure is inside the noise, the run says nothing beat the
+    // original (and writes the original), and when it holds, the run reports it with that interval.
+    void finalCheckRefusesALuckyBest_data()
+    {
+        QTest::addColumn<double>("finalMedian");
+        QTest::addColumn<double>("finalHalfWidth");
+        QTest::addColumn<bool>("improved");
+        QTest::newRow("lucky: 0.1% inside the noise") << 0.999 << 0.004 << false;
+        QTest::newRow("lucky: faster, interval reaches 1") << 0.995 << 0.006 << false;
+        QTest::newRow("holds: 3% with a tight interval") << 0.97 << 0.002 << true;
+    }
+    void finalCheckRefusesALuckyBest()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(double, finalMedian);
+        QFETCH(double, finalHalfWidth);
+        QFETCH(bool, improved);
+        QTemporaryDir dir;
+        auto lucky = std::make_shared<LuckyEvaluator>(eval::RatioInterval{
+            finalMedian, finalMedian - finalHalfWidth, finalMedian + finalHalfWidth, 100, 5});
+        auto run = openLuckyRun(lucky);
+        SearchRunOptions o;
+        o.config.algorithm = Algorithm::Random;
+        o.config.space = SearchSpace::All;
+        o.config.budgetEvals = 20;
+        o.outDir = dir.path().toStdString();
+        auto report = run->run(o);
+        QVERIFY2(report, report ? "" : report.message().c_str());
+        QVERIFY(lucky->finals >= 1); // the best was measured again, spread over processes
+        QCOMPARE(report->improved, improved);
+        const auto& best = report->json.at("best");
+        QVERIFY(best.at("step").get<int>() >= 0); // the search did find a (lucky) best
+        QCOMPARE(best.at("final").at("instances").get<int>(), 5);
+        QVERIFY(std::abs(best.at("final").at("speedup").get<double>() - 1.0 / finalMedian) < 1e-9);
+        if (improved) {
+            QVERIFY2(report->summary.rfind("best ", 0) == 0, report->summary.c_str());
+        } else {
+            QVERIFY2(report->summary.rfind("nothing beat the original", 0) == 0, report->summary.c_str());
+            // What is written is the original, not the lucky schedule.
+            QCOMPARE(
+                readText(report->bestCubinPath),
+                readText(QStringLiteral(SASSX_SAMPLES_DIR "/%1.sm_90.cubin").arg(kSample).toStdString()));
+        }
+    }
+
     void writesEveryOutput()
     {
         REQUIRE_SAMPLE(kSample);
