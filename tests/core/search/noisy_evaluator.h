@@ -5,6 +5,9 @@
 // it is loaded, as on the H100/H200 (bench/results/eval-h100-2026-11-22-cupti.md). Requests are timed as
 // the worker times them: the same race (core/eval/race.h), the same screen-then-fresh-confirmation plan
 // against the original, the noise floor from simulated twins the way load_baseline measures it.
+// A paired bias (setPairedBias) plants luck: a factor on a schedule's time in paired rounds only (races
+// against an incumbent), which measurements against the original do not share, as a placement that
+// favoured one pair would.
 #include "core/analysis/kernel_analysis.h"
 #include "core/eval/race.h"
 #include "core/search/candidate_evaluator.h"
@@ -62,14 +65,19 @@ public:
     std::string sourceKind() const override { return "measured"; }
 
     void setParallelism(int n) { m_parallelism = n; }
+    void setPairedBias(TrueTime bias) { m_pairedBias = std::move(bias); }
     int64_t rounds() const { return m_rounds; }
     int64_t evaluations() const { return m_evaluations; }
 
 private:
     sassx::eval::TimingFigures time(const sassx::Schedule& s, const sassx::search::EvalRequest& request)
     {
-        const double tc = m_truth(s);
-        const double tr = m_truth(request.reference ? *request.reference : m_original);
+        double tc = m_truth(s);
+        double tr = m_truth(request.reference ? *request.reference : m_original);
+        if (request.reference && m_pairedBias) {
+            tc *= m_pairedBias(s);
+            tr *= m_pairedBias(*request.reference);
+        }
         sassx::eval::TimingFigures t;
         t.noiseFloor = m_floor;
         t.paired = request.reference != nullptr;
@@ -125,6 +133,7 @@ private:
 
     sassx::Schedule m_original;
     TrueTime m_truth;
+    TrueTime m_pairedBias;
     std::mt19937_64 m_rng;
     std::normal_distribution<double> m_round, m_placement;
     double m_candPlacement = 1.0, m_refPlacement = 1.0;

@@ -111,6 +111,51 @@ private Q_SLOTS:
         QVERIFY2(roundsPerCandidate < 12.0, qPrintable(QString::number(roundsPerCandidate)));
     }
 
+    // A race won on luck: with the planted +3% edit G in place, a second edit T looks 3% faster in paired
+    // races against the incumbent but is truly 2% slower. The climb takes T (the race cannot tell), the
+    // re-measure against the original that follows every win shows G+T clearly below the best (G), and
+    // the climb goes back to G; the best never holds T.
+    void climbReturnsToItsBestAfterALuckyRace()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const Schedule original = Schedule::identity(f->kernel->analysis());
+        EditProposer proposer(f->kernel->checker(), SearchSpace::Yield);
+        const std::vector<Edit> actions = proposer.legalActions(original);
+        QVERIFY(actions.size() >= 500);
+        Schedule withG = original, withT = original;
+        const Edit g = actions[actions.size() / 3], t = actions[actions.size() * 2 / 3];
+        QVERIFY(!proposer.applyAction(withG, g).empty());
+        QVERIFY(!proposer.applyAction(withT, t).empty());
+        const uint32_t atG = withG.order[g.at], atT = withT.order[t.at];
+        QVERIFY(atG != atT);
+        const Control goalG = withG.control[atG], goalT = withT.control[atT];
+        auto hasG = [&](const Schedule& s) { return s.control[atG] == goalG; };
+        auto hasT = [&](const Schedule& s) { return s.control[atT] == goalT; };
+        NoisyEvaluator noisy(f->kernel->analysis(), [&](const Schedule& s) {
+            return 100.0 * (hasG(s) ? 1.0 / 1.03 : 1.0) * (hasT(s) ? 1.02 : 1.0);
+        });
+        noisy.setPairedBias([&](const Schedule& s) { return hasG(s) && hasT(s) ? 0.95 : 1.0; });
+        const SearchState s = runOnce(*f, noisy, config(Algorithm::Climb, int64_t(actions.size()) * 3));
+        QVERIFY2(s.best >= 0, "the planted +3% edit was not found");
+        const Schedule best = f->kernel->schedule(s.editsOf(s.best)).value();
+        QVERIFY(hasG(best));
+        QVERIFY2(!hasT(best), "the lucky edit reached the reported best");
+        bool tookTheBait = false, returned = false;
+        for (const auto& e : s.history) {
+            const Schedule sched = f->kernel->schedule(s.editsOf(e.step)).value();
+            if (e.outcome == Outcome::Accepted && hasT(sched)) tookTheBait = true;
+            // After a re-measure of G+T fell clearly below the best, candidates come from the best again.
+            if (e.outcome == Outcome::Measure && hasT(sched) && e.figures.high < s.bestSpeedup)
+                for (const auto& later : s.history)
+                    if (later.step > e.step && later.base == s.best) returned = true;
+        }
+        QVERIFY2(tookTheBait, "the race was expected to take the lucky edit");
+        QVERIFY2(returned, "the climb did not return to its best after the re-measure");
+        QVERIFY2(s.bestSpeedup > 1.02 && s.bestSpeedup < 1.04, qPrintable(QString::number(s.bestSpeedup)));
+    }
+
     void plantedDriftIsNotAccepted_data()
     {
         QTest::addColumn<int>("algorithm");
