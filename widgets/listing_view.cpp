@@ -537,7 +537,7 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
 
 void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
 {
-    // The latest PPO run's policy, asked about this instruction in the schedule shown (issue 14). The
+    // The latest PPO run's policy, asked about this instruction in the schedule shown (docs/ppo.md). The
     // policy is consulted when the submenu opens, so the context menu itself never waits for it.
     const SearchRecord* run = m_session->latestPolicyRun();
     if (!run || !m_session->kernelWorkspace()) return;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pool over several GPUs on one host (issue 4: one worker per visible GPU, evaluations spread over
+# Pool over several GPUs on one host (docs/evaluator.md: one worker per visible GPU, evaluations spread over
 # them). Same identical-candidate throughput on 1 and on 2 GPUs, then the injected-fault test with the
 # pool spread over 2 GPUs. Expects .deps/evaldev from bench/eval/pack_device.sh (carried); writes $OUT.
 set -uo pipefail

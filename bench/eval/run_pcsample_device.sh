@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stall-sampling device run (issue 15): the CUPTI-vs-ncu cross-check with the bad cases
+# The stall-sampling device run (docs/stalls.md): the CUPTI-vs-ncu cross-check with the bad cases
 # (pcsample_crosscheck.py), then `sassx-cli stalls` on every sm_90 sample and on a tuned SGEMM
 # variant (one LDS.128 moved up 13 slots), whose samples map back to the original instructions.
 # Expects .deps/evaldev from pack_device.sh plus specs/sgemm_leakyrelu.moved.cubin (carried); writes $OUT.

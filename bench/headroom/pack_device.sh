@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the yield-space evidence run (issue 11) into .deps/headroom (git-ignored): the worker and
+# Packs the yield-space evidence run (docs/legality.md) into .deps/headroom (git-ignored): the worker and
 # sassx-headroom built here with their runtime libraries (the GPU machine has no Qt or build tree), every
 # sm_90 sample's cubin and spec, and the variant patch files made here by `sassx-cli variants`:
 #   <sample>.yield.jsonl    COUNT random legal yield-flip variants (1-32 flips on ptxas' own order)

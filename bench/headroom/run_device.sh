@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The yield-space evidence on the GPU machine (issue 11), from .deps/headroom (pack_device.sh):
+# The yield-space evidence on the GPU machine (docs/legality.md), from .deps/headroom (pack_device.sh):
 #  1. correctness: every <sample>.yield.jsonl variant on 3 fresh input sets, bitwise against the original
 #     (bench/legality/run_variants.py, faults and hangs caught in worker processes);
 #  2. headroom: sassx-headroom screens every <sample>.yieldhr.jsonl variant and re-measures the best 5 and

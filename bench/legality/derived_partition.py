@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which lowered stalls make ptxas' order with minimal derived control codes slower (issue 12).
+"""Which lowered stalls make ptxas' order with minimal derived control codes slower (docs/legality.md).
 
 `sassx-cli move --reschedule --minimal-stalls` lowers every reschedulable stall to the least the
 timing model allows and raises a few where a bound needs it. On some kernels that runs slower than

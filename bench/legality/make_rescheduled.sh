@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the rescheduled-space evidence set (issue 12) for run_variants.py and the derived-codes timing:
+# Writes the rescheduled-space evidence set (docs/legality.md) for run_variants.py and the derived-codes timing:
 # per sm_90 sample, COUNT random variants of the rescheduled search space (`--rule rescheduled`: 1-10
 # moves with control codes derived for each new order, and yield and reuse edits), 100 stall-raise
 # control variants (`--rule stalls`), the one variant with ptxas' order and minimal derived control codes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the rescheduled-space evidence run (issue 12) into .deps/resched (git-ignored): sassx-cli and
+# Packs the rescheduled-space evidence run (docs/legality.md) into .deps/resched (git-ignored): sassx-cli and
 # sassx-worker with their runtime libraries, the pinned nvdisasm, and the variant set of
 # make_rescheduled.sh. usage: bench/legality/pack_rescheduled.sh [BUILD_DIR] [COUNT] [SEED]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU evidence for sassx's legality model (issue 3).
+"""GPU evidence for sassx's legality model (docs/legality.md).
 
 For every sample: rebuild each variant cubin from the byte patches `sassx-cli variants` wrote (the exact
 bytes sassx's rewriter produced), run it on K fresh random input sets and compare every output buffer

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The headroom table (issue 12): per sample and search space, the best of N random legal variants as
+"""The headroom table (docs/legality.md): per sample and search space, the best of N random legal variants as
 the search re-measured it (100 fresh interleaved rounds, 95% interval, noise floor) and the two
 fresh-instance benches of CONFIRM=1, from run_device.sh's merged JSONs of `random:SPACE` runs.
 usage: bench/search/headroom_table.py grid.json [grid2.json ...] > table.md"""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the search evidence run (issue 13) into .deps/search (git-ignored): sassx-cli, sassx-worker and
+# Packs the search evidence run (docs/search.md) into .deps/search (git-ignored): sassx-cli, sassx-worker and
 # sassx-sip-anneal built here with their runtime libraries, the pinned nvdisasm, and every sm_90 sample
 # with its launch spec.
 # usage: bench/search/pack_device.sh [BUILD_DIR]      (from the repo root; needs patchelf)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the PPO evidence run (issue 14) into .deps/ppo (git-ignored): sassx-cli and sassx-worker built
+# Packs the PPO evidence run (docs/ppo.md) into .deps/ppo (git-ignored): sassx-cli and sassx-worker built
 # here with their runtime libraries, the pinned nvdisasm and the sm_90 samples. The PPO plug-in is not
 # packed: it is built on the GPU machine against that machine's libtorch (build_ppo_plugin.sh), since
 # libtorch is far beyond what a run can carry and the plug-in boundary (core/search/agent.h) is

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables for the PPO device write-up (issue 14) from run_ppo_device.sh's merged JSONs: per kernel and
+"""Tables for the PPO device write-up (docs/ppo.md) from run_ppo_device.sh's merged JSONs: per kernel and
 algorithm one column per labelled run (the best's final re-measure with its 95% interval and noise floor,
 the two fresh-instance benches where the best improved), then the warm starts beside PPO's cold start.
 usage: bench/search/ppo_device_report.py LABEL=grid.json[,grid2.json] [LABEL=...] > tables.md"""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The search evidence on the GPU machine (issue 13), from .deps/search (pack_device.sh): for each sample
+# The search evidence on the GPU machine (docs/search.md), from .deps/search (pack_device.sh): for each sample
 # in KERNELS, every algorithm × space with `sassx-cli search --budget-time BUDGET` (the GPU backend: screen,
 # fresh confirmation, final re-measure of the best, re-verification on inputs of another seed), and SIP's
 # method (sassx-sip-anneal: unchecked swaps, its annealing schedule) at the same budget beside them.

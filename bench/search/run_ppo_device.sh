@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PPO evidence on the GPU machine (issue 14), from .deps/ppo (pack_ppo_device.sh): builds the plug-in
+# The PPO evidence on the GPU machine (docs/ppo.md), from .deps/ppo (pack_ppo_device.sh): builds the plug-in
 # against the machine's libtorch, runs PPO beside anneal and random in one space with the same budget on
 # each kernel (run_device.sh, one search per GPU at a time), then the warm start: PPO on WARM_TO started
 # from the policy PPO learnt on WARM_FROM, beside PPO's cold start on WARM_TO from the grid.

@@ -1,4 +1,4 @@
-// SIP's method as the comparison for sassx's searches (issue 13; arXiv 2403.16863 in ../shared/seeds is
+// SIP's method as the comparison for sassx's searches (docs/search.md; arXiv 2403.16863 in ../shared/seeds is
 // the source of the schedule): simulated annealing from ptxas' order, T0 0.4, ×(1−0.003) per step, stop
 // at T < 0.05, 1,000 steps or the time budget, one proposal per step = SIP's unchecked rule (swap a
 // memory instruction with a neighbour in its block, no legality check: core/search/random_variants.h),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stall-guided proposals against uniform ones at the same budget (issue 15), on the GPU machine, from
+# Stall-guided proposals against uniform ones at the same budget (docs/stalls.md), on the GPU machine, from
 # .deps/search (pack_device.sh): for each kernel in KERNELS, `sassx-cli stalls` samples the original
 # once; then `sassx-cli search --algo anneal --space SPACE --budget-time BUDGET --backend gpu` runs with
 # --guide uniform and with --guide stalls (those samples) for each seed in SEEDS. Every report carries

@@ -1,5 +1,5 @@
 #pragma once
-// A learning agent that plays the assembly game (issue 14): at each step it sees an observation of the
+// A learning agent that plays the assembly game (docs/ppo.md): at each step it sees an observation of the
 // current schedule (one feature row per legal action, plus the schedule's own features) and picks one
 // row. Masking is by construction: the observation only ever holds legal actions (the checker's legal
 // edits of the search space, core/search/schedule_features.h), so the agent's softmax runs over legal

@@ -1,5 +1,5 @@
 #pragma once
-// What the learning agent sees of a schedule (issue 14): features of every instruction at its current
+// What the learning agent sees of a schedule (docs/ppo.md): features of every instruction at its current
 // position, one row per legal action built from them, and a few features of the whole schedule. Plain
 // floats (agent.h), Qt- and torch-free, so tests check them without libtorch and the plug-in never
 // needs sassx's types. Rows have a fixed width whatever the kernel's length: the agent scores each row

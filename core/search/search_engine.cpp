@@ -135,7 +135,7 @@ void SearchEngine::restoreBest()
 bool SearchEngine::listPhase() const
 {
     const SearchConfig& c = m_state.config;
-    // PPO's episodes start from ptxas' own schedule (issue 14), so no list schedule seeds them.
+    // PPO's episodes start from ptxas' own schedule (docs/ppo.md), so no list schedule seeds them.
     const bool wanted = c.algorithm == Algorithm::ListSchedule ||
                         (c.seedWithListSchedule && spaceHasMoves(c.space) && c.algorithm != Algorithm::Ppo);
     return wanted && m_state.listScheduleNext < listCandidateCount(c.space);

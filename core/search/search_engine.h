@@ -4,7 +4,7 @@
 // decides, reports each evaluation through a callback and hands checkpoints to a sink. Qt-free and
 // synchronous: the CLI runs it on its main thread, the GUI's SearchJob on a worker thread.
 //
-// Honest acceptance (issue 13): a measured candidate that seems to beat the incumbent is confirmed on
+// Honest acceptance (docs/search.md): a measured candidate that seems to beat the incumbent is confirmed on
 // fresh rounds by the evaluator before it can count (EvalRequest::incumbentRatio), a new best must be
 // clearly faster than the original (whole interval above 1, gain above the noise floor), and the
 // incumbent is re-measured periodically so one lucky figure cannot anchor the walk. Under a

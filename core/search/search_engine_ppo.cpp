@@ -1,4 +1,4 @@
-// The PPO algorithm of the search engine (issue 14): episodes of `episode_length` legal edits from the
+// The PPO algorithm of the search engine (docs/ppo.md): episodes of `episode_length` legal edits from the
 // start schedule, each edit chosen by the agent among the space's legal actions and measured like any
 // candidate; the reward is the change in speed-up (× reward_scale), and the agent updates every
 // `steps_per_update` transitions. Bests follow the engine's one rule (confirmed, clearly above the

@@ -1,5 +1,5 @@
 #pragma once
-// What a search may change: the spaces of issue 13. Every proposal is drawn from the legality checker's
+// What a search may change: the spaces of docs/search.md. Every proposal is drawn from the legality checker's
 // own legal moves and control edits (one rule table, core/rewrite/control_rules.h), so a search never
 // evaluates a schedule the checker refuses; SIP's unchecked swap rule is a comparison mode of the bench
 // scripts (random_variants.h), never a space.

@@ -1,5 +1,5 @@
 #pragma once
-// The `sassx-cli annotate --json` contract (issue 2): arch, kernel, instructions[...].
+// The `sassx-cli annotate --json` contract (README.md, "CLI"): arch, kernel, instructions[...].
 #include "core/analysis/kernel_analysis.h"
 
 #include <nlohmann/json.hpp>

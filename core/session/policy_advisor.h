@@ -1,6 +1,6 @@
 #pragma once
 // The policy of a PPO run (its policy.pt) asked which edits of one instruction it prefers: what the GUI
-// offers as suggestions (issue 14). Asking about instruction after instruction of one schedule is the
+// offers as suggestions (docs/ppo.md). Asking about instruction after instruction of one schedule is the
 // GUI's pattern, so the advisor keeps the policy it loaded (until the file's bytes change) and the policy's
 // scores of the last schedule's legal actions (one forward pass serves every instruction of it).
 #include "core/common/result.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The learning agent of a PPO search run (issue 14) as the search run keeps it: the agent made from the
+// The learning agent of a PPO search run (docs/ppo.md) as the search run keeps it: the agent made from the
 // plug-in (fresh, or warm-started from a saved policy), DIR/policy.pt written beside every checkpoint,
 // and what the report says about the learning.
 #include "core/common/result.h"

@@ -1,4 +1,4 @@
-// Session: warp-stall samples of variants (issue 15). Sampling runs on the measure queue through the
+// Session: warp-stall samples of variants (docs/stalls.md). Sampling runs on the measure queue through the
 // same evaluator as measurements; imported samples go through the same checks.
 #include "core/session/session.h"
 

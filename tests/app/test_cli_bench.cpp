@@ -70,7 +70,7 @@ void TestCli::benchEstimate()
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(b["source"].toString(), QString("estimate"));
     QVERIFY(b["cycles"].toDouble() > 0 && j["candidate_cycles"].toDouble() > 0);
-    // An estimate never carries a time per launch (issue 16: the model's time is 3-4x off).
+    // An estimate never carries a time per launch (docs/evaluator.md: the model's time is 3-4x off).
     QVERIFY(!j.contains("candidate_us") && !b.contains("microseconds"));
     // Without --cubin the candidate is the spec's own cubin: the deterministic model gives ratio 1.
     QVERIFY2(j["candidate"].toString().endsWith("/rmsnorm.sm_90.cubin"),

@@ -1,4 +1,4 @@
-// The PPO search (issue 14) with the libtorch plug-in and the estimate backend (deterministic): every
+// The PPO search (docs/ppo.md) with the libtorch plug-in and the estimate backend (deterministic): every
 // action it takes is legal (the full check on every step's schedule), a seeded run is reproducible and
 // resumes exactly from a checkpoint taken mid-rollout, a saved policy reloads and gives the same actions
 // for the same state, and the agent improves the estimate within a budget. Skips when the plug-in was
