@@ -66,6 +66,9 @@ public:
 
     void setParallelism(int n) { m_parallelism = n; }
     void setPairedBias(TrueTime bias) { m_pairedBias = std::move(bias); }
+    // Clock drift: every kernel runs slower by `perRound` per timed round so far (a card warming up
+    // over a run), on both kernels of a pair alike.
+    void setDrift(double perRound) { m_drift = perRound; }
     int64_t rounds() const { return m_rounds; }
     int64_t evaluations() const { return m_evaluations; }
 
@@ -125,8 +128,9 @@ private:
     void timeRounds(double tr, double tc, int n, std::vector<double>& a, std::vector<double>& b)
     {
         for (int i = 0; i < n; ++i) {
-            a.push_back(tr * m_refPlacement * (1.0 + m_round(m_rng)));
-            b.push_back(tc * m_candPlacement * (1.0 + m_round(m_rng)));
+            const double clock = 1.0 + m_drift * double(m_rounds + i);
+            a.push_back(tr * clock * m_refPlacement * (1.0 + m_round(m_rng)));
+            b.push_back(tc * clock * m_candPlacement * (1.0 + m_round(m_rng)));
         }
         m_rounds += n;
     }
@@ -138,6 +142,7 @@ private:
     std::normal_distribution<double> m_round, m_placement;
     double m_candPlacement = 1.0, m_refPlacement = 1.0;
     double m_floor = 0.0;
+    double m_drift = 0.0;
     int m_parallelism = 1;
     int64_t m_rounds = 0, m_evaluations = 0;
 };
