@@ -15,7 +15,7 @@ namespace sassx::search {
 
 enum class Algorithm : uint8_t
 {
-    Climb,        // noise-aware first-improvement climbing with racing (the default; search_engine_climb.cpp)
+    Climb,        // noise-aware first-improvement climbing with racing (the default; strategy_climb.cpp)
     Anneal,       // simulated annealing (presets: default, sip)
     Greedy,       // first-improvement hill climbing
     Random,       // independent random legal variants of the start schedule

@@ -2,6 +2,7 @@
 
 #include "core/analysis/kernel_analysis.h"
 #include "core/search/list_schedule.h"
+#include "core/search/search_strategy.h"
 
 #include <cmath>
 #include <sstream>
@@ -45,8 +46,9 @@ Status SearchEngine::start(const SearchConfig& config)
     m_incumbentSchedule = m_startSchedule;
     m_state.legalAtStart = int64_t(m_proposer->countLegal(m_startSchedule));
     m_legalNow = m_state.legalAtStart;
-    if (config.algorithm == Algorithm::Ppo)
-        if (Status s = startAgent(false); !s) return s;
+    m_strategy = makeStrategy(config.algorithm);
+    if (!m_strategy) return makeError("no strategy for the algorithm " + algorithmName(config.algorithm));
+    if (Status s = m_strategy->begin(*this, false); !s) return s;
     m_state.rng = rngState(m_rng);
     return Ok{};
 }
@@ -73,9 +75,10 @@ Status SearchEngine::resume(SearchState state, int64_t budgetEvals, double budge
     m_startSchedule = scheduleOf(m_state.start);
     m_incumbentSchedule = scheduleOf(m_state.incumbent);
     m_legalNow = m_state.legalAtStart;
-    if (m_state.config.algorithm == Algorithm::Ppo)
-        if (Status s = startAgent(true); !s) return s;
-    restoreClimb();
+    m_strategy = makeStrategy(m_state.config.algorithm);
+    if (!m_strategy)
+        return makeError("no strategy for the algorithm " + algorithmName(m_state.config.algorithm));
+    if (Status s = m_strategy->begin(*this, true); !s) return s;
     return Ok{};
 }
 
@@ -103,13 +106,7 @@ bool SearchEngine::budgetSpent() const
 
 double SearchEngine::temperature() const
 {
-    const SearchConfig& c = m_state.config;
-    if (c.algorithm != Algorithm::Anneal) return 0.0;
-    if (c.preset == "sip") return c.sipT0 * std::pow(1.0 - c.sipCooling, double(m_state.steps));
-    double f = 0.0;
-    if (c.budgetEvals > 0) f = std::max(f, double(m_state.evaluations()) / double(c.budgetEvals));
-    if (c.budgetSeconds > 0) f = std::max(f, now() / c.budgetSeconds);
-    return temperatureUnit() * c.t0 * std::pow(c.tEnd / c.t0, std::clamp(f, 0.0, 1.0));
+    return m_strategy ? m_strategy->temperature(*this) : 0.0;
 }
 
 double SearchEngine::temperatureUnit() const
@@ -135,10 +132,8 @@ void SearchEngine::restoreBest()
 bool SearchEngine::listPhase() const
 {
     const SearchConfig& c = m_state.config;
-    // PPO's episodes start from ptxas' own schedule (docs/ppo.md), so no list schedule seeds them.
-    const bool wanted = c.algorithm == Algorithm::ListSchedule ||
-                        (c.seedWithListSchedule && spaceHasMoves(c.space) && c.algorithm != Algorithm::Ppo);
-    return wanted && m_state.listScheduleNext < listCandidateCount(c.space);
+    return m_strategy && m_strategy->wantsListPhase(c) &&
+           m_state.listScheduleNext < listCandidateCount(c.space);
 }
 
 SearchStatus SearchEngine::status() const
@@ -167,7 +162,6 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
     m_lastCheckpointEvals = m_state.evaluations();
     m_lastCheckpointSeconds = m_state.seconds;
     auto stopped = [&] { return control.stop && control.stop->load(); };
-    const SearchConfig& c = m_state.config;
     while (!m_state.finished) {
         if (stopped()) {
             m_state.stopReason = "stopped";
@@ -187,24 +181,13 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
         }
         if (listPhase()) {
             listStep();
-        } else if (c.algorithm == Algorithm::ListSchedule) {
-            m_state.finished = true;
-            m_state.stopReason = "done";
-        } else if (c.preset == "sip" &&
-                   (temperature() < c.sipTMin || m_state.steps >= int64_t(c.sipMaxSteps))) {
-            m_state.finished = true;
-            m_state.stopReason = "temperature";
+        } else if (m_strategy->ended(*this)) {
+            // the strategy said why
         } else if (m_emptyProposals >= kMaxEmptySteps) {
             m_state.finished = true;
             m_state.stopReason = "exhausted";
-        } else if (c.algorithm == Algorithm::Random) {
-            randomStep();
-        } else if (c.algorithm == Algorithm::Ppo) {
-            ppoStep();
-        } else if (c.algorithm == Algorithm::Climb) {
-            climbStep();
         } else {
-            annealStep(c.algorithm == Algorithm::Greedy);
+            m_strategy->step(*this);
         }
         m_state.seconds = now();
         if (m_state.evaluations() - m_lastCheckpointEvals >= control.checkpointEvery ||
@@ -212,7 +195,7 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
             checkpoint();
     }
     m_state.seconds = now();
-    if (m_state.finished && c.algorithm != Algorithm::Random && c.algorithm != Algorithm::Ppo) restoreBest();
+    if (m_state.finished && m_strategy->restoresBestAtEnd()) restoreBest();
     checkpoint();
     m_callbacks = nullptr;
     m_control = nullptr;
@@ -278,6 +261,11 @@ SearchEvaluation& SearchEngine::record(const Candidate& c, std::string kind, con
     m_state.history.push_back(std::move(e));
     m_state.seconds = now();
     return m_state.history.back();
+}
+
+void SearchEngine::setAgent(std::unique_ptr<ScheduleAgent> agent)
+{
+    m_agent = std::move(agent);
 }
 
 bool SearchEngine::quickLegal(const Schedule& from, const Schedule& to) const
@@ -346,14 +334,14 @@ void SearchEngine::listStep()
             auto results = evaluate({c}, EvalRequest{1.0 / m_state.bestSpeedup, false});
             const char* shareName = share <= 0.25 ? " 1/4" : share <= 0.5 ? " 1/2" : "";
             SearchEvaluation& e = record(c, "list:" + name + shareName, results[0], 0.0);
-            if (m_state.config.algorithm == Algorithm::ListSchedule && e.best) e.outcome = Outcome::Accepted;
+            if (m_strategy->listPhaseIsTheSearch() && e.best) e.outcome = Outcome::Accepted;
             const SearchEvaluation copy = e;
             publish(copy);
         } else if (s) {
             ++m_state.refusedByCheck;
         }
     }
-    if (!listPhase() && m_state.config.algorithm != Algorithm::ListSchedule) {
+    if (!listPhase() && !m_strategy->listPhaseIsTheSearch()) {
         // The others start from the best list schedule, if one beat the original.
         m_state.start = m_state.best;
         m_startSchedule = scheduleOf(m_state.start);
@@ -367,99 +355,6 @@ void SearchEngine::setIncumbent(int index, double speedup, const Schedule& sched
     m_state.incumbent = index;
     m_state.incumbentSpeedup = speedup;
     m_incumbentSchedule = schedule;
-}
-
-bool SearchEngine::acceptAnneal(const SpeedupFigures& f, double t)
-{
-    const bool paired = f.paired != 0.0;
-    const double delta = paired ? f.paired - 1.0 : f.speedup - m_state.incumbentSpeedup;
-    if (m_state.config.preset == "sip") {
-        // SIP as published: Metropolis on the raw difference.
-        if (delta >= 0.0) return true;
-        const double u = std::uniform_real_distribution<double>(0.0, 1.0)(m_rng);
-        return t > 0.0 && u < std::exp(delta / t);
-    }
-    // The penalty method for uncertain energies (Ceperley & Dewing, J. Chem. Phys. 110, 9812 (1999)):
-    // with Δ measured with standard error σ, accepting with min(1, exp(Δ/T − σ²/2T²)) keeps the walk's
-    // balance that exact Δ would give. Plain Metropolis on a noisy Δ accepts every lucky draw of a slightly
-    // harmful edit: on the H200 it accepted 81-91% of the steps and ended 1-4% below the original
-    // (bench/results/search-climb-h200x4-2026-11-26.md). σ comes from the 95% interval of this
-    // measurement; an exact figure has none.
-    const double low = paired ? f.pairedLow : f.low;
-    const double high = paired ? f.pairedHigh : f.high;
-    const double sigma = f.exact() ? 0.0 : std::max(0.0, high - low) / (2.0 * 1.96);
-    if (t <= 0.0) return delta >= 0.0 && sigma == 0.0;
-    const double logP = delta / t - sigma * sigma / (2.0 * t * t);
-    if (logP >= 0.0) return true;
-    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(m_rng);
-    return u < std::exp(logP);
-}
-
-void SearchEngine::annealStep(bool greedy)
-{
-    const SearchConfig& c = m_state.config;
-    const bool sip = c.preset == "sip";
-    if (!greedy && !sip) return pairedAnnealStep();
-    const double t = temperature();
-    const int maxEdits = greedy || sip ? 1 : c.maxEditsPerProposal;
-    auto candidates = proposeFrom(m_state.incumbent, m_incumbentSchedule, 1, maxEdits);
-    if (candidates.empty()) return;
-    auto results = evaluate(candidates, EvalRequest{1.0 / m_state.incumbentSpeedup, false});
-    bool accepted = false;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-        SearchEvaluation& e = record(candidates[i], "candidate", results[i], t);
-        // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
-        if (e.outcome != Outcome::Failed && !accepted) {
-            const bool take =
-                greedy ? e.figures.clearlyAbove(m_state.incumbentSpeedup) : acceptAnneal(e.figures, t);
-            if (take) {
-                e.outcome = Outcome::Accepted;
-                accepted = true;
-                setIncumbent(e.step, e.figures.speedup, candidates[i].schedule);
-            }
-        }
-        const SearchEvaluation copy = e;
-        publish(copy);
-    }
-    if (accepted && m_checker.analysis().listing.instructions.size() < 4000)
-        m_legalNow = int64_t(m_proposer->countLegal(m_incumbentSchedule));
-    m_stepsSinceRemeasure += int64_t(candidates.size());
-    if (c.remeasureEvery > 0 && m_stepsSinceRemeasure >= c.remeasureEvery) remeasureIncumbent();
-}
-
-void SearchEngine::pairedAnnealStep()
-{
-    const SearchConfig& c = m_state.config;
-    const double t = temperature();
-    auto candidates = proposeFrom(m_state.incumbent, m_incumbentSchedule, 1, c.maxEditsPerProposal);
-    if (candidates.empty()) return;
-    EvalRequest request;
-    request.reference = &m_incumbentSchedule;
-    auto results = evaluate(candidates, request);
-    const size_t first = m_state.history.size();
-    int taken = -1;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-        SearchEvaluation& e = record(candidates[i], "candidate", results[i], t);
-        // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
-        if (e.outcome != Outcome::Failed && taken < 0 && acceptAnneal(e.figures, t)) {
-            e.outcome = Outcome::Accepted;
-            taken = int(i);
-        }
-    }
-    if (taken >= 0) {
-        const SearchEvaluation& e = m_state.history[first + size_t(taken)];
-        setIncumbent(e.step, e.figures.speedup, candidates[size_t(taken)].schedule);
-        if (m_checker.analysis().listing.instructions.size() < 4000)
-            m_legalNow = int64_t(m_proposer->countLegal(m_incumbentSchedule));
-    }
-    publishAll(first);
-    m_stepsSinceRemeasure += int64_t(candidates.size());
-    // A chained figure that looks like a new best is re-measured against the original at once: only
-    // that measurement can make it the best (SpeedupFigures::reportable).
-    const bool promising = taken >= 0 && m_evaluator.sourceKind() != "estimate" &&
-                           m_state.incumbentSpeedup > m_state.bestSpeedup * (1.0 + m_evaluator.noiseFloor());
-    if (promising || (c.remeasureEvery > 0 && m_stepsSinceRemeasure >= c.remeasureEvery))
-        remeasureIncumbent();
 }
 
 void SearchEngine::remeasureIncumbent()
@@ -476,28 +371,10 @@ void SearchEngine::remeasureIncumbent()
     if (e.figures.ok) m_state.incumbentSpeedup = e.figures.speedup;
     // The walk (or a climb through false acceptances) fell clearly below its best: back to the best.
     if (e.figures.ok && m_state.best >= 0 && m_state.best != m_state.incumbent &&
-        e.figures.high < m_state.bestSpeedup && m_state.config.algorithm == Algorithm::Climb)
+        e.figures.high < m_state.bestSpeedup && m_strategy->returnsToBestBelowIt())
         restoreBest();
     const SearchEvaluation copy = e;
     publish(copy);
-}
-
-void SearchEngine::randomStep()
-{
-    auto candidates = proposeFrom(m_state.start, m_startSchedule, 1, m_state.config.randomMaxEdits);
-    if (candidates.empty()) return;
-    // Only a candidate that beats the best so far is worth fresh confirmation rounds.
-    auto results = evaluate(candidates, EvalRequest{1.0 / m_state.bestSpeedup, false});
-    for (size_t i = 0; i < candidates.size(); ++i) {
-        SearchEvaluation& e = record(candidates[i], "candidate", results[i], 0.0);
-        if (e.best) {
-            e.outcome = Outcome::Accepted;
-            m_state.incumbent = e.step;
-            m_state.incumbentSpeedup = e.figures.speedup;
-        }
-        const SearchEvaluation copy = e;
-        publish(copy);
-    }
 }
 
 } // namespace sassx::search

@@ -1,8 +1,11 @@
 #pragma once
-// The search engine: one loop for every algorithm (search_config.h). It proposes schedules from the
-// checker's legal edits of the chosen space (search_space.h), asks a CandidateEvaluator for figures,
-// decides, reports each evaluation through a callback and hands checkpoints to a sink. Qt-free and
-// synchronous: the CLI runs it on its main thread, the GUI's SearchJob on a worker thread.
+// The search engine: one loop for every algorithm (search_config.h), each a SearchStrategy
+// (search_strategy.h) that takes steps through the services below. The engine owns the budget, the
+// checkpoints, the list-schedule seeding phase, the history and the one rule for a best; it proposes
+// schedules from the checker's legal edits of the chosen space (search_space.h), asks a
+// CandidateEvaluator for figures, reports each evaluation through a callback and hands checkpoints to a
+// sink. Qt-free and synchronous: the CLI runs it on its main thread, the GUI's SearchJob on a worker
+// thread.
 //
 // Honest acceptance (docs/search.md): a measured candidate that seems to beat the incumbent is confirmed on
 // fresh rounds by the evaluator before it can count (EvalRequest::incumbentRatio), a new best must be
@@ -23,6 +26,8 @@
 #include <random>
 
 namespace sassx::search {
+
+class SearchStrategy;
 
 struct SearchStatus
 {
@@ -77,7 +82,7 @@ public:
     const SearchState& state() const { return m_state; }
     SearchStatus status() const;
 
-private:
+    // --- Services for the strategies (search_strategy.h) ----------------------------------------------
     struct Candidate
     {
         Schedule schedule;
@@ -85,58 +90,53 @@ private:
         int base = -1;
         std::string kind = "candidate"; // what the history calls it ("probe": climbing's multi-edit draws)
     };
+    SearchState& state() { return m_state; }
+    std::mt19937_64& rng() { return m_rng; }
+    EditProposer& proposer() { return *m_proposer; }
+    const EditProposer& proposer() const { return *m_proposer; }
+    const LegalityChecker& checker() const { return m_checker; }
+    CandidateEvaluator& evaluator() const { return m_evaluator; }
+    Schedule& incumbentSchedule() { return m_incumbentSchedule; }
+    Schedule& startSchedule() { return m_startSchedule; }
+    int64_t& stepsSinceRemeasure() { return m_stepsSinceRemeasure; }
+    int& emptyProposals() { return m_emptyProposals; } // consecutive steps that found no legal edit
+    int64_t& legalNow() { return m_legalNow; }         // legal single edits from the incumbent (status)
+    const SearchControl* control() const { return m_control; }
+
     bool budgetSpent() const;
-    double now() const;
-    double temperature() const;
-    bool listPhase() const;
-    void listStep();
-    void annealStep(bool greedy);
-    void pairedAnnealStep();
-    void randomStep();
-    void remeasureIncumbent();
-    // Climbing (search_engine_climb.cpp).
-    void climbStep();
-    bool beginSweep();
-    std::vector<Candidate> climbCandidates(int batch);
-    bool climbProbe(Candidate& c);
-    bool climbPhaseOver() const;
-    double climbBar() const;
-    void restoreClimb();
-    double temperatureUnit() const;
-    void restoreBest();
-    // PPO (search_engine_ppo.cpp).
-    Status startAgent(bool resuming);
-    void ppoStep();
-    struct PpoView
-    {
-        std::vector<Edit> actions; // the rows of the observation
-        Observation observation;
-        uint64_t subsetSeed = 0;
-    };
-    PpoView observeEpisode(const Schedule& s, int step, double speedup, uint64_t subsetSeed) const;
-    void endEpisode();
-    void updateAgent();
-    bool quickLegal(const Schedule& from, const Schedule& to) const;
+    double now() const;             // search seconds, resumed runs included
+    double temperature() const;     // the strategy's (annealing), else 0
+    double temperatureUnit() const; // the noise floor (a minimum for deterministic backends)
+    // `batch` (the evaluator's parallelism) proposals of minEdits..maxEdits legal edits from `from`.
     std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits);
+    // `to` differs from the legal `from` in a few blocks: checks those (a search never evaluates an
+    // illegal variant, whatever a proposer's composition does).
+    bool quickLegal(const Schedule& from, const Schedule& to) const;
     std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates,
                                            const EvalRequest& request);
-    // A paired result (against the incumbent) is chained to the original through the incumbent's figure.
+    // Appends an evaluation to the history (a paired result chained to the original through the
+    // incumbent's figure) and applies the one rule for a new best.
     SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r,
                              double temperature);
-    void publishAll(size_t from);
-    bool acceptAnneal(const SpeedupFigures& f, double t);
-    void setIncumbent(int index, double speedup, const Schedule& schedule);
-    Schedule scheduleOf(int index) const;
-    void checkpoint();
     void publish(const SearchEvaluation& e);
+    void publishAll(size_t from);
+    void setIncumbent(int index, double speedup, const Schedule& schedule);
+    void restoreBest();
+    // The incumbent against the original on fresh rounds (measured backends only).
+    void remeasureIncumbent();
+    Schedule scheduleOf(int index) const;
+
+private:
+    bool listPhase() const;
+    void listStep();
+    void checkpoint();
 
     const LegalityChecker& m_checker;
     CandidateEvaluator& m_evaluator;
     std::unique_ptr<EditProposer> m_proposer;
     std::vector<double> m_guide;
     std::unique_ptr<ScheduleAgent> m_agent;
-    std::unique_ptr<FeatureExtractor> m_features;
-    Schedule m_episodeSchedule;
+    std::unique_ptr<SearchStrategy> m_strategy;
     SearchState m_state;
     std::mt19937_64 m_rng;
     Schedule m_incumbentSchedule, m_startSchedule;
@@ -149,9 +149,6 @@ private:
     const SearchCallbacks* m_callbacks = nullptr;
     const SearchControl* m_control = nullptr;
     std::map<std::string, std::vector<Edit>> m_listEdits; // heuristic → its whole edit sequence
-    std::vector<Edit> m_sweep; // climbing: every legal single edit of the incumbent, shuffled
-    bool m_sweepBuilt = false;
-    std::vector<size_t> m_probeControl; // indices of m_sweep's control edits (probes draw from them)
     int64_t m_lastCheckpointEvals = 0;
     double m_lastCheckpointSeconds = 0.0;
 };

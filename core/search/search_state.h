@@ -87,10 +87,10 @@ struct SearchState
     std::string stopReason; // "budget", "temperature", "done", "stopped", "exhausted", "converged"
     int64_t legalAtStart = -1;
     int refusedByCheck = 0; // proposals the full check refused (should stay 0: proposals are legal)
-    // PPO (search_engine_ppo.cpp): the episode in progress, the rollout since the last update (enough
+    // PPO (strategy_ppo.cpp): the episode in progress, the rollout since the last update (enough
     // to rebuild its observations, so a resumed run continues exactly) and update statistics.
     nlohmann::json agent;
-    // Climbing (search_engine_climb.cpp): the sweep in progress, enough to rebuild it exactly on resume:
+    // Climbing (strategy_climb.cpp): the sweep in progress, enough to rebuild it exactly on resume:
     // {"sweep_seed", "position", "accepted", "fruitless"}.
     nlohmann::json climb;
     // The agent's network and optimizer after its last update (a libtorch archive). Not in the JSON:

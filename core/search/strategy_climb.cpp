@@ -9,38 +9,55 @@
 // keeps nothing starts another in a new order, from the best; after `climbSweeps` such sweeps in a row
 // the climb has converged and ends. The sweep is checkpointed as its shuffle seed and position, so a
 // resumed climb continues exactly.
-#include "core/search/search_engine.h"
+#include "core/search/search_strategy.h"
 
 #include <algorithm>
 
 namespace sassx::search {
 
-double SearchEngine::climbBar() const
-{
-    // A deterministic backend resolves any difference; a measured one only what clears its noise.
-    const double floor = m_evaluator.noiseFloor();
-    return 1.0 + std::max(m_state.config.climbMargin * floor, 1e-9);
-}
-
-void SearchEngine::restoreClimb()
-{
-    // The sweep itself is rebuilt from its seed at the next step.
-    m_sweep.clear();
-    m_sweepBuilt = false;
-}
-
 namespace {
 // Probes after a fruitless sweep: at least this many, however few single edits the space offers.
 constexpr int64_t kMinProbes = 200;
-} // namespace
 
-bool SearchEngine::beginSweep()
+class ClimbStrategy : public SearchStrategy
 {
-    nlohmann::json& cs = m_state.climb;
+public:
+    Status begin(SearchEngine&, bool) override
+    {
+        // The sweep itself is rebuilt from its seed (in the checkpoint) at the next step.
+        m_sweep.clear();
+        m_sweepBuilt = false;
+        return Ok{};
+    }
+    void step(SearchEngine& eng) override;
+    bool returnsToBestBelowIt() const override { return true; }
+
+private:
+    bool beginSweep(SearchEngine& eng);
+    std::vector<SearchEngine::Candidate> climbCandidates(SearchEngine& eng, int batch);
+    bool climbProbe(SearchEngine& eng, SearchEngine::Candidate& c);
+    bool climbPhaseOver(const SearchEngine& eng) const;
+    double climbBar(const SearchEngine& eng) const;
+
+    std::vector<Edit> m_sweep; // every legal single edit of the incumbent, shuffled
+    bool m_sweepBuilt = false;
+    std::vector<size_t> m_probeControl; // indices of m_sweep's control edits (probes draw from them)
+};
+
+double ClimbStrategy::climbBar(const SearchEngine& eng) const
+{
+    // A deterministic backend resolves any difference; a measured one only what clears its noise.
+    const double floor = eng.evaluator().noiseFloor();
+    return 1.0 + std::max(eng.state().config.climbMargin * floor, 1e-9);
+}
+
+bool ClimbStrategy::beginSweep(SearchEngine& eng)
+{
+    nlohmann::json& cs = eng.state().climb;
     const bool resuming =
-        !m_sweepBuilt && cs.contains("sweep_seed") && cs.value("incumbent", -2) == m_state.incumbent;
+        !m_sweepBuilt && cs.contains("sweep_seed") && cs.value("incumbent", -2) == eng.state().incumbent;
     if (!resuming) {
-        const bool ended = cs.contains("sweep_seed") && cs.value("incumbent", -2) == m_state.incumbent;
+        const bool ended = cs.contains("sweep_seed") && cs.value("incumbent", -2) == eng.state().incumbent;
         int fruitless = cs.value("fruitless", 0);
         const std::string phase = cs.value("phase", std::string("sweep"));
         if (ended && !cs.value("accepted", false) && phase == "sweep") {
@@ -52,39 +69,41 @@ bool SearchEngine::beginSweep()
         if (ended && !cs.value("accepted", false)) {
             // The probes kept nothing either. Go on from the best (a climb that kept a false winner may
             // stand below it), in a new order: noise may have hidden a winner.
-            if (++fruitless >= m_state.config.climbSweeps) {
-                m_state.finished = true;
-                m_state.stopReason = "converged";
+            if (++fruitless >= eng.state().config.climbSweeps) {
+                eng.state().finished = true;
+                eng.state().stopReason = "converged";
                 return false;
             }
-            restoreBest();
+            eng.restoreBest();
         } else if (cs.value("accepted", false)) {
             fruitless = 0;
         }
-        cs = nlohmann::json{{"phase", "sweep"},  {"sweep_seed", m_rng()},  {"position", 0},
-                            {"accepted", false}, {"fruitless", fruitless}, {"incumbent", m_state.incumbent}};
+        cs = nlohmann::json{{"phase", "sweep"},       {"sweep_seed", eng.rng()()},
+                            {"position", 0},          {"accepted", false},
+                            {"fruitless", fruitless}, {"incumbent", eng.state().incumbent}};
     }
-    m_sweep = m_proposer->legalActions(m_incumbentSchedule);
+    m_sweep = eng.proposer().legalActions(eng.incumbentSchedule());
     m_probeControl.clear();
     std::mt19937_64 shuffle(cs.value("sweep_seed", uint64_t(0)));
     std::shuffle(m_sweep.begin(), m_sweep.end(), shuffle);
     m_sweepBuilt = true;
-    m_legalNow = int64_t(m_sweep.size());
+    eng.legalNow() = int64_t(m_sweep.size());
     if (m_sweep.empty()) {
-        m_emptyProposals = 1 << 20; // nothing is legal from here: the space is exhausted
+        eng.emptyProposals() = 1 << 20; // nothing is legal from here: the space is exhausted
         return false;
     }
     return true;
 }
 
-bool SearchEngine::climbProbe(Candidate& c)
+bool ClimbStrategy::climbProbe(SearchEngine& eng, SearchEngine::Candidate& c)
 {
-    c.base = m_state.incumbent;
-    c.schedule = m_incumbentSchedule;
+    c.base = eng.state().incumbent;
+    c.schedule = eng.incumbentSchedule();
     c.kind = "probe";
-    const int k = std::uniform_int_distribution<int>(2, std::max(2, m_state.config.randomMaxEdits))(m_rng);
-    if (!spaceHasControl(m_state.config.space)) {
-        c.edits = m_proposer->propose(c.schedule, m_rng, k);
+    const int k =
+        std::uniform_int_distribution<int>(2, std::max(2, eng.state().config.randomMaxEdits))(eng.rng());
+    if (!spaceHasControl(eng.state().config.space)) {
+        c.edits = eng.proposer().propose(c.schedule, eng.rng(), k);
     } else {
         // Control edits of distinct instructions, drawn from the sweep's list (the checker's own legal
         // edits of this incumbent), then checked together once. Drawing them through the proposer after
@@ -97,30 +116,30 @@ bool SearchEngine::climbProbe(Candidate& c)
         std::vector<uint32_t> used;
         for (int tries = 0; int(c.edits.size()) < k && tries < 4 * k; ++tries) {
             const Edit& e = m_sweep[m_probeControl[std::uniform_int_distribution<size_t>(
-                0, m_probeControl.size() - 1)(m_rng)]];
+                0, m_probeControl.size() - 1)(eng.rng())]];
             if (std::find(used.begin(), used.end(), e.at) != used.end()) continue;
             used.push_back(e.at);
-            const auto applied = m_proposer->applyAction(c.schedule, e);
+            const auto applied = eng.proposer().applyAction(c.schedule, e);
             c.edits.insert(c.edits.end(), applied.begin(), applied.end());
         }
     }
     if (c.edits.empty()) return false;
-    if (!quickLegal(m_incumbentSchedule, c.schedule)) {
-        ++m_state.refusedByCheck;
+    if (!eng.quickLegal(eng.incumbentSchedule(), c.schedule)) {
+        ++eng.state().refusedByCheck;
         return false;
     }
     return true;
 }
 
-std::vector<SearchEngine::Candidate> SearchEngine::climbCandidates(int batch)
+std::vector<SearchEngine::Candidate> ClimbStrategy::climbCandidates(SearchEngine& eng, int batch)
 {
-    nlohmann::json& cs = m_state.climb;
-    std::vector<Candidate> out;
+    nlohmann::json& cs = eng.state().climb;
+    std::vector<SearchEngine::Candidate> out;
     if (cs.value("phase", std::string("sweep")) == "probe") {
         int64_t left = cs.value("probes_left", int64_t(0));
         for (; int(out.size()) < batch && left > 0; --left) {
-            Candidate c;
-            if (climbProbe(c)) out.push_back(std::move(c));
+            SearchEngine::Candidate c;
+            if (climbProbe(eng, c)) out.push_back(std::move(c));
         }
         cs["probes_left"] = left;
         return out;
@@ -131,22 +150,22 @@ std::vector<SearchEngine::Candidate> SearchEngine::climbCandidates(int batch)
     size_t position = cs.value("position", size_t(0));
     int64_t turn = cs.value("turn", int64_t(0));
     while (int(out.size()) < batch && position < m_sweep.size()) {
-        Candidate c;
+        SearchEngine::Candidate c;
         if (turn++ % 2 == 1) {
-            if (climbProbe(c)) out.push_back(std::move(c));
+            if (climbProbe(eng, c)) out.push_back(std::move(c));
             continue;
         }
-        c.base = m_state.incumbent;
-        c.schedule = m_incumbentSchedule;
+        c.base = eng.state().incumbent;
+        c.schedule = eng.incumbentSchedule();
         const Edit& action = m_sweep[position++];
-        c.edits = m_proposer->applyAction(c.schedule, action);
+        c.edits = eng.proposer().applyAction(c.schedule, action);
         if (c.edits.empty()) continue;
         // A control edit of the sweep is one the checker itself listed as legal from this very schedule
         // (legalControlEdits judged it on its whole block): checking it again would only double the
         // CPU time of the yield space. Moves are re-checked (the reuse fix-up, derived codes).
         const bool listedByChecker = action.kind == Edit::Kind::Control && c.edits.size() == 1;
-        if (!listedByChecker && !quickLegal(m_incumbentSchedule, c.schedule)) {
-            ++m_state.refusedByCheck;
+        if (!listedByChecker && !eng.quickLegal(eng.incumbentSchedule(), c.schedule)) {
+            ++eng.state().refusedByCheck;
             continue;
         }
         out.push_back(std::move(c));
@@ -156,53 +175,60 @@ std::vector<SearchEngine::Candidate> SearchEngine::climbCandidates(int batch)
     return out;
 }
 
-bool SearchEngine::climbPhaseOver() const
+bool ClimbStrategy::climbPhaseOver(const SearchEngine& eng) const
 {
-    const nlohmann::json& cs = m_state.climb;
+    const nlohmann::json& cs = eng.state().climb;
     if (cs.value("phase", std::string("sweep")) == "probe") return cs.value("probes_left", int64_t(0)) <= 0;
     return cs.value("position", size_t(0)) >= m_sweep.size();
 }
 
-void SearchEngine::climbStep()
+void ClimbStrategy::step(SearchEngine& eng)
 {
-    nlohmann::json& cs = m_state.climb;
+    nlohmann::json& cs = eng.state().climb;
     if (!cs.is_object()) cs = nlohmann::json::object();
-    const bool stale = cs.value("incumbent", -2) != m_state.incumbent;
-    if (!m_sweepBuilt || stale || climbPhaseOver()) {
+    const bool stale = cs.value("incumbent", -2) != eng.state().incumbent;
+    if (!m_sweepBuilt || stale || climbPhaseOver(eng)) {
         if (m_sweepBuilt && stale) cs["accepted"] = true; // the incumbent moved (a restore): not fruitless
-        if (!beginSweep()) return;
+        if (!beginSweep(eng)) return;
     }
-    const int batch = std::max(1, m_evaluator.parallelism());
-    std::vector<Candidate> candidates = climbCandidates(batch);
-    m_state.steps += int64_t(candidates.size());
+    const int batch = std::max(1, eng.evaluator().parallelism());
+    std::vector<SearchEngine::Candidate> candidates = climbCandidates(eng, batch);
+    eng.state().steps += int64_t(candidates.size());
     if (candidates.empty()) return;
 
     EvalRequest request;
-    request.reference = &m_incumbentSchedule;
-    request.raceSpeedup = climbBar();
-    auto results = evaluate(candidates, request);
-    const size_t first = m_state.history.size();
+    request.reference = &eng.incumbentSchedule();
+    request.raceSpeedup = climbBar(eng);
+    auto results = eng.evaluate(candidates, request);
+    const size_t first = eng.state().history.size();
     int winner = -1;
     for (size_t i = 0; i < candidates.size(); ++i) {
-        const SearchEvaluation& e = record(candidates[i], candidates[i].kind, results[i], 0.0);
+        const SearchEvaluation& e = eng.record(candidates[i], candidates[i].kind, results[i], 0.0);
         // Of several winners measured at once, the one that gained most.
         if (e.outcome != Outcome::Failed && e.figures.race == "won" &&
-            (winner < 0 || e.figures.paired > m_state.history[first + size_t(winner)].figures.paired))
+            (winner < 0 || e.figures.paired > eng.state().history[first + size_t(winner)].figures.paired))
             winner = int(i);
     }
     if (winner >= 0) {
-        SearchEvaluation& e = m_state.history[first + size_t(winner)];
+        SearchEvaluation& e = eng.state().history[first + size_t(winner)];
         e.outcome = Outcome::Accepted;
-        setIncumbent(e.step, e.figures.speedup, candidates[size_t(winner)].schedule);
+        eng.setIncumbent(e.step, e.figures.speedup, candidates[size_t(winner)].schedule);
         cs["accepted"] = true;
         cs["incumbent"] = -2; // a new sweep from the new incumbent
     }
-    publishAll(first);
-    m_stepsSinceRemeasure += int64_t(candidates.size());
-    const bool measured = m_evaluator.sourceKind() != "estimate";
-    if (measured && (winner >= 0 || (m_state.config.remeasureEvery > 0 &&
-                                     m_stepsSinceRemeasure >= 4 * m_state.config.remeasureEvery)))
-        remeasureIncumbent();
+    eng.publishAll(first);
+    eng.stepsSinceRemeasure() += int64_t(candidates.size());
+    const bool measured = eng.evaluator().sourceKind() != "estimate";
+    if (measured && (winner >= 0 || (eng.state().config.remeasureEvery > 0 &&
+                                     eng.stepsSinceRemeasure() >= 4 * eng.state().config.remeasureEvery)))
+        eng.remeasureIncumbent();
+}
+
+} // namespace
+
+std::unique_ptr<SearchStrategy> makeClimbStrategy()
+{
+    return std::make_unique<ClimbStrategy>();
 }
 
 } // namespace sassx::search
