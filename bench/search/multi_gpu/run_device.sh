@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Does the default search scale with the GPUs of one host? For each kernel of KERNELS and each GPU list
+# of GPU_SETS (default "0" and "0,1"), one climb search of BUDGET seconds (same seed, same space),
+# one after another so that no two runs share a GPU; each is a fresh sassx-cli process with its own
+# worker pool. Needs the GPU suite's pack (.deps/gpusuite, bench/gpu_suite/pack.sh). Writes
+# $OUT/multigpu/KERNEL.gGPUS/{report.json,history.csv,log} and $OUT/multigpu.tar.xz; summary.py
+# tabulates evaluations/s, the speed-up of the pool over one GPU, and time-to-best.
+# Usage: KERNELS="attention_fwd hgemm_leakyrelu" GPU_SETS="0 0,1" BUDGET=60 OUT=$OUT bash bench/search/multi_gpu/run_device.sh
+set -uo pipefail
+[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+D=$PWD/.deps/gpusuite
+R=${OUT:-/tmp/out}/multigpu; BUDGET=${BUDGET:-60}; SEED=${SEED:-1}; SPACE=${SPACE:-yield}
+read -r -a kernels <<< "${KERNELS:-attention_fwd hgemm_leakyrelu}"
+read -r -a sets <<< "${GPU_SETS:-0 0,1}"
+export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
+[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
+mkdir -p "$R"
+{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "BUDGET=$BUDGET SEED=$SEED SPACE=$SPACE kernels=${kernels[*]} sets=${sets[*]}"
+  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$R"/env.txt 2>&1
+for k in "${kernels[@]}"; do
+  for g in "${sets[@]}"; do
+    dir=$R/$k.g${g//,/-}
+    mkdir -p "$dir"
+    timeout $((BUDGET + 240)) "$D"/bin/sassx-cli search "$D/data/$k.launch.json" --backend gpu --gpus "$g" \
+      --space "$SPACE" --budget-time "${BUDGET}s" --seed "$SEED" -o "$dir/out" > "$dir/log" 2>&1
+    echo "$k gpus=$g rc=$?" >> "$R"/runs.txt
+    cp "$dir/out/report.json" "$dir/out/history.csv" "$dir/" 2>/dev/null
+    rm -rf "$dir/out"
+  done
+done
+tar cJf "${OUT:-/tmp/out}"/multigpu.tar.xz -C "$R/.." multigpu && rm -rf "$R"
+tmp=$(mktemp -d) && tar xJf "${OUT:-/tmp/out}"/multigpu.tar.xz -C "$tmp" && python3 "$(dirname "$0")"/summary.py "$tmp/multigpu"

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Tabulates bench/search/multi_gpu/run_device.sh: per kernel and GPU set, evaluations, evaluations/s
+over the search phase, the pool's rate against one GPU (target >= 0.9 x N), the best's final figure
+(re-measured in fresh processes) and time-to-best.
+
+  summary.py MULTIGPU_DIR [OUT.md]
+"""
+import csv
+import glob
+import json
+import os
+import sys
+
+
+def main():
+    root = sys.argv[1]
+    env = open(os.path.join(root, "env.txt")).read().strip().splitlines()
+    rows = {}
+    for d in sorted(glob.glob(os.path.join(root, "*.g*"))):
+        kernel, gset = os.path.basename(d).rsplit(".g", 1)
+        try:
+            r = json.load(open(os.path.join(d, "report.json")))
+        except (OSError, ValueError):
+            continue
+        n = len(gset.split("-"))
+        # The search phase only: the history's last evaluation time (the final re-measure and the
+        # fresh-input check come after it and do not scale with the pool).
+        last = 0.0
+        try:
+            with open(os.path.join(d, "history.csv")) as f:
+                for row in csv.DictReader(f):
+                    last = max(last, float(row.get("seconds") or 0))
+        except OSError:
+            pass
+        evals = r.get("evaluations", 0)
+        rate = evals / last if last > 0 else r.get("evaluations_per_second", 0)
+        final = r.get("best", {}).get("final", {})
+        rows.setdefault(kernel, []).append((n, gset, evals, rate, r, final))
+    lines = ["| kernel | GPUs | evaluations | evaluations/s | x one GPU (target >= 0.9 N) | best (final figure, 5 fresh processes) | time to best |",
+             "|---|---|---|---|---|---|---|"]
+    for kernel, rs in sorted(rows.items()):
+        rs.sort()
+        one = next((x[3] for x in rs if x[0] == 1), None)
+        for n, gset, evals, rate, r, final in rs:
+            scale = f"{rate / one:.2f} ({rate / one / n:.0%} of {n}x)" if one else "-"
+            if r.get("improved"):
+                best = f"{final.get('speedup', 0):.4f}x [{final.get('low', 0):.4f}, {final.get('high', 0):.4f}]"
+            else:
+                best = "none beyond the noise"
+            ttb = f"{r.get('time_to_best_s', 0):.0f} s" if r.get("improved") else "-"
+            lines.append(f"| {kernel} | {gset.replace('-', ',')} | {evals} | {rate:.1f} | {scale} | {best} | {ttb} |")
+    text = "\n".join([f"Run {env[0]}; commit {env[1]}; {env[2]}; GPUs: " + "; ".join(env[3:]), ""] + lines)
+    print(text)
+    if len(sys.argv) > 2:
+        open(sys.argv[2], "w").write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
