@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPainter>
+#include <QPointer>
 #include <QScrollBar>
 #include <QSettings>
 #include <QTimer>
@@ -27,7 +28,8 @@ constexpr auto kHeaderKey = "listing/headerState";
 
 ListingView::ListingView(Session* session, EditController* controller, QWidget* parent)
     : QTableView(parent), m_session(session), m_controller(controller),
-      m_model(new ListingModel(session, this))
+      m_model(new ListingModel(session, this)),
+      m_policyJobs(std::make_unique<JobTracker>(this, JobTracker::Policy::Supersede))
 {
     setModel(m_model);
     setItemDelegate(new ListingDelegate(this));
@@ -547,17 +549,38 @@ void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
     const search::SearchConfig config = run->config;
     const QString label = QString::fromStdString(run->label());
     connect(sub, &QMenu::aboutToShow, this, [=, this] {
-        if (sub->isEmpty()) fillPolicySuggestions(sub, policy, config, label, position, row);
+        if (sub->isEmpty()) askPolicy(sub, policy, config, label, position, row);
     });
 }
 
-void ListingView::fillPolicySuggestions(QMenu* sub, const std::string& policy,
-                                        const search::SearchConfig& config, const QString& runLabel,
-                                        int position, int row)
+void ListingView::askPolicy(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
+                            const QString& runLabel, int position, int row)
 {
-    if (!m_session->kernelWorkspace()) return;
-    auto suggestions = m_policyAdvisor.suggestions(*m_session->kernelWorkspace(), config, policy,
-                                                   m_session->schedule(), uint32_t(position));
+    // Loading a policy and scoring every legal action of the schedule takes a while on a large kernel:
+    // it runs on the advisor's job thread (one thread, so the advisor is never used by two at once) and
+    // the submenu fills when it answers; a menu closed meanwhile simply drops the answer.
+    auto kernel = m_session->kernelWorkspace();
+    if (!kernel) return;
+    sub->addAction(tr("Asking the policy…"))->setEnabled(false);
+    QPointer<QMenu> target(sub);
+    auto advisor = m_policyAdvisor;
+    const Schedule schedule = m_session->schedule();
+    m_policyJobs->start(
+        [advisor, kernel, config, policy, schedule, position](const JobControl&) {
+            return advisor->suggestions(*kernel, config, policy, schedule, uint32_t(position));
+        },
+        [this, target, policy, config, runLabel, row](Result<std::vector<PolicySuggestion>> suggestions) {
+            if (!target) return;
+            target->clear();
+            fillPolicySuggestions(target, suggestions, policy, config, runLabel, row);
+            Q_EMIT policySuggestionsShown(target->actions().size());
+        });
+}
+
+void ListingView::fillPolicySuggestions(QMenu* sub, const Result<std::vector<PolicySuggestion>>& suggestions,
+                                        const std::string& policy, const search::SearchConfig& config,
+                                        const QString& runLabel, int row)
+{
     if (!suggestions) {
         QAction* a = sub->addAction(tr("Policy unavailable"));
         a->setEnabled(false);

@@ -4,11 +4,13 @@
 // while dragging; an illegal drop is refused and the checker's reason appears next to the drop row);
 // Alt+Up/Down moves any instruction; the context menu edits control bits. Branch targets can be
 // followed (Ctrl+J / double click) and returned from (Alt+Left) through a history.
+#include "core/session/job_tracker.h"
 #include "core/session/policy_advisor.h"
 
 #include <QTableView>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -64,6 +66,8 @@ public:
 Q_SIGNALS:
     void historyChanged();
     void statusMessage(const QString& message);
+    // The Policy Suggestions submenu was filled with the policy's answer (`actions` entries).
+    void policySuggestionsShown(int actions);
 
 protected:
     void mousePressEvent(QMouseEvent* event) override;
@@ -73,8 +77,11 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
     void addPolicySuggestions(QMenu& menu, int position, int row);
-    void fillPolicySuggestions(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
-                               const QString& runLabel, int position, int row);
+    void askPolicy(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
+                   const QString& runLabel, int position, int row);
+    void fillPolicySuggestions(QMenu* sub, const Result<std::vector<PolicySuggestion>>& suggestions,
+                               const std::string& policy, const search::SearchConfig& config,
+                               const QString& runLabel, int row);
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
@@ -103,7 +110,9 @@ private:
     bool m_syncing = false;
     bool m_fitting = false;
     std::map<int, int> m_narrowed; // column -> the width it had before it gave way
-    PolicyAdvisor m_policyAdvisor; // keeps the latest PPO run's policy between context menus
+    // Keeps the latest PPO run's policy between context menus; used only on m_policyJobs' one thread.
+    std::shared_ptr<PolicyAdvisor> m_policyAdvisor = std::make_shared<PolicyAdvisor>();
+    std::unique_ptr<JobTracker> m_policyJobs;
 };
 
 } // namespace sassx

@@ -26,6 +26,11 @@ struct EvalRequest
     // speed-up over the reference, and a survivor confirmed on fresh rounds and fresh instances; the
     // result says "won" only when the confirmed interval lies wholly above it. 0: not raced.
     double raceSpeedup = 0.0;
+    // The figure a report quotes (the best at the end of a run): also spread over fresh worker
+    // processes (AdaptivePlan::processes), so that its interval covers a re-run. The incumbent's
+    // re-measures during a run stay in the pool's processes: starting processes for each would slow
+    // the search, and the final figure is the gate.
+    bool report = false;
 };
 
 class CandidateEvaluator

@@ -50,7 +50,7 @@ eval::EvalOptions SearchEvaluator::optionsFor(const search::EvalRequest& request
         o.plan.confirmRounds = m_plan.fullRounds;
         o.plan.incumbentRatio = 1e9;
         o.plan.confirmStage = 0;
-        o.plan.processes = m_plan.fullProcesses;
+        if (request.report) o.plan.processes = m_plan.fullProcesses;
     }
     return o;
 }

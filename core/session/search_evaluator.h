@@ -12,7 +12,7 @@ struct SearchMeasurePlan
     int screenRounds = 10;  // every candidate
     int confirmRounds = 50; // fresh rounds for a candidate whose screen beats the incumbent
     int fullRounds = 100;   // EvalRequest::full (incumbent re-measures, the final figure of the best)
-    int fullProcesses = 5;  // ... spread over this many fresh worker processes (AdaptivePlan::processes)
+    int fullProcesses = 5;  // the final figure (EvalRequest::report): spread over this many fresh processes
     int pairedRounds = 10;  // a paired screen against a reference without racing (annealing)
     // A race (EvalRequest::raceSpeedup; core/eval/race.h): the bar comes from the request.
     int raceFirstRounds = 4;

@@ -250,7 +250,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     SpeedupFigures final;
     SearchEvaluator evaluator(m_kernelEvaluator, options.plan);
     if (state.best >= 0) {
-        auto r = evaluator.evaluate({*schedule}, search::EvalRequest{1.0, true});
+        search::EvalRequest request{1.0, true};
+        request.report = true;
+        auto r = evaluator.evaluate({*schedule}, request);
         final = search::speedupFigures(r.at(0));
     }
     const bool improved = state.best >= 0 && final.clearlyAbove(1.0);

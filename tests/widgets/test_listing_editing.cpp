@@ -1,6 +1,8 @@
 // Editing through the listing as a user does it: a drag with QTest mouse events onto a legal row and
 // onto an illegal one (refused, with the checker's reason shown next to the drop row), Alt+Down,
 // undo/redo, find, go to address, branch jump and back, the dependency gutter.
+#include "core/session/evaluator_options.h"
+#include "core/session/search_job.h"
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/dependency_gutter.h"
@@ -13,7 +15,9 @@
 #include <QFontDatabase>
 #include <QFontInfo>
 #include <QLabel>
+#include <QMenu>
 #include <QScrollBar>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QUndoStack>
 #include <QtTest>
@@ -442,6 +446,68 @@ private Q_SLOTS:
                  deps.incoming(uint32_t(withEdges)).size() + deps.outgoing(uint32_t(withEdges)).size());
         for (const auto& e : f.panel.gutter()->drawnEdges())
             QVERIFY(e.text.contains(QStringLiteral("cycle")));
+    }
+
+    // A PPO run's policy is asked off the UI thread: the submenu opens at once with a placeholder and
+    // fills when the advisor's job answers (it loads the policy and scores every legal action).
+    void policySuggestionsArriveFromAJob()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QTemporaryDir tmp;
+        Fixture f;
+        QString error;
+        QVERIFY2(f.open(cubin, QSize(1200, 900), &error), qPrintable(error));
+        QVERIFY(f.session.save(tmp.filePath(QStringLiteral("s.sassx.json")))); // outputs go beside it
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::Ppo;
+        c.space = search::SearchSpace::Yield;
+        c.budgetEvals = 24;
+        c.seed = 1;
+        EvaluatorOptions estimate;
+        estimate.backend = "estimate";
+        QSignalSpy recorded(&f.session, &Session::searchRecorded);
+        QSignalSpy failed(f.session.search(), &SearchJob::failed);
+        const QString refused = f.session.startSearch(c, estimate);
+        QVERIFY2(refused.isEmpty(), qPrintable(refused));
+        QVERIFY(QTest::qWaitFor([&] { return !recorded.isEmpty() || !failed.isEmpty(); }, 120000));
+        if (!failed.isEmpty() && failed.front().front().toString().contains(QStringLiteral("plug-in")))
+            QSKIP(qPrintable(failed.front().front().toString()));
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+        QVERIFY(f.session.latestPolicyRun());
+
+        // Right-click an instruction; in the menu, open Policy Suggestions.
+        const int row = f.model()->rowOfPosition(2);
+        const QPoint at = f.rowPoint(row);
+        QSignalSpy shown(f.view(), &ListingView::policySuggestionsShown);
+        QStringList placeholder, answer;
+        QTimer driver;
+        QObject::connect(&driver, &QTimer::timeout, [&] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu) return;
+            driver.stop();
+            QMenu* sub = nullptr;
+            for (QAction* a : menu->actions())
+                if (a->menu() && a->text() == QLatin1String("Policy Suggestions")) sub = a->menu();
+            if (sub) {
+                Q_EMIT sub->aboutToShow();
+                for (QAction* a : sub->actions())
+                    placeholder << a->text();
+                (void)QTest::qWaitFor([&] { return !shown.isEmpty(); }, 60000);
+                for (QAction* a : sub->actions())
+                    answer << a->text();
+            }
+            menu->close();
+        });
+        driver.start(30);
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, f.view()->viewport()->mapToGlobal(at));
+        QCoreApplication::sendEvent(f.view()->viewport(), &event);
+        QCOMPARE(placeholder, QStringList{QStringLiteral("Asking the policy…")});
+        QCOMPARE(shown.size(), 1);
+        QVERIFY(!answer.isEmpty() && !answer.contains(QStringLiteral("Asking the policy…")));
+        QVERIFY2(answer.front().contains(QLatin1Char('%')) ||
+                     answer.front().startsWith(QStringLiteral("No legal edit")),
+                 qPrintable(answer.join(QStringLiteral(" | "))));
     }
 
     // Two font families (the most different ones installed: the system's general font and its fixed
