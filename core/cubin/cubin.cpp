@@ -115,28 +115,37 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         c.m_sm = c.m_flags & 0xff;
         c.m_archA = (c.m_flags & 0x800) != 0;
     }
-    const int sectionCount = static_cast<int>(c.m_sections.size());
+    // The steps, each over the sections it reads: symbols, relocations, kernels, per-kernel records,
+    // the global records, the arch-specific mark.
+    for (Status (Cubin::*step)() : {&Cubin::readSymbols, &Cubin::readRelocations, &Cubin::readKernels,
+                                    &Cubin::readKernelSections, &Cubin::readGlobalInfo, &Cubin::readCompat})
+        if (Status st = (c.*step)(); !st) return st.error();
+    return c;
+}
 
+Status Cubin::readSymbols()
+{
+    const int sectionCount = static_cast<int>(m_sections.size());
     // Symbols.
     int symtab = -1;
     for (int i = 1; i < sectionCount; ++i)
-        if (c.m_sections[i].type == elf::SHT_SYMTAB) {
+        if (m_sections[i].type == elf::SHT_SYMTAB) {
             symtab = i;
             break;
         }
     if (symtab >= 0) {
-        const ElfSection& st = c.m_sections[symtab];
+        const ElfSection& st = m_sections[symtab];
         if (st.entsize != kSymbolSize)
             return sectionError(st, symtab,
                                 "symbol entry size " + std::to_string(st.entsize) + " (expected 24)");
         if (st.size % kSymbolSize != 0)
             return sectionError(st, symtab, "size " + std::to_string(st.size) + " is not a multiple of 24");
-        if (st.link == 0 || st.link >= c.m_sections.size() || c.m_sections[st.link].type == elf::SHT_NOBITS)
+        if (st.link == 0 || st.link >= m_sections.size() || m_sections[st.link].type == elf::SHT_NOBITS)
             return sectionError(st, symtab, "string table index " + std::to_string(st.link) + " is invalid");
-        const auto strtab = c.sectionData(static_cast<int>(st.link));
-        const auto syms = c.sectionData(symtab);
+        const auto strtab = sectionData(static_cast<int>(st.link));
+        const auto syms = sectionData(symtab);
         const uint64_t count = st.size / kSymbolSize;
-        c.m_symbols.reserve(count);
+        m_symbols.reserve(count);
         for (uint64_t i = 0; i < count; ++i) {
             const uint64_t base = i * kSymbolSize;
             ElfSymbol sym;
@@ -152,13 +161,18 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
                 if (!name) return name.error();
                 sym.name = std::move(name.value());
             }
-            c.m_symbols.push_back(std::move(sym));
+            m_symbols.push_back(std::move(sym));
         }
     }
+    return Ok{};
+}
 
+Status Cubin::readRelocations()
+{
+    const int sectionCount = static_cast<int>(m_sections.size());
     // Relocations: every REL/RELA section, whatever it patches.
     for (int i = 1; i < sectionCount; ++i) {
-        const ElfSection& rs = c.m_sections[i];
+        const ElfSection& rs = m_sections[i];
         if (rs.type != elf::SHT_REL && rs.type != elf::SHT_RELA) continue;
         const bool rela = rs.type == elf::SHT_RELA;
         const uint64_t entry = rela ? kRelaSize : kRelSize;
@@ -169,11 +183,11 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         if (rs.size % entry != 0)
             return sectionError(
                 rs, i, "size " + std::to_string(rs.size) + " is not a multiple of " + std::to_string(entry));
-        if (rs.info == 0 || rs.info >= c.m_sections.size())
+        if (rs.info == 0 || rs.info >= m_sections.size())
             return sectionError(rs, i,
                                 "target section index " + std::to_string(rs.info) + " is out of range");
-        const ElfSection& target = c.m_sections[rs.info];
-        const auto rdata = c.sectionData(i);
+        const ElfSection& target = m_sections[rs.info];
+        const auto rdata = sectionData(i);
         for (uint64_t off = 0; off < rs.size; off += entry) {
             Relocation r;
             r.section = i;
@@ -185,31 +199,34 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
             r.hasAddend = rela;
             if (rela) r.addend = elf::readLe<int64_t>(rdata, off + 16);
             r.fileOffset = rs.offset + off;
-            if (r.symbol >= c.m_symbols.size() && !(r.symbol == 0 && c.m_symbols.empty()))
+            if (r.symbol >= m_symbols.size() && !(r.symbol == 0 && m_symbols.empty()))
                 return sectionError(rs, i,
                                     "relocation at " + elf::hex(r.fileOffset) + " names symbol " +
-                                        std::to_string(r.symbol) + " of " +
-                                        std::to_string(c.m_symbols.size()));
+                                        std::to_string(r.symbol) + " of " + std::to_string(m_symbols.size()));
             // The patched field (at least 4 bytes) must lie inside the target section.
             if (!elf::fits(target.size, r.offset, 4))
                 return sectionError(rs, i,
                                     "relocation offset " + elf::hex(r.offset) + " is outside " + target.name +
                                         " (" + std::to_string(target.size) + " bytes)");
-            c.m_relocations.push_back(r);
+            m_relocations.push_back(r);
         }
     }
+    return Ok{};
+}
 
+Status Cubin::readKernels()
+{
+    const int sectionCount = static_cast<int>(m_sections.size());
     // Kernels: one per .text.NAME section. Symbols and relocations are indexed by section first so
     // vendor cubins with thousands of kernels stay linear.
-    std::map<std::string, int> kernelByName;
     std::map<int, std::vector<uint32_t>> funcsBySection;
-    for (const auto& sym : c.m_symbols)
+    for (const auto& sym : m_symbols)
         if ((sym.info & 0xf) == STT_FUNC) funcsBySection[sym.shndx].push_back(sym.index);
     std::map<int, std::vector<int>> relocsBySection;
-    for (size_t r = 0; r < c.m_relocations.size(); ++r)
-        relocsBySection[c.m_relocations[r].targetSection].push_back(static_cast<int>(r));
+    for (size_t r = 0; r < m_relocations.size(); ++r)
+        relocsBySection[m_relocations[r].targetSection].push_back(static_cast<int>(r));
     for (int i = 1; i < sectionCount; ++i) {
-        const ElfSection& s = c.m_sections[i];
+        const ElfSection& s = m_sections[i];
         if (!startsWith(s.name, ".text.") || s.name.size() == 6) continue;
         Kernel k;
         k.name = s.name.substr(6);
@@ -217,7 +234,7 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         k.codeSize = s.size;
         int fallback = -1;
         for (uint32_t index : funcsBySection[i]) {
-            const ElfSymbol& sym = c.m_symbols[index];
+            const ElfSymbol& sym = m_symbols[index];
             if (sym.name == k.name) {
                 k.symbol = static_cast<int>(sym.index);
                 break;
@@ -225,104 +242,41 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
             if (fallback < 0) fallback = static_cast<int>(sym.index);
         }
         if (k.symbol < 0) k.symbol = fallback;
-        if (k.symbol >= 0) k.entry = (c.m_symbols[k.symbol].other & STO_CUDA_ENTRY) != 0;
+        if (k.symbol >= 0) k.entry = (m_symbols[k.symbol].other & STO_CUDA_ENTRY) != 0;
         k.relocations = relocsBySection[i];
-        kernelByName[k.name] = static_cast<int>(c.m_kernels.size());
-        c.m_kernels.push_back(std::move(k));
+        m_kernels.push_back(std::move(k));
     }
+    return Ok{};
+}
 
+Status Cubin::readKernelSections()
+{
+    const int sectionCount = static_cast<int>(m_sections.size());
     // Per-kernel .nv.info.NAME and .nv.shared.NAME.
+    std::map<std::string, int> kernelByName;
+    for (size_t k = 0; k < m_kernels.size(); ++k)
+        kernelByName[m_kernels[k].name] = static_cast<int>(k);
     for (int i = 1; i < sectionCount; ++i) {
-        const ElfSection& s = c.m_sections[i];
+        const ElfSection& s = m_sections[i];
         if (startsWith(s.name, ".nv.shared.")) {
             auto it = kernelByName.find(s.name.substr(11));
             if (it == kernelByName.end()) continue; // .nv.shared.reserved.0 and friends
             if (s.size > std::numeric_limits<uint32_t>::max())
                 return sectionError(s, i, "shared memory size " + elf::hex(s.size) + " is implausible");
-            c.m_kernels[it->second].sharedMemStatic = static_cast<uint32_t>(s.size);
+            m_kernels[it->second].sharedMemStatic = static_cast<uint32_t>(s.size);
             continue;
         }
         if (!startsWith(s.name, ".nv.info.") || s.type == elf::SHT_NOBITS) continue;
         auto it = kernelByName.find(s.name.substr(9));
         if (it == kernelByName.end())
             continue; // info for a function without code here: nothing to attach it to
-        Kernel& k = c.m_kernels[it->second];
-        auto records = nvinfo::parseRecords(c.sectionData(i), s.offset);
+        Kernel& k = m_kernels[it->second];
+        auto records = nvinfo::parseRecords(sectionData(i), s.offset);
         if (!records) return sectionError(s, i, records.message());
         k.nvInfoSection = i;
         k.attributes = std::move(records.value());
-        for (const NvInfoAttribute& a : k.attributes) {
-            const std::string where = nvinfo::attributeName(a.attribute) + " at " + elf::hex(a.fileOffset);
-            const bool sval = a.format == nvinfo::FORMAT_BYTES;
-            if (a.attribute == nvinfo::KPARAM_INFO) {
-                if (!sval || a.payload.size() < 12)
-                    return sectionError(s, i, where + " is not a 12-byte parameter record");
-                KernelParam p;
-                p.ordinal = elf::readLe<uint16_t>(std::span<const uint8_t>(a.payload), 4);
-                p.offset = elf::readLe<uint16_t>(std::span<const uint8_t>(a.payload), 6);
-                // Flags: bits 0..7 log alignment, 8..11 space, 12..16 cbank, 18..31 size in bytes
-                // (checked against float/double*/int/char kernels: 4/8/4/1).
-                p.size = payloadU32(a, 8) >> 18;
-                k.params.push_back(p);
-            } else if (a.attribute == nvinfo::CBANK_PARAM_SIZE) {
-                if (a.format != nvinfo::FORMAT_HALF)
-                    return sectionError(s, i,
-                                        where + " has format " + std::to_string(a.format) + ", expected 3");
-                k.paramBankSize = a.value;
-            } else if (a.attribute == nvinfo::MAX_THREADS) {
-                if (!sval || a.payload.size() < 12)
-                    return sectionError(s, i, where + " is not an x,y,z triple");
-                uint64_t total = 1;
-                for (size_t d = 0; d < 3; ++d)
-                    if (elf::mulOverflows(total, payloadU32(a, d * 4), &total))
-                        total = std::numeric_limits<uint64_t>::max();
-                k.maxThreads =
-                    static_cast<uint32_t>(std::min<uint64_t>(total, std::numeric_limits<uint32_t>::max()));
-            } else if (a.attribute == nvinfo::INDIRECT_BRANCH_TARGETS) {
-                // Groups of: u32 branch offset, u32 (zero in every cubin seen), u32 count, count x u32
-                // target offsets. Branches and targets are both code offsets that move with instructions.
-                if (!sval || a.payload.size() % 4 != 0)
-                    return sectionError(s, i, where + " has a payload that is not a list of u32");
-                InstrOffsetList list;
-                list.attribute = a.attribute;
-                const std::span<const uint8_t> pl(a.payload);
-                const uint64_t payloadFile = a.fileOffset + 4;
-                uint64_t pos = 0;
-                while (pos < pl.size()) {
-                    if (!elf::fits(pl.size(), pos, 12))
-                        return sectionError(s, i, where + " ends inside a branch record");
-                    const uint32_t count = elf::readLe<uint32_t>(pl, pos + 8);
-                    uint64_t need = 0;
-                    if (elf::mulOverflows(count, 4, &need) || !elf::fits(pl.size(), pos + 12, need))
-                        return sectionError(s, i,
-                                            where + " lists " + std::to_string(count) +
-                                                " targets past the end of its payload");
-                    list.offsets.push_back(elf::readLe<uint32_t>(pl, pos));
-                    list.fileOffsets.push_back(payloadFile + pos);
-                    for (uint32_t t = 0; t < count; ++t) {
-                        const uint64_t at = pos + 12 + uint64_t(t) * 4;
-                        list.offsets.push_back(elf::readLe<uint32_t>(pl, at));
-                        list.fileOffsets.push_back(payloadFile + at);
-                    }
-                    pos += 12 + need;
-                }
-                k.instrOffsets.push_back(std::move(list));
-            } else if (nvinfo::holdsInstructionOffsets(a.attribute)) {
-                if (!sval || a.payload.size() % 4 != 0)
-                    return sectionError(s, i, where + " has a payload that is not a list of u32 offsets");
-                InstrOffsetList list;
-                list.attribute = a.attribute;
-                for (size_t o = 0; o < a.payload.size(); o += 4) {
-                    list.offsets.push_back(payloadU32(a, o));
-                    list.fileOffsets.push_back(a.fileOffset + 4 + o);
-                }
-                k.instrOffsets.push_back(std::move(list));
-            } else if (!nvinfo::isKnownAttribute(a.attribute)) {
-                if (std::find(k.unknownAttributes.begin(), k.unknownAttributes.end(), a.attribute) ==
-                    k.unknownAttributes.end())
-                    k.unknownAttributes.push_back(a.attribute);
-            }
-        }
+        for (const NvInfoAttribute& a : k.attributes)
+            if (Status st = readKernelAttribute(k, a, s, i); !st) return st;
         for (const InstrOffsetList& list : k.instrOffsets)
             for (uint32_t off : list.offsets)
                 if (off >= k.codeSize)
@@ -333,15 +287,91 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
         std::sort(k.params.begin(), k.params.end(),
                   [](const KernelParam& a, const KernelParam& b) { return a.ordinal < b.ordinal; });
     }
+    return Ok{};
+}
 
+Status Cubin::readKernelAttribute(Kernel& k, const NvInfoAttribute& a, const ElfSection& s, int i)
+{
+    const std::string where = nvinfo::attributeName(a.attribute) + " at " + elf::hex(a.fileOffset);
+    const bool sval = a.format == nvinfo::FORMAT_BYTES;
+    if (a.attribute == nvinfo::KPARAM_INFO) {
+        if (!sval || a.payload.size() < 12)
+            return sectionError(s, i, where + " is not a 12-byte parameter record");
+        KernelParam p;
+        p.ordinal = elf::readLe<uint16_t>(std::span<const uint8_t>(a.payload), 4);
+        p.offset = elf::readLe<uint16_t>(std::span<const uint8_t>(a.payload), 6);
+        // Flags: bits 0..7 log alignment, 8..11 space, 12..16 cbank, 18..31 size in bytes
+        // (checked against float/double*/int/char kernels: 4/8/4/1).
+        p.size = payloadU32(a, 8) >> 18;
+        k.params.push_back(p);
+    } else if (a.attribute == nvinfo::CBANK_PARAM_SIZE) {
+        if (a.format != nvinfo::FORMAT_HALF)
+            return sectionError(s, i, where + " has format " + std::to_string(a.format) + ", expected 3");
+        k.paramBankSize = a.value;
+    } else if (a.attribute == nvinfo::MAX_THREADS) {
+        if (!sval || a.payload.size() < 12) return sectionError(s, i, where + " is not an x,y,z triple");
+        uint64_t total = 1;
+        for (size_t d = 0; d < 3; ++d)
+            if (elf::mulOverflows(total, payloadU32(a, d * 4), &total))
+                total = std::numeric_limits<uint64_t>::max();
+        k.maxThreads = static_cast<uint32_t>(std::min<uint64_t>(total, std::numeric_limits<uint32_t>::max()));
+    } else if (a.attribute == nvinfo::INDIRECT_BRANCH_TARGETS) {
+        // Groups of: u32 branch offset, u32 (zero in every cubin seen), u32 count, count x u32
+        // target offsets. Branches and targets are both code offsets that move with instructions.
+        if (!sval || a.payload.size() % 4 != 0)
+            return sectionError(s, i, where + " has a payload that is not a list of u32");
+        InstrOffsetList list;
+        list.attribute = a.attribute;
+        const std::span<const uint8_t> pl(a.payload);
+        const uint64_t payloadFile = a.fileOffset + 4;
+        uint64_t pos = 0;
+        while (pos < pl.size()) {
+            if (!elf::fits(pl.size(), pos, 12))
+                return sectionError(s, i, where + " ends inside a branch record");
+            const uint32_t count = elf::readLe<uint32_t>(pl, pos + 8);
+            uint64_t need = 0;
+            if (elf::mulOverflows(count, 4, &need) || !elf::fits(pl.size(), pos + 12, need))
+                return sectionError(
+                    s, i, where + " lists " + std::to_string(count) + " targets past the end of its payload");
+            list.offsets.push_back(elf::readLe<uint32_t>(pl, pos));
+            list.fileOffsets.push_back(payloadFile + pos);
+            for (uint32_t t = 0; t < count; ++t) {
+                const uint64_t at = pos + 12 + uint64_t(t) * 4;
+                list.offsets.push_back(elf::readLe<uint32_t>(pl, at));
+                list.fileOffsets.push_back(payloadFile + at);
+            }
+            pos += 12 + need;
+        }
+        k.instrOffsets.push_back(std::move(list));
+    } else if (nvinfo::holdsInstructionOffsets(a.attribute)) {
+        if (!sval || a.payload.size() % 4 != 0)
+            return sectionError(s, i, where + " has a payload that is not a list of u32 offsets");
+        InstrOffsetList list;
+        list.attribute = a.attribute;
+        for (size_t o = 0; o < a.payload.size(); o += 4) {
+            list.offsets.push_back(payloadU32(a, o));
+            list.fileOffsets.push_back(a.fileOffset + 4 + o);
+        }
+        k.instrOffsets.push_back(std::move(list));
+    } else if (!nvinfo::isKnownAttribute(a.attribute)) {
+        if (std::find(k.unknownAttributes.begin(), k.unknownAttributes.end(), a.attribute) ==
+            k.unknownAttributes.end())
+            k.unknownAttributes.push_back(a.attribute);
+    }
+    return Ok{};
+}
+
+Status Cubin::readGlobalInfo()
+{
+    const int sectionCount = static_cast<int>(m_sections.size());
     // Global .nv.info: per-function records carry the function's symbol index first.
     std::map<int, size_t> kernelBySymbol;
-    for (size_t k = 0; k < c.m_kernels.size(); ++k)
-        if (c.m_kernels[k].symbol >= 0) kernelBySymbol.emplace(c.m_kernels[k].symbol, k);
+    for (size_t k = 0; k < m_kernels.size(); ++k)
+        if (m_kernels[k].symbol >= 0) kernelBySymbol.emplace(m_kernels[k].symbol, k);
     for (int i = 1; i < sectionCount; ++i) {
-        const ElfSection& s = c.m_sections[i];
+        const ElfSection& s = m_sections[i];
         if (s.name != ".nv.info" || s.type == elf::SHT_NOBITS) continue;
-        auto records = nvinfo::parseRecords(c.sectionData(i), s.offset);
+        auto records = nvinfo::parseRecords(sectionData(i), s.offset);
         if (!records) return sectionError(s, i, records.message());
         for (const NvInfoAttribute& a : records.value()) {
             if (!isPerFunctionGlobal(a.attribute) || a.format != nvinfo::FORMAT_BYTES) continue;
@@ -349,13 +379,13 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
             if (a.payload.size() < 8) return sectionError(s, i, where + " is shorter than symbol + value");
             const uint32_t symbol = payloadU32(a, 0);
             const uint32_t value = payloadU32(a, 4);
-            if (symbol >= c.m_symbols.size())
+            if (symbol >= m_symbols.size())
                 return sectionError(s, i,
                                     where + " names symbol " + std::to_string(symbol) + " of " +
-                                        std::to_string(c.m_symbols.size()));
+                                        std::to_string(m_symbols.size()));
             auto owner = kernelBySymbol.find(static_cast<int>(symbol));
             if (owner != kernelBySymbol.end()) { // else a function without code here (extern)
-                Kernel& k = c.m_kernels[owner->second];
+                Kernel& k = m_kernels[owner->second];
                 k.globalAttributes.push_back(a);
                 if (a.attribute == nvinfo::REGCOUNT)
                     k.regCount = value;
@@ -367,20 +397,24 @@ Result<Cubin> Cubin::parse(std::vector<uint8_t> bytes)
                     k.maxStackSize = value;
             }
         }
-        c.m_globalAttributes.insert(c.m_globalAttributes.end(), records->begin(), records->end());
+        m_globalAttributes.insert(m_globalAttributes.end(), records->begin(), records->end());
     }
+    return Ok{};
+}
 
+Status Cubin::readCompat()
+{
     // CUDA 13 marks sm_XXa in .nv.compat rather than in e_flags.
-    const int compat = c.findSection(".nv.compat");
-    if (compat > 0 && c.m_sections[compat].type != elf::SHT_NOBITS) {
-        auto records = nvinfo::parseRecords(c.sectionData(compat), c.m_sections[compat].offset);
-        if (!records) return sectionError(c.m_sections[compat], compat, records.message());
+    const int compat = findSection(".nv.compat");
+    if (compat > 0 && m_sections[compat].type != elf::SHT_NOBITS) {
+        auto records = nvinfo::parseRecords(sectionData(compat), m_sections[compat].offset);
+        if (!records) return sectionError(m_sections[compat], compat, records.message());
         for (const NvInfoAttribute& a : records.value())
             if (a.attribute == nvinfo::COMPAT_ARCH_SPECIFIC && a.format == nvinfo::FORMAT_BYTE &&
                 a.value == 1)
-                c.m_archA = true;
+                m_archA = true;
     }
-    return c;
+    return Ok{};
 }
 
 } // namespace sassx

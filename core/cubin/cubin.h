@@ -171,6 +171,15 @@ public:
     const std::vector<NvInfoAttribute>& globalAttributes() const { return m_globalAttributes; }
 
 private:
+    // parse()'s steps, in order; each fails with the section and what is wrong with it.
+    Status readSymbols();
+    Status readRelocations();
+    Status readKernels();        // one per .text.NAME, with its symbol and relocations
+    Status readKernelSections(); // .nv.info.NAME and .nv.shared.NAME
+    static Status readKernelAttribute(Kernel& k, const NvInfoAttribute& a, const ElfSection& s, int index);
+    Status readGlobalInfo(); // .nv.info: per-function register counts and stack sizes
+    Status readCompat();     // .nv.compat: sm_XXa under CUDA 13
+
     std::vector<uint8_t> m_bytes;
     int m_sm = 0;
     bool m_archA = false;
