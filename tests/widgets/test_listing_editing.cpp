@@ -516,13 +516,7 @@ private Q_SLOTS:
     void gutterBundlesManyEdges_data()
     {
         QTest::addColumn<QFont>("font");
-        const QFont general = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
-        QFont other = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        for (const QString& family : QFontDatabase::families())
-            if (QFontInfo(other).family() == QFontInfo(general).family() &&
-                QFontInfo(QFont(family)).family() != QFontInfo(general).family())
-                other = QFont(family);
-        QFont small = general, large = other;
+        auto [small, large] = test::twoFontFamilies();
         small.setPointSizeF(8);
         large.setPointSizeF(14);
         QTest::newRow(qPrintable(QStringLiteral("%1 8pt").arg(QFontInfo(small).family()))) << small;

@@ -92,12 +92,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QFont>("font");
         QTest::addColumn<double>("noiseFloor");
-        const QFont general = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
-        QFont other = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        for (const QString& family : QFontDatabase::families())
-            if (QFontInfo(other).family() == QFontInfo(general).family() &&
-                QFontInfo(QFont(family)).family() != QFontInfo(general).family())
-                other = QFont(family);
+        auto [general, other] = test::twoFontFamilies();
         other.setPointSizeF(13);
         QTest::newRow("general font, 1% floor") << general << 0.01;
         QTest::newRow("second family 13pt, 0.4% floor") << other << 0.004;

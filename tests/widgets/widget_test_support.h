@@ -4,9 +4,14 @@
 #include "core/session/session.h"
 
 #include <QFileInfo>
+#include <QFont>
+#include <QFontDatabase>
+#include <QFontInfo>
 #include <QSignalSpy>
 #include <QString>
 #include <QTest>
+
+#include <utility>
 
 namespace sassx::test {
 
@@ -37,6 +42,20 @@ inline bool openAndWait(Session& session, const QString& path, QString* error = 
         *error = !loadFailed.isEmpty() ? loadFailed.front().front().toString()
                                        : analysisFailed.front().front().toString();
     return false;
+}
+
+// Two fonts of different families for tests whose layout must hold for any font: the system's general
+// font and its fixed font, or another installed family when those two are one (the same family twice
+// only where a single one is installed).
+inline std::pair<QFont, QFont> twoFontFamilies()
+{
+    const QFont general = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
+    QFont other = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    for (const QString& family : QFontDatabase::families())
+        if (QFontInfo(other).family() == QFontInfo(general).family() &&
+            QFontInfo(QFont(family)).family() != QFontInfo(general).family())
+            other = QFont(family);
+    return {general, other};
 }
 
 } // namespace sassx::test
