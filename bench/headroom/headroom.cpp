@@ -1,5 +1,5 @@
-// sassx-headroom: how much speed a space of legal variants holds, measured honestly (docs/legality.md: the yield
-// space). Screens every variant of a `sassx-cli variants` JSONL file (byte patches against the spec's
+// sassx-headroom: how much speed a space of legal variants holds, measured honestly (docs/legality.md: the
+// yield space). Screens every variant of a `sassx-cli variants` JSONL file (byte patches against the spec's
 // cubin) with a short interleaved timing, then re-measures the best few — and the original as a
 // control — with the bench's full confirmation (fresh rounds, 95% interval, noise floor). Only the
 // re-measured figures are claims; the screen only ranks.
