@@ -46,9 +46,12 @@ def main():
         cli.append((name, status, rc, command.replace(os.path.dirname(run), "…")))
     with open(dest, "w") as f:
         f.write("# GPU suite\n\n")
-        f.write(f"- Date: {env[0]}\n- Device and driver: {env[1] if len(env) > 1 else '?'}\n")
-        if len(env) > 2:
-            f.write(f"- Toolkit: {env[2]}\n")
+        # env.txt: the date, one nvidia-smi line per GPU of the host (the suite ran on GPU 0), nvcc's.
+        gpus = [l for l in env[1:] if "cuda_" not in l]
+        toolkit = [l for l in env[1:] if "cuda_" in l]
+        f.write(f"- Date: {env[0]}\n- Device and driver (GPU 0 ran the suite): {'; '.join(gpus) or '?'}\n")
+        if toolkit:
+            f.write(f"- Toolkit: {toolkit[0]}\n")
         f.write(f"- Commit: {commit}\n")
         f.write("- Command: `bench/gpu_suite/pack.sh build`, then on the device "
                 "`OUT=$OUT bash bench/gpu_suite/run_device.sh`; this file: "
