@@ -2,7 +2,7 @@
 
 #include "cli_workspace.h"
 #include "commands.h"
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 #include "core/session/kernel_evaluator.h"
 
 #include <nlohmann/json.hpp>
@@ -156,10 +156,10 @@ int runBenchCommand(const std::vector<std::string>& args)
     const int inputSets = evalOptions->inputSets;
 
     std::optional<Result<std::vector<MetricValue>>> metrics;
-    if (p.has("--metrics") && r.correct) metrics = ev.metrics(candidate);
+    if (p.has("--metrics") && r.correct) metrics = ev.metrics(Candidate::fromBytes(candidate));
     // Where the candidate's warps wait (sassx-cli stalls gives the per-instruction table).
     std::optional<Result<StallProfile>> stalls;
-    if (p.has("--stalls") && r.correct) stalls = ev.stalls(candidate);
+    if (p.has("--stalls") && r.correct) stalls = ev.stalls(Candidate::fromBytes(candidate));
 
     const std::string src = "[" + r.source.label() + "]";
     if (p.has("--json")) {

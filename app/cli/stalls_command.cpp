@@ -128,7 +128,7 @@ int runStallsCommand(const std::vector<std::string>& args)
     if (!choice) return fail(choice.message());
     KernelEvaluator kev(*kernel, *choice, *spec);
     if (Status s = kev.prepare(); !s) return fail(s.message());
-    auto profile = choice->evaluator->stalls(candidate, period);
+    auto profile = choice->evaluator->stalls(Candidate::fromBytes(candidate), period);
     if (!profile) return fail(profile.message());
     auto mapped = mapStalls(*profile, analysis, *schedule);
     if (!mapped) return fail(mapped.message());

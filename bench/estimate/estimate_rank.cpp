@@ -5,7 +5,7 @@
 //       every variant measured against the original through the GPU worker (interleaved rounds,
 //       no confirmation: a ranking needs every candidate measured alike); stops at the budget.
 // Variants are byte patches against the spec's cubin, so both modes rebuild the same bytes.
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 #include "core/eval/gpu_evaluator.h"
 
 #include <nlohmann/json.hpp>
@@ -123,7 +123,7 @@ int measureMode(int argc, char** argv, const LaunchSpec& spec, const std::vector
     json list = json::array();
     for (const auto& v : vs) {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > budget) break;
-        EvalResult r = ev.evaluate(v.bytes, eo);
+        EvalResult r = ev.evaluate(Candidate::fromBytes(v.bytes), eo);
         json x{{"name", v.name}, {"correct", r.correct}};
         if (!r.failureKind.empty()) x["failure"] = r.failureKind + ": " + r.failure;
         if (r.timing)

@@ -91,7 +91,7 @@ int throughput(int argc, char** argv, const LaunchSpec& spec, const std::vector<
     for (const double incumbent : {0.0, 1.0}) {
         EvalOptions o;
         o.plan.incumbentRatio = incumbent;
-        std::vector<std::vector<uint8_t>> batch(size_t(n), cubin);
+        std::vector<Candidate> batch(size_t(n), Candidate::fromBytes(cubin));
         const auto t0 = Clock::now();
         const auto results = ev->evaluateBatch(batch, o);
         const double wall = seconds(Clock::now() - t0);
@@ -154,7 +154,7 @@ int faults(int argc, char** argv, const LaunchSpec& spec, const std::vector<uint
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
         const auto& [name, bytes] = broken[size_t(i) % broken.size()];
-        const EvalResult r = ev->evaluate(bytes);
+        const EvalResult r = ev->evaluate(Candidate::fromBytes(bytes));
         byVariant[name][r.ok() ? std::string("passed") : r.failureKind]++;
         if (r.ok())
             ++wronglyPassed;
@@ -163,7 +163,7 @@ int faults(int argc, char** argv, const LaunchSpec& spec, const std::vector<uint
     }
     const double wall = seconds(Clock::now() - t0);
     // The pool must still work after all that.
-    const EvalResult after = ev->evaluate(cubin);
+    const EvalResult after = ev->evaluate(Candidate::fromBytes(cubin));
     json out{{"spec", spec.name},
              {"candidates", n},
              {"reported_failed", reportedFailed},

@@ -58,7 +58,7 @@ json remeasure(eval::Evaluator& ev, const std::vector<uint8_t>& bytes, int scree
     o.plan.incumbentRatio = 1e9;
     o.plan.confirmStage = 0;
     o.plan.processes = 5; // as bench: the interval covers a re-run in a fresh process
-    const eval::EvalResult r = ev.evaluate(bytes, o);
+    const eval::EvalResult r = ev.evaluate(eval::Candidate::fromBytes(bytes), o);
     json j{{"correct", r.correct}, {"failure", r.failure}};
     if (r.timing) {
         const auto& t = *r.timing;
@@ -125,9 +125,9 @@ int main(int argc, char** argv)
     eval::EvalOptions so;
     so.plan.screenRounds = screen;
     so.plan.confirmRounds = 0;
-    std::vector<std::vector<uint8_t>> batch;
+    std::vector<eval::Candidate> batch;
     for (const auto& c : candidates)
-        batch.push_back(c.bytes);
+        batch.push_back(eval::Candidate::fromBytes(c.bytes));
     const auto results = ev.evaluateBatch(batch, so);
     int wrong = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {

@@ -1,8 +1,10 @@
 #pragma once
 // The evaluator interface: every figure sassx shows about a candidate comes through one of these.
-// GpuEvaluator measures on GPUs through worker processes; EstimateEvaluator predicts with a static
-// schedule model and labels everything "estimate". Callers never know which one they hold.
+// GpuEvaluator measures on GPUs through worker processes; EstimateEvaluator (core/estimate) predicts
+// with a static schedule model and labels everything "estimate". Callers hand either one a Candidate
+// and never know which one they hold.
 #include "core/common/result.h"
+#include "core/eval/candidate.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/launch_spec.h"
 #include "core/eval/race.h"
@@ -10,6 +12,7 @@
 #include "core/eval/timing_stats.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,10 +24,10 @@ struct EvalOptions
     bool checkOnly = false; // correctness only
     // Enabled: the candidate is raced against the reference (race.h) instead of timed by `plan`.
     RacePlan race;
-    // Timed against these bytes (a search's incumbent) instead of the baseline; empty: the baseline.
-    // Correctness is always judged against the baseline's outputs. The estimate backend ignores it (its
-    // caller divides two estimates).
-    std::vector<uint8_t> reference;
+    // Paired against this candidate (a search's incumbent) instead of timed against the baseline: the
+    // figures are candidate / reference. The original may be the reference (a search that has not
+    // moved yet). Correctness is always judged against the baseline's outputs.
+    std::optional<Candidate> reference;
 };
 
 // What the evaluator learned about the original when it was set.
@@ -48,9 +51,10 @@ public:
     virtual Status setBaseline(const LaunchSpec& spec, const std::vector<uint8_t>& cubin) = 0;
     virtual const BaselineInfo& baseline() const = 0;
 
-    virtual EvalResult evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options = {}) = 0;
+    // A candidate that cannot be written (or run) is a failed result, never an exception.
+    virtual EvalResult evaluate(const Candidate& candidate, const EvalOptions& options = {}) = 0;
     // Backends that can work in parallel (several GPUs) override this.
-    virtual std::vector<EvalResult> evaluateBatch(const std::vector<std::vector<uint8_t>>& candidates,
+    virtual std::vector<EvalResult> evaluateBatch(const std::vector<Candidate>& candidates,
                                                   const EvalOptions& options = {})
     {
         std::vector<EvalResult> out;
@@ -60,14 +64,17 @@ public:
         return out;
     }
 
-    // Hardware metrics (Nsight Compute names) of a candidate, or of the baseline when `candidate`
-    // is empty. Names empty: resources/metrics/nsight.json.
-    virtual Result<std::vector<MetricValue>> metrics(const std::vector<uint8_t>& candidate,
+    // How many candidates a batch measures at once (GPUs in the pool); callers batch that many.
+    virtual int parallelism() const { return 1; }
+
+    // Hardware metrics (Nsight Compute names) of a candidate (`{}`: the original). Names empty:
+    // resources/metrics/nsight.json.
+    virtual Result<std::vector<MetricValue>> metrics(const Candidate& candidate,
                                                      const std::vector<std::string>& names = {}) = 0;
 
-    // Warp-stall samples of one launch of a candidate (the baseline when empty), per instruction
-    // offset (stall_profile.h). Only a GPU backend has them; `periodExponent` 0 = automatic.
-    virtual Result<StallProfile> stalls(const std::vector<uint8_t>& candidate, int periodExponent = 0)
+    // Warp-stall samples of one launch of a candidate (`{}`: the original), per instruction offset
+    // (stall_profile.h). Only a GPU backend has them; `periodExponent` 0 = automatic.
+    virtual Result<StallProfile> stalls(const Candidate& candidate, int periodExponent = 0)
     {
         (void)candidate;
         (void)periodExponent;

@@ -71,6 +71,7 @@ Status GpuEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<uint8
     if (!answer) return answer.error();
     const json& a = answer.value();
     m_spec = spec;
+    m_baselineCubin = cubin;
     m_hasBaseline = true;
     m_baseline = {};
     m_baseline.source = {a.contains("source") ? a.at("source").value("device", std::string()) : std::string(),
@@ -94,7 +95,7 @@ std::chrono::milliseconds GpuEvaluator::evaluateTimeout(const EvalOptions& o) co
     return std::max(m_options.pool.requestTimeout, expected + m_options.timeoutSlack);
 }
 
-std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vector<uint8_t>>& candidates,
+std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>& candidates,
                                                     const EvalOptions& options)
 {
     std::vector<EvalResult> results(candidates.size());
@@ -109,6 +110,14 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
             results[i] = evaluateAcrossProcesses(candidates[i], options);
         return results;
     }
+    // The original as the reference is the baseline the worker already holds: no bytes to send.
+    auto reference =
+        options.reference ? options.reference->bytes() : Result<const std::vector<uint8_t>*>(nullptr);
+    if (!reference) {
+        for (auto& r : results)
+            r = failedResult(failure::kError, "the reference cannot be written: " + reference.message());
+        return results;
+    }
     protocol::EvaluateOptions po;
     po.plan = options.plan;
     po.checkOnly = options.checkOnly;
@@ -116,8 +125,14 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
     std::vector<PoolJob> jobs;
     std::vector<size_t> jobOf;
     for (size_t i = 0; i < candidates.size(); ++i) {
+        auto bytes = candidates[i].bytes();
+        if (!bytes) {
+            results[i] = failedResult(failure::kError, "the writer refused the schedule: " + bytes.message());
+            continue;
+        }
+        const std::vector<uint8_t>& cubin = candidates[i].isOriginal() ? m_baselineCubin : **bytes;
         if (m_options.precheck) {
-            auto parsed = Cubin::parse(candidates[i]);
+            auto parsed = Cubin::parse(cubin);
             Status s = parsed ? validateAgainstCubin(m_spec, parsed.value()) : Status(parsed.error());
             if (!s) {
                 const bool missing = parsed && !parsed->findKernel(m_spec.kernel);
@@ -129,8 +144,8 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
                 continue;
             }
         }
-        json request = protocol::makeEvaluate(0, candidates[i], po);
-        protocol::setReference(request, options.reference);
+        json request = protocol::makeEvaluate(0, cubin, po);
+        if (*reference) protocol::setReference(request, **reference);
         jobs.push_back({std::move(request), evaluateTimeout(options)});
         jobOf.push_back(i);
     }
@@ -145,13 +160,17 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<std::vecto
     return results;
 }
 
-EvalResult GpuEvaluator::evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options)
+EvalResult GpuEvaluator::evaluate(const Candidate& candidate, const EvalOptions& options)
 {
     return evaluateBatch({candidate}, options).front();
 }
 
-EvalResult GpuEvaluator::evaluateAcrossProcesses(const std::vector<uint8_t>& candidate,
-                                                 const EvalOptions& options)
+int GpuEvaluator::parallelism() const
+{
+    return std::max(1, m_pool->workerCount());
+}
+
+EvalResult GpuEvaluator::evaluateAcrossProcesses(const Candidate& candidate, const EvalOptions& options)
 {
     // A final figure: the rounds spread over fresh worker processes, one measurement each, so that
     // what differs between processes (context, buffers, placement) is in the interval
@@ -172,12 +191,14 @@ EvalResult GpuEvaluator::evaluateAcrossProcesses(const std::vector<uint8_t>& can
     return combineProcessResults(parts);
 }
 
-Result<std::vector<MetricValue>> GpuEvaluator::metrics(const std::vector<uint8_t>& candidate,
+Result<std::vector<MetricValue>> GpuEvaluator::metrics(const Candidate& candidate,
                                                        const std::vector<std::string>& names)
 {
     if (!m_hasBaseline) return makeError("metrics before setBaseline");
+    auto bytes = candidate.bytes();
+    if (!bytes) return makeError("the writer refused the schedule: " + bytes.message());
     PoolReply reply = m_pool->runOne(
-        {protocol::makeMetrics(0, candidate, names, m_options.metricsBackend), std::chrono::minutes(5)});
+        {protocol::makeMetrics(0, **bytes, names, m_options.metricsBackend), std::chrono::minutes(5)});
     const json& r = reply.response;
     if (r.value("status", std::string()) != "ok")
         return makeError(r.value("error", std::string("metrics failed")));
@@ -185,11 +206,13 @@ Result<std::vector<MetricValue>> GpuEvaluator::metrics(const std::vector<uint8_t
     return parsed.metrics;
 }
 
-Result<StallProfile> GpuEvaluator::stalls(const std::vector<uint8_t>& candidate, int periodExponent)
+Result<StallProfile> GpuEvaluator::stalls(const Candidate& candidate, int periodExponent)
 {
     if (!m_hasBaseline) return makeError("stall sampling before setBaseline");
+    auto bytes = candidate.bytes();
+    if (!bytes) return makeError("the writer refused the schedule: " + bytes.message());
     PoolReply reply =
-        m_pool->runOne({protocol::makePcSample(0, candidate, periodExponent), std::chrono::minutes(3)});
+        m_pool->runOne({protocol::makePcSample(0, **bytes, periodExponent), std::chrono::minutes(3)});
     const json& r = reply.response;
     if (r.value("status", std::string()) != "ok") {
         std::string why = r.value("error", std::string("stall sampling failed"));

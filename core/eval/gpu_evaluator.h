@@ -36,12 +36,15 @@ public:
 
     Status setBaseline(const LaunchSpec& spec, const std::vector<uint8_t>& cubin) override;
     const BaselineInfo& baseline() const override { return m_baseline; }
-    EvalResult evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options = {}) override;
-    std::vector<EvalResult> evaluateBatch(const std::vector<std::vector<uint8_t>>& candidates,
+    // Each candidate's cubin is written (when it is a schedule) on the calling thread, then the batch
+    // goes across the pool, one candidate per GPU.
+    EvalResult evaluate(const Candidate& candidate, const EvalOptions& options = {}) override;
+    std::vector<EvalResult> evaluateBatch(const std::vector<Candidate>& candidates,
                                           const EvalOptions& options = {}) override;
-    Result<std::vector<MetricValue>> metrics(const std::vector<uint8_t>& candidate,
+    int parallelism() const override;
+    Result<std::vector<MetricValue>> metrics(const Candidate& candidate,
                                              const std::vector<std::string>& names = {}) override;
-    Result<StallProfile> stalls(const std::vector<uint8_t>& candidate, int periodExponent = 0) override;
+    Result<StallProfile> stalls(const Candidate& candidate, int periodExponent = 0) override;
     std::string sourceKind() const override { return "measured"; }
 
     WorkerPool& pool() { return *m_pool; }
@@ -50,11 +53,12 @@ private:
     explicit GpuEvaluator(GpuEvaluatorOptions options);
     std::chrono::milliseconds evaluateTimeout(const EvalOptions& options) const;
     // AdaptivePlan::processes: one measurement per freshly started worker process, combined.
-    EvalResult evaluateAcrossProcesses(const std::vector<uint8_t>& candidate, const EvalOptions& options);
+    EvalResult evaluateAcrossProcesses(const Candidate& candidate, const EvalOptions& options);
 
     GpuEvaluatorOptions m_options;
     std::unique_ptr<WorkerPool> m_pool;
     LaunchSpec m_spec;
+    std::vector<uint8_t> m_baselineCubin; // what Candidate::original() runs
     bool m_hasBaseline = false;
     BaselineInfo m_baseline;
 };

@@ -1,6 +1,6 @@
 #include "core/session/evaluator_options.h"
 
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 #include "core/eval/gpu_evaluator.h"
 
 namespace sassx {
@@ -51,7 +51,7 @@ Result<EvaluatorChoice> makeEvaluator(const EvaluatorOptions& options)
     }
     const size_t n = options.gpus.empty() ? 1 : options.gpus.size();
     return EvaluatorChoice{std::shared_ptr<eval::Evaluator>(std::move(*gpu)), "gpu",
-                           "GPU worker pool on " + std::to_string(n) + " GPU(s)", int(n)};
+                           "GPU worker pool on " + std::to_string(n) + " GPU(s)"};
 }
 
 } // namespace sassx

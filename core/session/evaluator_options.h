@@ -32,7 +32,6 @@ struct EvaluatorChoice
     std::shared_ptr<eval::Evaluator> evaluator;
     std::string backend; // "gpu" or "estimate": what was picked
     std::string reason;  // why, in words ("no sassx-worker found", "GPU pool on 2 GPU(s)", …)
-    int parallelism = 1; // candidates it measures at once (GPUs in the pool)
 };
 
 // Builds the evaluator the options ask for. Starting GPU workers takes seconds: call it off the UI thread.

@@ -1,6 +1,8 @@
 #include "core/session/kernel_evaluator.h"
 
-#include "core/eval/estimate_evaluator.h"
+#include "core/analysis/kernel_analysis.h"
+
+#include <algorithm>
 
 namespace sassx {
 
@@ -28,55 +30,55 @@ Status KernelEvaluator::prepare()
     return Ok{};
 }
 
-void KernelEvaluator::addMetrics(const std::vector<uint8_t>& bytes, eval::EvalResult& result)
+eval::Candidate KernelEvaluator::candidate(const Schedule& schedule) const
 {
-    auto metrics = m_choice.evaluator->metrics(bytes);
-    if (metrics) result.metrics.insert(result.metrics.end(), metrics->begin(), metrics->end());
+    if (schedule.isIdentity(m_kernel->analysis())) return eval::Candidate::original();
+    auto kernel = m_kernel;
+    auto copy = std::make_shared<const Schedule>(schedule);
+    // The analysis shares the kernel's lifetime, so a candidate outliving this evaluator stays valid.
+    std::shared_ptr<const KernelAnalysis> analysis(kernel, &kernel->analysis());
+    return eval::Candidate::fromSchedule(copy, std::move(analysis),
+                                         [kernel, copy] { return kernel->write(*copy); });
+}
+
+void KernelEvaluator::addMetrics(const eval::Candidate& candidate, eval::EvalResult& result)
+{
+    auto metrics = m_choice.evaluator->metrics(candidate);
+    if (!metrics) return;
+    // A backend may already have put some figures in the result (the estimate puts all of its own).
+    for (const auto& m : *metrics) {
+        const bool known = std::any_of(result.metrics.begin(), result.metrics.end(),
+                                       [&](const eval::MetricValue& k) { return k.name == m.name; });
+        if (!known) result.metrics.push_back(m);
+    }
 }
 
 Result<eval::EvalResult> KernelEvaluator::measure(const Schedule& schedule, const MeasureOptions& options)
 {
-    if (Status s = prepare(); !s) return s.error();
-    if (stopped(options)) return makeError("cancelled");
-    const bool original = schedule.isIdentity(m_kernel->analysis());
-    // The estimate backend estimates a schedule of the baseline's analysis directly: no cubin to write,
-    // no nvdisasm round trip, and no per-cubin metrics either.
-    if (!original)
-        if (auto* estimate = dynamic_cast<eval::EstimateEvaluator*>(m_choice.evaluator.get())) {
-            eval::EvalResult r = estimate->evaluate(schedule);
-            if (r.source.kind.empty()) r.source.kind = m_choice.evaluator->sourceKind();
-            return r;
-        }
-    std::vector<uint8_t> bytes;
-    if (original) {
-        bytes = m_kernel->cubin().bytes();
-    } else {
-        auto built = m_kernel->write(schedule);
-        if (!built) return built.error();
-        bytes = std::move(*built);
-    }
-    if (stopped(options)) return makeError("cancelled");
-    return measureCubin(bytes, options);
-}
-
-Result<eval::StallProfile> KernelEvaluator::stalls(const Schedule& schedule, int periodExponent)
-{
-    if (Status s = prepare(); !s) return s.error();
-    if (schedule.isIdentity(m_kernel->analysis())) return m_choice.evaluator->stalls({}, periodExponent);
-    auto built = m_kernel->write(schedule);
-    if (!built) return built.error();
-    return m_choice.evaluator->stalls(*built, periodExponent);
+    return measure(candidate(schedule), options);
 }
 
 Result<eval::EvalResult> KernelEvaluator::measureCubin(const std::vector<uint8_t>& bytes,
                                                        const MeasureOptions& options)
 {
+    return measure(eval::Candidate::fromBytes(bytes), options);
+}
+
+Result<eval::EvalResult> KernelEvaluator::measure(const eval::Candidate& candidate,
+                                                  const MeasureOptions& options)
+{
     if (Status s = prepare(); !s) return s.error();
     if (stopped(options)) return makeError("cancelled");
-    eval::EvalResult r = m_choice.evaluator->evaluate(bytes, options.eval);
-    if (options.metrics && r.ok() && !stopped(options)) addMetrics(bytes, r);
+    eval::EvalResult r = m_choice.evaluator->evaluate(candidate, options.eval);
+    if (options.metrics && r.ok() && !stopped(options)) addMetrics(candidate, r);
     if (r.source.kind.empty()) r.source.kind = m_choice.evaluator->sourceKind();
     return r;
+}
+
+Result<eval::StallProfile> KernelEvaluator::stalls(const Schedule& schedule, int periodExponent)
+{
+    if (Status s = prepare(); !s) return s.error();
+    return m_choice.evaluator->stalls(candidate(schedule), periodExponent);
 }
 
 Status ensureKernelEvaluator(std::unique_ptr<KernelEvaluator>& owned,

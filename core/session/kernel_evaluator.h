@@ -40,16 +40,19 @@ public:
         return m_prepared ? &m_choice.evaluator->baseline() : nullptr;
     }
 
+    // What an evaluator takes for a schedule of this kernel (identity: the original).
+    eval::Candidate candidate(const Schedule& schedule) const;
     // Figures of a schedule (identity: the original itself, run as a candidate).
     Result<eval::EvalResult> measure(const Schedule& schedule, const MeasureOptions& options = {});
     // Figures of whole cubin bytes (a file the user brings, e.g. `bench --cubin`).
-    // Warp-stall samples of one launch of `schedule` (GPU backends only; the estimate says why not).
-    Result<eval::StallProfile> stalls(const Schedule& schedule, int periodExponent = 0);
     Result<eval::EvalResult> measureCubin(const std::vector<uint8_t>& bytes,
                                           const MeasureOptions& options = {});
+    Result<eval::EvalResult> measure(const eval::Candidate& candidate, const MeasureOptions& options = {});
+    // Warp-stall samples of one launch of `schedule` (GPU backends only; the estimate says why not).
+    Result<eval::StallProfile> stalls(const Schedule& schedule, int periodExponent = 0);
 
 private:
-    void addMetrics(const std::vector<uint8_t>& bytes, eval::EvalResult& result);
+    void addMetrics(const eval::Candidate& candidate, eval::EvalResult& result);
 
     std::shared_ptr<const KernelWorkspace> m_kernel;
     EvaluatorChoice m_choice;

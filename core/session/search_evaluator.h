@@ -1,7 +1,8 @@
 #pragma once
 // The search engine's evaluator (core/search/candidate_evaluator.h) over a KernelEvaluator: schedules
-// become tuned cubins through the workspace's writer and go to the chosen backend in batches, one per
-// GPU of the pool; the estimate backend takes schedules directly. Owned by one thread at a time.
+// become candidates (core/eval/candidate.h) and go to the chosen backend in batches, one per GPU of the
+// pool (a GPU backend writes their cubins; the estimate takes the schedules). Owned by one thread at a
+// time.
 #include "core/search/candidate_evaluator.h"
 #include "core/session/kernel_evaluator.h"
 
@@ -35,19 +36,12 @@ public:
 
 private:
     eval::EvalOptions optionsFor(const search::EvalRequest& request) const;
-    // The reference's bytes (written once per incumbent) or an error.
-    Result<std::vector<uint8_t>> referenceBytes(const Schedule& reference);
-    Result<eval::EvalResult> referenceEstimate(const Schedule& reference);
-    std::vector<eval::EvalResult> evaluateEstimate(const std::vector<Schedule>& schedules,
-                                                   const search::EvalRequest& request,
-                                                   const eval::EvalOptions& options);
+    const eval::Candidate& referenceCandidate(const Schedule& reference);
 
     KernelEvaluator& m_evaluator;
     SearchMeasurePlan m_plan;
-    Schedule m_referenceSchedule; // the last reference, and what it costs to use it again
-    std::vector<uint8_t> m_referenceBytes;
-    std::optional<eval::EvalResult> m_referenceEstimate;
-    bool m_referenceValid = false;
+    Schedule m_referenceSchedule; // the last reference, and its candidate
+    std::optional<eval::Candidate> m_reference;
 };
 
 } // namespace sassx

@@ -21,7 +21,7 @@ public:
         return Ok{};
     }
     const eval::BaselineInfo& baseline() const override { return m_baseline; }
-    eval::EvalResult evaluate(const std::vector<uint8_t>& candidate, const eval::EvalOptions& = {}) override
+    eval::EvalResult evaluate(const eval::Candidate&, const eval::EvalOptions& = {}) override
     {
         evaluateCalls++;
         if (delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
@@ -37,7 +37,7 @@ public:
         r.timing = t;
         return r;
     }
-    Result<std::vector<eval::MetricValue>> metrics(const std::vector<uint8_t>&,
+    Result<std::vector<eval::MetricValue>> metrics(const eval::Candidate&,
                                                    const std::vector<std::string>& = {}) override
     {
         return std::vector<eval::MetricValue>{

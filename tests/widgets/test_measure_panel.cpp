@@ -20,7 +20,7 @@
 #include <QTreeView>
 #include <QtTest>
 
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 
 using namespace sassx;
 

@@ -3,7 +3,7 @@
 // dock comparing a variant with the original, an instruction keeping its samples when it moves, the
 // gutter naming where a consumer waits, imports that do not fit refused, samples kept in session files,
 // and sampling without a GPU refused with the reason.
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 #include "core/session/session.h"
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"

@@ -37,6 +37,12 @@ std::vector<uint8_t> cubin(const char* stem)
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+// A test kernel as what an evaluator takes.
+Candidate candidate(const char* stem)
+{
+    return Candidate::fromBytes(cubin(stem));
+}
+
 LaunchSpec addSpec(int n)
 {
     json j{{"name", "eval_add"},
@@ -102,7 +108,7 @@ private slots:
         EvalOptions o;
         o.plan.incumbentRatio = 10; // force confirmation rounds
         o.plan.confirmStage = 0;    // all 50 at once
-        EvalResult r = m_eval->evaluate(cubin("eval_add"), o);
+        EvalResult r = m_eval->evaluate(candidate("eval_add"), o);
         QVERIFY2(r.ok(), r.failure.c_str());
         QVERIFY(r.timing.has_value());
         QVERIFY(r.timing->confirmed);
@@ -111,7 +117,7 @@ private slots:
         // Staged: an identical candidate can never clear the noise floor, so it usually stops after 10
         // fresh rounds; either way the rounds are a multiple of the stage and the verdict is not faster.
         o.plan.confirmStage = 10;
-        EvalResult staged = m_eval->evaluate(cubin("eval_add"), o);
+        EvalResult staged = m_eval->evaluate(candidate("eval_add"), o);
         QVERIFY(staged.ok() && staged.timing && staged.timing->confirmed);
         QVERIFY(staged.timing->ratio.rounds >= 10 && staged.timing->ratio.rounds <= 50);
         QCOMPARE(staged.timing->ratio.rounds % 10, 0);
@@ -125,7 +131,7 @@ private slots:
         o.plan.confirmStage = 0;
         o.plan.confirmRounds = 40;
         o.plan.instances = 4;
-        EvalResult spread = m_eval->evaluate(cubin("eval_add"), o);
+        EvalResult spread = m_eval->evaluate(candidate("eval_add"), o);
         QVERIFY2(spread.ok(), spread.failure.c_str());
         QVERIFY(spread.timing && spread.timing->confirmed && !spread.timing->stoppedEarly);
         QCOMPARE(spread.timing->ratio.rounds, 40);
@@ -138,7 +144,7 @@ private slots:
         o.plan.instances = 1;
         o.plan.processes = 3;
         o.plan.confirmRounds = 30;
-        EvalResult processes = m_eval->evaluate(cubin("eval_add"), o);
+        EvalResult processes = m_eval->evaluate(candidate("eval_add"), o);
         QVERIFY2(processes.ok(), processes.failure.c_str());
         QCOMPARE(processes.timing->ratio.rounds, 30);
         QCOMPARE(processes.timing->ratio.instances, 3);
@@ -151,25 +157,26 @@ private slots:
 
     void wrongOutputsAreCaught()
     {
-        EvalResult wrong = m_eval->evaluate(cubin("eval_add_wrong"));
+        EvalResult wrong = m_eval->evaluate(candidate("eval_add_wrong"));
         QCOMPARE(wrong.failureKind, std::string("wrong_output"));
         QVERIFY2(wrong.failure.find("[524288]") != std::string::npos, wrong.failure.c_str());
-        EvalResult partial = m_eval->evaluate(cubin("eval_add_partial"));
+        EvalResult partial = m_eval->evaluate(candidate("eval_add_partial"));
         QCOMPARE(partial.failureKind, std::string("wrong_output"));
         QVERIFY2(partial.failure.find("NaN") != std::string::npos, partial.failure.c_str());
     }
 
     void brokenCandidatesFailAndWorkContinues()
     {
-        auto faulted = m_eval->evaluate(cubin("eval_add_oob"));
+        auto faulted = m_eval->evaluate(candidate("eval_add_oob"));
         QCOMPARE(faulted.failureKind, std::string("fault"));
         QVERIFY2(faulted.failure.find("ILLEGAL_ADDRESS") != std::string::npos, faulted.failure.c_str());
-        QVERIFY(m_eval->evaluate(cubin("eval_add"), {}).ok()); // restarted worker, baseline replayed
-        QCOMPARE(m_eval->evaluate(cubin("eval_add_renamed")).failureKind, std::string("kernel_not_found"));
-        QCOMPARE(m_eval->evaluate(cubin("eval_add_params")).failureKind, std::string("param_mismatch"));
+        QVERIFY(m_eval->evaluate(candidate("eval_add"), {}).ok()); // restarted worker, baseline replayed
+        QCOMPARE(m_eval->evaluate(candidate("eval_add_renamed")).failureKind,
+                 std::string("kernel_not_found"));
+        QCOMPARE(m_eval->evaluate(candidate("eval_add_params")).failureKind, std::string("param_mismatch"));
         std::vector<uint8_t> garbage(4096, 0x42);
-        QCOMPARE(m_eval->evaluate(garbage).failureKind, std::string("load_failed"));
-        QVERIFY(m_eval->evaluate(cubin("eval_add")).ok());
+        QCOMPARE(m_eval->evaluate(Candidate::fromBytes(garbage)).failureKind, std::string("load_failed"));
+        QVERIFY(m_eval->evaluate(candidate("eval_add")).ok());
     }
 
     void hangsHitTheDeadline()
@@ -177,10 +184,10 @@ private slots:
         auto e = make(true, 3s);
         QVERIFY(e->setBaseline(addSpec(1 << 16), cubin("eval_add")).ok());
         const auto t0 = std::chrono::steady_clock::now();
-        EvalResult r = e->evaluate(cubin("eval_add_hang"));
+        EvalResult r = e->evaluate(candidate("eval_add_hang"));
         QCOMPARE(r.failureKind, std::string("timeout"));
         QVERIFY(std::chrono::steady_clock::now() - t0 < 30s);
-        QVERIFY(e->evaluate(cubin("eval_add")).ok());
+        QVERIFY(e->evaluate(candidate("eval_add")).ok());
         QCOMPARE(e->pool().restarts(), 1);
     }
 
@@ -188,7 +195,7 @@ private slots:
     {
         auto e = make(true);
         QVERIFY(e->setBaseline(addSpec(4096), cubin("eval_add")).ok());
-        EvalResult r = e->evaluate(cubin("eval_add_params"));
+        EvalResult r = e->evaluate(candidate("eval_add_params"));
         QCOMPARE(r.failureKind, std::string("param_mismatch"));
         QVERIFY2(r.failure.find("KPARAM_INFO") != std::string::npos, r.failure.c_str());
         Status bad = e->setBaseline(addSpec(4096), cubin("eval_add_params"));
@@ -213,7 +220,7 @@ private slots:
         auto e = make(true);
         Status s = e->setBaseline(parseLaunchSpec(j).value(), cubin("eval_smem"));
         QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
-        QVERIFY(e->evaluate(cubin("eval_smem")).ok());
+        QVERIFY(e->evaluate(candidate("eval_smem")).ok());
     }
 
     void metricsThroughNcu()
@@ -261,7 +268,7 @@ private slots:
         auto bad = e.metrics({}, {"sassx__no_such_metric.sum"});
         QVERIFY(!bad.ok());
         QVERIFY2(bad.message().find("sassx__no_such_metric.sum") != std::string::npos, bad.message().c_str());
-        QVERIFY(e.evaluate(cubin("eval_add")).ok());
+        QVERIFY(e.evaluate(candidate("eval_add")).ok());
     }
 
     // Stall samples of one launch: on the kernel's own instructions (offsets inside its code, 16-byte
@@ -290,12 +297,12 @@ private slots:
             QVERIFY(offset < k->codeSize);
             QVERIFY(!samples.empty());
         }
-        auto bad = e.stalls(cubin("eval_add_oob"));
+        auto bad = e.stalls(candidate("eval_add_oob"));
         QVERIFY(!bad.ok());
         QVERIFY2(bad.message().find("fault") != std::string::npos ||
                      bad.message().find("illegal") != std::string::npos,
                  bad.message().c_str());
-        QVERIFY(e.evaluate(cubin("eval_add")).ok());
+        QVERIFY(e.evaluate(candidate("eval_add")).ok());
     }
 };
 

@@ -55,7 +55,7 @@ public:
         return Ok{};
     }
     const eval::BaselineInfo& baseline() const override { return m_baseline; }
-    eval::EvalResult evaluate(const std::vector<uint8_t>& candidate, const eval::EvalOptions& o = {}) override
+    eval::EvalResult evaluate(const eval::Candidate& candidate, const eval::EvalOptions& o = {}) override
     {
         eval::EvalResult r;
         r.correct = true;
@@ -66,16 +66,18 @@ public:
         eval::TimingFigures t;
         t.noiseFloor = m_baseline.noiseFloor;
         t.confirmed = true;
-        t.ratio = candidate == m_original ? eval::RatioInterval{1.0, 0.997, 1.003, 50}
-                  : final                 ? m_final
-                                          : eval::RatioInterval{0.97, 0.968, 0.972, 50};
+        auto bytes = candidate.bytes();
+        const bool original = candidate.isOriginal() || (bytes && **bytes == m_original);
+        t.ratio = original ? eval::RatioInterval{1.0, 0.997, 1.003, 50}
+                  : final  ? m_final
+                           : eval::RatioInterval{0.97, 0.968, 0.972, 50};
         t.baselineMedianUs = 100.0;
         t.candidateMedianUs = 100.0 * t.ratio.median;
         t.verdict = eval::decide(t.ratio, t.noiseFloor);
         r.timing = t;
         return r;
     }
-    Result<std::vector<eval::MetricValue>> metrics(const std::vector<uint8_t>&,
+    Result<std::vector<eval::MetricValue>> metrics(const eval::Candidate&,
                                                    const std::vector<std::string>& = {}) override
     {
         return makeError("no metrics in this test");
@@ -98,7 +100,7 @@ std::unique_ptr<SearchRun> openLuckyRun(std::shared_ptr<LuckyEvaluator> lucky)
     if (!ws) qFatal("%s", ws.message().c_str());
     auto kernel = (*ws)->kernel(spec->kernel);
     if (!kernel) qFatal("%s", kernel.message().c_str());
-    EvaluatorChoice choice{lucky, "gpu", "a planted evaluator (test)", 1};
+    EvaluatorChoice choice{lucky, "gpu", "a planted evaluator (test)"};
     auto run = std::make_unique<SearchRun>(*kernel, *spec, choice, EvaluatorOptions{});
     if (Status s = run->prepare(); !s) qFatal("%s", s.message().c_str());
     return run;

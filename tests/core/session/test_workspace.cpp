@@ -1,6 +1,6 @@
 // The workspace without widgets: one pipeline from input to checker, cubin and evaluator, with the
 // cubin writer's walls in the checker and one-line errors for bad input.
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 #include "core/eval/launch_spec.h"
 #include "core/rewrite/patch_limits.h"
 #include "core/session/kernel_evaluator.h"
@@ -312,6 +312,35 @@ private Q_SLOTS:
         auto moved = kev.measure(*s);
         QVERIFY2(moved, moved ? "" : moved.message().c_str());
         QCOMPARE(moved->source.kind, std::string("estimate"));
+
+        // What the evaluator is handed: the original for the identity, else the schedule with a cubin
+        // written on demand, byte for byte the workspace's.
+        QVERIFY(kev.candidate(identity).isOriginal());
+        const eval::Candidate c = kev.candidate(*s);
+        QVERIFY(!c.isOriginal());
+        QVERIFY(c.schedule() && c.schedule()->order == s->order);
+        auto written = (*k)->write(*s);
+        QVERIFY(written);
+        auto bytes = c.bytes();
+        QVERIFY2(bytes, bytes ? "" : bytes.message().c_str());
+        QVERIFY(**bytes == *written);
+        // The estimate of the schedule (no cubin) is the estimate of its written cubin.
+        auto viaCubin = kev.measureCubin(*written);
+        QVERIFY2(viaCubin, viaCubin ? "" : viaCubin.message().c_str());
+        QCOMPARE(viaCubin->timing->ratio.median, moved->timing->ratio.median);
+        // Paired against a reference: the quotient of the two estimates, decided at once when raced.
+        MeasureOptions paired;
+        paired.eval.reference = c;
+        paired.eval.race.bar = 0.5;
+        auto self = kev.measure(*s, paired);
+        QVERIFY(self && self->timing);
+        QVERIFY(self->timing->paired);
+        QCOMPARE(self->timing->ratio.median, 1.0);
+        QCOMPARE(self->timing->race, std::string("dropped"));
+        auto back = kev.measure(identity, paired);
+        QVERIFY(back && back->timing);
+        QVERIFY(qFuzzyCompare(back->timing->ratio.median, 1.0 / moved->timing->ratio.median));
+
         std::atomic_bool stop{true};
         MeasureOptions stopped;
         stopped.stop = &stop;

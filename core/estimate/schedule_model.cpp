@@ -1,4 +1,4 @@
-#include "core/eval/schedule_model.h"
+#include "core/estimate/schedule_model.h"
 
 #include "core/analysis/kernel_analysis.h"
 #include "core/common/paths.h"

@@ -2,8 +2,8 @@
 // figure labelled "estimate", stall counts and load placement move the estimate the right way, and
 // bad inputs come back as errors.
 #include "core/analysis/kernel_analysis.h"
-#include "core/eval/estimate_evaluator.h"
-#include "core/eval/schedule_model.h"
+#include "core/estimate/estimate_evaluator.h"
+#include "core/estimate/schedule_model.h"
 #include "core/sass/listing.h"
 
 #include <QtTest>
@@ -166,7 +166,8 @@ private slots:
     {
         EstimateEvaluator ev;
         QCOMPARE(ev.sourceKind(), std::string("estimate"));
-        const EvalResult none = ev.evaluate(Schedule{});
+        const EvalResult none =
+            ev.evaluate(Candidate::fromSchedule(std::make_shared<const Schedule>(), nullptr, {}));
         QVERIFY(!none.ok()); // no baseline yet
         QVERIFY(!none.failureKind.empty());
         // Through the evaluator on a cubin needs nvdisasm; the labels are checked on the result type.
@@ -204,7 +205,7 @@ private slots:
         Status st = ev.setBaseline(spec, garbage);
         QVERIFY(!st);
         QVERIFY(st.message().find("parse") != std::string::npos);
-        QVERIFY(!ev.evaluate(garbage).ok());
+        QVERIFY(!ev.evaluate(Candidate::fromBytes(garbage)).ok());
         QVERIFY(!ev.metrics({}));
     }
 };

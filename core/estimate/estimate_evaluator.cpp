@@ -1,4 +1,4 @@
-#include "core/eval/estimate_evaluator.h"
+#include "core/estimate/estimate_evaluator.h"
 
 #include "core/rewrite/schedule_recovery.h"
 
@@ -77,6 +77,7 @@ Status EstimateEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<
     }
     m_shape = shape;
     m_analysis = a.value();
+    m_referenceSchedule.reset();
     auto e = estimate(*m_analysis, Schedule::identity(*m_analysis));
     if (!e) return e.error();
     m_baselineEstimate = e.value();
@@ -153,23 +154,61 @@ EvalResult EstimateEvaluator::resultFor(const Result<Estimate>& e) const
     return r;
 }
 
-EvalResult EstimateEvaluator::evaluate(const std::vector<uint8_t>& candidate, const EvalOptions&)
+Result<Estimate> EstimateEvaluator::estimateOf(const Candidate& candidate) const
 {
-    if (!m_hasBaseline) return failedResult(failure::kError, "no baseline: call setBaseline first");
-    return resultFor(estimateCubin(candidate));
+    if (candidate.isOriginal()) return m_baselineEstimate;
+    // A schedule is estimated over this backend's own analysis of the baseline (the one its baseline
+    // estimate stands on); the candidate's analysis only has to be of the same kernel.
+    const KernelAnalysis* a = candidate.analysis();
+    if (candidate.schedule() && a &&
+        a->listing.instructions.size() == m_analysis->listing.instructions.size())
+        return estimate(*m_analysis, *candidate.schedule());
+    auto bytes = candidate.bytes();
+    if (!bytes) return makeError("the writer refused the schedule: " + bytes.message());
+    return estimateCubin(**bytes);
 }
 
-EvalResult EstimateEvaluator::evaluate(const Schedule& schedule)
+Result<double> EstimateEvaluator::referenceRatio(const Candidate& reference)
 {
-    if (!m_hasBaseline) return failedResult(failure::kError, "no baseline: call setBaseline first");
-    return resultFor(estimate(*m_analysis, schedule));
+    const Schedule* s = reference.schedule();
+    if (s && m_referenceSchedule && s->order == m_referenceSchedule->order &&
+        s->control == m_referenceSchedule->control)
+        return m_referenceRatio;
+    EvalResult r = resultFor(estimateOf(reference));
+    if (!r.failureKind.empty()) return makeError(r.failure);
+    if (!r.timing) return makeError("the reference has no estimate");
+    m_referenceRatio = r.timing->ratio.median;
+    if (s)
+        m_referenceSchedule = *s;
+    else
+        m_referenceSchedule.reset();
+    return m_referenceRatio;
 }
 
-Result<std::vector<MetricValue>> EstimateEvaluator::metrics(const std::vector<uint8_t>& candidate,
+EvalResult EstimateEvaluator::evaluate(const Candidate& candidate, const EvalOptions& options)
+{
+    if (!m_hasBaseline) return failedResult(failure::kError, "no baseline: call setBaseline first");
+    Result<double> reference = 1.0;
+    if (options.reference) {
+        reference = referenceRatio(*options.reference);
+        if (!reference) return failedResult(failure::kError, reference.message());
+    }
+    EvalResult r = resultFor(estimateOf(candidate));
+    if (!options.reference || !r.timing) return r;
+    // Deterministic: candidate / reference is the quotient of the two estimates, decided at once.
+    TimingFigures& t = *r.timing;
+    const double q = *reference > 0 ? t.ratio.median / *reference : 0.0;
+    t.ratio.median = t.ratio.low = t.ratio.high = q;
+    t.paired = true;
+    if (options.race.enabled()) t.race = q < options.race.bar ? "won" : "dropped";
+    return r;
+}
+
+Result<std::vector<MetricValue>> EstimateEvaluator::metrics(const Candidate& candidate,
                                                             const std::vector<std::string>& names)
 {
     if (!m_hasBaseline) return makeError("no baseline: call setBaseline first");
-    EvalResult r = candidate.empty() ? resultFor(m_baselineEstimate) : evaluate(candidate);
+    EvalResult r = resultFor(estimateOf(candidate));
     if (!r.failureKind.empty()) return makeError(r.failure);
     if (names.empty()) return r.metrics;
     std::vector<MetricValue> out;

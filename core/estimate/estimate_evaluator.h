@@ -2,15 +2,15 @@
 // The estimate backend (no GPU): a static schedule model over the kernel's hot code (per-class
 // latencies from resources/estimate/, scoreboard waits, memory-pipe throughput; schedule_model.h)
 // returning estimated cycles, every figure labelled source "estimate". Same Evaluator interface as
-// GpuEvaluator, plus a fast path that estimates a Schedule of the baseline's analysis directly
-// (no cubin writing, no nvdisasm) for searches.
+// GpuEvaluator; a candidate made from a schedule is estimated from the schedule directly (no cubin
+// writing, no nvdisasm), which is what makes searches on the estimate fast.
 //
 // Correctness cannot be known without running. A result that parsed, matches the spec's parameters
 // and is the same kernel has correct = true in the sense "not refuted" only: failure then says
 // "unverified: ..." and every caller that prints it (sassx-cli bench) must show "unverified",
 // never "correct".
+#include "core/estimate/schedule_model.h"
 #include "core/eval/evaluator.h"
-#include "core/eval/schedule_model.h"
 
 #include <memory>
 #include <optional>
@@ -33,15 +33,15 @@ public:
 
     Status setBaseline(const LaunchSpec& spec, const std::vector<uint8_t>& cubin) override;
     const BaselineInfo& baseline() const override { return m_baseline; }
-    // timing.ratio is the ratio of estimated cycles (candidate / baseline); its interval collapses
-    // to that point (rounds = 0) and the noise floor is 0: the model is deterministic.
-    EvalResult evaluate(const std::vector<uint8_t>& candidate, const EvalOptions& options = {}) override;
-    // Fast path: a schedule of the baseline's kernel, as analysed by setBaseline.
-    EvalResult evaluate(const Schedule& schedule);
+    // timing.ratio is the ratio of estimated cycles (candidate / baseline, or candidate / reference
+    // when options.reference is not the original: then paired, and a race is decided at once); its
+    // interval collapses to that point (rounds = 0) and the noise floor is 0: the model is
+    // deterministic.
+    EvalResult evaluate(const Candidate& candidate, const EvalOptions& options = {}) override;
     // Figures named estimate__cycles, estimate__duration_us, estimate__warps_per_smsp,
     // estimate__blocks_per_sm, estimate__waves (all source "estimate"); Nsight Compute names are
     // refused: the model has no hardware counters.
-    Result<std::vector<MetricValue>> metrics(const std::vector<uint8_t>& candidate,
+    Result<std::vector<MetricValue>> metrics(const Candidate& candidate,
                                              const std::vector<std::string>& names = {}) override;
     std::string sourceKind() const override { return "estimate"; }
 
@@ -54,6 +54,10 @@ public:
     FigureSource figureSource() const;
 
 private:
+    Result<Estimate> estimateOf(const Candidate& candidate) const;
+    // candidate / baseline of the reference, kept for the last reference schedule (a search's
+    // incumbent is the reference of many evaluations in a row).
+    Result<double> referenceRatio(const Candidate& reference);
     Result<std::shared_ptr<const KernelAnalysis>> analyse(const std::vector<uint8_t>& cubin,
                                                           LaunchShape* shape) const;
     EvalResult resultFor(const Result<Estimate>& e) const;
@@ -66,6 +70,8 @@ private:
     LaunchShape m_shape;
     std::shared_ptr<const KernelAnalysis> m_analysis;
     Estimate m_baselineEstimate;
+    std::optional<Schedule> m_referenceSchedule;
+    double m_referenceRatio = 0.0;
 };
 
 } // namespace sassx::eval
