@@ -12,9 +12,7 @@ bool isUnconditionalEnd(const Instruction& ins)
     if (ins.guard && !(ins.guard->file == RegFile::P && ins.guard->index == kPT && !ins.guardNegated))
         return false;
     if (!ins.predicateText.empty() && ins.predicateText != "@PT") return false;
-    const auto& b = ins.baseOpcode;
-    return b == "BRA" || b == "EXIT" || b == "RET" || b == "JMP" || b == "BRX" || b == "JMX" || b == "KILL" ||
-           b == "BRXU" || b == "JMXU";
+    return ins.is(kEndsUnconditionally);
 }
 
 bool endsBlock(const Instruction& ins)
@@ -68,14 +66,12 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
             if (std::find(b.successors.begin(), b.successors.end(), s) == b.successors.end())
                 b.successors.push_back(s);
         };
-        if (last.branchTarget && last.baseOpcode != "BSSY") {
+        if (last.branchTarget && last.op != Op::BSSY) {
             auto it = startToBlock.find(uint32_t(*last.branchTarget / 16));
             if (it != startToBlock.end()) addSucc(it->second);
         }
-        if (last.baseOpcode == "BRX" || last.baseOpcode == "JMX" || last.baseOpcode == "BRXU" ||
-            last.baseOpcode == "JMXU")
-            b.endsInIndirect = true;
-        bool fallsThrough = !isUnconditionalEnd(last) || last.baseOpcode == "CALL";
+        if (last.is(kIndirect)) b.endsInIndirect = true;
+        bool fallsThrough = !isUnconditionalEnd(last) || last.op == Op::CALL;
         if (fallsThrough && b.index + 1 < int(g.blocks.size())) addSucc(b.index + 1);
     }
     // Subroutines (CALL.REL … RET): the callee is a successor of the call, and RET returns to every
@@ -83,11 +79,10 @@ ControlFlowGraph ControlFlowGraph::build(const KernelListing& listing)
     std::vector<int> returnSites;
     for (auto& b : g.blocks) {
         const auto& last = insts[b.end - 1];
-        if (last.baseOpcode == "CALL" && b.index + 1 < int(g.blocks.size()))
-            returnSites.push_back(b.index + 1);
+        if (last.op == Op::CALL && b.index + 1 < int(g.blocks.size())) returnSites.push_back(b.index + 1);
     }
     for (auto& b : g.blocks) {
-        if (insts[b.end - 1].baseOpcode != "RET") continue;
+        if (insts[b.end - 1].op != Op::RET) continue;
         for (int r : returnSites)
             if (std::find(b.successors.begin(), b.successors.end(), r) == b.successors.end())
                 b.successors.push_back(r);

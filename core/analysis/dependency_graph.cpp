@@ -67,7 +67,7 @@ int stateSpace(const Instruction& ins)
     switch (ins.cls) {
     case InstrClass::LoadGlobal:
     case InstrClass::StoreGlobal:
-        return ins.baseOpcode == "LD" || ins.baseOpcode == "ST" ? 6 : 1; // 6 = generic
+        return ins.op == Op::LD || ins.op == Op::ST ? 6 : 1; // 6 = generic
     case InstrClass::LoadShared:
     case InstrClass::StoreShared:
         return 2;
@@ -75,7 +75,7 @@ int stateSpace(const Instruction& ins)
     case InstrClass::StoreLocal:
         return 3;
     case InstrClass::Atomic:
-        return ins.baseOpcode == "ATOMS" ? 2 : (ins.baseOpcode == "ATOM" ? 6 : 1);
+        return ins.op == Op::ATOMS ? 2 : (ins.op == Op::ATOM ? 6 : 1);
     case InstrClass::AsyncCopy:
         return 7; // global → shared
     case InstrClass::Texture:
@@ -234,7 +234,7 @@ struct Builder
         for (uint32_t i = b.first; i < b.end; ++i) {
             const auto& ins = insts[i];
             uint8_t mask = ins.control.wait;
-            if (ins.baseOpcode == "DEPBAR") {
+            if (ins.op == Op::DEPBAR) {
                 // DEPBAR.LE SBn, 0 drains SBn; a non-zero count retires an unknown subset: no credit.
                 if (ins.operands.size() >= 2 && ins.operands[0].text.starts_with("SB") &&
                     ins.operands[1].kind == Operand::Kind::Immediate && ins.operands[1].intValue == 0)
@@ -608,7 +608,7 @@ struct Builder
                     a.descKey = mem->memDescriptor ? mem->memDescriptor->key() : -1;
                     a.lo = mem->memOffset;
                     int bytes = std::max(1, ins.memoryBits / 8);
-                    if (ins.baseOpcode == "LDSM" || ins.baseOpcode == "STSM")
+                    if (ins.op == Op::LDSM || ins.op == Op::STSM)
                         bytes = 16; // each thread supplies one 16-byte row address
                     a.hi = a.lo + bytes;
                 }

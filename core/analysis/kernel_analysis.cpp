@@ -8,11 +8,9 @@ std::string wallReason(const Instruction& ins)
     if (ins.cls == InstrClass::Branch || ins.controlFlow) return ins.baseOpcode + " is control flow";
     if (ins.cls == InstrClass::Barrier)
         return ins.baseOpcode + " is a barrier, fence or synchronisation point";
-    const auto& b = ins.baseOpcode;
-    if (b == "LDGDEPBAR" || b == "DEPBAR" || b == "WARPGROUP" || b == "SYNCS" || b == "ELECT" ||
-        b == "WARPSYNC")
-        return b + " orders asynchronous work";
-    if (ins.cls == InstrClass::Tensor && (b.ends_with("GMMA"))) return b + " is ordered by warpgroup fences";
+    if (ins.is(kOrdersAsync)) return ins.baseOpcode + " orders asynchronous work";
+    if (ins.cls == InstrClass::Tensor && ins.is(kWarpgroupMma))
+        return ins.baseOpcode + " is ordered by warpgroup fences";
     return {};
 }
 

@@ -82,7 +82,7 @@ std::string latencyOpcodeKey(const Instruction& ins)
 {
     static const std::set<std::string> kPipeModifiers = {"WIDE", "HI", "MOV", "SHL", "IADD", "X", "MMA"};
     if (!ins.modifiers.empty() && kPipeModifiers.count(ins.modifiers[0]) &&
-        (ins.baseOpcode == "IMAD" || ins.baseOpcode == "HFMA2"))
+        (ins.op == Op::IMAD || ins.op == Op::HFMA2))
         return ins.baseOpcode + "." + ins.modifiers[0];
     return ins.baseOpcode;
 }

@@ -119,7 +119,7 @@ bool hasModifier(const Instruction& ins, const std::string& m)
 // Bytes one warp instruction moves: access width × 32 lanes; LDSM/STSM move 128 B per matrix.
 double warpBytes(const Instruction& ins)
 {
-    if (ins.baseOpcode == "LDSM" || ins.baseOpcode == "STSM") {
+    if (ins.op == sassx::Op::LDSM || ins.op == sassx::Op::STSM) {
         int n = hasModifier(ins, "x4") || hasModifier(ins, "X4")
                     ? 4
                     : (hasModifier(ins, "x2") || hasModifier(ins, "X2") ? 2 : 1);
@@ -145,9 +145,8 @@ Op makeOp(const Instruction& ins, const Control& c, const ModelParams& p)
     op.ins = &ins;
     op.control = c;
     op.variable = ins.variableLatency;
-    const std::string& b = ins.baseOpcode;
     const std::string cls = className(ins.cls);
-    op.latency = p.latencyOf(cls, b);
+    op.latency = p.latencyOf(cls, ins.baseOpcode);
     auto occ = [&](const std::string& key, int fallback) {
         auto it = p.occupancy.find(key);
         return it != p.occupancy.end() ? it->second : fallback;
@@ -166,10 +165,10 @@ Op makeOp(const Instruction& ins, const Control& c, const ModelParams& p)
     case InstrClass::AsyncCopy:
     case InstrClass::Atomic:
     case InstrClass::Texture:
-        if (b == "ATOMS") {
+        if (ins.op == sassx::Op::ATOMS) {
             op.pipe = kShared;
             op.occupancy = std::max(1, int(std::ceil(warpBytes(ins) / p.sharedBytesPerCycle)));
-        } else if (b.starts_with("UTMA") || b.starts_with("UBLK")) {
+        } else if (ins.is(kCopyEngine)) {
             op.pipe = kGlobal; // the copy engine moves the tile; the LSU only takes the request
             op.occupancy = 1;
         } else {
@@ -179,7 +178,7 @@ Op makeOp(const Instruction& ins, const Control& c, const ModelParams& p)
         break;
     case InstrClass::Tensor:
         op.pipe = kTensor;
-        if (b == "HGMMA" || b == "IGMMA" || b == "QGMMA") {
+        if (ins.op == sassx::Op::HGMMA || ins.op == sassx::Op::IGMMA || ins.op == sassx::Op::QGMMA) {
             op.hgmma = true;
             op.occupancy = hgmmaCycles(ins);
         } else {
@@ -196,10 +195,10 @@ Op makeOp(const Instruction& ins, const Control& c, const ModelParams& p)
     default:
         break;
     }
-    op.barrier = b == "BAR" && !hasModifier(ins, "ARV");
-    op.ldgsts = b == "LDGSTS";
-    op.ldgdepbar = b == "LDGDEPBAR";
-    if (b == "DEPBAR" || b == "WARPGROUP") {
+    op.barrier = ins.op == sassx::Op::BAR && !hasModifier(ins, "ARV");
+    op.ldgsts = ins.op == sassx::Op::LDGSTS;
+    op.ldgdepbar = ins.op == sassx::Op::LDGDEPBAR;
+    if (ins.op == sassx::Op::DEPBAR || ins.op == sassx::Op::WARPGROUP) {
         // "DEPBAR.LE SB0, 0x1" / "WARPGROUP.DEPBAR.LE gsb0, 0x0"
         static const std::regex re(R"((SB|gsb)(\d)\s*,\s*(0x[0-9a-fA-F]+|\d+))");
         std::smatch m;

@@ -28,7 +28,7 @@ PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule&
     const uint32_t n = uint32_t(current.order.size());
     end = std::min(end, n);
     Schedule trial = current;
-    auto isFfma = [&](uint32_t p) { return a.listing.instructions[current.order[p]].baseOpcode == "FFMA"; };
+    auto isFfma = [&](uint32_t p) { return a.listing.instructions[current.order[p]].op == Op::FFMA; };
     for (uint32_t p = first; p < end;) {
         if (!isFfma(p)) {
             ++p;

@@ -17,7 +17,7 @@ inline std::string spacingClass(const Instruction& ins)
 inline uint8_t waitMaskOf(const Instruction& ins, const Control& c)
 {
     uint8_t m = c.wait;
-    if (ins.baseOpcode == "DEPBAR" && !ins.operands.empty() && ins.operands[0].text.size() == 3 &&
+    if (ins.op == Op::DEPBAR && !ins.operands.empty() && ins.operands[0].text.size() == 3 &&
         ins.operands[0].text.starts_with("SB") && ins.operands[0].text[2] >= '0' &&
         ins.operands[0].text[2] <= '5')
         m |= uint8_t(1u << (ins.operands[0].text[2] - '0'));

@@ -1,7 +1,6 @@
 #include "core/rewrite/yield_evidence.h"
 
 #include <array>
-#include <string_view>
 
 namespace sassx {
 namespace {
@@ -13,7 +12,7 @@ constexpr const char* kClassSource = "bench/results/yield-classes-h200-2026-11-2
 // measurement found a changed gap, scoreboard or result, or that was not run, stays unsafe and says so.
 struct Row
 {
-    std::array<std::string_view, 4> opcodes;
+    std::array<Op, 2> opcodes; // Op::Unknown: no further opcode
     YieldClassEvidence evidence;
 };
 
@@ -25,22 +24,22 @@ struct Row
 const std::array<Row, 14>& rows()
 {
     static const std::array<Row, 14> table{{
-        {{"MUFU"}, {"MUFU", true, false, false, kClassSource, ""}},
-        {{"LDG"}, {"LDG", true, false, false, kClassSource, ""}},
-        {{"STG"}, {"STG", true, false, false, kClassSource, ""}},
-        {{"LDS"}, {"LDS", true, false, false, kClassSource, ""}},
-        {{"STS"}, {"STS", true, false, false, kClassSource, ""}},
-        {{"LDGSTS"}, {"LDGSTS", true, false, false, kClassSource, ""}},
-        {{"LDSM"}, {"LDSM", true, false, false, kClassSource, ""}},
-        {{"CS2R"}, {"CS2R", true, false, false, kClassSource, ""}},
-        {{"SHFL"}, {"SHFL", true, false, false, kClassSource, ""}},
-        {{"HMMA"}, {"HMMA", true, false, false, kClassSource, ""}},
-        {{"DEPBAR"}, {"DEPBAR", true, false, false, kClassSource, ""}},
-        {{"BAR"}, {"BAR", true, false, false, kClassSource, ""}},
-        {{"MEMBAR"}, {"MEMBAR", true, false, false, kClassSource, ""}},
+        {{Op::MUFU}, {"MUFU", true, false, false, kClassSource, ""}},
+        {{Op::LDG}, {"LDG", true, false, false, kClassSource, ""}},
+        {{Op::STG}, {"STG", true, false, false, kClassSource, ""}},
+        {{Op::LDS}, {"LDS", true, false, false, kClassSource, ""}},
+        {{Op::STS}, {"STS", true, false, false, kClassSource, ""}},
+        {{Op::LDGSTS}, {"LDGSTS", true, false, false, kClassSource, ""}},
+        {{Op::LDSM}, {"LDSM", true, false, false, kClassSource, ""}},
+        {{Op::CS2R}, {"CS2R", true, false, false, kClassSource, ""}},
+        {{Op::SHFL}, {"SHFL", true, false, false, kClassSource, ""}},
+        {{Op::HMMA}, {"HMMA", true, false, false, kClassSource, ""}},
+        {{Op::DEPBAR}, {"DEPBAR", true, false, false, kClassSource, ""}},
+        {{Op::BAR}, {"BAR", true, false, false, kClassSource, ""}},
+        {{Op::MEMBAR}, {"MEMBAR", true, false, false, kClassSource, ""}},
         // The probe's S2R run is latency-bound (each read waits for the one before), so its issue gap
         // was not measured, though its results were unchanged.
-        {{"S2R", "S2UR"},
+        {{Op::S2R, Op::S2UR},
          {"S2R", false, false, false, kClassSource, "its issue gap (the probe's S2R run is latency-bound)"}},
     }};
     return table;
@@ -61,8 +60,8 @@ const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins)
     const bool fixed = !ins.variableLatency && !ins.opaque;
     if (fixed && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma)) return fixedAluFma;
     for (const auto& row : rows())
-        for (auto op : row.opcodes)
-            if (!op.empty() && op == ins.baseOpcode) return row.evidence;
+        for (Op op : row.opcodes)
+            if (op != Op::Unknown && op == ins.op) return row.evidence;
     if (fixed) return fixedOther;
     static const YieldClassEvidence unmeasured{"", false, false, false, "", ""};
     return unmeasured;

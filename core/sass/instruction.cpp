@@ -30,7 +30,7 @@ bool Instruction::writesMemory() const
     case InstrClass::Atomic:
         return true;
     case InstrClass::Texture:
-        return baseOpcode == "SUST" || baseOpcode == "SURED" || baseOpcode == "SUATOM";
+        return op == Op::SUST || op == Op::SURED || op == Op::SUATOM;
     default:
         return false;
     }

@@ -1,5 +1,6 @@
 #pragma once
 #include "core/sass/control.h"
+#include "core/sass/opcode.h"
 #include "core/sass/registers.h"
 
 #include <cstdint>
@@ -54,33 +55,6 @@ struct Operand
     uint64_t target = 0; // Label: absolute byte offset inside the function
 };
 
-// Broad classes that latency tables, legality and the UI key off.
-enum class InstrClass : uint8_t
-{
-    Alu,         // fixed-latency integer / logic
-    Fma,         // fixed-latency FP32
-    Uniform,     // uniform datapath (U*)
-    Mufu,        // variable latency special function
-    Conversion,  // F2F/I2F/F2I/FRND, variable latency
-    Tensor,      // HMMA/IMMA/DMMA/HGMMA
-    LoadGlobal,  // LDG, LD
-    StoreGlobal, // STG, ST
-    LoadShared,  // LDS, LDSM
-    StoreShared, // STS
-    LoadLocal,
-    StoreLocal,
-    AsyncCopy, // LDGSTS, UBLKCP, UTMALDG...
-    Atomic,    // ATOM/ATOMG/ATOMS/RED
-    LoadConst, // LDC/ULDC
-    Texture,
-    SpecialReg, // S2R/S2UR/CS2R
-    Shuffle,    // SHFL, VOTE, MATCH
-    Barrier,    // BAR, MEMBAR, FENCE, ERRBAR, CCTL, DEPBAR, WARPSYNC, SYNCS...
-    Branch,     // BRA, EXIT, RET, CALL, BSSY, BSYNC, JMP...
-    Nop,
-    Other,
-};
-
 struct Instruction
 {
     uint32_t index = 0;  // offset / 16
@@ -95,6 +69,8 @@ struct Instruction
 
     std::string opcode;                 // full mnemonic with modifiers: "LDG.E.128.CONSTANT"
     std::string baseOpcode;             // "LDG"
+    Op op = Op::Unknown;                // baseOpcode as a typed value (core/sass/opcode.h)
+    uint32_t opFlags = kNotInTables;    // its OpFlag properties
     std::vector<std::string> modifiers; // {"E","128","CONSTANT"}
     std::string operandText;            // operands as printed
     std::vector<Operand> operands;
@@ -110,6 +86,7 @@ struct Instruction
     bool opaque = false;          // opcode unknown to the tables: treated as a wall by the checker
     int memoryBits = 0;           // access width in bits for memory ops (32 default)
 
+    bool is(uint32_t opFlag) const { return (opFlags & opFlag) != 0; }
     bool isMemory() const;
     bool writesMemory() const;
     bool readsMemory() const;

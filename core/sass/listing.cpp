@@ -37,6 +37,10 @@ void parseOpcode(const std::string& opcode, Instruction& ins)
     ins.opcode = opcode;
     size_t dot = opcode.find('.');
     ins.baseOpcode = opcode.substr(0, dot);
+    // The one table lookup of this instruction: every rule after this reads ins.op and ins.opFlags.
+    const OpcodeInfo info = describeOpcode(ins.baseOpcode);
+    ins.op = info.op;
+    ins.opFlags = info.flags;
     ins.modifiers.clear();
     while (dot != std::string::npos) {
         size_t next = opcode.find('.', dot + 1);
@@ -44,13 +48,6 @@ void parseOpcode(const std::string& opcode, Instruction& ins)
             opcode.substr(dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1));
         dot = next;
     }
-}
-
-bool isBranchWithTarget(const std::string& base)
-{
-    return base == "BRA" || base == "BSSY" || base == "CALL" || base == "JMP" || base == "BREAK" ||
-           base == "SSY" || base == "PBK" || base == "PCNT" || base == "CAL" || base == "BRX" ||
-           base == "WARPSYNC";
 }
 
 // Before sm_90 nvdisasm does not print the memory descriptor of global accesses (`LDG.E R2, [R4.64]`),
@@ -61,7 +58,7 @@ void addHiddenDescriptorUses(KernelListing& listing)
     if (listing.sm >= 90) return;
     std::vector<Reg> pairs;
     for (const auto& ins : listing.instructions)
-        if (ins.baseOpcode == "ULDC" && ins.operands.size() == 2 && ins.operands[0].reg &&
+        if (ins.op == Op::ULDC && ins.operands.size() == 2 && ins.operands[0].reg &&
             ins.operands[1].kind == Operand::Kind::Constant && ins.operands[1].constBank == 0 &&
             ins.operands[1].constOffset == 0x118)
             pairs.push_back(*ins.operands[0].reg);
@@ -121,7 +118,7 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
             ins.operands = parseOperands(ins.operandText);
             if (auto attrs = j.find("other-attributes"); attrs != j.end() && attrs->is_object())
                 ins.controlFlow = attrs->contains("control-flow");
-            if (ins.baseOpcode == "CALL" && !ins.operands.empty() &&
+            if (ins.op == Op::CALL && !ins.operands.empty() &&
                 ins.operands.back().kind == Operand::Kind::Other) {
                 // CALL.REL to a named subroutine inside this section: resolve through the symbol table.
                 auto& op = ins.operands.back();
@@ -132,7 +129,7 @@ Result<std::vector<KernelListing>> listingsFromJson(const Cubin& cubin, const st
                         ins.branchTarget = sym.value;
                     }
             }
-            if (isBranchWithTarget(ins.baseOpcode) && !ins.branchTarget) {
+            if (ins.is(kBranchTarget) && !ins.branchTarget) {
                 for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it) {
                     if (it->kind == Operand::Kind::Immediate && !it->isFloat) {
                         it->kind = Operand::Kind::Label;
@@ -171,7 +168,7 @@ Instruction makeInstruction(const std::string& text, const Control& control, int
     ins.operands = parseOperands(ins.operandText);
     ins.control = control;
     ins.hi = control.encode(0);
-    if (isBranchWithTarget(ins.baseOpcode))
+    if (ins.is(kBranchTarget))
         for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it)
             if (it->kind == Operand::Kind::Immediate && !it->isFloat) {
                 it->kind = Operand::Kind::Label;
@@ -179,8 +176,7 @@ Instruction makeInstruction(const std::string& text, const Control& control, int
                 ins.branchTarget = it->target;
                 break;
             }
-    ins.controlFlow = ins.baseOpcode == "BRA" || ins.baseOpcode == "EXIT" || ins.baseOpcode == "RET" ||
-                      ins.baseOpcode == "CALL" || ins.baseOpcode == "BSSY" || ins.baseOpcode == "BSYNC";
+    ins.controlFlow = ins.is(kControlFlow);
     applySemantics(ins, sm);
     return ins;
 }

@@ -91,8 +91,8 @@ std::vector<Edit> sipRuleEdits(const KernelAnalysis& a, std::mt19937_64& rng, in
     std::vector<Edit> applied;
     const auto& insts = a.listing.instructions;
     auto movable = [&](uint32_t i) {
-        const auto& b = insts[i].baseOpcode;
-        return b == "LDG" || b == "STG" || b == "LDS" || b == "LDSM" || b == "LDGSTS";
+        const Op op = insts[i].op;
+        return op == Op::LDG || op == Op::STG || op == Op::LDS || op == Op::LDSM || op == Op::LDGSTS;
     };
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < insts.size(); ++i)
