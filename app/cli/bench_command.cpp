@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 using namespace sassx;
 using namespace sassx::eval;

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace {
@@ -31,8 +32,8 @@ struct SearchArgs
 {
     std::string spec;
     std::string out;
-    std::string algo =
-        "climb"; // climb keeps only what its paired, raced measurements confirm (docs/search.md)
+    // climb by default: it keeps only what its paired, raced measurements confirm (docs/search.md)
+    std::string algo = "climb";
     std::optional<double> margin;
     std::string preset;
     std::string space = "mem";
@@ -70,7 +71,12 @@ Status readPpoConfig(const std::string& path, search::SearchConfig& c)
 Result<search::SearchConfig> configFrom(const SearchArgs& a)
 {
     search::SearchConfig c;
-    c.algorithm = *search::parseAlgorithm(a.algo); // one of --algo's choices
+    // Both are one of their option's choices by now (oneOf); the core's parsers stay the one mapping.
+    const auto algorithm = search::parseAlgorithm(a.algo);
+    const auto space = search::parseSearchSpace(a.space);
+    if (!algorithm) return makeError("unknown --algo '" + a.algo + "'");
+    if (!space) return makeError("unknown --space '" + a.space + "'");
+    c.algorithm = *algorithm;
     if (a.margin) {
         if (c.algorithm != search::Algorithm::Climb) return makeError("--margin goes with --algo climb");
         if (!(*a.margin >= 0) || *a.margin > 100) {
@@ -82,7 +88,7 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
         c.climbMargin = *a.margin;
     }
     c.preset = a.preset;
-    c.space = *search::parseSearchSpace(a.space); // one of --space's choices
+    c.space = *space;
     c.budgetEvals = a.budgetEvals;
     if (!a.budgetTime.empty()) {
         auto t = search::parseDuration(a.budgetTime);
