@@ -1,81 +1,84 @@
 #include "cli_workspace.h"
 
+#include "cli_options.h"
 #include "core/eval/gpu_evaluator.h"
 
 #include <cstdio>
 
 using namespace sassx;
 
-const OptionSpec& workspaceOptionSpec()
+void addArchOption(CLI::App& command, WorkspaceArgs& args)
 {
-    static const OptionSpec spec{{"--arch", "--kernel"}, {"--keep-stale-line-info"}};
-    return spec;
+    command.add_option("--arch", args.arch, "architecture to compile .cu/.ptx inputs for")
+        ->type_name("SM")
+        ->capture_default_str();
 }
 
-const OptionSpec& evaluatorOptionSpec()
+void addWorkspaceOptions(CLI::App& command, WorkspaceArgs& args, KernelOption kernel)
 {
-    static const OptionSpec spec{
-        {"--backend", "--gpus", "--worker", "--input-sets", "--input-seed", "--metrics-backend"},
-        {"--l2-flush"}};
-    return spec;
+    addArchOption(command, args);
+    if (kernel == KernelOption::Given)
+        command.add_option("--kernel", args.kernel, "the kernel (a key `info` lists); default: the only one")
+            ->type_name("K");
+    command.add_flag("--keep-stale-line-info", args.keepStaleLineInfo,
+                     "write cubins whose line table no longer matches (an escape hatch)");
 }
 
-Result<WorkspaceOptions> workspaceOptions(const ParsedArgs& args)
+WorkspaceOptions workspaceOptions(const WorkspaceArgs& args)
 {
     WorkspaceOptions o;
-    o.arch = args.value("--arch", "sm_90");
-    o.patch.keepStaleLineInfo = args.has("--keep-stale-line-info");
+    o.arch = args.arch;
+    o.patch.keepStaleLineInfo = args.keepStaleLineInfo;
     return o;
 }
 
-namespace {
-
-template <class T> Result<T> number(const ParsedArgs& args, const std::string& name, T fallback)
+void addEvaluatorOptions(CLI::App& command, EvaluatorArgs& args)
 {
-    if (!args.has(name)) return fallback;
-    const std::string v = args.value(name);
-    try {
-        size_t used = 0;
-        const unsigned long long n = std::stoull(v, &used, 0);
-        if (used != v.size() || v.starts_with('-')) throw std::invalid_argument(v);
-        return T(n);
-    } catch (const std::exception&) {
-        return makeError(name + " takes a non-negative number, not '" + v + "'");
-    }
+    command
+        .add_option("--backend", args.backend, "gpu: measure; estimate: the schedule model; auto: gpu if any")
+        ->check(oneOf({"auto", "gpu", "estimate"}))
+        ->capture_default_str();
+    command.add_option("--gpus", args.gpus, "GPU ordinals to measure on, e.g. 0,2 (default: GPU 0)")
+        ->type_name("LIST");
+    command.add_option("--worker", args.worker, "the sassx-worker to start (default: beside sassx-cli)")
+        ->type_name("PATH");
+    command.add_option("--input-sets", args.inputSets, "fresh input sets every candidate is checked on")
+        ->check(nonNegative())
+        ->capture_default_str();
+    command
+        .add_option("--input-seed", args.inputSeed,
+                    "seed of the generated inputs (default: " + std::to_string(EvaluatorOptions{}.seed) + ")")
+        ->check(nonNegative());
+    command.add_flag("--l2-flush", args.l2Flush, "flush L2 between timed launches");
+    command.add_option("--metrics-backend", args.metricsBackend, "where Nsight Compute metrics come from")
+        ->check(oneOf({"auto", "cupti", "ncu"}))
+        ->capture_default_str();
 }
 
-} // namespace
-
-Result<EvaluatorOptions> evaluatorOptions(const ParsedArgs& args, const std::string& defaultBackend)
+Result<EvaluatorOptions> evaluatorOptions(const EvaluatorArgs& args)
 {
     EvaluatorOptions o;
-    o.backend = args.value("--backend", defaultBackend);
-    if (args.has("--gpus")) {
-        auto gpus = eval::parseGpuList(args.value("--gpus"));
+    o.backend = args.backend;
+    if (args.gpus) {
+        auto gpus = eval::parseGpuList(*args.gpus);
         if (!gpus) return gpus.error();
         o.gpus = *gpus;
     }
-    o.workerPath = args.value("--worker");
-    auto sets = number<int>(args, "--input-sets", o.inputSets);
-    if (!sets) return sets.error();
-    o.inputSets = *sets;
-    auto seed = number<uint64_t>(args, args.has("--input-seed") ? "--input-seed" : "--seed", o.seed);
-    if (!seed) return seed.error();
-    o.seed = *seed;
-    o.l2Flush = args.has("--l2-flush");
-    o.metricsBackend = args.value("--metrics-backend", "auto");
+    o.workerPath = args.worker;
+    o.inputSets = args.inputSets;
+    o.seed = args.inputSeed.value_or(o.seed);
+    o.l2Flush = args.l2Flush;
+    o.metricsBackend = args.metricsBackend;
     if (Status s = validate(o); !s) return s.error();
     return o;
 }
 
-Result<CliKernel> openKernel(const std::string& path, const ParsedArgs& args,
+Result<CliKernel> openKernel(const std::string& path, const WorkspaceArgs& args,
                              const std::string& kernelOverride)
 {
-    auto options = workspaceOptions(args);
-    if (!options) return options.error();
-    auto ws = Workspace::open(path, *options);
+    auto ws = Workspace::open(path, workspaceOptions(args));
     if (!ws) return ws.error();
-    auto k = (*ws)->kernel(kernelOverride.empty() ? args.value("--kernel") : kernelOverride);
+    auto k = (*ws)->kernel(kernelOverride.empty() ? args.kernel : kernelOverride);
     if (!k) return k.error();
     return CliKernel{*ws, *k};
 }

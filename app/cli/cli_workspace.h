@@ -1,12 +1,13 @@
 #pragma once
 // The CLI's side of the workspace: the options every kernel command shares (--arch, --kernel, the
-// line-table escape hatch, the evaluator options) parsed in one place, so a command cannot forget one
-// or give it another default.
+// line-table escape hatch, the evaluator options) added to a command in one place, so a command cannot
+// forget one or give it another default.
 #include "commands.h"
 
 #include "core/session/workspace.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 struct CliKernel
@@ -15,17 +16,43 @@ struct CliKernel
     std::shared_ptr<const sassx::KernelWorkspace> kernel;
 };
 
-// --arch A, --kernel K, --keep-stale-line-info.
-const OptionSpec& workspaceOptionSpec();
-// --backend, --gpus, --worker, --input-sets, --input-seed, --l2-flush, --metrics-backend.
-const OptionSpec& evaluatorOptionSpec();
+struct WorkspaceArgs
+{
+    std::string arch = "sm_90";
+    std::string kernel; // empty: the only kernel
+    bool keepStaleLineInfo = false;
+};
 
-sassx::Result<sassx::WorkspaceOptions> workspaceOptions(const ParsedArgs& args);
-sassx::Result<sassx::EvaluatorOptions> evaluatorOptions(const ParsedArgs& args,
-                                                        const std::string& defaultBackend);
+// Commands on a launch spec take the kernel the spec names; the others take --kernel.
+enum class KernelOption
+{
+    Given,
+    FromSpec
+};
+
+// --arch A (all that `info` takes).
+void addArchOption(CLI::App& command, WorkspaceArgs& args);
+// --arch A, --keep-stale-line-info and, unless the kernel comes from a spec, --kernel K.
+void addWorkspaceOptions(CLI::App& command, WorkspaceArgs& args, KernelOption kernel = KernelOption::Given);
+sassx::WorkspaceOptions workspaceOptions(const WorkspaceArgs& args);
+
+struct EvaluatorArgs
+{
+    std::string backend = sassx::EvaluatorOptions{}.backend; // a command may set its own default first
+    std::optional<std::string> gpus;                         // "0,2": eval::parseGpuList
+    std::string worker;
+    int inputSets = sassx::EvaluatorOptions{}.inputSets;
+    std::optional<uint64_t> inputSeed; // none: the worker protocol's default
+    bool l2Flush = false;
+    std::string metricsBackend = sassx::EvaluatorOptions{}.metricsBackend;
+};
+
+// --backend, --gpus, --worker, --input-sets, --input-seed, --l2-flush, --metrics-backend.
+void addEvaluatorOptions(CLI::App& command, EvaluatorArgs& args);
+sassx::Result<sassx::EvaluatorOptions> evaluatorOptions(const EvaluatorArgs& args);
 
 // Opens `path` and analyses --kernel (or the only kernel); `kernelOverride` wins over --kernel.
-sassx::Result<CliKernel> openKernel(const std::string& path, const ParsedArgs& args,
+sassx::Result<CliKernel> openKernel(const std::string& path, const WorkspaceArgs& args,
                                     const std::string& kernelOverride = {});
 // The kernel's notices (limits on what may move), each once on stderr as "sassx-cli: note: …".
 void printNotices(const sassx::KernelWorkspace& kernel);

@@ -1,6 +1,7 @@
 // sassx-cli diff A B [--kernel K] [--format text|json|html] [--context N] [-o OUT]
 // A and B are cubins (or anything loadInput takes) holding the same kernel; B may also be a variant
 // JSON, applied to A's kernel. Exit 1 with the reason when the kernels are not two schedules of one.
+#include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
 #include "core/rewrite/diff_export.h"
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 namespace {
 
@@ -19,25 +21,21 @@ bool endsWith(const std::string& s, const std::string& suffix)
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-} // namespace
+struct DiffArgs
+{
+    std::string a, b;
+    WorkspaceArgs workspace;
+    std::string format = "text";
+    int context = 3; // negative: the whole listing
+    std::string out; // empty: stdout
+};
 
-int runDiffCommand(const Args& raw)
+int runDiff(const DiffArgs& args)
 {
     using namespace sassx;
-    std::string err;
-    auto args =
-        parseArgs(raw, OptionSpec{{"--format", "--context", "-o"}, {}}.add(workspaceOptionSpec()), err);
-    if (!err.empty() || args.positional.size() != 2)
-        return fail(
-            err.empty()
-                ? "usage: sassx-cli diff A B [--kernel K] [--format text|json|html] [--context N] [-o OUT]"
-                : err);
-    const std::string format = args.value("--format", "text");
-    if (format != "text" && format != "json" && format != "html")
-        return fail("--format must be text, json or html");
-    const std::string& pathA = args.positional[0];
-    const std::string& pathB = args.positional[1];
-    auto opened = openKernel(pathA, args);
+    const std::string& pathA = args.a;
+    const std::string& pathB = args.b;
+    auto opened = openKernel(pathA, args.workspace);
     if (!opened) return fail(opened.message());
     const KernelWorkspace& a = *opened->kernel;
     const std::string labelA = std::filesystem::path(pathA).filename().string();
@@ -57,7 +55,7 @@ int runDiffCommand(const Args& raw)
         if (!s) return fail(s.message());
         sideB = DiffSide::fromSchedule(a.analysis(), *s, v->name.empty() ? labelB : v->name);
     } else {
-        auto openedB = openKernel(pathB, args, a.name());
+        auto openedB = openKernel(pathB, args.workspace, a.name());
         if (!openedB) return fail(openedB.message());
         const KernelWorkspace& b = *openedB->kernel;
         const Kernel* ka = a.cubin().findKernel(a.name());
@@ -70,26 +68,34 @@ int runDiffCommand(const Args& raw)
     auto diff = diffSchedules(sideA, sideB, a.name());
     if (!diff) return fail(diff.message());
 
-    std::string text;
-    if (format == "json")
-        text = diffToJson(*diff).dump(2) + "\n";
-    else if (format == "html")
-        text = diffToHtml(*diff);
-    else {
-        int context = 3;
-        try {
-            context = std::stoi(args.value("--context", "3"));
-        } catch (const std::exception&) {
-            return fail("--context takes a number (negative: the whole listing)");
-        }
-        text = diffToText(*diff, {.context = context});
-    }
-    if (args.has("-o")) {
-        std::ofstream out(args.value("-o"), std::ios::binary);
+    const std::string text = args.format == "json"   ? diffToJson(*diff).dump(2) + "\n"
+                             : args.format == "html" ? diffToHtml(*diff)
+                                                     : diffToText(*diff, {.context = args.context});
+    if (!args.out.empty()) {
+        std::ofstream out(args.out, std::ios::binary);
         out << text;
-        if (!out) return fail("cannot write " + args.value("-o"));
+        if (!out) return fail("cannot write " + args.out);
     } else {
         std::cout << text;
     }
     return 0;
+}
+
+} // namespace
+
+CliCommand addDiffCommand(CLI::App& root)
+{
+    auto args = std::make_shared<DiffArgs>();
+    CLI::App* command = root.add_subcommand("diff", "two schedules of one kernel, side by side");
+    command->add_option("A", args->a, "a cubin (or anything `info` reads)")->required();
+    command->add_option("B", args->b, "another cubin with the same kernel, or a variant JSON applied to A's")
+        ->required();
+    addWorkspaceOptions(*command, args->workspace);
+    command->add_option("--format", args->format, "the output's form")
+        ->check(oneOf({"text", "json", "html"}))
+        ->capture_default_str();
+    command->add_option("--context", args->context, "text: unchanged lines around a change (negative: all)")
+        ->capture_default_str();
+    command->add_option("-o", args->out, "write the diff to OUT instead of stdout")->type_name("OUT");
+    return {command, [args] { return runDiff(*args); }};
 }

@@ -5,17 +5,21 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
-int runInfoCommand(const Args& raw)
+namespace {
+
+struct InfoArgs
+{
+    std::string file;
+    WorkspaceArgs workspace;
+    bool json = false;
+};
+
+int runInfo(const InfoArgs& args)
 {
     using namespace sassx;
-    std::string err;
-    auto args = parseArgs(raw, {{"--arch"}, {"--json"}}, err);
-    if (!err.empty() || args.positional.size() != 1)
-        return fail(err.empty() ? "usage: sassx-cli info FILE [--arch A] [--json]" : err);
-    auto options = workspaceOptions(args);
-    if (!options) return fail(options.message());
-    auto ws = Workspace::open(args.positional[0], *options);
+    auto ws = Workspace::open(args.file, workspaceOptions(args.workspace));
     if (!ws) return fail(ws.message());
     const LoadedInput* in = &(*ws)->input();
     nlohmann::json out{{"path", in->path}, {"kind", in->kind}, {"cubins", nlohmann::json::array()}};
@@ -53,7 +57,7 @@ int runInfoCommand(const Args& raw)
         }
         out["cubins"].push_back(cj);
     }
-    if (args.has("--json")) {
+    if (args.json) {
         std::cout << out.dump(2) << "\n";
         return 0;
     }
@@ -72,4 +76,18 @@ int runInfoCommand(const Args& raw)
         }
     }
     return 0;
+}
+
+} // namespace
+
+CliCommand addInfoCommand(CLI::App& root)
+{
+    auto args = std::make_shared<InfoArgs>();
+    CLI::App* command =
+        root.add_subcommand("info", "cubins, kernels (with the keys --kernel takes) and attributes");
+    command->add_option("FILE", args->file, "a cubin, fatbin, host binary, .cu/.ptx or Triton cache entry")
+        ->required();
+    addArchOption(*command, args->workspace);
+    command->add_flag("--json", args->json, "JSON instead of text");
+    return {command, [args] { return runInfo(*args); }};
 }

@@ -3,6 +3,7 @@
 // with the cubin writer's walls). With --reschedule a move is legal when its order is, with control
 // codes derived for it (LegalityChecker::reschedule). When nothing can move, the output says why
 // instead of a bare "0".
+#include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace {
@@ -72,117 +74,157 @@ std::string whyNothingMoves(const sassx::KernelWorkspace& k, const sassx::Schedu
            ", e.g. " + best->second.second;
 }
 
-} // namespace
-
-int runLegalCommand(const Args& raw)
+struct LegalArgs
 {
-    using namespace sassx;
-    std::string err;
-    auto args =
-        parseArgs(raw,
-                  OptionSpec{{"--control", "--max-distance"}, {"--all", "--json", "--reschedule"}}.add(
-                      workspaceOptionSpec()),
-                  err);
-    if (!err.empty() || args.positional.size() != 1)
-        return fail(
-            err.empty()
-                ? "usage: sassx-cli legal FILE [--kernel K] [--all] [--control yield|reuse|stall|all] "
-                  "[--reschedule [--max-distance N]] [--json]"
-                : err);
-    const std::string control = args.value("--control");
-    if (!control.empty() && control != "yield" && control != "reuse" && control != "stall" &&
-        control != "all")
-        return fail("--control is yield, reuse, stall (decreases) or all");
-    auto sel = openKernel(args.positional[0], args);
-    if (!sel) return fail(sel.message());
-    const KernelWorkspace& k = *sel->kernel;
-    const auto& a = k.analysis();
-    const Schedule identity = Schedule::identity(a);
-    const bool all = args.has("--all");
-    nlohmann::json moves = nlohmann::json::array();
-    std::set<uint32_t> movableSet;
-    const bool reschedule = args.has("--reschedule");
+    std::string file;
+    WorkspaceArgs workspace;
+    bool all = false;
+    std::string control; // empty: no control edits
+    bool reschedule = false;
     int maxDistance = 32;
-    if (!args.value("--max-distance").empty()) {
-        try {
-            maxDistance = std::stoi(args.value("--max-distance"));
-        } catch (...) {
-            maxDistance = 0;
-        }
-        if (maxDistance < 1) return fail("--max-distance is a positive number of positions");
-    }
-    std::string rescheduleWhy;
+    bool json = false;
+};
+
+// The legal single moves of ptxas' order, and with --reschedule what refused the rest.
+struct LegalMoves
+{
+    nlohmann::json moves = nlohmann::json::array();
+    std::set<uint32_t> movable;
     std::map<std::string, int> refusalCount; // --reschedule: order targets refused, by the refusal's text
-    if (reschedule) {
-        for (uint32_t p = 0; p < identity.order.size(); ++p) {
-            if (!all && !a.listing.instructions[p].isMemory()) continue;
-            std::vector<std::string> refusals;
-            for (auto& [to, s] : k.checker().rescheduledTargets(identity, p, maxDistance, &refusals)) {
-                nlohmann::json changed = nlohmann::json::array();
-                for (uint32_t i = 0; i < s.control.size(); ++i)
-                    if (s.control[i] != a.listing.instructions[i].control) changed.push_back(i);
-                moves.push_back({{"from", p}, {"to", to}, {"control_changed", changed}});
-                movableSet.insert(p);
-            }
-            for (const auto& r : refusals)
-                ++refusalCount[r];
+    std::string mostCommonRefusal;
+};
+
+LegalMoves plainMoves(const sassx::KernelWorkspace& k, const sassx::Schedule& identity, bool all)
+{
+    LegalMoves out;
+    for (auto [from, to] : k.legalMoves(identity, !all)) {
+        out.moves.push_back({{"from", from}, {"to", to}});
+        out.movable.insert(from);
+    }
+    return out;
+}
+
+LegalMoves rescheduledMoves(const sassx::KernelWorkspace& k, const sassx::Schedule& identity, bool all,
+                            int maxDistance)
+{
+    const auto& a = k.analysis();
+    LegalMoves out;
+    for (uint32_t p = 0; p < identity.order.size(); ++p) {
+        if (!all && !a.listing.instructions[p].isMemory()) continue;
+        std::vector<std::string> refusals;
+        for (auto& [to, s] : k.checker().rescheduledTargets(identity, p, maxDistance, &refusals)) {
+            nlohmann::json changed = nlohmann::json::array();
+            for (uint32_t i = 0; i < s.control.size(); ++i)
+                if (s.control[i] != a.listing.instructions[i].control) changed.push_back(i);
+            out.moves.push_back({{"from", p}, {"to", to}, {"control_changed", changed}});
+            out.movable.insert(p);
         }
-        int most = 0;
-        for (const auto& [text, n] : refusalCount)
-            if (n > most) {
-                most = n;
-                rescheduleWhy = text + " (" + std::to_string(n) + " order targets refused so)";
-            }
-    } else {
-        for (auto [from, to] : k.legalMoves(identity, !all)) {
-            moves.push_back({{"from", from}, {"to", to}});
-            movableSet.insert(from);
+        for (const auto& r : refusals)
+            ++out.refusalCount[r];
+    }
+    int most = 0;
+    for (const auto& [text, n] : out.refusalCount)
+        if (n > most) {
+            most = n;
+            out.mostCommonRefusal = text + " (" + std::to_string(n) + " order targets refused so)";
         }
-    }
-    const std::string why = moves.empty() ? whyNothingMoves(k, identity, all) : std::string();
-    // Control edits of ptxas' own order (the yield space of searches), from the same rule table the
-    // checker judges edits with.
-    nlohmann::json controlEdits = nlohmann::json::array();
-    if (!control.empty()) {
-        const ControlSpace space = control == "yield"   ? ControlSpace::Yield
-                                   : control == "reuse" ? ControlSpace::Reuse
-                                   : control == "stall" ? ControlSpace::Stall
-                                                        : ControlSpace::All;
-        for (const Edit& e : k.checker().legalControlEdits(identity, space))
-            controlEdits.push_back(Variant{"", "", {e}}.toJson().at("edits").at(0));
-    }
-    if (args.has("--json")) {
-        nlohmann::json j{{"kernel", k.name()},
-                         {"arch", k.cubin().archName()},
-                         {"scope", all ? "all" : "memory"},
-                         {"rescheduled", reschedule},
-                         {"moves", moves},
-                         {"notices", k.notices()}};
-        if (!why.empty()) j["why_none"] = why;
-        if (!rescheduleWhy.empty()) j["most_common_refusal"] = rescheduleWhy;
-        if (reschedule) j["refusals"] = refusalCount; // what holds the rest of the space, by rule
-        if (!control.empty()) j["control_edits"] = controlEdits;
-        std::cout << j.dump(1) << "\n";
-        return 0;
-    }
+    return out;
+}
+
+// Control edits of ptxas' own order (the yield space of searches), from the same rule table the checker
+// judges edits with.
+nlohmann::json controlEdits(const sassx::KernelWorkspace& k, const sassx::Schedule& identity,
+                            const std::string& control)
+{
+    using sassx::ControlSpace;
+    nlohmann::json edits = nlohmann::json::array();
+    if (control.empty()) return edits;
+    const ControlSpace space = control == "yield"   ? ControlSpace::Yield
+                               : control == "reuse" ? ControlSpace::Reuse
+                               : control == "stall" ? ControlSpace::Stall
+                                                    : ControlSpace::All;
+    for (const sassx::Edit& e : k.checker().legalControlEdits(identity, space))
+        edits.push_back(sassx::Variant{"", "", {e}}.toJson().at("edits").at(0));
+    return edits;
+}
+
+void printText(const sassx::KernelWorkspace& k, const LegalArgs& args, const LegalMoves& legal,
+               const std::string& why, const nlohmann::json& edits)
+{
+    const auto& a = k.analysis();
     std::printf("%s (%s): %zu legal single moves%s of %zu %s instructions\n", k.name().c_str(),
-                k.cubin().archName().c_str(), moves.size(), reschedule ? " with derived control codes" : "",
-                movableSet.size(), all ? "movable" : "movable memory");
+                k.cubin().archName().c_str(), legal.moves.size(),
+                args.reschedule ? " with derived control codes" : "", legal.movable.size(),
+                args.all ? "movable" : "movable memory");
     for (const std::string& n : k.notices())
         std::printf("  note: %s\n", n.c_str());
     if (!why.empty()) std::printf("  why none: %s\n", why.c_str());
-    if (!rescheduleWhy.empty()) std::printf("  most common refusal: %s\n", rescheduleWhy.c_str());
-    for (const auto& m : moves) {
+    if (!legal.mostCommonRefusal.empty())
+        std::printf("  most common refusal: %s\n", legal.mostCommonRefusal.c_str());
+    for (const auto& m : legal.moves) {
         uint32_t f = m["from"], t = m["to"];
         std::printf("  %5u -> %5u  %s\n", f, t, a.listing.instructions[f].text().c_str());
     }
-    if (!control.empty()) {
-        std::printf("%zu legal %s control edit(s) of ptxas' order\n", controlEdits.size(), control.c_str());
-        for (const auto& e : controlEdits) {
-            const uint32_t at = e["control"]["at"];
-            std::printf("  %5u %-22s %s\n", at, e["control"].dump().c_str(),
-                        a.listing.instructions[at].text().c_str());
-        }
+    if (args.control.empty()) return;
+    std::printf("%zu legal %s control edit(s) of ptxas' order\n", edits.size(), args.control.c_str());
+    for (const auto& e : edits) {
+        const uint32_t at = e["control"]["at"];
+        std::printf("  %5u %-22s %s\n", at, e["control"].dump().c_str(),
+                    a.listing.instructions[at].text().c_str());
     }
+}
+
+int runLegal(const LegalArgs& args)
+{
+    using namespace sassx;
+    if (args.maxDistance < 1) return fail("--max-distance is a positive number of positions");
+    auto sel = openKernel(args.file, args.workspace);
+    if (!sel) return fail(sel.message());
+    const KernelWorkspace& k = *sel->kernel;
+    const Schedule identity = Schedule::identity(k.analysis());
+    const LegalMoves legal = args.reschedule ? rescheduledMoves(k, identity, args.all, args.maxDistance)
+                                             : plainMoves(k, identity, args.all);
+    const std::string why = legal.moves.empty() ? whyNothingMoves(k, identity, args.all) : std::string();
+    const nlohmann::json edits = controlEdits(k, identity, args.control);
+    if (!args.json) {
+        printText(k, args, legal, why, edits);
+        return 0;
+    }
+    nlohmann::json j{{"kernel", k.name()},
+                     {"arch", k.cubin().archName()},
+                     {"scope", args.all ? "all" : "memory"},
+                     {"rescheduled", args.reschedule},
+                     {"moves", legal.moves},
+                     {"notices", k.notices()}};
+    if (!why.empty()) j["why_none"] = why;
+    if (!legal.mostCommonRefusal.empty()) j["most_common_refusal"] = legal.mostCommonRefusal;
+    if (args.reschedule) j["refusals"] = legal.refusalCount; // what holds the rest of the space, by rule
+    if (!args.control.empty()) j["control_edits"] = edits;
+    std::cout << j.dump(1) << "\n";
     return 0;
+}
+
+} // namespace
+
+CliCommand addLegalCommand(CLI::App& root)
+{
+    auto args = std::make_shared<LegalArgs>();
+    CLI::App* command =
+        root.add_subcommand("legal", "every legal single move of ptxas' order, and control edits");
+    command->add_option("FILE", args->file, "a cubin or anything `info` reads")->required();
+    addWorkspaceOptions(*command, args->workspace);
+    command->add_flag("--all", args->all, "every instruction, not only memory instructions");
+    command
+        ->add_option(
+            "--control", args->control,
+            "also the legal control edits of ptxas' order: yield flips, reuse flags, stall decreases "
+            "or all")
+        ->check(oneOf({"yield", "reuse", "stall", "all"}));
+    command->add_flag("--reschedule", args->reschedule,
+                      "moves whose order is legal with control codes derived for it");
+    command
+        ->add_option("--max-distance", args->maxDistance, "--reschedule: how far a move may go, in positions")
+        ->capture_default_str();
+    command->add_flag("--json", args->json, "JSON instead of text");
+    return {command, [args] { return runLegal(*args); }};
 }

@@ -1,48 +1,37 @@
-// sassx-cli: the headless face of sassx. Subcommands live in *_command.cpp beside this file.
+// sassx-cli: the headless face of sassx. Each command lives in a *_command.cpp beside this file and
+// registers itself with CLI11 (so every command answers --help); here the command line is parsed once
+// and a parse error becomes the one "sassx-cli: " line every error is.
+#include "bench_command.h"
+#include "cli_options.h"
 #include "commands.h"
+#include "stalls_command.h"
 
 #include <QCoreApplication>
 
 #include <cstdio>
-#include <map>
-
-#include "bench_command.h"
-#include "stalls_command.h"
+#include <iostream>
+#include <memory>
 
 namespace {
 
-void usage()
+// `sassx-cli help [COMMAND]`: the list of commands, or one command's options, as --help prints them.
+CliCommand addHelpCommand(CLI::App& root)
 {
-    std::fputs(
-        "usage: sassx-cli <command> [options]\n"
-        "  info FILE [--json]                         cubins, kernels, attributes\n"
-        "  annotate FILE [--kernel K] [--json] [-o OUT] annotated SASS listing\n"
-        "  legal FILE [--kernel K] [--all] [--control yield|reuse|stall|all] [--reschedule] [--max-distance "
-        "N] "
-        "[--json]\n"
-        "        legal moves and control edits (--reschedule: moves with control codes derived for the "
-        "order)\n"
-        "  move FILE --kernel K --move FROM:TO ... [--edit I:stall=N|yield=B|reuse=M ...] [--pattern "
-        "ffma-interleave] [--repair]\n"
-        "        [--reschedule [--minimal-stalls]] -o OUT\n"
-        "  variants FILE [--kernel K] [--count N] [--seed S] [--rule sassx|sip|stalls|yield|control] -o "
-        "OUT.jsonl\n"
-        "  diff A B [--kernel K] [--format text|json|html]\n"
-        "  triton-export ENTRY_DIR --cubin TUNED.cubin   triton-restore ENTRY_DIR\n"
-        "  bench SPEC.json [--cubin FILE] [--backend gpu|estimate|auto] [--gpus LIST] [--metrics] "
-        "[--stalls]\n"
-        "        [--rounds N] [--processes K]   N interleaved rounds over K fresh worker processes (5)\n"
-        "        [--metrics-backend auto|cupti|ncu] [--json]\n"
-        "  stalls SPEC.json [--cubin FILE] [--period N|auto] [--top N] [--gpus LIST] [--json]\n"
-        "        where warps wait, per instruction (CUPTI PC sampling; needs a GPU)\n"
-        "  search SPEC.json [--algo climb|anneal|greedy|random|listsched|ppo] [--margin F] [--preset sip]\n"
-        "        [--space mem|all|yield|all+control|rescheduled] [--budget-evals N | --budget-time 10m]\n"
-        "        [--ppo-config FILE] [--policy FILE]   PPO settings, warm start from a saved policy.pt\n"
-        "        [--backend auto|gpu|estimate] [--gpus LIST] [--seed S] [--resume] [--json] -o DIR\n"
-        "        [--guide uniform|stalls] [--stalls FILE] [--sample-best]   stall-guided proposals\n"
-        "        [--final-rounds N] [--final-processes K]   the best's final figure (100 rounds, 5 "
-        "processes)\n",
-        stderr);
+    auto topic = std::make_shared<std::string>();
+    CLI::App* help = root.add_subcommand("help", "this list, or one command's options (help COMMAND)");
+    help->add_option("COMMAND", *topic, "the command whose options to list");
+    return {help, [&root, topic] {
+                if (topic->empty()) {
+                    // root.help() would show the chosen command's: this one.
+                    std::cout << root.get_formatter()->make_help(&root, root.get_name(),
+                                                                 CLI::AppFormatMode::Normal);
+                    return 0;
+                }
+                const CLI::App* command = findCommand(root, *topic);
+                if (!command) return fail("unknown command '" + *topic + "' (sassx-cli --help lists them)");
+                std::cout << command->help(root.get_name());
+                return 0;
+            }};
 }
 
 } // namespace
@@ -51,30 +40,33 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("sassx-cli");
+    CLI::App root("sassx-cli: the headless face of sassx, the SASS schedule explorer", "sassx-cli");
+    configureRoot(root);
+    std::vector<CliCommand> commands;
+    for (auto add : {addInfoCommand, addAnnotateCommand, addLegalCommand, addMoveCommand, addVariantsCommand,
+                     addDiffCommand, addTritonExportCommand, addTritonRestoreCommand, addBenchCommand,
+                     addStallsCommand, addSearchCommand, addHelpCommand})
+        commands.push_back(add(root));
+    readWholeNumbersAsDecimal(root);
+    root.footer("sassx-cli COMMAND --help (or sassx-cli help COMMAND) lists a command's options.\n"
+                "Exit: 0 ok, 1 bad input, 2 illegal edit (bench: 3, the candidate failed).");
     if (argc < 2) {
-        usage();
+        std::fputs(root.help().c_str(), stderr);
         return 1;
     }
-    std::string cmd = argv[1];
-    Args args(argv + 2, argv + argc);
-    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-        usage();
+    // Before CLI11, which would say only that a command is required.
+    const std::string first = argv[1];
+    if (first != "-h" && first != "--help" && !findCommand(root, first))
+        return fail("unknown command '" + first + "' (sassx-cli --help lists them)");
+    try {
+        root.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << root.help(); // the chosen command's, when there is one
         return 0;
+    } catch (const CLI::ParseError& e) {
+        return fail(parseErrorLine(root, e));
     }
-    static const std::map<std::string, int (*)(const Args&)> commands = {
-        {"info", runInfoCommand},
-        {"annotate", runAnnotateCommand},
-        {"legal", runLegalCommand},
-        {"move", runMoveCommand},
-        {"variants", runVariantsCommand},
-        {"diff", runDiffCommand},
-        {"triton-export", runTritonExportCommand},
-        {"triton-restore", runTritonRestoreCommand},
-        {"bench", runBenchCommand},
-        {"search", runSearchCommand},
-        {"stalls", runStallsCommand},
-    };
-    if (auto it = commands.find(cmd); it != commands.end()) return it->second(args);
-    std::fprintf(stderr, "sassx-cli: unknown command '%s' (sassx-cli --help lists them)\n", cmd.c_str());
-    return 1;
+    for (const CliCommand& c : commands)
+        if (c.app->parsed()) return c.run();
+    return fail("no command given (sassx-cli --help lists them)");
 }

@@ -1,3 +1,4 @@
+#include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
 #include "core/rewrite/ffma_interleave.h"
@@ -5,8 +6,23 @@
 #include <charconv>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 namespace {
+
+struct MoveArgs
+{
+    std::string file;
+    WorkspaceArgs workspace;
+    std::vector<std::string> moves, edits; // FROM:TO, INDEX:stall=N|yield=B|reuse=MASK
+    std::string pattern;
+    bool repair = false, reschedule = false, minimalStalls = false;
+    std::string out;
+};
+
+// --move and --edit values as (option, value) in command-line order: an edit's index may count on
+// the moves before it.
+using GivenEdits = std::vector<std::pair<std::string, std::string>>;
 
 bool parseUint(const std::string& s, uint32_t& v)
 {
@@ -15,12 +31,11 @@ bool parseUint(const std::string& s, uint32_t& v)
 }
 
 // "--move 12:9" or "--edit 14:stall=3" / "14:yield=0" / "14:reuse=0x1", in command-line order.
-sassx::Result<std::vector<sassx::Edit>> parseEdits(const ParsedArgs& args)
+sassx::Result<std::vector<sassx::Edit>> parseEdits(const GivenEdits& given)
 {
     using namespace sassx;
     std::vector<Edit> edits;
-    for (const auto& [name, value] : args.options) {
-        if (name != "--move" && name != "--edit") continue;
+    for (const auto& [name, value] : given) {
         auto colon = value.find(':');
         if (colon == std::string::npos) return makeError("bad " + name + " '" + value + "'");
         uint32_t first = 0;
@@ -59,71 +74,73 @@ sassx::Result<std::vector<sassx::Edit>> parseEdits(const ParsedArgs& args)
     return edits;
 }
 
-} // namespace
-
-int runMoveCommand(const Args& raw)
+int applyPattern(const sassx::KernelWorkspace& k, const std::string& pattern, sassx::Schedule& schedule,
+                 std::vector<sassx::Edit>& edits)
 {
     using namespace sassx;
-    std::string err;
-    auto args = parseArgs(
-        raw,
-        OptionSpec{{"--move", "--edit", "--pattern", "-o"}, {"--repair", "--reschedule", "--minimal-stalls"}}
-            .add(workspaceOptionSpec()),
-        err);
-    if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
-        return fail(err.empty() ? "usage: sassx-cli move FILE --kernel K --move FROM:TO [--move …] "
-                                  "[--edit INDEX:stall=N|yield=B|reuse=MASK …] [--pattern ffma-interleave] "
-                                  "[--repair | --reschedule [--minimal-stalls]] -o OUT.cubin"
-                                : err);
-    auto edits = parseEdits(args);
+    // The named edit on the schedule the explicit edits left, each of its edits judged by the checker.
+    const auto named = ffmaInterleaveEdits(k.checker(), schedule);
+    for (const auto& e : named.edits) {
+        Control& c = schedule.control[schedule.order[e.at]];
+        c.yield = *e.yield;
+        c.reuse = *e.reuse;
+    }
+    std::cerr << pattern << ": " << named.runs << " FFMA run(s), " << named.edits.size() << " edit(s)";
+    if (!named.refused.empty())
+        std::cerr << ", " << named.refused.size() << " refused (first: " << named.refused.front() << ")";
+    std::cerr << "\n";
+    if (named.edits.empty() && edits.empty()) return fail(pattern + ": nothing to edit in this kernel");
+    edits.insert(edits.end(), named.edits.begin(), named.edits.end());
+    return 0;
+}
+
+// Control codes derived for the new order of every block the edits touched (no edits: everywhere).
+int deriveControl(const sassx::KernelWorkspace& k, const std::vector<sassx::Edit>& edits, bool minimalStalls,
+                  sassx::Schedule& schedule)
+{
+    const auto& a = k.analysis();
+    std::vector<int> blocks;
+    for (const auto& b : a.cfg.blocks)
+        for (uint32_t p = b.first; p < b.end; ++p)
+            if (edits.empty() || schedule.order[p] != p ||
+                schedule.control[p] != a.listing.instructions[p].control) {
+                blocks.push_back(b.index); // no edits: derive codes for ptxas' own order everywhere
+                                           // (with --minimal-stalls: every stall as low as allowed)
+                break;
+            }
+    if (auto why = k.checker().reschedule(schedule, blocks, minimalStalls)) {
+        std::cerr << "sassx-cli: illegal: " << *why << "\n";
+        return 2;
+    }
+    int changed = 0;
+    for (uint32_t i = 0; i < schedule.control.size(); ++i)
+        changed += schedule.control[i] != a.listing.instructions[i].control;
+    std::cerr << "derived control codes: " << changed << " instruction(s) differ from ptxas'\n";
+    return 0;
+}
+
+int runMove(const MoveArgs& args, const GivenEdits& given)
+{
+    using namespace sassx;
+    auto edits = parseEdits(given);
     if (!edits) return fail(edits.message());
-    const std::string pattern = args.value("--pattern");
+    const std::string& pattern = args.pattern;
     if (!pattern.empty() && pattern != "ffma-interleave")
         return fail("unknown --pattern '" + pattern + "' (ffma-interleave)");
-    if (edits->empty() && !args.has("--reschedule") && pattern.empty())
+    if (edits->empty() && !args.reschedule && pattern.empty())
         return fail("nothing to do: give --move, --edit or --pattern (or --reschedule alone: ptxas' order "
                     "with derived control codes)");
-    auto sel = openKernel(args.positional[0], args);
+    auto sel = openKernel(args.file, args.workspace);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
     auto schedule = k.schedule(*edits);
     if (!schedule) return fail(schedule.message(), 2);
     if (!pattern.empty()) {
-        // The named edit on the schedule the explicit edits left, each of its edits judged by the checker.
-        const auto named = ffmaInterleaveEdits(k.checker(), *schedule);
-        for (const auto& e : named.edits) {
-            Control& c = schedule->control[schedule->order[e.at]];
-            c.yield = *e.yield;
-            c.reuse = *e.reuse;
-        }
-        std::cerr << pattern << ": " << named.runs << " FFMA run(s), " << named.edits.size() << " edit(s)";
-        if (!named.refused.empty())
-            std::cerr << ", " << named.refused.size() << " refused (first: " << named.refused.front() << ")";
-        std::cerr << "\n";
-        if (named.edits.empty() && edits->empty()) return fail(pattern + ": nothing to edit in this kernel");
-        edits->insert(edits->end(), named.edits.begin(), named.edits.end());
+        if (int code = applyPattern(k, pattern, *schedule, *edits)) return code;
     }
-    if (args.has("--repair")) k.checker().repairLatencies(*schedule);
-    if (args.has("--reschedule")) {
-        // Control codes derived for the new order of every block the edits touched.
-        const auto& a = k.analysis();
-        std::vector<int> blocks;
-        for (const auto& b : a.cfg.blocks)
-            for (uint32_t p = b.first; p < b.end; ++p)
-                if (edits->empty() || schedule->order[p] != p ||
-                    schedule->control[p] != a.listing.instructions[p].control) {
-                    blocks.push_back(b.index); // no edits: derive codes for ptxas' own order everywhere
-                                               // (with --minimal-stalls: every stall as low as allowed)
-                    break;
-                }
-        if (auto why = k.checker().reschedule(*schedule, blocks, args.has("--minimal-stalls"))) {
-            std::cerr << "sassx-cli: illegal: " << *why << "\n";
-            return 2;
-        }
-        int changed = 0;
-        for (uint32_t i = 0; i < schedule->control.size(); ++i)
-            changed += schedule->control[i] != a.listing.instructions[i].control;
-        std::cerr << "derived control codes: " << changed << " instruction(s) differ from ptxas'\n";
+    if (args.repair) k.checker().repairLatencies(*schedule);
+    if (args.reschedule) {
+        if (int code = deriveControl(k, *edits, args.minimalStalls, *schedule)) return code;
     }
     auto report = k.checker().check(*schedule);
     if (!report.legal()) {
@@ -134,10 +151,46 @@ int runMoveCommand(const Args& raw)
     }
     auto bytes = k.write(*schedule);
     if (!bytes) return fail(bytes.message());
-    std::string out = args.value("-o");
-    std::ofstream f(out, std::ios::binary);
+    std::ofstream f(args.out, std::ios::binary);
     if (!f || !f.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size())))
-        return fail("cannot write " + out);
-    std::cerr << "wrote " << out << " (" << edits->size() << " edit(s), legal)\n";
+        return fail("cannot write " + args.out);
+    std::cerr << "wrote " << args.out << " (" << edits->size() << " edit(s), legal)\n";
     return 0;
+}
+
+// CLI11 keeps each option's values apart; its parse order says which option each occurrence was.
+GivenEdits editsInOrder(const CLI::App& command, const MoveArgs& args)
+{
+    GivenEdits out;
+    size_t move = 0, edit = 0;
+    for (const CLI::Option* o : command.parse_order()) {
+        if (o->get_name() == "--move" && move < args.moves.size())
+            out.emplace_back("--move", args.moves[move++]);
+        if (o->get_name() == "--edit" && edit < args.edits.size())
+            out.emplace_back("--edit", args.edits[edit++]);
+    }
+    return out;
+}
+
+} // namespace
+
+CliCommand addMoveCommand(CLI::App& root)
+{
+    auto args = std::make_shared<MoveArgs>();
+    CLI::App* command =
+        root.add_subcommand("move", "apply moves and control edits, checked, and write the cubin");
+    command->add_option("FILE", args->file, "a cubin or anything `info` reads")->required();
+    addWorkspaceOptions(*command, args->workspace);
+    addRepeatable(*command, "--move", args->moves, "move the instruction at FROM to TO (repeatable)")
+        ->type_name("FROM:TO");
+    addRepeatable(*command, "--edit", args->edits, "set a control field of one instruction (repeatable)")
+        ->type_name("I:stall=N|yield=B|reuse=M");
+    command->add_option("--pattern", args->pattern, "a named edit on top: ffma-interleave")
+        ->type_name("NAME");
+    command->add_flag("--repair", args->repair, "raise stall counts until every latency bound is met");
+    command->add_flag("--reschedule", args->reschedule,
+                      "derive control codes for the new order (alone: for ptxas' order)");
+    command->add_flag("--minimal-stalls", args->minimalStalls, "--reschedule: every stall as low as allowed");
+    command->add_option("-o", args->out, "the cubin to write")->type_name("OUT.cubin")->required();
+    return {command, [args, command] { return runMove(*args, editsInOrder(*command, *args)); }};
 }

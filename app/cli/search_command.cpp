@@ -1,6 +1,7 @@
 // sassx-cli search: a background-free search on one kernel (core/session/search_run.h). Prints a
 // progress bar on a terminal (JSON lines with --json), then the best speed-up and where the report,
 // the diff and the tuned cubin went.
+#include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
 
@@ -12,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace {
@@ -25,88 +28,87 @@ void onSignal(int)
     g_stop = true; // the run stops after the evaluation in flight and checkpoints
 }
 
-const char* kUsage =
-    "usage: sassx-cli search SPEC.json [--algo climb|anneal|greedy|random|listsched|ppo] [--preset sip] "
-    "[--margin F] "
-    "[--ppo-config FILE] [--policy FILE] "
-    "[--space mem|all|yield|all+control|rescheduled] [--budget-evals N] [--budget-time 10m] [--backend "
-    "auto|gpu|estimate] "
-    "[--gpus LIST] [--seed S] [--guide uniform|stalls] [--stalls FILE] [--sample-best] [--resume] [--json] "
-    "-o DIR";
-
-template <typename T> Result<T> numberOption(const ParsedArgs& a, const std::string& name, T fallback)
+struct SearchArgs
 {
-    if (!a.has(name)) return fallback;
-    const std::string v = a.value(name);
-    try {
-        size_t used = 0;
-        const unsigned long long n = std::stoull(v, &used);
-        if (used != v.size() || v.starts_with('-')) throw std::invalid_argument(v);
-        return T(n);
-    } catch (const std::exception&) {
-        return makeError(name + " takes a non-negative number, not '" + v + "'");
-    }
+    std::string spec;
+    std::string out;
+    // climb by default: it keeps only what its paired, raced measurements confirm (docs/search.md)
+    std::string algo = "climb";
+    std::optional<double> margin;
+    std::string preset;
+    std::string space = "mem";
+    int64_t budgetEvals = 0;
+    std::string budgetTime; // a duration: 90s, 10m, 1h
+    uint64_t seed = 1;
+    std::string guide; // empty: stalls when --stalls is given, else uniform
+    std::string stalls, ppoConfig, policy;
+    int screenRounds = SearchMeasurePlan{}.screenRounds;
+    int confirmRounds = SearchMeasurePlan{}.confirmRounds;
+    int finalRounds = SearchMeasurePlan{}.fullRounds;
+    int finalProcesses = SearchMeasurePlan{}.fullProcesses;
+    int checkpointEvery = search::SearchControl{}.checkpointEvery;
+    bool json = false, resume = false, noListSeed = false, noVerify = false, sampleBest = false;
+    WorkspaceArgs workspace;
+    EvaluatorArgs evaluator; // backend: auto
+};
+
+// A settings file: any subset of the keys of docs/ppo.md over a preset ("preset", default cuasmrl).
+Status readPpoConfig(const std::string& path, search::SearchConfig& c)
+{
+    std::vector<uint8_t> bytes;
+    if (!readFileBytes(path, bytes)) return makeError("cannot read " + path);
+    auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    if (j.is_discarded()) return makeError(path + " is not JSON");
+    c.ppoPreset = j.is_object() ? j.value("preset", std::string("cuasmrl")) : "cuasmrl";
+    auto preset = search::ppoPreset(c.ppoPreset);
+    if (!preset) return makeError(path + ": " + preset.message());
+    auto settings = search::ppoSettingsFromJson(j, *preset);
+    if (!settings) return makeError(path + ": " + settings.message());
+    c.ppo = *settings;
+    return Ok{};
 }
 
-Result<search::SearchConfig> configFrom(const ParsedArgs& a, bool resume)
+Result<search::SearchConfig> configFrom(const SearchArgs& a)
 {
     search::SearchConfig c;
-    // climb is the default: it keeps only what its paired, raced measurements confirm (docs/search.md).
-    auto algo = search::parseAlgorithm(a.value("--algo", "climb"));
-    if (!algo)
-        return makeError("--algo is climb, anneal, greedy, random, listsched or ppo, not '" +
-                         a.value("--algo") + "'");
-    c.algorithm = *algo;
-    if (a.has("--margin")) {
+    // Both are one of their option's choices by now (oneOf); the core's parsers stay the one mapping.
+    const auto algorithm = search::parseAlgorithm(a.algo);
+    const auto space = search::parseSearchSpace(a.space);
+    if (!algorithm) return makeError("unknown --algo '" + a.algo + "'");
+    if (!space) return makeError("unknown --space '" + a.space + "'");
+    c.algorithm = *algorithm;
+    if (a.margin) {
         if (c.algorithm != search::Algorithm::Climb) return makeError("--margin goes with --algo climb");
-        const std::string v = a.value("--margin");
-        char* end = nullptr;
-        const double m = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end || !(m >= 0) || m > 100)
-            return makeError("--margin takes a number of noise floors (0 to 100), not '" + v + "'");
-        c.climbMargin = m;
+        if (!(*a.margin >= 0) || *a.margin > 100) {
+            char shown[32];
+            std::snprintf(shown, sizeof shown, "%g", *a.margin);
+            return makeError(std::string("--margin takes a number of noise floors (0 to 100), not '") +
+                             shown + "'");
+        }
+        c.climbMargin = *a.margin;
     }
-    c.preset = a.value("--preset");
-    auto space = search::parseSearchSpace(a.value("--space", "mem"));
-    if (!space)
-        return makeError("--space is mem, all, yield, all+control or rescheduled, not '" +
-                         a.value("--space") + "'");
+    c.preset = a.preset;
     c.space = *space;
-    auto evals = numberOption<int64_t>(a, "--budget-evals", 0);
-    if (!evals) return evals.error();
-    c.budgetEvals = *evals;
-    if (a.has("--budget-time")) {
-        auto t = search::parseDuration(a.value("--budget-time"));
+    c.budgetEvals = a.budgetEvals;
+    if (!a.budgetTime.empty()) {
+        auto t = search::parseDuration(a.budgetTime);
         if (!t)
-            return makeError("--budget-time takes a duration such as 90s, 10m or 1h, not '" +
-                             a.value("--budget-time") + "'");
+            return makeError("--budget-time takes a duration such as 90s, 10m or 1h, not '" + a.budgetTime +
+                             "'");
         c.budgetSeconds = *t;
     }
-    auto seed = numberOption<uint64_t>(a, "--seed", 1);
-    if (!seed) return seed.error();
-    c.seed = *seed;
-    c.seedWithListSchedule = !a.has("--no-list-seed");
-    c.guide = a.value("--guide", a.has("--stalls") ? "stalls" : "uniform");
-    if (a.has("--ppo-config") || a.has("--policy")) {
+    c.seed = a.seed;
+    c.seedWithListSchedule = !a.noListSeed;
+    c.guide = !a.guide.empty() ? a.guide : !a.stalls.empty() ? "stalls" : "uniform";
+    if (!a.ppoConfig.empty() || !a.policy.empty()) {
         if (c.algorithm != search::Algorithm::Ppo)
             return makeError("--ppo-config and --policy go with --algo ppo");
-        if (resume) return makeError("a resumed PPO run continues its own settings and policy");
+        if (a.resume) return makeError("a resumed PPO run continues its own settings and policy");
     }
-    if (c.algorithm == search::Algorithm::Ppo && a.has("--ppo-config")) {
-        // A settings file: any subset of the keys of docs/ppo.md over a preset ("preset", default cuasmrl).
-        std::vector<uint8_t> bytes;
-        const std::string path = a.value("--ppo-config");
-        if (!readFileBytes(path, bytes)) return makeError("cannot read " + path);
-        auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-        if (j.is_discarded()) return makeError(path + " is not JSON");
-        c.ppoPreset = j.is_object() ? j.value("preset", std::string("cuasmrl")) : "cuasmrl";
-        auto preset = search::ppoPreset(c.ppoPreset);
-        if (!preset) return makeError(path + ": " + preset.message());
-        auto settings = search::ppoSettingsFromJson(j, *preset);
-        if (!settings) return makeError(path + ": " + settings.message());
-        c.ppo = *settings;
+    if (c.algorithm == search::Algorithm::Ppo && !a.ppoConfig.empty()) {
+        if (Status s = readPpoConfig(a.ppoConfig, c); !s) return s.error();
     }
-    if (resume) return c; // the checkpoint's configuration wins; only the budget is taken from here
+    if (a.resume) return c; // the checkpoint's configuration wins; only the budget is taken from here
     if (Status s = c.validate(); !s) return s.error();
     return c;
 }
@@ -123,76 +125,70 @@ void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
                  s.evalsPerSecond, s.bestSpeedup, s.phase.c_str());
 }
 
-} // namespace
-
-int runSearchCommand(const Args& raw)
+// What the run is asked for, from the command line: the configuration, the output and the plan.
+Result<SearchRunOptions> runOptions(const SearchArgs& a)
 {
-    std::string err;
-    const ParsedArgs a = parseArgs(
-        raw,
-        OptionSpec{{"--algo", "--preset", "--space", "--budget-evals", "--budget-time", "--seed", "-o",
-                    "--screen", "--rounds", "--final-rounds", "--final-processes", "--checkpoint-every",
-                    "--guide", "--stalls", "--ppo-config", "--policy", "--margin"},
-                   {"--json", "--resume", "--no-list-seed", "--no-verify", "--sample-best"}}
-            .add(evaluatorOptionSpec())
-            .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-        err);
-    if (!err.empty()) return fail(err);
-    if (a.positional.size() != 1 || a.value("-o").empty()) return fail(kUsage);
-    const bool resume = a.has("--resume");
-    auto config = configFrom(a, resume);
-    if (!config) return fail(config.message());
-
-    // --seed is the search's seed here, never the input seed (that is --input-seed).
-    ParsedArgs evalArgs = a;
-    std::erase_if(evalArgs.options, [](const auto& o) { return o.first == "--seed"; });
-    auto evalOptions = evaluatorOptions(evalArgs, "auto");
-    if (!evalOptions) return fail(evalOptions.message());
-    auto wsOptions = workspaceOptions(a);
-    if (!wsOptions) return fail(wsOptions.message());
-    wsOptions->evaluator = *evalOptions;
-
+    auto config = configFrom(a);
+    if (!config) return config.error();
     SearchRunOptions options;
     options.config = *config;
-    options.outDir = a.value("-o");
-    options.resume = resume;
-    options.verifyFreshInputs = !a.has("--no-verify");
-    options.stallsPath = a.value("--stalls");
-    options.sampleBest = a.has("--sample-best");
-    options.policyPath = a.value("--policy");
+    options.outDir = a.out;
+    options.resume = a.resume;
+    options.verifyFreshInputs = !a.noVerify;
+    options.stallsPath = a.stalls;
+    options.sampleBest = a.sampleBest;
+    options.policyPath = a.policy;
     if (!options.policyPath.empty() && !std::ifstream(options.policyPath, std::ios::binary))
-        return fail("cannot read the policy " + options.policyPath);
-    auto screen = numberOption<int>(a, "--screen", options.plan.screenRounds);
-    auto rounds = numberOption<int>(a, "--rounds", options.plan.confirmRounds);
-    auto finalRounds = numberOption<int>(a, "--final-rounds", options.plan.fullRounds);
-    auto finalProcesses = numberOption<int>(a, "--final-processes", options.plan.fullProcesses);
-    auto every = numberOption<int>(a, "--checkpoint-every", options.control.checkpointEvery);
-    for (const auto* r : {&screen, &rounds, &finalRounds, &finalProcesses, &every})
-        if (!*r) return fail(r->message());
-    options.plan = {*screen, *rounds, *finalRounds, std::clamp(*finalProcesses, 1, 64)};
-    options.control.checkpointEvery = std::max(1, *every);
+        return makeError("cannot read the policy " + options.policyPath);
+    options.plan = {a.screenRounds, a.confirmRounds, a.finalRounds, std::clamp(a.finalProcesses, 1, 64)};
+    options.control.checkpointEvery = std::max(1, a.checkpointEvery);
     options.control.stop = &g_stop;
-    if (resume) {
-        auto saved = readSearchCheckpoint(options.outDir);
+    return options;
+}
+
+void printReport(const SearchReport& report, const std::string& outDir)
+{
+    std::printf("%s\n", report.summary.c_str());
+    std::printf("  report: %s\n  diff:   %s\n  cubin:  %s%s\n  history: %s\n", report.reportPath.c_str(),
+                report.diffPath.c_str(), report.bestCubinPath.c_str(),
+                report.improved ? "" : " (the original: nothing beat it)", report.historyPath.c_str());
+    if (report.json.contains("ppo"))
+        std::printf("  policy: %s (%d updates, %d episodes)\n",
+                    report.json["ppo"].value("policy", "").c_str(), report.json["ppo"].value("updates", 0),
+                    report.json["ppo"].value("episodes", 0));
+    if (!report.json.value("finished", true))
+        std::printf("  stopped before its budget: resume with --resume -o %s\n", outDir.c_str());
+}
+
+int runSearch(const SearchArgs& a)
+{
+    auto options = runOptions(a);
+    if (!options) return fail(options.message());
+    // --seed is the search's seed here, never the input seed (that is --input-seed).
+    auto evalOptions = evaluatorOptions(a.evaluator);
+    if (!evalOptions) return fail(evalOptions.message());
+    WorkspaceOptions wsOptions = workspaceOptions(a.workspace);
+    wsOptions.evaluator = *evalOptions;
+    if (a.resume) {
+        auto saved = readSearchCheckpoint(options->outDir);
         if (!saved) return fail(saved.message());
     }
 
-    auto run = openSearchRun(a.positional[0], *wsOptions);
+    auto run = openSearchRun(a.spec, wsOptions);
     if (!run) return fail(run.message());
     std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", (*run)->choice().backend.c_str(),
                  (*run)->choice().reason.c_str());
     printNotices((*run)->kernel());
     if ((*run)->choice().backend != "gpu")
-        if (const std::string blind = search::estimateBlindSpot(options.config.space); !blind.empty())
+        if (const std::string blind = search::estimateBlindSpot(options->config.space); !blind.empty())
             std::fprintf(stderr, "sassx-cli: note: %s\n", blind.c_str());
 
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    const bool json = a.has("--json");
-    const bool bar = !json && isatty(STDERR_FILENO);
+    const bool bar = !a.json && isatty(STDERR_FILENO);
     search::SearchCallbacks callbacks;
     callbacks.onEvaluation = [&](const search::SearchEvaluation& e, const search::SearchStatus& s) {
-        if (json) {
+        if (a.json) {
             nlohmann::json j = search::toJson(e);
             j["status"] = {{"evaluations", s.evaluations},  {"evals_per_second", s.evalsPerSecond},
                            {"best_speedup", s.bestSpeedup}, {"incumbent_speedup", s.incumbentSpeedup},
@@ -200,25 +196,82 @@ int runSearchCommand(const Args& raw)
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);
         } else if (bar) {
-            progressBar(s, options.config);
+            progressBar(s, options->config);
         }
     };
-    auto report = (*run)->run(options, callbacks);
+    auto report = (*run)->run(*options, callbacks);
     if (bar) std::fputc('\n', stderr);
     if (!report) return fail(report.message());
-    if (json) {
+    if (a.json)
         std::printf("%s\n", nlohmann::json{{"report", report->json}}.dump().c_str());
-    } else {
-        std::printf("%s\n", report->summary.c_str());
-        std::printf("  report: %s\n  diff:   %s\n  cubin:  %s%s\n  history: %s\n", report->reportPath.c_str(),
-                    report->diffPath.c_str(), report->bestCubinPath.c_str(),
-                    report->improved ? "" : " (the original: nothing beat it)", report->historyPath.c_str());
-        if (report->json.contains("ppo"))
-            std::printf("  policy: %s (%d updates, %d episodes)\n",
-                        report->json["ppo"].value("policy", "").c_str(),
-                        report->json["ppo"].value("updates", 0), report->json["ppo"].value("episodes", 0));
-        if (!report->json.value("finished", true))
-            std::printf("  stopped before its budget: resume with --resume -o %s\n", options.outDir.c_str());
-    }
+    else
+        printReport(*report, options->outDir);
     return 0;
+}
+
+// The search's own options: what to search, how long, where the results go.
+void addSearchOptions(CLI::App& command, SearchArgs& a)
+{
+    command.add_option("SPEC.json", a.spec, "the launch spec (docs/launch-spec.md)")->required();
+    command.add_option("-o", a.out, "the run's directory: report, diff, best cubin, checkpoint")
+        ->type_name("DIR")
+        ->required();
+    command.add_option("--algo", a.algo, "the search algorithm (docs/search.md)")
+        ->check(oneOf({"climb", "anneal", "greedy", "random", "listsched", "ppo"}))
+        ->capture_default_str();
+    command.add_option("--margin", a.margin, "--algo climb: noise floors a gain must clear (0 to 100)");
+    command.add_option("--preset", a.preset, "--algo anneal: the SIP paper's schedule")
+        ->check(oneOf({"sip"}));
+    command
+        .add_option("--space", a.space, "what may change: moves of memory or all instructions, control bits")
+        ->check(oneOf({"mem", "all", "yield", "all+control", "rescheduled"}))
+        ->capture_default_str();
+    command.add_option("--budget-evals", a.budgetEvals, "stop after N evaluations (0: no limit)")
+        ->check(nonNegative())
+        ->capture_default_str();
+    command.add_option("--budget-time", a.budgetTime, "stop after this long: 90s, 10m, 1h")
+        ->type_name("DURATION");
+    command.add_option("--seed", a.seed, "the search's random seed")
+        ->check(nonNegative())
+        ->capture_default_str();
+    command.add_flag("--resume", a.resume, "continue the run in -o DIR from its checkpoint");
+    command.add_flag("--json", a.json, "one JSON line per evaluation, then the report");
+    command.add_flag("--no-list-seed", a.noListSeed, "do not start from the list-scheduling result");
+    command.add_option("--ppo-config", a.ppoConfig, "--algo ppo: a settings file (docs/ppo.md)")
+        ->type_name("FILE");
+    command.add_option("--policy", a.policy, "--algo ppo: warm-start from a saved policy.pt")
+        ->type_name("FILE");
+}
+
+// How candidates are measured, and stall-guided proposals.
+void addMeasureOptions(CLI::App& command, SearchArgs& a)
+{
+    auto rounds = [&](const std::string& name, int& value, const std::string& what) {
+        command.add_option(name, value, what)->check(nonNegative())->capture_default_str();
+    };
+    rounds("--screen", a.screenRounds, "rounds that screen every candidate");
+    rounds("--rounds", a.confirmRounds, "fresh rounds confirming a candidate that beat the incumbent");
+    rounds("--final-rounds", a.finalRounds, "rounds of the best's final figure");
+    rounds("--final-processes", a.finalProcesses, "fresh worker processes of the final figure (1 to 64)");
+    rounds("--checkpoint-every", a.checkpointEvery, "evaluations between checkpoints");
+    command.add_flag("--no-verify", a.noVerify, "skip re-checking the best on inputs of another seed");
+    command
+        .add_option("--guide", a.guide, "where proposals go (default: stalls with --stalls, else uniform)")
+        ->check(oneOf({"uniform", "stalls"}));
+    command.add_option("--stalls", a.stalls, "stall samples of the original to guide proposals with")
+        ->type_name("FILE");
+    command.add_flag("--sample-best", a.sampleBest, "sample the best variant's stalls at the end (GPU)");
+}
+
+} // namespace
+
+CliCommand addSearchCommand(CLI::App& root)
+{
+    auto args = std::make_shared<SearchArgs>();
+    CLI::App* command = root.add_subcommand("search", "search one kernel's schedules for a faster one");
+    addSearchOptions(*command, *args);
+    addMeasureOptions(*command, *args);
+    addEvaluatorOptions(*command, args->evaluator);
+    addWorkspaceOptions(*command, args->workspace, KernelOption::FromSpec);
+    return {command, [args] { return runSearch(*args); }};
 }

@@ -13,15 +13,39 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <optional>
 
 using namespace sassx;
 using namespace sassx::eval;
 using nlohmann::json;
 
 namespace {
+
+struct StallsArgs
+{
+    std::string spec;
+    std::string cubin;           // empty: the spec's own
+    std::string period = "auto"; // or 5..31: a sample every 2^N cycles
+    int top = 20;
+    bool json = false;
+    WorkspaceArgs workspace;
+    EvaluatorArgs evaluator;
+};
+
+// --period: 0 for auto, else the exponent; nullopt when it is neither.
+std::optional<int> periodExponent(const std::string& text)
+{
+    if (text == "auto") return 0;
+    int n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size() || n < 5 || n > 31) return std::nullopt;
+    return n;
+}
 
 std::string reasonsText(const InstructionStalls& s, size_t words)
 {
@@ -77,39 +101,19 @@ void printText(const StallProfile& p, const KernelStalls& k, const KernelAnalysi
     }
 }
 
-} // namespace
-
-int runStallsCommand(const std::vector<std::string>& args)
+int runStalls(const StallsArgs& args)
 {
-    std::string error;
-    const ParsedArgs p = parseArgs(args,
-                                   OptionSpec{{"--cubin", "--period", "--top"}, {"--json"}}
-                                       .add(evaluatorOptionSpec())
-                                       .add(OptionSpec{{"--arch"}, {"--keep-stale-line-info"}}),
-                                   error);
-    if (!error.empty()) return fail(error);
-    if (p.positional.size() != 1) return fail("stalls needs exactly one SPEC.json");
-    auto spec = loadLaunchSpec(p.positional[0]);
+    const std::optional<int> period = periodExponent(args.period);
+    if (!period) return fail("--period takes auto or 5..31 (2^N cycles), not '" + args.period + "'");
+    auto spec = loadLaunchSpec(args.spec);
     if (!spec) return fail(spec.message());
-    int period = 0, top = 20;
-    try {
-        const std::string v = p.value("--period", "auto");
-        period = v == "auto" ? 0 : std::stoi(v);
-        top = std::stoi(p.value("--top", "20"));
-    } catch (const std::exception&) {
-        return fail("--period takes auto or 5..31, --top a number");
-    }
-    if (period && (period < 5 || period > 31)) return fail("--period takes auto or 5..31 (2^N cycles)");
-    // Samples come only from a GPU: "gpu" unless asked otherwise, so the estimate is never used silently.
-    auto evalOptions = evaluatorOptions(p, "gpu");
+    auto evalOptions = evaluatorOptions(args.evaluator);
     if (!evalOptions) return fail(evalOptions.message());
     if (spec->cubinPath().empty()) return fail("the spec names no \"cubin\" for the original");
-    const std::string candidatePath = p.value("--cubin", spec->cubinPath());
+    const std::string candidatePath = args.cubin.empty() ? spec->cubinPath() : args.cubin;
     std::vector<uint8_t> candidate;
     if (!readFileBytes(candidatePath, candidate)) return fail("cannot read " + candidatePath);
-    auto wsOptions = workspaceOptions(p);
-    if (!wsOptions) return fail(wsOptions.message());
-    auto ws = Workspace::open(spec->cubinPath(), *wsOptions);
+    auto ws = Workspace::open(spec->cubinPath(), workspaceOptions(args.workspace));
     if (!ws) return fail("the original cubin: " + ws.message());
     auto kernel = (*ws)->kernel(spec->kernel);
     if (!kernel) return fail(kernel.message());
@@ -128,11 +132,11 @@ int runStallsCommand(const std::vector<std::string>& args)
     if (!choice) return fail(choice.message());
     KernelEvaluator kev(*kernel, *choice, *spec);
     if (Status s = kev.prepare(); !s) return fail(s.message());
-    auto profile = choice->evaluator->stalls(Candidate::fromBytes(candidate), period);
+    auto profile = choice->evaluator->stalls(Candidate::fromBytes(candidate), *period);
     if (!profile) return fail(profile.message());
     auto mapped = mapStalls(*profile, analysis, *schedule);
     if (!mapped) return fail(mapped.message());
-    if (p.has("--json")) {
+    if (args.json) {
         json j{{"spec", spec->name},
                {"kernel", spec->kernel},
                {"candidate", candidatePath},
@@ -141,6 +145,31 @@ int runStallsCommand(const std::vector<std::string>& args)
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
-    printText(*profile, *mapped, analysis, *schedule, candidatePath, top);
+    printText(*profile, *mapped, analysis, *schedule, candidatePath, args.top);
     return 0;
+}
+
+} // namespace
+
+CliCommand addStallsCommand(CLI::App& root)
+{
+    auto args = std::make_shared<StallsArgs>();
+    // Samples come only from a GPU: "gpu" unless asked otherwise, so the estimate is never used silently.
+    args->evaluator.backend = "gpu";
+    CLI::App* command =
+        root.add_subcommand("stalls", "where warps wait, per instruction (CUPTI PC sampling; needs a GPU)");
+    command->add_option("SPEC.json", args->spec, "the launch spec (docs/launch-spec.md)")->required();
+    command
+        ->add_option("--cubin", args->cubin,
+                     "a reschedule of the spec's kernel (default: the spec's own cubin)")
+        ->type_name("FILE");
+    command->add_option("--period", args->period, "a sample per SM every 2^N cycles, N in 5..31, or auto")
+        ->type_name("N|auto")
+        ->capture_default_str();
+    command->add_option("--top", args->top, "instructions listed, the most sampled first")
+        ->capture_default_str();
+    command->add_flag("--json", args->json, "JSON instead of text");
+    addEvaluatorOptions(*command, args->evaluator);
+    addWorkspaceOptions(*command, args->workspace, KernelOption::FromSpec);
+    return {command, [args] { return runStalls(*args); }};
 }

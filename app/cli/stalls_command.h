@@ -5,7 +5,6 @@
 // spec's kernel) the samples are mapped back to the original instructions, so one instruction keeps
 // its figures when it moves. Needs a GPU: the estimate backend has no samples and says so.
 // Exit: 0 ok, 1 bad input or no samples.
-#include <string>
-#include <vector>
+#include "commands.h"
 
-int runStallsCommand(const std::vector<std::string>& args);
+CliCommand addStallsCommand(CLI::App& root);

@@ -7,36 +7,59 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <memory>
 
-int runTritonExportCommand(const Args& raw)
+namespace {
+
+struct TritonExportArgs
+{
+    std::string entry;
+    std::string cubin;
+    std::string kernel;
+};
+
+int runTritonExport(const TritonExportArgs& args)
 {
     using namespace sassx;
-    std::string err;
-    auto args = parseArgs(raw, {{"--cubin", "--kernel"}, {}}, err);
-    if (!err.empty() || args.positional.size() != 1 || !args.has("--cubin"))
-        return fail(err.empty() ? "usage: sassx-cli triton-export ENTRY_DIR --cubin TUNED.cubin [--kernel K]"
-                                : err);
-    std::ifstream in(args.value("--cubin"), std::ios::binary);
-    if (!in) return fail("cannot read " + args.value("--cubin"));
+    std::ifstream in(args.cubin, std::ios::binary);
+    if (!in) return fail("cannot read " + args.cubin);
     std::vector<uint8_t> tuned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto st = exportToTritonCache(args.positional[0], tuned, args.value("--kernel"));
+    auto st = exportToTritonCache(args.entry, tuned, args.kernel);
     if (!st) return fail(st.message());
-    auto entry = openTritonEntry(args.positional[0]);
+    auto entry = openTritonEntry(args.entry);
     std::printf("wrote %s (original kept as %s); processes that already loaded the kernel must restart\n",
-                entry ? entry->cubin.string().c_str() : args.positional[0].c_str(),
+                entry ? entry->cubin.string().c_str() : args.entry.c_str(),
                 entry ? entry->backup.filename().string().c_str() : "the backup");
     return 0;
 }
 
-int runTritonRestoreCommand(const Args& raw)
+int runTritonRestore(const std::string& entry)
 {
-    using namespace sassx;
-    std::string err;
-    auto args = parseArgs(raw, {{}, {}}, err);
-    if (!err.empty() || args.positional.size() != 1)
-        return fail(err.empty() ? "usage: sassx-cli triton-restore ENTRY_DIR" : err);
-    auto st = restoreTritonCache(args.positional[0]);
+    auto st = sassx::restoreTritonCache(entry);
     if (!st) return fail(st.message());
-    std::printf("restored the original cubin in %s\n", args.positional[0].c_str());
+    std::printf("restored the original cubin in %s\n", entry.c_str());
     return 0;
+}
+
+} // namespace
+
+CliCommand addTritonExportCommand(CLI::App& root)
+{
+    auto args = std::make_shared<TritonExportArgs>();
+    CLI::App* command = root.add_subcommand(
+        "triton-export", "put a tuned cubin into a Triton cache entry (the original kept)");
+    command->add_option("ENTRY_DIR", args->entry, "the Triton cache entry")->required();
+    command->add_option("--cubin", args->cubin, "the tuned cubin")->type_name("TUNED.cubin")->required();
+    command->add_option("--kernel", args->kernel, "the kernel (default: the one the entry's metadata names)")
+        ->type_name("K");
+    return {command, [args] { return runTritonExport(*args); }};
+}
+
+CliCommand addTritonRestoreCommand(CLI::App& root)
+{
+    auto entry = std::make_shared<std::string>();
+    CLI::App* command =
+        root.add_subcommand("triton-restore", "put the original cubin back into a Triton cache entry");
+    command->add_option("ENTRY_DIR", *entry, "the Triton cache entry")->required();
+    return {command, [entry] { return runTritonRestore(*entry); }};
 }

@@ -1,6 +1,7 @@
 // sassx-cli variants: random legal variants (or SIP-rule ones) written as byte patches against the
 // original cubin, one JSON object per line, so a GPU harness can rebuild the exact cubins the
 // rewriter produced without shipping thousands of files.
+#include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
 
@@ -10,6 +11,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 namespace {
 
@@ -25,74 +27,125 @@ std::string hexBytes(const uint8_t* p, size_t n)
     return s;
 }
 
-} // namespace
+const std::vector<std::string> kRules = {"sassx",   "sip",         "stalls", "yield",
+                                         "control", "rescheduled", "derived"};
 
-int runVariantsCommand(const Args& raw)
+struct VariantsArgs
+{
+    std::string file;
+    WorkspaceArgs workspace;
+    int count = 100;
+    uint64_t seed = 1;
+    std::string rule = "sassx";
+    int maxEdits = 30;
+    bool memoryOnly = false;
+    std::string replay; // a VARIANTS.jsonl whose variants are written instead of random ones
+    std::string out;
+};
+
+// --replay: one Variant JSON per line (e.g. reductions of a failing variant made by
+// bench/legality/bisect.py); each is written whether legal or not, with its verdict.
+sassx::Result<std::vector<sassx::Variant>> readReplay(const std::string& path)
 {
     using namespace sassx;
-    std::string err;
-    auto args = parseArgs(
-        raw,
-        OptionSpec{{"--count", "--seed", "--rule", "--max-edits", "-o", "--replay"}, {"--memory-only"}}.add(
-            workspaceOptionSpec()),
-        err);
-    if (!err.empty() || args.positional.size() != 1 || args.value("-o").empty())
-        return fail(err.empty() ? "usage: sassx-cli variants FILE [--kernel K] [--count N] [--seed S] "
-                                  "[--rule sassx|sip|stalls|yield|control|rescheduled|derived] [--max-edits "
-                                  "M] [--memory-only] "
-                                  "[--replay VARIANTS.jsonl] -o OUT.jsonl"
-                                : err);
-    const std::string rule = args.value("--rule", "sassx");
-    if (rule != "sassx" && rule != "sip" && rule != "stalls" && rule != "yield" && rule != "control" &&
-        rule != "rescheduled" && rule != "derived")
-        return fail("--rule is sassx, sip, stalls (stall increases only: a control experiment), yield "
-                    "(yield-bit flips of ptxas' own order), control (yield flips and reuse edits of ptxas' "
-                    "order), rescheduled (moves with derived control codes, "
-                    "and yield and reuse edits: the search space) or derived (ptxas' order with minimal "
-                    "derived control codes: one variant)");
-    int count = 0, maxEdits = 0;
-    uint64_t seed = 0;
-    try {
-        count = std::stoi(args.value("--count", "100"));
-        maxEdits = std::stoi(args.value("--max-edits", "30"));
-        seed = std::stoull(args.value("--seed", "1"));
-    } catch (const std::exception&) {
-        return fail("--count, --max-edits and --seed take numbers");
+    std::ifstream in(path);
+    if (!in) return makeError("cannot read " + path);
+    std::vector<Variant> replay;
+    std::string text;
+    for (int lineNo = 1; std::getline(in, text); ++lineNo) {
+        if (text.empty()) continue;
+        auto j = nlohmann::json::parse(text, nullptr, false);
+        auto v = Variant::fromJson(j);
+        if (!v) return makeError(path + ":" + std::to_string(lineNo) + ": " + v.message());
+        replay.push_back(*v);
     }
-    if (count < 0 || maxEdits < 1) return fail("--count must be >= 0 and --max-edits >= 1");
-    std::mt19937_64 rng(seed);
-    auto sel = openKernel(args.positional[0], args);
+    return replay;
+}
+
+// ptxas' order, every block's control codes derived with every stall as low as the rules allow
+// (LegalityChecker::reschedule, minimal): the derivation's own test. The edits that make it.
+sassx::Result<std::vector<sassx::Edit>> derivedEdits(const sassx::KernelWorkspace& k, sassx::Schedule& s)
+{
+    using namespace sassx;
+    std::vector<int> blocks;
+    for (const auto& b : k.analysis().cfg.blocks)
+        blocks.push_back(b.index);
+    if (auto why = k.checker().reschedule(s, blocks, true))
+        return makeError("cannot derive control codes: " + *why);
+    std::vector<Edit> edits;
+    for (uint32_t p = 0; p < s.order.size(); ++p) {
+        const Control& c = s.control[p];
+        const Control& o = k.analysis().listing.instructions[p].control;
+        if (c.stall != o.stall || c.yield != o.yield || c.reuse != o.reuse)
+            edits.push_back(Edit::control(p, c.stall, c.yield, c.reuse));
+    }
+    return edits;
+}
+
+// One random draw of `rule` on ptxas' order `s` (which it edits); empty when it found no legal edit.
+std::vector<sassx::Edit> drawEdits(const sassx::KernelWorkspace& k, const VariantsArgs& args,
+                                   std::optional<sassx::search::EditProposer>& proposer, std::mt19937_64& rng,
+                                   sassx::Schedule& s)
+{
+    using namespace sassx;
+    if (args.rule == "rescheduled") {
+        // 1..max-edits proposals of the search space, each a move with the control edits deriving
+        // its block's codes, or a yield or reuse edit.
+        if (!proposer) proposer.emplace(k.checker(), search::SearchSpace::Rescheduled);
+        std::vector<Edit> edits;
+        const int n = std::uniform_int_distribution<int>(1, args.maxEdits)(rng);
+        for (int d = 0; d < n; ++d) {
+            auto more = proposer->propose(s, rng, 1);
+            edits.insert(edits.end(), more.begin(), more.end());
+        }
+        return edits;
+    }
+    if (args.rule == "sip")
+        return sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, args.maxEdits)(rng), s);
+    RandomVariantOptions opts;
+    opts.maxEdits = args.maxEdits;
+    opts.memoryOnly = args.memoryOnly;
+    opts.onlyRaiseStalls = args.rule == "stalls";
+    opts.yieldOnly = args.rule == "yield" || args.rule == "control";
+    opts.withReuse = args.rule == "control";
+    return randomLegalEdits(k.checker(), rng, opts, s);
+}
+
+// The variant's bytes as 16-byte patches against the original cubin.
+nlohmann::json patchesAgainst(const std::vector<uint8_t>& bytes, const std::vector<uint8_t>& original)
+{
+    nlohmann::json patches = nlohmann::json::array();
+    for (size_t off = 0; off < bytes.size(); off += 16) {
+        size_t len = std::min<size_t>(16, bytes.size() - off);
+        if (std::equal(bytes.begin() + long(off), bytes.begin() + long(off + len),
+                       original.begin() + long(off)))
+            continue;
+        patches.push_back({off, hexBytes(bytes.data() + off, len)});
+    }
+    return patches;
+}
+
+int runVariants(const VariantsArgs& args)
+{
+    using namespace sassx;
+    if (args.count < 0 || args.maxEdits < 1) return fail("--count must be >= 0 and --max-edits >= 1");
+    std::mt19937_64 rng(args.seed);
+    auto sel = openKernel(args.file, args.workspace);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
     printNotices(k);
     const LegalityChecker& checker = k.checker();
-    const auto& original = k.cubin().bytes();
-    std::ofstream out(args.value("-o"));
-    if (!out) return fail("cannot write " + args.value("-o"));
-    RandomVariantOptions opts;
-    opts.maxEdits = maxEdits;
-    opts.memoryOnly = args.has("--memory-only");
-    opts.onlyRaiseStalls = rule == "stalls";
-    opts.yieldOnly = rule == "yield" || rule == "control";
-    opts.withReuse = rule == "control";
-    // --replay: the variants come from a file (one Variant JSON per line, e.g. reductions of a failing
-    // variant made by bench/legality/bisect.py); each is written whether legal or not, with its verdict.
+    std::ofstream out(args.out);
+    if (!out) return fail("cannot write " + args.out);
     std::vector<Variant> replay;
-    if (args.has("--replay")) {
-        std::ifstream in(args.value("--replay"));
-        if (!in) return fail("cannot read " + args.value("--replay"));
-        std::string text;
-        for (int lineNo = 1; std::getline(in, text); ++lineNo) {
-            if (text.empty()) continue;
-            auto j = nlohmann::json::parse(text, nullptr, false);
-            auto v = Variant::fromJson(j);
-            if (!v) return fail(args.value("--replay") + ":" + std::to_string(lineNo) + ": " + v.message());
-            replay.push_back(*v);
-        }
-        count = int(replay.size());
+    if (!args.replay.empty()) {
+        auto read = readReplay(args.replay);
+        if (!read) return fail(read.message());
+        replay = std::move(*read);
     }
+    const std::string& rule = args.rule;
+    const int count = args.replay.empty() ? args.count : int(replay.size());
     std::optional<search::EditProposer> proposer;
-    if (rule == "rescheduled") proposer.emplace(checker, search::SearchSpace::Rescheduled);
     int written = 0, legalCount = 0, refused = 0;
     // Random rules: draw until `count` variants are written (a draw can find no legal edit at all).
     const int draws = replay.empty() ? count * 4 : count;
@@ -106,35 +159,17 @@ int runVariantsCommand(const Args& raw)
             s = std::move(*applied);
             edits = replay[size_t(v)].edits;
         } else if (rule == "derived") {
-            // ptxas' order, every block's control codes derived with every stall as low as the rules
-            // allow (LegalityChecker::reschedule, minimal): the derivation's own test.
             if (v > 0) break;
-            std::vector<int> blocks;
-            for (const auto& b : k.analysis().cfg.blocks)
-                blocks.push_back(b.index);
-            if (auto why = checker.reschedule(s, blocks, true))
-                return fail("cannot derive control codes: " + *why);
-            for (uint32_t p = 0; p < s.order.size(); ++p) {
-                const Control& c = s.control[p];
-                const Control& o = k.analysis().listing.instructions[p].control;
-                if (c.stall != o.stall || c.yield != o.yield || c.reuse != o.reuse)
-                    edits.push_back(Edit::control(p, c.stall, c.yield, c.reuse));
-            }
-            if (edits.empty()) break;
-        } else if (rule == "rescheduled") {
-            // 1..max-edits proposals of the search space, each a move with the control edits deriving
-            // its block's codes, or a yield or reuse edit.
-            const int n = std::uniform_int_distribution<int>(1, maxEdits)(rng);
-            for (int d = 0; d < n; ++d) {
-                auto more = proposer->propose(s, rng, 1);
-                edits.insert(edits.end(), more.begin(), more.end());
-            }
-        } else if (rule == "sip") {
-            edits = sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, maxEdits)(rng), s);
+            auto derived = derivedEdits(k, s);
+            if (!derived) return fail(derived.message());
+            edits = std::move(*derived);
         } else {
-            edits = randomLegalEdits(checker, rng, opts, s);
+            edits = drawEdits(k, args, proposer, rng, s);
         }
-        if (edits.empty()) continue;
+        if (edits.empty()) {
+            if (rule == "derived") break;
+            continue;
+        }
         auto report = checker.check(s);
         if (replay.empty() && rule != "sip" && !report.legal())
             return fail("internal error: a random legal variant failed the full check: " + report.summary());
@@ -143,23 +178,13 @@ int runVariantsCommand(const Args& raw)
             ++refused;
             continue;
         }
-        nlohmann::json patches = nlohmann::json::array();
-        for (size_t off = 0; off < bytes->size(); off += 16) {
-            size_t len = std::min<size_t>(16, bytes->size() - off);
-            if (std::equal(bytes->begin() + long(off), bytes->begin() + long(off + len),
-                           original.begin() + long(off)))
-                continue;
-            patches.push_back({off, hexBytes(bytes->data() + off, len)});
-        }
-        Variant var;
-        var.name = replay.empty() ? rule + "-" + std::to_string(v) : replay[size_t(v)].name;
-        var.kernel = k.name();
-        var.edits = edits;
+        Variant var{replay.empty() ? rule + "-" + std::to_string(v) : replay[size_t(v)].name, k.name(),
+                    edits};
         nlohmann::json line = var.toJson();
         line["rule"] = rule;
         line["legal"] = report.legal();
         if (!report.legal()) line["hazard"] = report.summary();
-        line["patches"] = patches;
+        line["patches"] = patchesAgainst(*bytes, k.cubin().bytes());
         out << line.dump() << "\n";
         ++written;
         legalCount += report.legal();
@@ -167,6 +192,34 @@ int runVariantsCommand(const Args& raw)
     std::cerr << "wrote " << written << " " << rule << " variants of " << k.name() << " (" << legalCount
               << " legal by sassx's model"
               << (refused ? ", " + std::to_string(refused) + " refused by the writer" : "") << ") -> "
-              << args.value("-o") << "\n";
+              << args.out << "\n";
     return 0;
+}
+
+} // namespace
+
+CliCommand addVariantsCommand(CLI::App& root)
+{
+    auto args = std::make_shared<VariantsArgs>();
+    CLI::App* command = root.add_subcommand(
+        "variants", "random legal variants (or rule-made ones) as byte patches, JSON lines");
+    command->add_option("FILE", args->file, "a cubin or anything `info` reads")->required();
+    addWorkspaceOptions(*command, args->workspace);
+    command->add_option("--count", args->count, "variants to write")->capture_default_str();
+    command->add_option("--seed", args->seed, "random seed")->capture_default_str();
+    command
+        ->add_option(
+            "--rule", args->rule,
+            "sassx: random legal edits, sip: the SIP paper's rule, stalls: stall raises only, yield/control: "
+            "yield flips (and reuse edits), rescheduled: the search space, derived: minimal derived codes")
+        ->check(oneOf(kRules))
+        ->capture_default_str();
+    command->add_option("--max-edits", args->maxEdits, "edits per variant, at most")->capture_default_str();
+    command->add_flag("--memory-only", args->memoryOnly, "move memory instructions only");
+    command
+        ->add_option("--replay", args->replay,
+                     "write these variants (one JSON per line) instead, each with its verdict")
+        ->type_name("VARIANTS.jsonl");
+    command->add_option("-o", args->out, "the JSON lines to write")->type_name("OUT.jsonl")->required();
+    return {command, [args] { return runVariants(*args); }};
 }

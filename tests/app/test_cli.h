@@ -6,8 +6,9 @@
 // the point; rows skip when their sample was not built (no nvcc).
 //
 // test_cli.cpp: the fixture (samples, temp files, the move the rewrite tests reuse);
-// test_cli_inspect.cpp: info, annotate, legal; test_cli_rewrite.cpp: move, diff, variants,
-// triton-export/restore; test_cli_bench.cpp: bench --backend estimate; test_cli_bad_input.cpp: errors.
+// test_cli_inspect.cpp: info, annotate, legal, and --help of every command; test_cli_rewrite.cpp: move, diff,
+// variants, triton-export/restore; test_cli_bench.cpp: bench --backend estimate; test_cli_bad_input.cpp:
+// errors.
 #include "cli_test_support.h"
 
 #include <QHash>
@@ -66,6 +67,11 @@ private slots:
     void legalOnTriton();
     void legalTextExplainsNoMoves_data();
     void legalTextExplainsNoMoves();
+    void help_data();
+    void help();
+    void noCommand();
+    void inlineValues_data();
+    void inlineValues();
     void moveRoundTrip();
     void reschedule();
     void namedPattern();

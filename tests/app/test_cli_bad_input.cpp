@@ -1,7 +1,8 @@
 // Bad input for every command: exactly one line on stderr, starting "sassx-cli: " and saying why (no
 // usage dump, no stack, no Qt warning; only an illegal move may add "  also: " lines naming further
-// hazards), and a non-zero exit (1 bad input, 2 illegal edit; app/cli/commands.h). Each row is otherwise a
-// valid command line, so that only the fault named in the row can be what the command refuses.
+// hazards), nothing on stdout, and a non-zero exit (1 bad input, 2 illegal edit; app/cli/commands.h). Each
+// row is otherwise a valid command line, so that only the fault named in the row can be what the command
+// refuses.
 #include "test_cli.h"
 
 #include <QtTest>
@@ -82,6 +83,12 @@ void TestCli::badInput_data()
     row("bench: no spec", "bench --backend estimate", 1, "SPEC");
     row("annotate: -o without a value", "annotate {rmsnorm} -o", 1, "-o needs a value");
     row("annotate: unwritable -o", "annotate {rmsnorm} -o {missing}/out.txt", 1, "cannot write");
+    row("move: --move without a value", "move {rmsnorm} --kernel rmsnorm -o {tmp}/bad.cubin --move", 1,
+        "--move needs a value");
+    row("stalls: no spec", "stalls --backend estimate", 1, "usage");
+    row("info: two files", "info {rmsnorm} {rmsnorm}", 1, "unexpected argument");
+    row("diff: three files", "diff {rmsnorm} {rmsnorm} {rmsnorm}", 1, "usage");
+    row("info: a flag given a value", "info {rmsnorm} --json=false", 1, "--json takes no value");
 
     // Malformed values.
     row("move: bad --move syntax", "move {rmsnorm} --kernel rmsnorm --move 3-4 -o {tmp}/bad.cubin", 1, "3-4");
@@ -89,6 +96,10 @@ void TestCli::badInput_data()
         "color");
     row("variants: --count not a number", "variants {rmsnorm} --count five -o {tmp}/bad.jsonl", 1, "--count");
     row("variants: unknown --rule", "variants {rmsnorm} --rule random -o {tmp}/bad.jsonl", 1, "--rule");
+    row("variants: --count not a whole number", "variants {rmsnorm} --count 2.5 -o {tmp}/bad.jsonl", 1,
+        "2.5");
+    row("legal: unknown --control", "legal {rmsnorm} --control speed", 1, "yield, reuse, stall or all");
+    row("legal: --max-distance 0", "legal {rmsnorm} --reschedule --max-distance 0", 1, "--max-distance");
     row("diff: unknown --format", "diff {rmsnorm} {rmsnorm} --format pdf", 1, "--format");
     row("diff: two kernels", "diff {rmsnorm} {sgemm_leakyrelu}", 1, "rmsnorm");
     row("diff: B is invalid JSON", "diff {rmsnorm} {badjson}", 1, "not valid JSON");
@@ -115,8 +126,14 @@ void TestCli::badInput_data()
     row("bench: truncated candidate", "bench {spec} --backend estimate --cubin {truncated}", 1, "");
     row("bench: unknown backend", "bench {spec} --backend abacus", 1, "backend");
     row("bench: --input-sets not a number", "bench {spec} --input-sets many", 1, "many");
+    row("bench: negative --input-seed", "bench {spec} --backend estimate --input-seed -3", 1, "non-negative");
+    row("bench: --processes out of range", "bench {spec} --backend estimate --processes 0", 1, "1 to 64");
+    row("bench: unknown --metrics-backend", "bench {spec} --backend estimate --metrics-backend perf", 1,
+        "perf");
+    row("stalls: --period out of range", "stalls {spec} --period 3", 1, "--period");
 
     row("unknown command", "frobnicate {missing}", 1, "unknown command 'frobnicate'");
+    row("help on an unknown command", "help frobnicate", 1, "unknown command 'frobnicate'");
 }
 
 void TestCli::badInput()
@@ -133,4 +150,5 @@ void TestCli::badInput()
     QVERIFY2(r.exitCode == code, qPrintable(QStringLiteral("expected exit %1\n").arg(code) + r.describe()));
     const QString problem = oneLineError(r, reason);
     QVERIFY2(problem.isEmpty(), qPrintable(problem + "\n" + r.describe()));
+    QVERIFY2(r.out.isEmpty(), qPrintable("an error with output on stdout\n" + r.describe()));
 }

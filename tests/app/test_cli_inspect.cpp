@@ -302,3 +302,149 @@ void TestCli::legalTextExplainsNoMoves()
         QVERIFY2(lines.size() >= 2 && !lines[1].trimmed().isEmpty(),
                  qPrintable("0 legal moves and no reason line: " + QString::fromUtf8(r.out)));
 }
+
+namespace {
+
+// A help row: `entries` must each start a line of the help (an option, a positional or a command as
+// CLI11 lists them), `texts` (choices, defaults) appear anywhere.
+void helpRow(const QString& command, const QStringList& entries, const QStringList& texts = {})
+{
+    QTest::newRow(qPrintable(command.isEmpty() ? "sassx-cli" : command)) << command << entries << texts;
+}
+
+} // namespace
+
+void TestCli::help_data()
+{
+    QTest::addColumn<QString>("command"); // empty: sassx-cli itself
+    QTest::addColumn<QStringList>("entries");
+    QTest::addColumn<QStringList>("texts");
+    helpRow("", {"info", "annotate", "legal", "move", "variants", "diff", "triton-export", "triton-restore",
+                 "bench", "stalls", "search", "help"});
+    const QStringList workspace = {"--arch", "--kernel", "--keep-stale-line-info"};
+    const QStringList evaluator = {"--backend",    "--gpus",     "--worker",         "--input-sets",
+                                   "--input-seed", "--l2-flush", "--metrics-backend"};
+    helpRow("info", {"FILE", "--arch", "--json", "-h,--help"}, {"sm_90"});
+    helpRow("annotate", QStringList{"FILE", "--json", "-o"} + workspace);
+    helpRow("legal",
+            QStringList{"FILE", "--all", "--control", "--reschedule", "--max-distance", "--json"} + workspace,
+            {"{yield,reuse,stall,all}", "=32"});
+    helpRow("move",
+            QStringList{"FILE", "--move", "--edit", "--pattern", "--repair", "--reschedule",
+                        "--minimal-stalls", "-o"} +
+                workspace,
+            {"FROM:TO", "REQUIRED"});
+    helpRow(
+        "variants",
+        QStringList{"FILE", "--count", "--seed", "--rule", "--max-edits", "--memory-only", "--replay", "-o"} +
+            workspace,
+        {"{sassx,sip,stalls,yield,control,rescheduled,derived}", "=100"});
+    helpRow("diff", QStringList{"A", "B", "--format", "--context", "-o"} + workspace,
+            {"{text,json,html}", "=3"});
+    helpRow("triton-export", {"ENTRY_DIR", "--cubin", "--kernel"});
+    helpRow("triton-restore", {"ENTRY_DIR"});
+    helpRow("bench",
+            QStringList{"SPEC.json", "--cubin", "--seed", "--screen", "--rounds", "--processes", "--metrics",
+                        "--stalls", "--json", "--arch", "--keep-stale-line-info"} +
+                evaluator,
+            {"{auto,gpu,estimate}=gpu", "{auto,cupti,ncu}"});
+    helpRow("stalls",
+            QStringList{"SPEC.json", "--cubin", "--period", "--top", "--json", "--arch"} + evaluator,
+            {"=auto"});
+    helpRow("search",
+            QStringList{"SPEC.json",
+                        "-o",
+                        "--algo",
+                        "--margin",
+                        "--preset",
+                        "--space",
+                        "--budget-evals",
+                        "--budget-time",
+                        "--seed",
+                        "--resume",
+                        "--json",
+                        "--no-list-seed",
+                        "--ppo-config",
+                        "--policy",
+                        "--screen",
+                        "--rounds",
+                        "--final-rounds",
+                        "--final-processes",
+                        "--checkpoint-every",
+                        "--no-verify",
+                        "--guide",
+                        "--stalls",
+                        "--sample-best",
+                        "--arch"} +
+                evaluator,
+            {"{climb,anneal,greedy,random,listsched,ppo}=climb",
+             "{mem,all,yield,all+control,rescheduled}=mem", "{auto,gpu,estimate}=auto", "=100"});
+}
+
+// Every command answers --help (and `sassx-cli help COMMAND` the same) on stdout with exit 0, listing
+// each of its options.
+void TestCli::help()
+{
+    QFETCH(QString, command);
+    QFETCH(QStringList, entries);
+    QFETCH(QStringList, texts);
+    const QStringList args = command.isEmpty() ? QStringList{"--help"} : QStringList{command, "--help"};
+    const CliRun r = runCli(args);
+    QVERIFY2(r.ok() && r.err.isEmpty() && !r.out.isEmpty(), qPrintable(r.describe()));
+    const QString text = QString::fromUtf8(r.out);
+    for (const QString& e : entries) {
+        const QRegularExpression line("^\\s+" + QRegularExpression::escape(e) + "(\\s|=|$)",
+                                      QRegularExpression::MultilineOption);
+        QVERIFY2(line.match(text).hasMatch(), qPrintable("no line for " + e + " in\n" + text));
+    }
+    for (const QString& t : texts)
+        QVERIFY2(text.contains(t), qPrintable("'" + t + "' missing from\n" + text));
+    const CliRun viaHelp = runCli(command.isEmpty() ? QStringList{"help"} : QStringList{"help", command});
+    QVERIFY2(viaHelp.ok() && viaHelp.err.isEmpty(), qPrintable(viaHelp.describe()));
+    QCOMPARE(viaHelp.out, r.out);
+}
+
+// No command: the list of commands on stderr, nothing on stdout, exit 1.
+void TestCli::noCommand()
+{
+    const CliRun r = runCli({});
+    QVERIFY2(!r.crashed && !r.timedOut && r.exitCode == 1, qPrintable(r.describe()));
+    QVERIFY2(r.out.isEmpty(), qPrintable(r.describe()));
+    QVERIFY2(r.err.contains("Usage") && r.err.contains("search"), qPrintable(r.describe()));
+}
+
+void TestCli::inlineValues_data()
+{
+    QTest::addColumn<QStringList>("given");
+    QTest::addColumn<QStringList>("same"); // what `given` must print exactly like
+    QTest::newRow("annotate --kernel=rmsnorm")
+        << QStringList{"annotate", "{rmsnorm}", "--kernel=rmsnorm", "--json"}
+        << QStringList{"annotate", "{rmsnorm}", "--kernel", "rmsnorm", "--json"};
+    QTest::newRow("legal --control=stall")
+        << QStringList{"legal", "{rmsnorm}", "--control=stall", "--json"}
+        << QStringList{"legal", "{rmsnorm}", "--control", "stall", "--json"};
+    // A single-value option given twice: the last one counts.
+    QTest::newRow("legal --control twice")
+        << QStringList{"legal", "{rmsnorm}", "--control", "yield", "--control", "stall", "--json"}
+        << QStringList{"legal", "{rmsnorm}", "--control", "stall", "--json"};
+    // Whole numbers are decimal: a leading zero is not octal (010 moves ten positions at most, not 8).
+    QTest::newRow("legal --max-distance 010")
+        << QStringList{"legal", "{rmsnorm}", "--reschedule", "--max-distance", "010", "--json"}
+        << QStringList{"legal", "{rmsnorm}", "--reschedule", "--max-distance", "10", "--json"};
+}
+
+// --name=value reads like --name value.
+void TestCli::inlineValues()
+{
+    QFETCH(QStringList, given);
+    QFETCH(QStringList, same);
+    QString missing;
+    given = expand(given, &missing);
+    same = expand(same, &missing);
+    if (!missing.isEmpty()) QSKIP(qPrintable("needs {" + missing + "}: a sample was not built"));
+    const CliRun& a = cachedRun(given);
+    const CliRun& b = cachedRun(same);
+    QVERIFY2(a.ok(), qPrintable(a.describe()));
+    QVERIFY2(b.ok(), qPrintable(b.describe()));
+    QCOMPARE(a.out, b.out);
+}
