@@ -1,11 +1,8 @@
 #include "widgets/export_actions.h"
 
 #include "core/analysis/kernel_analysis.h"
-#include "core/rewrite/cubin_writer.h"
-#include "core/rewrite/diff_export.h"
-#include "core/rewrite/patch_limits.h"
-#include "core/rewrite/schedule_diff.h"
 #include "core/rewrite/triton_cache.h"
+#include "core/session/schedule_exports.h"
 #include "core/session/session.h"
 #include "core/session/workspace.h"
 
@@ -75,8 +72,8 @@ void ExportActions::exportCubin()
 
 void ExportActions::exportDiff(bool html)
 {
-    auto analysis = m_session->analysis();
-    if (!analysis) {
+    auto kernel = m_session->kernelWorkspace();
+    if (!kernel) {
         QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
         return;
     }
@@ -86,15 +83,13 @@ void ExportActions::exportDiff(bool html)
         html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
     if (path.isEmpty()) return;
     const auto* current = m_session->currentVariant();
-    auto a = DiffSide::fromSchedule(*analysis, Schedule::identity(*analysis), "original");
-    auto b = DiffSide::fromSchedule(*analysis, m_session->schedule(),
-                                    current ? current->name : std::string("current"));
-    auto diff = diffSchedules(a, b, m_session->kernelSymbol().toStdString());
+    auto diff =
+        diffFromOriginal(*kernel, m_session->schedule(), current ? current->name : std::string("current"));
     if (!diff) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(diff.message()));
         return;
     }
-    std::string text = html ? diffToHtml(*diff) : diffToText(*diff);
+    const std::string text = renderDiff(*diff, html ? DiffFormat::Html : DiffFormat::Text);
     if (auto s = writeFileAtomically(path.toStdString(), std::vector<uint8_t>(text.begin(), text.end()));
         !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
@@ -113,7 +108,6 @@ void ExportActions::writeBackTriton()
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(entry.message()));
         return;
     }
-    const QString backup = QString::fromStdString(entry->backup.string());
     // Writing ptxas' own schedule back is a restore in disguise: ask before doing it.
     if (m_session->schedule().isIdentity(kernel->analysis()) &&
         QMessageBox::question(m_parent, tr("Triton Write-Back"),
@@ -127,22 +121,23 @@ void ExportActions::writeBackTriton()
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
         return;
     }
-    auto s = exportToTritonCache(m_session->inputPath().toStdString(), *bytes,
-                                 m_session->kernelSymbol().toStdString());
-    if (!s) {
-        QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(s.message()));
+    auto written = writeBackToTriton(m_session->inputPath().toStdString(), *bytes,
+                                     m_session->kernelSymbol().toStdString());
+    if (!written) {
+        QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(written.message()));
         return;
     }
-    const QString message = tr("Wrote %1; ptxas' original is kept at %2 (File ▸ Export ▸ Triton Cache "
-                               "Restore puts it back). Restart the Triton process so it reloads the cubin.")
-                                .arg(QString::fromStdString(entry->cubin.string()), backup);
+    const QString message =
+        tr("Wrote %1; ptxas' original is kept at %2 (File ▸ Export ▸ Triton Cache "
+           "Restore puts it back). Restart the Triton process so it reloads the cubin.")
+            .arg(QString::fromStdString(written->cubin), QString::fromStdString(written->backup));
     QMessageBox::information(m_parent, tr("Triton Write-Back"), message);
     Q_EMIT done(message);
 }
 
 void ExportActions::restoreTriton()
 {
-    auto s = restoreTritonCache(m_session->inputPath().toStdString());
+    auto s = sassx::restoreTriton(m_session->inputPath().toStdString());
     if (!s) {
         QMessageBox::warning(m_parent, tr("Triton Restore"), QString::fromStdString(s.message()));
         return;

@@ -2,7 +2,7 @@
 
 #include "widgets/export_actions.h"
 
-#include "core/rewrite/triton_cache.h"
+#include "core/session/input_loader.h"
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/diff_view.h"
@@ -409,18 +409,12 @@ void MainWindow::openPath(const QString& path)
             addRecent(path);
         return;
     }
-    // An entry's own .cubin or .json opens the whole Triton cache entry (write-back needs it).
-    if (auto dir = tritonEntryOfFile(path.toStdString())) {
-        const QString entry = QString::fromStdString(dir->string());
-        statusBar()->showMessage(tr("Opening the Triton cache entry %1").arg(entry), 10000);
-        m_pendingKernel.clear();
-        m_pendingRecent = entry;
-        m_session->openInput(entry);
-        return;
-    }
+    const InputTarget target = classifyInput(path.toStdString());
+    const QString what = QString::fromStdString(target.path);
+    if (target.tritonEntry && what != path)
+        statusBar()->showMessage(tr("Opening the Triton cache entry %1").arg(what), 10000);
     QString arch = QStringLiteral("sm_90");
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("cu") || suffix == QLatin1String("ptx")) {
+    if (target.needsArch) {
         // Source needs an arch to compile for; the last choice is the default next time.
         QSettings settings;
         const QString last = settings.value(QStringLiteral("open/arch"), arch).toString();
@@ -432,8 +426,8 @@ void MainWindow::openPath(const QString& path)
         settings.setValue(QStringLiteral("open/arch"), arch);
     }
     m_pendingKernel.clear();
-    m_pendingRecent = path;
-    m_session->openInput(path, arch);
+    m_pendingRecent = what;
+    m_session->openInput(what, arch);
 }
 
 void MainWindow::openDialog()

@@ -4,10 +4,7 @@
 #include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
-#include "core/rewrite/diff_export.h"
-#include "core/rewrite/schedule_diff.h"
-
-#include <nlohmann/json.hpp>
+#include "core/session/schedule_exports.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,11 +12,6 @@
 #include <memory>
 
 namespace {
-
-bool endsWith(const std::string& s, const std::string& suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 struct DiffArgs
 {
@@ -33,44 +25,15 @@ struct DiffArgs
 int runDiff(const DiffArgs& args)
 {
     using namespace sassx;
-    const std::string& pathA = args.a;
-    const std::string& pathB = args.b;
-    auto opened = openKernel(pathA, args.workspace);
+    auto opened = openKernel(args.a, args.workspace);
     if (!opened) return fail(opened.message());
-    const KernelWorkspace& a = *opened->kernel;
-    const std::string labelA = std::filesystem::path(pathA).filename().string();
-    const std::string labelB = std::filesystem::path(pathB).filename().string();
-
-    DiffSide sideA = DiffSide::fromListing(a.analysis().listing, labelA);
-    DiffSide sideB;
-    if (endsWith(pathB, ".json")) {
-        std::ifstream in(pathB);
-        nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_discarded()) return fail(pathB + " is not valid JSON");
-        auto v = Variant::fromJson(j);
-        if (!v) return fail(v.message());
-        if (!v->kernel.empty() && v->kernel != a.name())
-            return fail("variant " + pathB + " is for kernel " + v->kernel + ", not " + a.name());
-        auto s = a.schedule(v->edits);
-        if (!s) return fail(s.message());
-        sideB = DiffSide::fromSchedule(a.analysis(), *s, v->name.empty() ? labelB : v->name);
-    } else {
-        auto openedB = openKernel(pathB, args.workspace, a.name());
-        if (!openedB) return fail(openedB.message());
-        const KernelWorkspace& b = *openedB->kernel;
-        const Kernel* ka = a.cubin().findKernel(a.name());
-        const Kernel* kb = b.cubin().findKernel(b.name());
-        if (ka && kb && ka->codeSize != kb->codeSize)
-            return fail(a.name() + " is " + std::to_string(ka->codeSize) + " bytes in " + labelA + " but " +
-                        std::to_string(kb->codeSize) + " in " + labelB + ": not two schedules of one kernel");
-        sideB = DiffSide::fromListing(b.analysis().listing, labelB);
-    }
-    auto diff = diffSchedules(sideA, sideB, a.name());
+    const std::string labelA = std::filesystem::path(args.a).filename().string();
+    auto diff = diffInputs(*opened->kernel, labelA, args.b, workspaceOptions(args.workspace));
     if (!diff) return fail(diff.message());
-
-    const std::string text = args.format == "json"   ? diffToJson(*diff).dump(2) + "\n"
-                             : args.format == "html" ? diffToHtml(*diff)
-                                                     : diffToText(*diff, {.context = args.context});
+    const DiffFormat format = args.format == "json"   ? DiffFormat::Json
+                              : args.format == "html" ? DiffFormat::Html
+                                                      : DiffFormat::Text;
+    const std::string text = renderDiff(*diff, format, args.context);
     if (!args.out.empty()) {
         std::ofstream out(args.out, std::ios::binary);
         out << text;

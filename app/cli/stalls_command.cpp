@@ -5,7 +5,6 @@
 
 #include "core/cubin/cubin.h"
 #include "core/eval/launch_spec.h"
-#include "core/rewrite/schedule_recovery.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/kernel_evaluator.h"
 #include "core/session/kernel_stalls.h"
@@ -119,14 +118,8 @@ int runStalls(const StallsArgs& args)
     if (!kernel) return fail(kernel.message());
     const KernelAnalysis& analysis = (*kernel)->analysis();
     // Which schedule the candidate holds, so offsets map back to original instructions.
-    auto parsed = Cubin::parse(candidate);
-    if (!parsed) return fail(candidatePath + ": " + parsed.message());
-    const Kernel* k = parsed->findKernel((*kernel)->name());
-    if (!k) return fail(candidatePath + " has no kernel " + (*kernel)->name());
-    auto schedule = recoverSchedule(analysis, *parsed, *k);
-    if (!schedule)
-        return fail(candidatePath + " is not a reschedule of " + spec->cubinPath() +
-                    " (its instructions are not the original's, block by block)");
+    auto schedule = (*kernel)->scheduleOf(candidate, candidatePath);
+    if (!schedule) return fail(schedule.message());
 
     auto choice = makeEvaluator(*evalOptions);
     if (!choice) return fail(choice.message());

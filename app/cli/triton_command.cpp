@@ -2,9 +2,10 @@
 // sassx-cli triton-restore ENTRY_DIR
 // Write-back into a Triton cache entry and its undo (docs/export.md).
 #include "commands.h"
-#include "core/rewrite/triton_cache.h"
+#include "core/session/schedule_exports.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -24,18 +25,16 @@ int runTritonExport(const TritonExportArgs& args)
     std::ifstream in(args.cubin, std::ios::binary);
     if (!in) return fail("cannot read " + args.cubin);
     std::vector<uint8_t> tuned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto st = exportToTritonCache(args.entry, tuned, args.kernel);
-    if (!st) return fail(st.message());
-    auto entry = openTritonEntry(args.entry);
+    auto written = writeBackToTriton(args.entry, tuned, args.kernel);
+    if (!written) return fail(written.message());
     std::printf("wrote %s (original kept as %s); processes that already loaded the kernel must restart\n",
-                entry ? entry->cubin.string().c_str() : args.entry.c_str(),
-                entry ? entry->backup.filename().string().c_str() : "the backup");
+                written->cubin.c_str(), std::filesystem::path(written->backup).filename().string().c_str());
     return 0;
 }
 
 int runTritonRestore(const std::string& entry)
 {
-    auto st = sassx::restoreTritonCache(entry);
+    auto st = sassx::restoreTriton(entry);
     if (!st) return fail(st.message());
     std::printf("restored the original cubin in %s\n", entry.c_str());
     return 0;

@@ -1,5 +1,7 @@
 #include "core/session/input_loader.h"
 
+#include "core/rewrite/triton_cache.h"
+
 #include "core/common/subprocess.h"
 #include "core/common/temp_file.h"
 #include "core/cubin/fatbin.h"
@@ -97,6 +99,21 @@ Result<std::string> findCudaTool(const std::string& name)
     for (const auto& t : tried)
         msg += " " + t;
     return makeError(msg);
+}
+
+InputTarget classifyInput(const std::string& path)
+{
+    InputTarget t{path};
+    std::error_code ec;
+    if (auto entry = tritonEntryOfFile(path)) {
+        t.path = entry->string();
+        t.tritonEntry = true;
+    } else if (fs::is_directory(path, ec)) {
+        t.tritonEntry = true;
+    }
+    const std::string ext = lower(fs::path(path).extension().string());
+    t.needsArch = !t.tritonEntry && (ext == ".cu" || ext == ".ptx");
+    return t;
 }
 
 Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& options)

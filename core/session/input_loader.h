@@ -32,6 +32,16 @@ struct LoadedInput
 
 Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& options = {});
 
+// What opening `path` means, decided before anything is loaded (a front end asks first, e.g. for the
+// arch to compile for).
+struct InputTarget
+{
+    std::string path;         // what to load: the entry's directory when `path` is one of its files
+    bool tritonEntry = false; // a Triton cache entry (write-back needs the whole entry, not its cubin)
+    bool needsArch = false;   // CUDA C++ or PTX: compiled for LoadOptions::arch
+};
+InputTarget classifyInput(const std::string& path);
+
 // nvcc/ptxas discovery: $CUDA_HOME/bin, PATH, /usr/local/cuda/bin.
 Result<std::string> findCudaTool(const std::string& name);
 

@@ -4,6 +4,7 @@
 
 #include "core/common/demangle.h"
 #include "core/rewrite/cubin_writer.h"
+#include "core/rewrite/schedule_recovery.h"
 #include "core/sass/listing.h"
 
 #include <algorithm>
@@ -205,6 +206,20 @@ LegalityReport KernelWorkspace::check(const std::vector<Edit>& edits, const Chec
 Result<std::vector<uint8_t>> KernelWorkspace::write(const Schedule& schedule) const
 {
     return writeSchedule(cubin(), *m_analysis, schedule, m_options.patch);
+}
+
+Result<Schedule> KernelWorkspace::scheduleOf(const std::vector<uint8_t>& bytes,
+                                             const std::string& label) const
+{
+    auto parsed = Cubin::parse(bytes);
+    if (!parsed) return makeError(label + ": " + parsed.message());
+    const Kernel* k = parsed->findKernel(m_name);
+    if (!k) return makeError(label + " has no kernel " + m_name);
+    auto schedule = recoverSchedule(*m_analysis, *parsed, *k);
+    if (!schedule)
+        return makeError(label + " is not a reschedule of " + m_input->path +
+                         " (its instructions are not the original's, block by block)");
+    return *schedule;
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> KernelWorkspace::legalMoves(const Schedule& current,

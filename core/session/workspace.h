@@ -115,6 +115,10 @@ public:
     LegalityReport check(const std::vector<Edit>& edits, const CheckOptions& options = {}) const;
     // The whole tuned cubin for a schedule (refused, with a sentence, when the writer cannot follow it).
     Result<std::vector<uint8_t>> write(const Schedule& schedule) const;
+    // The schedule a tuned cubin of this kernel holds (its words matched to the original's, block by
+    // block), so that figures by offset map back to original instructions; `label` names the cubin in
+    // the error, which says why it is not a reschedule of this kernel.
+    Result<Schedule> scheduleOf(const std::vector<uint8_t>& cubin, const std::string& label) const;
     // Every legal single move (from position, to position) of `current`.
     std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
     // Why the instruction at position `pos` of `current` cannot move one step up or down: the first

@@ -3,8 +3,10 @@
 #include "core/estimate/estimate_evaluator.h"
 #include "core/eval/launch_spec.h"
 #include "core/rewrite/patch_limits.h"
+#include "core/session/input_loader.h"
 #include "core/session/kernel_evaluator.h"
 #include "core/session/kernel_stalls.h"
+#include "core/session/schedule_exports.h"
 #include "core/session/workspace.h"
 
 #include "../sass/test_common.h"
@@ -345,6 +347,72 @@ private Q_SLOTS:
         MeasureOptions stopped;
         stopped.stop = &stop;
         QVERIFY(!kev.measure(*s, stopped));
+    }
+
+    // What opening a path means, decided before loading: a Triton entry's own file opens the entry.
+    void inputsAreClassifiedBeforeLoading()
+    {
+        const QString cubin = sample(QStringLiteral("rmsnorm.sm_90.cubin"));
+        REQUIRE_FILE(cubin);
+        QTemporaryDir tmp;
+        const QString entry = tmp.filePath(QStringLiteral("entry"));
+        QVERIFY(QDir().mkpath(entry));
+        QVERIFY(QFile::copy(cubin, entry + QStringLiteral("/rmsnorm.cubin")));
+        QFile meta(entry + QStringLiteral("/rmsnorm.json"));
+        QVERIFY(meta.open(QIODevice::WriteOnly));
+        meta.write(R"({"name": "rmsnorm"})");
+        meta.close();
+
+        const InputTarget plain = classifyInput(cubin.toStdString());
+        QCOMPARE(plain.path, cubin.toStdString());
+        QVERIFY(!plain.tritonEntry && !plain.needsArch);
+        for (const QString& file :
+             {entry + QStringLiteral("/rmsnorm.cubin"), entry + QStringLiteral("/rmsnorm.json")}) {
+            const InputTarget t = classifyInput(file.toStdString());
+            QVERIFY(t.tritonEntry);
+            QCOMPARE(std::filesystem::weakly_canonical(t.path),
+                     std::filesystem::weakly_canonical(entry.toStdString()));
+        }
+        QVERIFY(classifyInput(entry.toStdString()).tritonEntry);
+        QVERIFY(classifyInput("kernel.cu").needsArch);
+        QVERIFY(classifyInput("kernel.PTX").needsArch);
+        QVERIFY(!classifyInput("kernel.fatbin").needsArch);
+    }
+
+    // A tuned cubin's schedule comes back from its words; the diff of it against the original names
+    // the move, in every form.
+    void tunedCubinsAndDiffs()
+    {
+        const QString cubin = sample(QStringLiteral("rmsnorm.sm_90.cubin"));
+        REQUIRE_FILE(cubin);
+        auto ws = Workspace::open(cubin.toStdString());
+        QVERIFY(ws);
+        auto k = (*ws)->kernel();
+        QVERIFY(k);
+        const Schedule identity = Schedule::identity((*k)->analysis());
+        auto moves = (*k)->legalMoves(identity, false);
+        QVERIFY(!moves.empty());
+        auto s = (*k)->schedule({Edit::move(moves.front().first, moves.front().second)});
+        QVERIFY(s);
+        auto bytes = (*k)->write(*s);
+        QVERIFY(bytes);
+        auto recovered = (*k)->scheduleOf(*bytes, "tuned.cubin");
+        QVERIFY2(recovered, recovered ? "" : recovered.message().c_str());
+        QVERIFY(recovered->order == s->order);
+        auto garbage = (*k)->scheduleOf(std::vector<uint8_t>(64, 0xAB), "junk.cubin");
+        QVERIFY(!garbage);
+        QVERIFY(garbage.message().starts_with("junk.cubin: "));
+
+        auto diff = diffFromOriginal(**k, *s, "moved");
+        QVERIFY2(diff, diff ? "" : diff.message().c_str());
+        QCOMPARE(diff->movedCount() > 0, true);
+        const std::string text = renderDiff(*diff, DiffFormat::Text);
+        QVERIFY(text.find("moved") != std::string::npos);
+        QVERIFY(renderDiff(*diff, DiffFormat::Html).find("<html") != std::string::npos);
+        auto j = nlohmann::json::parse(renderDiff(*diff, DiffFormat::Json), nullptr, false);
+        QVERIFY(!j.is_discarded());
+        auto same = diffFromOriginal(**k, identity, "original");
+        QVERIFY(same && same->identical());
     }
 };
 
