@@ -3,6 +3,7 @@
 #include "core/rewrite/schedule_predicates.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 
@@ -63,114 +64,6 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
     computeCrossBlockDistances();
 }
 
-void LegalityChecker::computeCrossBlockDistances()
-{
-    const auto& a = *m_analysis;
-    const auto& insts = a.listing.instructions;
-    m_maxFixed = a.latencies.isEmpty() ? 15 : a.latencies.maxFixedLatency();
-    const uint8_t cap = uint8_t(m_maxFixed);
-    const size_t nb = a.cfg.blocks.size();
-    std::vector<int> length(nb, 0);
-    for (const auto& b : a.cfg.blocks)
-        for (uint32_t i = b.first; i < b.end; ++i)
-            length[b.index] += issueGap(insts[i].control);
-    auto sat = [&](int v) { return uint8_t(std::min<int>(v, cap)); };
-
-    // Forward: age of each register's value at block entry.
-    m_entryAge.assign(nb, std::vector<uint8_t>(Reg::kKeyCount, cap));
-    std::vector<std::vector<uint8_t>> ageOut(nb, std::vector<uint8_t>(Reg::kKeyCount, cap));
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (const auto& b : a.cfg.blocks) {
-            auto& in = m_entryAge[b.index];
-            for (int p : b.predecessors)
-                for (int k = 0; k < Reg::kKeyCount; ++k)
-                    if (ageOut[p][k] < in[k]) {
-                        in[k] = ageOut[p][k];
-                        changed = true;
-                    }
-            std::vector<uint8_t> out(Reg::kKeyCount);
-            for (int k = 0; k < Reg::kKeyCount; ++k)
-                out[k] = sat(in[k] + length[b.index]);
-            for (uint32_t i = b.first; i < b.end; ++i)
-                for (const auto& r : insts[i].defs)
-                    out[r.key()] = insts[i].variableLatency ? cap : sat(length[b.index] - a.facts[i].cycle);
-            if (out != ageOut[b.index]) {
-                ageOut[b.index] = std::move(out);
-                changed = true;
-            }
-        }
-    }
-    // Backward: cycles from block exit to the first read of each register.
-    m_exitDistance.assign(nb, std::vector<uint8_t>(Reg::kKeyCount, cap));
-    std::vector<std::vector<uint8_t>> distIn(nb, std::vector<uint8_t>(Reg::kKeyCount, cap));
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (size_t bi = nb; bi-- > 0;) {
-            const auto& b = a.cfg.blocks[bi];
-            auto& out = m_exitDistance[bi];
-            for (int sidx : b.successors)
-                for (int k = 0; k < Reg::kKeyCount; ++k)
-                    if (distIn[sidx][k] < out[k]) {
-                        out[k] = distIn[sidx][k];
-                        changed = true;
-                    }
-            std::vector<uint8_t> in(Reg::kKeyCount);
-            for (int k = 0; k < Reg::kKeyCount; ++k)
-                in[k] = sat(out[k] + length[bi]);
-            for (uint32_t i = b.end; i-- > b.first;) {
-                for (const auto& r : insts[i].defs)
-                    if (!insts[i].guard) in[r.key()] = cap;
-                for (const auto& r : insts[i].uses)
-                    in[r.key()] = sat(a.facts[i].cycle);
-            }
-            if (in != distIn[bi]) {
-                distIn[bi] = std::move(in);
-                changed = true;
-            }
-        }
-    }
-    // Per instruction: the least issue cycle from its block start (it reads a young value from before
-    // the block) and the least cycles to its block end (it writes a value read soon after the block).
-    m_needFromStart.assign(insts.size(), 0);
-    m_needToEnd.assign(insts.size(), 0);
-    m_origTail.assign(insts.size(), 0);
-    for (const auto& b : a.cfg.blocks)
-        for (uint32_t i = b.first; i < b.end; ++i)
-            m_origTail[i] = length[b.index] - a.facts[i].cycle;
-    for (const auto& b : a.cfg.blocks) {
-        for (uint32_t i = b.first; i < b.end; ++i) {
-            const auto& ins = insts[i];
-            for (const auto& r : ins.uses) {
-                int age = m_entryAge[b.index][r.key()];
-                if (age >= m_maxFixed) continue;
-                bool inBlock = false;
-                for (uint32_t e : a.deps.incoming(i)) {
-                    const auto& d = a.deps.edges()[e];
-                    inBlock = inBlock ||
-                              ((d.kind == DepKind::Raw || d.kind == DepKind::Waw) && d.hasReg && d.reg == r);
-                }
-                if (!inBlock)
-                    m_needFromStart[i] =
-                        std::max(m_needFromStart[i], std::min(m_maxFixed - age, a.facts[i].cycle));
-            }
-            if (ins.variableLatency) continue;
-            const int origTail = length[b.index] - a.facts[i].cycle;
-            for (const auto& r : ins.defs) {
-                int dist = m_exitDistance[b.index][r.key()];
-                if (dist >= m_maxFixed) continue;
-                bool redefined = false;
-                for (uint32_t e : a.deps.outgoing(i)) {
-                    const auto& d = a.deps.edges()[e];
-                    redefined = redefined || (d.kind == DepKind::Waw && d.hasReg && d.reg == r);
-                }
-                if (!redefined)
-                    m_needToEnd[i] = std::max(m_needToEnd[i], std::min(m_maxFixed - dist, origTail));
-            }
-        }
-    }
-}
-
 LegalityReport LegalityChecker::check(const std::vector<Edit>& edits, const CheckOptions& options) const
 {
     LegalityReport r;
@@ -218,60 +111,105 @@ LegalityReport LegalityChecker::check(const Schedule& s, const CheckOptions& opt
     return report;
 }
 
-void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int blockIndex,
-                                 LegalityReport& report, const CheckOptions& options) const
+// What checkBlock's steps share: the block, the schedule with its new issue cycles, the report they add
+// to, and the state of the walk over the new order (step 4).
+struct LegalityChecker::BlockCheck
 {
-    const auto& a = *m_analysis;
-    const auto& insts = a.listing.instructions;
-    const auto& b = a.cfg.blocks[blockIndex];
-    auto add = [&](HazardKind k, uint32_t x, uint32_t y, std::string msg, int missing = 0) {
-        report.hazards.push_back({k, x, y, std::move(msg), missing});
-    };
-    auto done = [&] { return options.stopAtFirst && !report.legal(); };
-    auto keepsYield = [&](uint32_t x) { return keepsPtxasYield(s.control[x], insts[x]); };
-    // Why a distance ptxas left below 2 cycles no longer counts (see shortScoreboardNeed).
-    auto yieldNote = [&](uint32_t x, int orig) {
-        return orig >= 0 && orig < 2 && !keepsYield(x) ? " (ptxas' shorter distance is trusted only while " +
-                                                             at(a, x) + " yields as ptxas made it)"
-                                                       : std::string();
-    };
-
-    // New issue cycles inside the block.
-    std::vector<int> cyc(b.size());
+    BlockCheck(const KernelAnalysis& analysis, const Schedule& schedule,
+               const std::vector<uint32_t>& positions, int blockIndex, LegalityReport& rep,
+               const CheckOptions& opts)
+        : a(analysis), insts(analysis.listing.instructions), s(schedule), pos(positions),
+          b(analysis.cfg.blocks[blockIndex]), report(rep), options(opts), cyc(b.size())
     {
+        // New issue cycles inside the block.
         int c = 0;
         for (uint32_t p = b.first; p < b.end; ++p) {
             cyc[p - b.first] = c;
             c += issueGap(s.control[s.order[p]]);
         }
+        blockCycles = c;
+        lastWaitCycle.fill(-1000);
+        lastWaiter.fill(-1);
+        lastSetCycle.fill(-1000);
+        lastSetter.fill(-1);
     }
-    auto cycleOf = [&](uint32_t i) { return cyc[pos[i] - b.first]; };
-    const int blockCycles = [&] {
-        int c = 0;
-        for (uint32_t p = b.first; p < b.end; ++p)
-            c += issueGap(s.control[s.order[p]]);
-        return c;
-    }();
 
-    // 1. Membership, walls and pinned instructions.
-    uint32_t lastWall = b.first; // segment start (original)
-    std::vector<uint32_t> segment(b.size());
+    void add(HazardKind k, uint32_t x, uint32_t y, std::string msg, int missing = 0)
     {
-        uint32_t seg = 0;
-        for (uint32_t i = b.first; i < b.end; ++i) {
-            bool fixed = isWall(i) || a.deps.unresolved()[i];
-            if (fixed) ++seg;
-            segment[i - b.first] = seg;
-            if (fixed) ++seg;
-        }
+        report.hazards.push_back({k, x, y, std::move(msg), missing});
     }
-    (void)lastWall;
+    bool done() const { return options.stopAtFirst && !report.legal(); }
+    int cycleOf(uint32_t i) const { return cyc[pos[i] - b.first]; }
+    bool keepsYield(uint32_t x) const { return keepsPtxasYield(s.control[x], insts[x]); }
+    // Why a distance ptxas left below 2 cycles no longer counts (see shortScoreboardNeed).
+    std::string yieldNote(uint32_t x, int orig) const
+    {
+        return orig >= 0 && orig < 2 && !keepsYield(x) ? " (ptxas' shorter distance is trusted only while " +
+                                                             at(a, x) + " yields as ptxas made it)"
+                                                       : std::string();
+    }
+
+    const KernelAnalysis& a;
+    const std::vector<Instruction>& insts;
+    const Schedule& s;
+    const std::vector<uint32_t>& pos;
+    const BasicBlock& b;
+    LegalityReport& report;
+    const CheckOptions& options;
+    std::vector<int> cyc; // new issue cycle of each position of the block, from its start
+    int blockCycles = 0;
+    // Step 4, in the new order so far: the latest wait on and setter of each scoreboard with their
+    // cycles, and the latest instruction of each issue-spacing class with its cycle.
+    std::array<int, 6> lastWaitCycle, lastSetCycle;
+    std::array<int32_t, 6> lastWaiter, lastSetter;
+    std::map<std::string, std::pair<int, uint32_t>> lastOfClass;
+};
+
+void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int blockIndex,
+                                 LegalityReport& report, const CheckOptions& options) const
+{
+    // The rules of docs/legality.md ("What the checker enforces on a schedule"), in five steps; a step
+    // returns false when the check stops here.
+    BlockCheck c(*m_analysis, s, pos, blockIndex, report, options);
+    if (!checkPlacement(c)) return;
+    if (!checkDependencyEdges(c)) return;
+    if (!checkCrossBlockDistances(c)) return;
+    if (!checkNewOrderSpacing(c)) return;
+    checkControlValues(c);
+}
+
+namespace {
+
+// Which segment between walls and pinned instructions each instruction of the block (original order)
+// belongs to: a fixed instruction is a segment of its own, so nothing may change segment.
+std::vector<uint32_t> wallSegments(const LegalityChecker& checker, const KernelAnalysis& a,
+                                   const BasicBlock& b)
+{
+    std::vector<uint32_t> segment(b.size());
+    uint32_t seg = 0;
+    for (uint32_t i = b.first; i < b.end; ++i) {
+        bool fixed = checker.isWall(i) || a.deps.unresolved()[i];
+        if (fixed) ++seg;
+        segment[i - b.first] = seg;
+        if (fixed) ++seg;
+    }
+    return segment;
+}
+
+} // namespace
+
+// 1. Membership, walls and pinned instructions.
+bool LegalityChecker::checkPlacement(BlockCheck& c) const
+{
+    const auto& a = c.a;
+    const auto& b = c.b;
+    const std::vector<uint32_t> segment = wallSegments(*this, a, b);
     for (uint32_t p = b.first; p < b.end; ++p) {
-        uint32_t i = s.order[p];
+        uint32_t i = c.s.order[p];
         if (i < b.first || i >= b.end) {
-            add(HazardKind::Structure, i, i,
-                insts[i].opcode + " would leave its basic block; block starts must stay fixed");
-            return;
+            c.add(HazardKind::Structure, i, i,
+                  c.insts[i].opcode + " would leave its basic block; block starts must stay fixed");
+            return false;
         }
         if (segment[i - b.first] != segment[p - b.first]) {
             // Find the wall crossed to name it.
@@ -283,248 +221,319 @@ void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>&
                     break;
                 }
             if (wall == i)
-                add(isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
-                    isWall(i) ? at(a, i) + " cannot move: " + wallReasonOf(i)
-                              : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
+                c.add(isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
+                      isWall(i) ? at(a, i) + " cannot move: " + wallReasonOf(i)
+                                : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
             else
-                add(isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
-                    at(a, i) + " would cross " + at(a, wall) + ": " +
-                        (isWall(wall) ? wallReasonOf(wall)
-                                      : std::string("its ordering against waits cannot be proven")));
-            if (done()) return;
+                c.add(isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
+                      at(a, i) + " would cross " + at(a, wall) + ": " +
+                          (isWall(wall) ? wallReasonOf(wall)
+                                        : std::string("its ordering against waits cannot be proven")));
+            if (c.done()) return false;
         }
     }
+    return true;
+}
 
-    // 2. Ordering edges and fixed-latency distances.
-    for (uint32_t i = b.first; i < b.end; ++i) {
+namespace {
+
+// The edge's register, named only when a hazard is reported: searches check thousands of schedules.
+std::string regName(const Dependency& d)
+{
+    return d.hasReg ? d.reg.name() : std::string();
+}
+
+// The hazard of a dependency edge whose two instructions the new order inverts, in words.
+std::pair<HazardKind, std::string> inversionHazard(const KernelAnalysis& a, const Dependency& d)
+{
+    const uint32_t f = d.from, i = d.to;
+    std::string msg;
+    HazardKind kind = HazardKind::Register;
+    switch (d.kind) {
+    case DepKind::Raw:
+        msg = regName(d) + " is written by " + at(a, f) + " and read by " + at(a, i) +
+              "; this order puts the reader first";
+        break;
+    case DepKind::War:
+        msg = regName(d) + " is read by " + at(a, f) + " and then overwritten by " + at(a, i) +
+              "; this order overwrites it before the read";
+        break;
+    case DepKind::Waw:
+        msg = regName(d) + " is written by " + at(a, f) + " and again by " + at(a, i) +
+              "; swapping them leaves the wrong value";
+        break;
+    case DepKind::SbProducer:
+        kind = HazardKind::Scoreboard;
+        msg = at(a, i) + " waits on SB" + std::to_string(d.scoreboard) + " for " + at(a, f) +
+              "; this order issues the wait before the instruction that sets the scoreboard";
+        break;
+    case DepKind::SbConsumer:
+        kind = HazardKind::Scoreboard;
+        msg = at(a, i) + (d.readScoreboard ? " overwrites " : " reads ") + regName(d) +
+              ", which is only safe after the scoreboard wait at " + at(a, f) +
+              "; this order runs it before that wait";
+        break;
+    case DepKind::ImplicitCover:
+        kind = HazardKind::ImplicitCoverage;
+        msg = d.scoreboard < 0
+                  ? regName(d) + " is read asynchronously by " + at(a, f) + " and " + at(a, i) +
+                        " without scoreboards of their own; whatever covers the later one covers "
+                        "the earlier only while they keep their order"
+                  : regName(d) + (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
+                        at(a, f) + " without its own scoreboard; it is only covered by the wait on SB" +
+                        std::to_string(d.scoreboard) + " of " + at(a, i) +
+                        ", which this order would put first";
+        break;
+    case DepKind::Memory:
+        kind = HazardKind::MemoryOrder;
+        msg = at(a, f) + " and " + at(a, i) +
+              " may access the same memory (one writes) and cannot be proven disjoint; their "
+              "order must "
+              "stay";
+        break;
+    }
+    return {kind, std::move(msg)};
+}
+
+// A distance `dist` below the edge's bound `required`, in words, with where the bound comes from
+// (docs/legality.md, "Where the bounds come from").
+std::string shortDistanceMessage(const KernelAnalysis& a, const Dependency& d, int dist, int required)
+{
+    const uint32_t f = d.from, i = d.to;
+    const std::string what =
+        d.kind == DepKind::Memory
+            ? at(a, i) + " would access memory " + std::to_string(dist) + " cycles after " + at(a, f) +
+                  ", which may touch the same memory (one writes) and completes after "
+                  "issue"
+        : d.kind == DepKind::Raw ? at(a, i) + " reads " + regName(d) + " " + std::to_string(dist) +
+                                       " cycles after " + at(a, f) + " writes it"
+        : d.kind == DepKind::War
+            ? at(a, i) + " overwrites " + regName(d) + " " + std::to_string(dist) + " cycles after " +
+                  at(a, f) + " reads it (operands may be read after issue)"
+            : at(a, i) + " writes " + regName(d) + " " + std::to_string(dist) + " cycles after " + at(a, f) +
+                  " does (a shorter pipe could land its write first)";
+    std::string source;
+    if (d.measured && required == d.latency)
+        source = " (measured on the GPU for this pair of opcodes: " + a.latencies.measuredSource() + ")";
+    else if (d.measured)
+        source = " (the distance ptxas left, below the bound measured on the GPU)";
+    else if (!d.latencyFromTable)
+        source = " (the distance ptxas left; the table does not know this pair)";
+    else if (d.kind == DepKind::Raw)
+        source = " (the " + a.latencies.arch() +
+                 " latency table, or the least distance ptxas left for this pair in the kernel "
+                 "if larger)";
+    else
+        source = " (the least distance ptxas left between these two opcodes in the kernel)";
+    return what + "; it needs " + std::to_string(required) + source;
+}
+
+} // namespace
+
+// 2. Ordering edges and fixed-latency distances.
+bool LegalityChecker::checkDependencyEdges(BlockCheck& c) const
+{
+    const auto& a = c.a;
+    for (uint32_t i = c.b.first; i < c.b.end; ++i) {
         for (uint32_t e : a.deps.incoming(i)) {
             const auto& d = a.deps.edges()[e];
             const uint32_t f = d.from;
-            // Named only when a hazard is reported: searches check thousands of schedules.
-            auto reg = [&d] { return d.hasReg ? d.reg.name() : std::string(); };
-            if (pos[f] > pos[i]) {
-                std::string msg;
-                HazardKind kind = HazardKind::Register;
-                switch (d.kind) {
-                case DepKind::Raw:
-                    msg = reg() + " is written by " + at(a, f) + " and read by " + at(a, i) +
-                          "; this order puts the reader first";
-                    break;
-                case DepKind::War:
-                    msg = reg() + " is read by " + at(a, f) + " and then overwritten by " + at(a, i) +
-                          "; this order overwrites it before the read";
-                    break;
-                case DepKind::Waw:
-                    msg = reg() + " is written by " + at(a, f) + " and again by " + at(a, i) +
-                          "; swapping them leaves the wrong value";
-                    break;
-                case DepKind::SbProducer:
-                    kind = HazardKind::Scoreboard;
-                    msg = at(a, i) + " waits on SB" + std::to_string(d.scoreboard) + " for " + at(a, f) +
-                          "; this order issues the wait before the instruction that sets the scoreboard";
-                    break;
-                case DepKind::SbConsumer:
-                    kind = HazardKind::Scoreboard;
-                    msg = at(a, i) + (d.readScoreboard ? " overwrites " : " reads ") + reg() +
-                          ", which is only safe after the scoreboard wait at " + at(a, f) +
-                          "; this order runs it before that wait";
-                    break;
-                case DepKind::ImplicitCover:
-                    kind = HazardKind::ImplicitCoverage;
-                    msg = d.scoreboard < 0
-                              ? reg() + " is read asynchronously by " + at(a, f) + " and " + at(a, i) +
-                                    " without scoreboards of their own; whatever covers the later one covers "
-                                    "the earlier only while they keep their order"
-                              : reg() +
-                                    (d.readScoreboard ? " is read asynchronously by " : " is written by ") +
-                                    at(a, f) +
-                                    " without its own scoreboard; it is only covered by the wait on SB" +
-                                    std::to_string(d.scoreboard) + " of " + at(a, i) +
-                                    ", which this order would put first";
-                    break;
-                case DepKind::Memory:
-                    kind = HazardKind::MemoryOrder;
-                    msg = at(a, f) + " and " + at(a, i) +
-                          " may access the same memory (one writes) and cannot be proven disjoint; their "
-                          "order must "
-                          "stay";
-                    break;
-                }
-                add(kind, f, i, msg);
-                if (done()) return;
+            if (c.pos[f] > c.pos[i]) {
+                auto [kind, msg] = inversionHazard(a, d);
+                c.add(kind, f, i, msg);
+                if (c.done()) return false;
                 continue;
             }
             if (d.hasDistanceBound()) {
                 // Bound: the table's latency, never more than ptxas' own distance (ptxas knows the truth).
                 int required = d.requiredDistance();
-                int dist = cycleOf(i) - cycleOf(f);
+                int dist = c.cycleOf(i) - c.cycleOf(f);
                 if (dist < required) {
-                    const std::string what =
-                        d.kind == DepKind::Memory
-                            ? at(a, i) + " would access memory " + std::to_string(dist) + " cycles after " +
-                                  at(a, f) +
-                                  ", which may touch the same memory (one writes) and completes after "
-                                  "issue"
-                        : d.kind == DepKind::Raw ? at(a, i) + " reads " + reg() + " " + std::to_string(dist) +
-                                                       " cycles after " + at(a, f) + " writes it"
-                        : d.kind == DepKind::War
-                            ? at(a, i) + " overwrites " + reg() + " " + std::to_string(dist) +
-                                  " cycles after " + at(a, f) + " reads it (operands may be read after issue)"
-                            : at(a, i) + " writes " + reg() + " " + std::to_string(dist) + " cycles after " +
-                                  at(a, f) + " does (a shorter pipe could land its write first)";
-                    std::string source;
-                    if (d.measured && required == d.latency)
-                        source = " (measured on the GPU for this pair of opcodes: " +
-                                 a.latencies.measuredSource() + ")";
-                    else if (d.measured)
-                        source = " (the distance ptxas left, below the bound measured on the GPU)";
-                    else if (!d.latencyFromTable)
-                        source = " (the distance ptxas left; the table does not know this pair)";
-                    else if (d.kind == DepKind::Raw)
-                        source =
-                            " (the " + a.latencies.arch() +
-                            " latency table, or the least distance ptxas left for this pair in the kernel "
-                            "if larger)";
-                    else
-                        source = " (the least distance ptxas left between these two opcodes in the kernel)";
-                    add(HazardKind::Latency, f, i, what + "; it needs " + std::to_string(required) + source,
-                        required - dist);
-                    if (done()) return;
+                    c.add(HazardKind::Latency, f, i, shortDistanceMessage(a, d, dist, required),
+                          required - dist);
+                    if (c.done()) return false;
                 }
             }
         }
     }
+    return true;
+}
 
-    // 3. Distances to producers and consumers in other blocks (precomputed bounds).
-    for (uint32_t i = b.first; i < b.end; ++i) {
-        if (cycleOf(i) < m_needFromStart[i]) {
-            add(HazardKind::Latency, i, i,
-                at(a, i) + " reads a value written shortly before its block; it would issue " +
-                    std::to_string(cycleOf(i)) + " cycles into the block, it needs " +
-                    std::to_string(m_needFromStart[i]),
-                m_needFromStart[i] - cycleOf(i));
-            if (done()) return;
+// 3. Distances to producers and consumers in other blocks (precomputed bounds).
+bool LegalityChecker::checkCrossBlockDistances(BlockCheck& c) const
+{
+    const auto& a = c.a;
+    for (uint32_t i = c.b.first; i < c.b.end; ++i) {
+        if (c.cycleOf(i) < m_needFromStart[i]) {
+            c.add(HazardKind::Latency, i, i,
+                  at(a, i) + " reads a value written shortly before its block; it would issue " +
+                      std::to_string(c.cycleOf(i)) + " cycles into the block, it needs " +
+                      std::to_string(m_needFromStart[i]),
+                  m_needFromStart[i] - c.cycleOf(i));
+            if (c.done()) return false;
         }
-        int tail = blockCycles - cycleOf(i);
+        int tail = c.blockCycles - c.cycleOf(i);
         if (tail < m_needToEnd[i]) {
-            add(HazardKind::Latency, i, i,
-                at(a, i) + " writes a value read shortly after its block; it would issue " +
-                    std::to_string(tail) + " cycles before the block ends, it needs " +
-                    std::to_string(m_needToEnd[i]),
-                m_needToEnd[i] - tail);
-            report.hazards.back().padAfter = true;
-            if (done()) return;
+            c.add(HazardKind::Latency, i, i,
+                  at(a, i) + " writes a value read shortly after its block; it would issue " +
+                      std::to_string(tail) + " cycles before the block ends, it needs " +
+                      std::to_string(m_needToEnd[i]),
+                  m_needToEnd[i] - tail);
+            c.report.hazards.back().padAfter = true;
+            if (c.done()) return false;
         }
     }
+    return true;
+}
 
-    // 4. Scoreboard re-arm spacing, issue spacing and reuse flags, in the new order.
-    std::array<int, 6> lastWaitCycle, lastSetCycle;
-    std::array<int32_t, 6> lastWaiter, lastSetter;
-    lastWaitCycle.fill(-1000);
-    lastWaiter.fill(-1);
-    lastSetCycle.fill(-1000);
-    lastSetter.fill(-1);
-    std::map<std::string, std::pair<int, uint32_t>> lastOfClass;
-    for (uint32_t p = b.first; p < b.end; ++p) {
-        uint32_t i = s.order[p];
-        const Control& c = s.control[i];
-        const int cy = cyc[p - b.first];
-        // A scoreboard is set a cycle or more after its producer issues: a wait on it must come at least
-        // 2 cycles later or it may pass before the producer is counted (ptxas never did less; swapping
-        // such a wait next to a SHFL that sets it gave wrong results on an H200).
-        const uint8_t waits = waitMaskOf(insts[i], c);
-        for (int sb = 0; sb < 6; ++sb) {
-            if (!((waits >> sb) & 1) || lastSetter[sb] < 0 || uint32_t(lastSetter[sb]) == i) continue;
-            const uint32_t setter = uint32_t(lastSetter[sb]);
-            int dist = cy - lastSetCycle[sb];
-            int orig = a.facts[i].cycle - a.facts[setter].cycle;
-            int need = shortScoreboardNeed(orig, keepsYield(setter));
-            if (dist < need) {
-                add(HazardKind::Scoreboard, setter, i,
-                    at(a, i) + " waits on SB" + std::to_string(sb) + " only " + std::to_string(dist) +
-                        " cycle(s) after " + at(a, setter) + " sets it; the wait needs " +
-                        std::to_string(need) + " cycles to see the scoreboard" + yieldNote(setter, orig),
-                    need - dist);
-                if (done()) return;
-            }
-        }
-        for (uint8_t sb : {c.wbar, c.rbar}) {
-            if (sb >= 6 || lastWaiter[sb] < 0 || uint32_t(lastWaiter[sb]) == i) continue;
-            const uint32_t waiter = uint32_t(lastWaiter[sb]);
-            int dist = cy - lastWaitCycle[sb];
-            // ptxas' own distance for this pair, if it was the same pair originally.
-            int orig = a.facts[i].cycle - a.facts[waiter].cycle;
-            int need = shortScoreboardNeed(orig, keepsYield(waiter));
-            if (dist < need) {
-                add(HazardKind::Scoreboard, waiter, i,
-                    at(a, i) + " sets SB" + std::to_string(sb) + " only " + std::to_string(dist) +
-                        " cycle(s) after the wait on SB" + std::to_string(sb) + " at " + at(a, waiter) +
-                        "; a scoreboard must not be re-armed within 2 cycles of a wait on it" +
-                        yieldNote(waiter, orig),
-                    need - dist);
-                if (done()) return;
-            }
-        }
+// 4. Scoreboard re-arm spacing, issue spacing and reuse flags, in the new order.
+bool LegalityChecker::checkNewOrderSpacing(BlockCheck& c) const
+{
+    for (uint32_t p = c.b.first; p < c.b.end; ++p) {
+        const uint32_t i = c.s.order[p];
+        const Control& ctl = c.s.control[i];
+        const int cy = c.cyc[p - c.b.first];
+        if (!checkWaitsAfterSetters(c, i, cy)) return false;
+        if (!checkSettersAfterWaits(c, i, cy)) return false;
         for (int sb = 0; sb < 6; ++sb)
-            if (c.waitsOn(sb)) {
-                lastWaitCycle[sb] = cy;
-                lastWaiter[sb] = int32_t(i);
+            if (ctl.waitsOn(sb)) {
+                c.lastWaitCycle[sb] = cy;
+                c.lastWaiter[sb] = int32_t(i);
             }
-        for (uint8_t sb : {c.wbar, c.rbar})
+        for (uint8_t sb : {ctl.wbar, ctl.rbar})
             if (sb < 6) {
-                lastSetCycle[sb] = cy;
-                lastSetter[sb] = int32_t(i);
+                c.lastSetCycle[sb] = cy;
+                c.lastSetter[sb] = int32_t(i);
             }
-        auto cls = spacingClass(insts[i]);
-        if (!cls.empty()) {
-            auto it = lastOfClass.find(cls);
-            auto ms = m_spacing.find(cls);
-            if (it != lastOfClass.end() && ms != m_spacing.end()) {
-                int dist = cy - it->second.first;
-                if (dist < ms->second) {
-                    add(HazardKind::IssueSpacing, it->second.second, i,
-                        "two " + cls + " would issue " + std::to_string(dist) + " cycle(s) apart (" +
-                            at(a, it->second.second) + ", " + at(a, i) +
-                            "); ptxas never placed them closer than " + std::to_string(ms->second) +
-                            " in this kernel",
-                        ms->second - dist);
-                    if (done()) return;
-                }
-            }
-            lastOfClass[cls] = {cy, i};
-        }
-        // Reuse flags: clearing one only drops a cache hint; each flag kept or set must be valid here.
-        for (int slot = 0; slot < 4 && c.reuse != 0; ++slot) {
-            if (!((c.reuse >> slot) & 1)) continue;
-            if (auto why = m_controlRules.reuseRefusal(s, i, p, slot)) {
-                add(HazardKind::Reuse, i, i, *why);
-                if (done()) return;
-            }
+        if (!checkIssueSpacing(c, i, cy)) return false;
+        if (!checkReuseFlags(c, i, p)) return false;
+    }
+    return checkSettersAtBlockEnd(c);
+}
+
+// Instruction i, issued at cycle cy, against the latest setter of each scoreboard it waits on
+// (docs/legality.md, rule 5).
+bool LegalityChecker::checkWaitsAfterSetters(BlockCheck& c, uint32_t i, int cy) const
+{
+    const auto& a = c.a;
+    // A scoreboard is set a cycle or more after its producer issues: a wait on it must come at least
+    // 2 cycles later or it may pass before the producer is counted (ptxas never did less; swapping
+    // such a wait next to a SHFL that sets it gave wrong results on an H200).
+    const uint8_t waits = waitMaskOf(c.insts[i], c.s.control[i]);
+    for (int sb = 0; sb < 6; ++sb) {
+        if (!((waits >> sb) & 1) || c.lastSetter[sb] < 0 || uint32_t(c.lastSetter[sb]) == i) continue;
+        const uint32_t setter = uint32_t(c.lastSetter[sb]);
+        int dist = cy - c.lastSetCycle[sb];
+        int orig = a.facts[i].cycle - a.facts[setter].cycle;
+        int need = shortScoreboardNeed(orig, c.keepsYield(setter));
+        if (dist < need) {
+            c.add(HazardKind::Scoreboard, setter, i,
+                  at(a, i) + " waits on SB" + std::to_string(sb) + " only " + std::to_string(dist) +
+                      " cycle(s) after " + at(a, setter) + " sets it; the wait needs " +
+                      std::to_string(need) + " cycles to see the scoreboard" + c.yieldNote(setter, orig),
+                  need - dist);
+            if (c.done()) return false;
         }
     }
+    return true;
+}
+
+// Instruction i, issued at cycle cy, against the latest wait on each scoreboard it sets: a scoreboard is
+// not re-armed within 2 cycles of a wait on it (docs/legality.md, rule 5).
+bool LegalityChecker::checkSettersAfterWaits(BlockCheck& c, uint32_t i, int cy) const
+{
+    const auto& a = c.a;
+    const Control& ctl = c.s.control[i];
+    for (uint8_t sb : {ctl.wbar, ctl.rbar}) {
+        if (sb >= 6 || c.lastWaiter[sb] < 0 || uint32_t(c.lastWaiter[sb]) == i) continue;
+        const uint32_t waiter = uint32_t(c.lastWaiter[sb]);
+        int dist = cy - c.lastWaitCycle[sb];
+        // ptxas' own distance for this pair, if it was the same pair originally.
+        int orig = a.facts[i].cycle - a.facts[waiter].cycle;
+        int need = shortScoreboardNeed(orig, c.keepsYield(waiter));
+        if (dist < need) {
+            c.add(HazardKind::Scoreboard, waiter, i,
+                  at(a, i) + " sets SB" + std::to_string(sb) + " only " + std::to_string(dist) +
+                      " cycle(s) after the wait on SB" + std::to_string(sb) + " at " + at(a, waiter) +
+                      "; a scoreboard must not be re-armed within 2 cycles of a wait on it" +
+                      c.yieldNote(waiter, orig),
+                  need - dist);
+            if (c.done()) return false;
+        }
+    }
+    return true;
+}
+
+// Instruction i, issued at cycle cy, against the latest of its memory class: no closer than ptxas placed
+// two of them in the kernel (docs/legality.md, rule 6).
+bool LegalityChecker::checkIssueSpacing(BlockCheck& c, uint32_t i, int cy) const
+{
+    auto cls = spacingClass(c.insts[i]);
+    if (cls.empty()) return true;
+    auto it = c.lastOfClass.find(cls);
+    auto ms = m_spacing.find(cls);
+    if (it != c.lastOfClass.end() && ms != m_spacing.end()) {
+        int dist = cy - it->second.first;
+        if (dist < ms->second) {
+            c.add(HazardKind::IssueSpacing, it->second.second, i,
+                  "two " + cls + " would issue " + std::to_string(dist) + " cycle(s) apart (" +
+                      at(c.a, it->second.second) + ", " + at(c.a, i) +
+                      "); ptxas never placed them closer than " + std::to_string(ms->second) +
+                      " in this kernel",
+                  ms->second - dist);
+            if (c.done()) return false;
+        }
+    }
+    c.lastOfClass[cls] = {cy, i};
+    return true;
+}
+
+bool LegalityChecker::checkReuseFlags(BlockCheck& c, uint32_t i, uint32_t p) const
+{
+    const Control& ctl = c.s.control[i];
+    // Reuse flags: clearing one only drops a cache hint; each flag kept or set must be valid here.
+    for (int slot = 0; slot < 4 && ctl.reuse != 0; ++slot) {
+        if (!((ctl.reuse >> slot) & 1)) continue;
+        if (auto why = m_controlRules.reuseRefusal(c.s, i, p, slot)) {
+            c.add(HazardKind::Reuse, i, i, *why);
+            if (c.done()) return false;
+        }
+    }
+    return true;
+}
+
+// The last setter of each scoreboard stays 2 cycles or more before the block's end (docs/legality.md,
+// rule 5).
+bool LegalityChecker::checkSettersAtBlockEnd(BlockCheck& c) const
+{
     // The next block may wait on a scoreboard set at the end of this one.
     for (int sb = 0; sb < 6; ++sb) {
-        if (lastSetter[sb] < 0) continue;
-        const uint32_t i = uint32_t(lastSetter[sb]);
-        const int tail = blockCycles - lastSetCycle[sb];
-        const int need = keepsYield(i) ? std::min(2, m_origTail[i]) : 2;
+        if (c.lastSetter[sb] < 0) continue;
+        const uint32_t i = uint32_t(c.lastSetter[sb]);
+        const int tail = c.blockCycles - c.lastSetCycle[sb];
+        const int need = c.keepsYield(i) ? std::min(2, m_origTail[i]) : 2;
         if (tail < need) {
-            add(HazardKind::Scoreboard, i, i,
-                at(a, i) + " would set SB" + std::to_string(sb) + " " + std::to_string(tail) +
-                    " cycle(s) before its block ends; a wait at the start of the next block needs 2" +
-                    yieldNote(i, m_origTail[i]),
-                need - tail);
-            report.hazards.back().padAfter = true;
-            if (done()) return;
+            c.add(HazardKind::Scoreboard, i, i,
+                  at(c.a, i) + " would set SB" + std::to_string(sb) + " " + std::to_string(tail) +
+                      " cycle(s) before its block ends; a wait at the start of the next block needs 2" +
+                      c.yieldNote(i, m_origTail[i]),
+                  need - tail);
+            c.report.hazards.back().padAfter = true;
+            if (c.done()) return false;
         }
     }
-    // 5. Control values, judged against ptxas' own bits (core/rewrite/control_rules.h).
-    for (uint32_t p = b.first; p < b.end; ++p) {
-        const uint32_t i = s.order[p];
-        if (s.control[i] == insts[i].control) continue;
-        for (auto& why : m_controlRules.valueRefusals(i, s.control[i])) {
-            add(HazardKind::Structure, i, i, std::move(why));
-            if (done()) return;
+    return true;
+}
+
+// 5. Control values, judged against ptxas' own bits (core/rewrite/control_rules.h).
+void LegalityChecker::checkControlValues(BlockCheck& c) const
+{
+    for (uint32_t p = c.b.first; p < c.b.end; ++p) {
+        const uint32_t i = c.s.order[p];
+        if (c.s.control[i] == c.insts[i].control) continue;
+        for (auto& why : m_controlRules.valueRefusals(i, c.s.control[i])) {
+            c.add(HazardKind::Structure, i, i, std::move(why));
+            if (c.done()) return;
         }
     }
 }

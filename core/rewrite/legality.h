@@ -135,6 +135,19 @@ public:
 private:
     void checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int block, LegalityReport& report,
                     const CheckOptions& options) const;
+    // checkBlock()'s steps, in order, over what they share (legality.cpp); each returns false when the
+    // check stops: an instruction left its block, or a hazard was found and options.stopAtFirst is set.
+    struct BlockCheck;
+    bool checkPlacement(BlockCheck& c) const;           // walls, pinned instructions, block membership
+    bool checkDependencyEdges(BlockCheck& c) const;     // edge directions and distance bounds
+    bool checkCrossBlockDistances(BlockCheck& c) const; // distances to the block's start and end
+    bool checkNewOrderSpacing(BlockCheck& c) const;     // the walk over the new order, with these steps:
+    bool checkWaitsAfterSetters(BlockCheck& c, uint32_t instruction, int cycle) const;
+    bool checkSettersAfterWaits(BlockCheck& c, uint32_t instruction, int cycle) const;
+    bool checkIssueSpacing(BlockCheck& c, uint32_t instruction, int cycle) const;
+    bool checkReuseFlags(BlockCheck& c, uint32_t instruction, uint32_t position) const;
+    bool checkSettersAtBlockEnd(BlockCheck& c) const;
+    void checkControlValues(BlockCheck& c) const; // control values against ptxas' own bits
     void computeCrossBlockDistances();
     std::vector<uint32_t> targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
                                      const std::vector<int>& blockCycles, uint32_t position) const;
