@@ -52,14 +52,14 @@ struct SearchArgs
     EvaluatorArgs evaluator; // backend: auto
 };
 
-// A settings file: any subset of the keys of docs/ppo.md over a preset ("preset", default cuasmrl).
+// A settings file: any subset of the keys of docs/ppo.md over a preset ("preset", default sassx).
 Status readPpoConfig(const std::string& path, search::SearchConfig& c)
 {
     std::vector<uint8_t> bytes;
     if (!readFileBytes(path, bytes)) return makeError("cannot read " + path);
     auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
     if (j.is_discarded()) return makeError(path + " is not JSON");
-    c.ppoPreset = j.is_object() ? j.value("preset", std::string("cuasmrl")) : "cuasmrl";
+    c.ppoPreset = j.is_object() ? j.value("preset", std::string("sassx")) : "sassx";
     auto preset = search::ppoPreset(c.ppoPreset);
     if (!preset) return makeError(path + ": " + preset.message());
     auto settings = search::ppoSettingsFromJson(j, *preset);

@@ -16,17 +16,19 @@
 
 namespace sassx::search {
 
-inline constexpr int kAgentAbiVersion = 1;
+inline constexpr int kAgentAbiVersion = 2;
 
 // The PPO hyper-parameters (ppo_config.h reads and writes them as JSON; docs/ppo.md documents each).
+// The defaults are the "sassx" preset: CuAsmRL's with the learning rate, the epochs and the target-KL stop
+// that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability").
 struct PpoSettings
 {
-    double learningRate = 2.5e-4;
+    double learningRate = 1e-3;
     double gamma = 0.99;
     double lambda = 0.95; // GAE
     double clip = 0.2;
     int stepsPerUpdate = 64; // transitions collected before each update
-    int epochs = 4;          // passes over each rollout
+    int epochs = 10;         // passes over each rollout (at most: see targetKl)
     int minibatches = 4;
     double entropyCoef = 0.01;
     double valueCoef = 0.5;
@@ -35,6 +37,7 @@ struct PpoSettings
     int episodeLength = 16;   // moves per episode from the start schedule
     int maxActions = 1024;    // legal actions shown per step (a seeded sample when there are more)
     double rewardScale = 100; // reward = Δ speed-up × this (100: percentage points)
+    double targetKl = 0.05;   // an update stops its epochs once approx-KL passes this (0: never)
 };
 
 // One step's view of the schedule. Rows of `actions` are actionDim floats each.
@@ -50,6 +53,7 @@ struct Observation
 struct UpdateStats
 {
     int updates = 0; // updates done so far
+    int epochs = 0;  // epochs this update ran (fewer than PpoSettings::epochs after a target-KL stop)
     double policyLoss = 0, valueLoss = 0, entropy = 0, approxKl = 0, clipFraction = 0;
     double explainedVariance = 0;
 };

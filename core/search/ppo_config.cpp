@@ -36,6 +36,7 @@ const std::map<std::string, Field>& fields()
         {"episode_length", field(&PpoSettings::episodeLength)},
         {"max_actions", field(&PpoSettings::maxActions)},
         {"reward_scale", field(&PpoSettings::rewardScale)},
+        {"target_kl", field(&PpoSettings::targetKl)},
     };
     return f;
 }
@@ -44,8 +45,15 @@ const std::map<std::string, Field>& fields()
 
 Result<PpoSettings> ppoPreset(const std::string& name)
 {
-    if (name.empty() || name == "cuasmrl") return PpoSettings{};
-    return makeError("unknown PPO preset '" + name + "' (known: cuasmrl)");
+    if (name.empty() || name == "sassx") return PpoSettings{};
+    if (name == "cuasmrl") {
+        PpoSettings s;
+        s.learningRate = 2.5e-4;
+        s.epochs = 4; // CleanRL's default, which CuAsmRL kept
+        s.targetKl = 0.0;
+        return s;
+    }
+    return makeError("unknown PPO preset '" + name + "' (known: sassx, cuasmrl)");
 }
 
 nlohmann::json toJson(const PpoSettings& s)
@@ -93,6 +101,7 @@ Status validate(const PpoSettings& s)
     if (s.episodeLength < 1 || s.episodeLength > 10000) return bad("episode_length must be in [1, 10000]");
     if (s.maxActions < 2 || s.maxActions > 1000000) return bad("max_actions must be in [2, 1000000]");
     if (!(s.rewardScale > 0)) return bad("reward_scale must be > 0");
+    if (!(s.targetKl >= 0)) return bad("target_kl cannot be negative (0: no early stop)");
     return Ok{};
 }
 

@@ -123,7 +123,7 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.climbMargin = j.value("climb_margin", c.climbMargin);
         c.climbSweeps = j.value("climb_sweeps", c.climbSweeps);
         c.guide = j.value("guide", std::string("uniform"));
-        c.ppoPreset = j.value("ppo_preset", std::string("cuasmrl"));
+        c.ppoPreset = j.value("ppo_preset", std::string("sassx"));
         if (j.contains("ppo")) {
             auto ppo = ppoSettingsFromJson(j.at("ppo"));
             if (!ppo) return ppo.error();

@@ -65,7 +65,7 @@ struct SearchConfig
     std::string guide = "uniform";
     // PPO only (docs/ppo.md): the hyper-parameters, and the preset they started from.
     PpoSettings ppo;
-    std::string ppoPreset = "cuasmrl";
+    std::string ppoPreset = "sassx";
 
     // Checks the combination (preset of another algorithm, no budget, the rescheduled space, the list
     // scheduler in the yield space); the error is one line.

@@ -21,6 +21,7 @@ nlohmann::json statsJson(const UpdateStats& s, int64_t evaluations)
             {"value_loss", s.valueLoss},
             {"entropy", s.entropy},
             {"approx_kl", s.approxKl},
+            {"epochs", s.epochs},
             {"clip_fraction", s.clipFraction},
             {"explained_variance", s.explainedVariance}};
 }

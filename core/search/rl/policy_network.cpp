@@ -25,7 +25,7 @@ PolicyNetworkImpl::PolicyNetworkImpl(int actionDim, int stateDim, int hidden)
                                                            torch::nn::Tanh(), layer(hidden, 1, 0.01)));
     critic = register_module("critic", torch::nn::Sequential(layer(stateDim, hidden, root2),
                                                              torch::nn::Tanh(), layer(hidden, hidden, root2),
-                                                             torch::nn::Tanh(), layer(hidden, 1, 1.0)));
+                                                             torch::nn::Tanh(), layer(hidden, 1, 0.01)));
 }
 
 torch::Tensor PolicyNetworkImpl::logits(const torch::Tensor& actions, const torch::Tensor& state)
@@ -33,6 +33,13 @@ torch::Tensor PolicyNetworkImpl::logits(const torch::Tensor& actions, const torc
     const auto n = actions.size(0);
     auto input = torch::cat({actions, state.unsqueeze(0).expand({n, state.size(0)})}, 1);
     return actor->forward(input).squeeze(1);
+}
+
+torch::Tensor PolicyNetworkImpl::batchLogits(const torch::Tensor& actions, const torch::Tensor& states)
+{
+    const auto b = actions.size(0), n = actions.size(1);
+    auto input = torch::cat({actions, states.unsqueeze(1).expand({b, n, states.size(1)})}, 2);
+    return actor->forward(input).squeeze(2);
 }
 
 torch::Tensor PolicyNetworkImpl::value(const torch::Tensor& state)

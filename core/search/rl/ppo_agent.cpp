@@ -99,50 +99,58 @@ double PpoAgent::minibatchStep(const std::vector<size_t>& batch, const std::vect
                                const std::vector<float>& returns, UpdateStats& stats)
 {
     const double clip = m_settings.clip;
-    // Advantages normalised per minibatch (CleanRL's norm_adv).
-    double mean = 0, var = 0;
+    const auto size = int64_t(batch.size());
+    // One padded batch through the network: rows beyond a transition's own action count are masked.
+    int64_t rows = 0;
     for (size_t i : batch)
-        mean += advantages[i];
-    mean /= double(batch.size());
-    for (size_t i : batch)
-        var += (advantages[i] - mean) * (advantages[i] - mean);
-    const double stdev = batch.size() > 1 ? std::sqrt(var / double(batch.size() - 1)) : 0.0;
-
-    std::vector<torch::Tensor> pg, vl, ent;
-    double kl = 0, clipped = 0;
-    for (size_t i : batch) {
-        const Transition& t = m_rollout[i];
-        const auto logp = torch::log_softmax(m_net->logits(t.actions, t.state), 0);
-        const auto newLogp = logp[t.action];
-        const auto entropy = -(logp.exp() * logp).sum();
-        const auto logRatio = newLogp - t.logProb;
-        const auto ratio = logRatio.exp();
-        {
-            torch::NoGradGuard guard;
-            kl += ((ratio - 1) - logRatio).item<double>();
-            clipped += std::abs(ratio.item<double>() - 1.0) > clip ? 1.0 : 0.0;
-        }
-        const double adv = (advantages[i] - mean) / (stdev + 1e-8);
-        pg.push_back(torch::max(-adv * ratio, -adv * torch::clamp(ratio, 1 - clip, 1 + clip)));
-        // Clipped value loss (CleanRL's clip_vloss).
-        const auto v = m_net->value(t.state);
-        const auto vClipped = t.value + torch::clamp(v - t.value, -clip, clip);
-        vl.push_back(0.5 * torch::max((v - returns[i]).pow(2), (vClipped - returns[i]).pow(2)));
-        ent.push_back(entropy);
+        rows = std::max(rows, m_rollout[i].actions.size(0));
+    auto actions = torch::zeros({size, rows, int64_t(m_actionDim)});
+    auto mask = torch::zeros({size, rows}, torch::kBool);
+    std::vector<torch::Tensor> states;
+    std::vector<int64_t> picked;
+    std::vector<float> oldLogp, oldValue, adv, ret;
+    for (int64_t b = 0; b < size; ++b) {
+        const Transition& t = m_rollout[batch[size_t(b)]];
+        const int64_t n = t.actions.size(0);
+        actions[b].narrow(0, 0, n).copy_(t.actions);
+        mask[b].narrow(0, 0, n).fill_(true);
+        states.push_back(t.state);
+        picked.push_back(t.action);
+        oldLogp.push_back(t.logProb);
+        oldValue.push_back(t.value);
+        adv.push_back(advantages[batch[size_t(b)]]);
+        ret.push_back(returns[batch[size_t(b)]]);
     }
-    const auto pgLoss = torch::stack(pg).mean();
-    const auto vLoss = torch::stack(vl).mean();
-    const auto entropy = torch::stack(ent).mean();
+    auto vec = [](std::vector<float>& v) { return torch::from_blob(v.data(), {int64_t(v.size())}).clone(); };
+    auto advantage = vec(adv);
+    // Advantages normalised per minibatch (CleanRL's norm_adv).
+    if (size > 1) advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8);
+    const auto stateBatch = torch::stack(states);
+    const auto logits = m_net->batchLogits(actions, stateBatch).masked_fill(~mask, -1e9);
+    const auto logp = torch::log_softmax(logits, 1);
+    const auto index = torch::tensor(picked, torch::kInt64).unsqueeze(1);
+    const auto newLogp = logp.gather(1, index).squeeze(1);
+    const auto entropy = -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(1).mean();
+    const auto logRatio = newLogp - vec(oldLogp);
+    const auto ratio = logRatio.exp();
+    const auto pgLoss =
+        torch::max(-advantage * ratio, -advantage * torch::clamp(ratio, 1 - clip, 1 + clip)).mean();
+    // Clipped value loss (CleanRL's clip_vloss).
+    const auto v = m_net->value(stateBatch);
+    const auto v0 = vec(oldValue), r = vec(ret);
+    const auto vClipped = v0 + torch::clamp(v - v0, -clip, clip);
+    const auto vLoss = (0.5 * torch::max((v - r).pow(2), (vClipped - r).pow(2))).mean();
     const auto loss = pgLoss - m_settings.entropyCoef * entropy + m_settings.valueCoef * vLoss;
     m_optimizer->zero_grad();
     loss.backward();
     torch::nn::utils::clip_grad_norm_(m_net->parameters(), m_settings.maxGradNorm);
     m_optimizer->step();
+    torch::NoGradGuard guard;
     stats.policyLoss = pgLoss.item<double>();
     stats.valueLoss = vLoss.item<double>();
     stats.entropy = entropy.item<double>();
-    stats.approxKl = kl / double(batch.size());
-    return clipped / double(batch.size());
+    stats.approxKl = ((ratio - 1) - logRatio).mean().item<double>();
+    return ((ratio - 1).abs() > clip).to(torch::kFloat64).mean().item<double>();
 }
 
 UpdateStats PpoAgent::update(const Observation& next, std::mt19937_64& rng)
@@ -174,12 +182,20 @@ UpdateStats PpoAgent::update(const Observation& next, std::mt19937_64& rng)
     int batches = 0;
     for (int epoch = 0; epoch < m_settings.epochs; ++epoch) {
         std::shuffle(order.begin(), order.end(), rng);
+        double epochKl = 0;
+        int epochBatches = 0;
         for (size_t start = 0; start < n; start += mb) {
             std::vector<size_t> batch(order.begin() + std::ptrdiff_t(start),
                                       order.begin() + std::ptrdiff_t(std::min(n, start + mb)));
             clipFraction += minibatchStep(batch, advantages, returns, stats);
+            epochKl += stats.approxKl;
             ++batches;
+            ++epochBatches;
         }
+        stats.approxKl = epochKl / std::max(1, epochBatches);
+        stats.epochs = epoch + 1;
+        // Target-KL early stop (CleanRL's target_kl): the policy moved as far as one rollout warrants.
+        if (m_settings.targetKl > 0 && stats.approxKl > m_settings.targetKl) break;
     }
     stats.clipFraction = batches ? clipFraction / batches : 0.0;
     // How much of the returns' variance the value head explains (1 = all, ≤ 0 = none).

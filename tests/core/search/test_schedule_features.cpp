@@ -174,6 +174,16 @@ private Q_SLOTS:
         QCOMPARE(p->lambda, 0.95);
         QCOMPARE(p->clip, 0.2);
         QCOMPARE(p->stepsPerUpdate, 64);
+        QCOMPARE(p->epochs, 4);
+        QCOMPARE(p->targetKl, 0.0);
+        // The default moves its policy (test_ppo_learnability): more learning per sample, a KL stop.
+        auto d = ppoPreset("sassx");
+        QVERIFY(d);
+        QCOMPARE(toJson(*d), toJson(PpoSettings{}));
+        QCOMPARE(d->learningRate, 1e-3);
+        QCOMPARE(d->epochs, 10);
+        QCOMPARE(d->targetKl, 0.05);
+        QCOMPARE(d->stepsPerUpdate, p->stepsPerUpdate);
         QVERIFY(!ppoPreset("fast"));
         // A search configuration keeps its settings through a checkpoint.
         SearchConfig c;
