@@ -12,8 +12,10 @@
 #include "core/search/schedule_features.h"
 #include "core/search/search_space.h"
 
+#include <QFile>
 #include <QtTest>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -36,6 +38,7 @@ struct Learning
     double maxApproxKl = 0;  // the largest approx-KL of any update
     double maxClipFraction = 0;
     int updates = 0;
+    std::vector<std::array<double, 4>> curve; // per update: step, rewarded share, entropy, approx-KL
     double agentSeconds = 0, updateSeconds = 0;
 };
 
@@ -98,6 +101,7 @@ Learning learn(const KernelWorkspace& kernel, const PpoSettings& settings, int s
             out.maxApproxKl = std::max(out.maxApproxKl, u.approxKl);
             out.maxClipFraction = std::max(out.maxClipFraction, u.clipFraction);
             out.updates = u.updates;
+            out.curve.push_back({double(step + 1), share, u.entropy, u.approxKl});
             windowHits = windowSteps = 0;
         }
     }
@@ -142,6 +146,14 @@ private Q_SLOTS:
                               l.uniformShare, l.firstShare, l.lastShare, l.updates, l.firstEntropy,
                               l.lastEntropy, l.maxApproxKl, l.maxClipFraction, l.updateSeconds);
         qInfo("%s", qPrintable(summary));
+        // The curve for docs/ppo.md (docs/results/ppo-learnability/make_plot.py draws it).
+        if (const QString dir = qEnvironmentVariable("SASSX_LEARN_CSV_DIR"); !dir.isEmpty()) {
+            QFile csv(dir + "/" + preset + ".csv");
+            QVERIFY(csv.open(QIODevice::WriteOnly | QIODevice::Text));
+            csv.write("step,rewarded_share,entropy,approx_kl\n");
+            for (const auto& [step, share, entropy, kl] : l.curve)
+                csv.write(QString::asprintf("%.0f,%.4f,%.4f,%.6f\n", step, share, entropy, kl).toUtf8());
+        }
         QVERIFY2(l.uniformShare > 0.005 && l.uniformShare < 0.1, qPrintable(summary)); // a rare class
         QCOMPARE(l.updates, steps / settings->stepsPerUpdate);
         const bool learned = l.lastShare >= 0.25 && l.firstEntropy - l.lastEntropy >= 1.0;
