@@ -39,7 +39,7 @@ struct Learning
     double maxClipFraction = 0;
     int updates = 0;
     std::vector<std::array<double, 4>> curve; // per update: step, rewarded share, entropy, approx-KL
-    double agentSeconds = 0, updateSeconds = 0;
+    double updateSeconds = 0;
 };
 
 bool rewarded(const KernelAnalysis& a, const Schedule& s, const Edit& e)
@@ -78,9 +78,7 @@ Learning learn(const KernelWorkspace& kernel, const PpoSettings& settings, int s
         byStep.push_back(features.observe(start, actions, double(k) / double(settings.episodeLength), 1.0));
     int episodeStep = 0, windowHits = 0, windowSteps = 0;
     for (int step = 0; step < steps; ++step) {
-        auto t0 = std::chrono::steady_clock::now();
         const int pick = (*agent)->act(byStep[size_t(episodeStep)], rng);
-        out.agentSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const bool hit = pays[size_t(pick)];
         windowHits += hit;
         ++windowSteps;
@@ -88,7 +86,7 @@ Learning learn(const KernelWorkspace& kernel, const PpoSettings& settings, int s
         (*agent)->reward((hit ? 1.0 : 0.0) + noise(rng), end);
         if (end) episodeStep = 0;
         if ((*agent)->pending() >= settings.stepsPerUpdate) {
-            t0 = std::chrono::steady_clock::now();
+            const auto t0 = std::chrono::steady_clock::now();
             const UpdateStats u = (*agent)->update(byStep[size_t(episodeStep)], rng);
             out.updateSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             const double share = double(windowHits) / double(windowSteps);
