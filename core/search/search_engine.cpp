@@ -284,6 +284,20 @@ bool SearchEngine::quickLegal(const Schedule& from, const Schedule& to) const
     return m_checker.check(to, quick).legal();
 }
 
+int SearchEngine::batchSize() const
+{
+    // With N GPUs, batches of N waited for their slowest race: on four H200s the default search ran
+    // 1.57x (attention_fwd) and 1.38x (hgemm_leakyrelu) its one-GPU rate, and replaying the one-GPU
+    // races' lengths through the pool's queue (it hands each idle worker the next job) gave ~3x with
+    // four candidates per GPU (bench/results/search-multigpu-h200x4-2026-11-26.md).
+    constexpr int kCandidatesPerWorker = 4;
+    const int workers = std::max(1, m_evaluator.parallelism());
+    int64_t batch = workers == 1 ? 1 : int64_t(workers) * kCandidatesPerWorker;
+    if (m_state.config.budgetEvals > 0)
+        batch = std::min(batch, std::max<int64_t>(1, m_state.config.budgetEvals - m_state.evaluations()));
+    return int(batch);
+}
+
 std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const Schedule& from, int minEdits,
                                                                int maxEdits)
 {

@@ -104,6 +104,11 @@ public:
     const SearchControl* control() const { return m_control; }
 
     bool budgetSpent() const;
+    // How many candidates a strategy that tries independent candidates hands the evaluator at once: one
+    // with one GPU (each race decides the next proposal), several per GPU with a pool, so that a GPU
+    // whose race ended early takes the next candidate instead of waiting for the batch's slowest race;
+    // never more than the evaluation budget has left.
+    int batchSize() const;
     double now() const;             // search seconds, resumed runs included
     double temperature() const;     // the strategy's (annealing), else 0
     double temperatureUnit() const; // the noise floor (a minimum for deterministic backends)

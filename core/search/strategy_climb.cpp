@@ -1,7 +1,8 @@
 // Climbing: noise-aware first-improvement search over single legal edits (docs/search.md).
 //
 // A sweep lists every legal single edit of the space from the incumbent (EditProposer::legalActions),
-// shuffled, and tries them in turn, as many at once as the evaluator measures in parallel. Each
+// shuffled, and tries them in turn, as many at once as SearchEngine::batchSize() says (one with one GPU,
+// several per GPU with a pool; of several winners of one batch the best is kept). Each
 // candidate is raced against the incumbent in paired, interleaved rounds (core/eval/race.h): a loser
 // costs a few rounds, and a candidate is kept only when fresh rounds on fresh instances put its whole
 // interval above 1 + margin × noise floor. A kept candidate becomes the incumbent, is re-measured
@@ -191,8 +192,7 @@ void ClimbStrategy::step(SearchEngine& eng)
         if (m_sweepBuilt && stale) cs["accepted"] = true; // the incumbent moved (a restore): not fruitless
         if (!beginSweep(eng)) return;
     }
-    const int batch = std::max(1, eng.evaluator().parallelism());
-    std::vector<SearchEngine::Candidate> candidates = climbCandidates(eng, batch);
+    std::vector<SearchEngine::Candidate> candidates = climbCandidates(eng, eng.batchSize());
     eng.state().steps += int64_t(candidates.size());
     if (candidates.empty()) return;
 

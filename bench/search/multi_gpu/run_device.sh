@@ -24,7 +24,9 @@ for k in "${kernels[@]}"; do
     timeout $((BUDGET + 240)) "$D"/bin/sassx-cli search "$D/data/$k.launch.json" --backend gpu --gpus "$g" \
       --space "$SPACE" --budget-time "${BUDGET}s" --seed "$SEED" -o "$dir/out" > "$dir/log" 2>&1
     echo "$k gpus=$g rc=$?" >> "$R"/runs.txt
-    cp "$dir/out/report.json" "$dir/out/history.csv" "$dir/" 2>/dev/null
+    cp "$dir/out/report.json" "$dir/" 2>/dev/null
+    # Histories are kept (xz): batch timing and race rounds are what explain a pool that does not scale.
+    [ -f "$dir/out/history.csv" ] && xz -9 -c "$dir/out/history.csv" > "$dir/history.csv.xz"
     rm -rf "$dir/out"
   done
 done

@@ -8,14 +8,46 @@ over the search phase, the pool's rate against one GPU (target >= 0.9 x N), the 
 import csv
 import glob
 import json
+import lzma
 import os
 import sys
+
+
+def history_rows(d):
+    """The run's history.csv (plain, or xz as run_device.sh keeps it); [] when absent."""
+    for name, opener in (("history.csv", open), ("history.csv.xz", lzma.open)):
+        path = os.path.join(d, name)
+        if os.path.exists(path):
+            with opener(path, "rt") as f:
+                return list(csv.DictReader(f))
+    return []
+
+
+def diagnose(kernel, gset, hist, last):
+    """Batches, their size and rate, and the race rounds per evaluation: a pool whose batches/s fall
+    as it grows waits on its slowest race; one whose batches/s stay flat is held by the engine."""
+    if not hist or last <= 0:
+        return None
+    stamps = {}
+    rounds = []
+    remeasures = 0
+    for row in hist:
+        stamps[row.get("seconds")] = stamps.get(row.get("seconds"), 0) + 1
+        if "measure" in (row.get("kind") or ""):
+            remeasures += 1
+        elif row.get("rounds"):
+            rounds.append(float(row["rounds"]))
+    batches = len(stamps)
+    mean_rounds = sum(rounds) / len(rounds) if rounds else 0.0
+    return (f"| {kernel} | {gset.replace('-', ',')} | {batches} | {len(hist) / batches:.2f} | "
+            f"{batches / last:.1f} | {mean_rounds:.1f} | {remeasures} |")
 
 
 def main():
     root = sys.argv[1]
     env = open(os.path.join(root, "env.txt")).read().strip().splitlines()
     rows = {}
+    diag = []
     for d in sorted(glob.glob(os.path.join(root, "*.g*"))):
         kernel, gset = os.path.basename(d).rsplit(".g", 1)
         try:
@@ -26,16 +58,14 @@ def main():
         # The search phase only: the history's last evaluation time (the final re-measure and the
         # fresh-input check come after it and do not scale with the pool).
         last = 0.0
-        try:
-            with open(os.path.join(d, "history.csv")) as f:
-                for row in csv.DictReader(f):
-                    last = max(last, float(row.get("seconds") or 0))
-        except OSError:
-            pass
+        hist = history_rows(d)
+        for row in hist:
+            last = max(last, float(row.get("seconds") or 0))
         evals = r.get("evaluations", 0)
         rate = evals / last if last > 0 else r.get("evaluations_per_second", 0)
         final = r.get("best", {}).get("final", {})
         rows.setdefault(kernel, []).append((n, gset, evals, rate, r, final))
+        diag.append(diagnose(kernel, gset, hist, last))
     lines = ["| kernel | GPUs | evaluations | evaluations/s | x one GPU (target >= 0.9 N) | best (final figure, 5 fresh processes) | time to best |",
              "|---|---|---|---|---|---|---|"]
     for kernel, rs in sorted(rows.items()):
@@ -49,6 +79,9 @@ def main():
                 best = "none beyond the noise"
             ttb = f"{r.get('time_to_best_s', 0):.0f} s" if r.get("improved") else "-"
             lines.append(f"| {kernel} | {gset.replace('-', ',')} | {evals} | {rate:.1f} | {scale} | {best} | {ttb} |")
+    lines += ["", "Where the time goes (from the histories: evaluations recorded at one instant form one batch):", "",
+              "| kernel | GPUs | batches | mean batch | batches/s | mean race rounds | re-measures |",
+              "|---|---|---|---|---|---|---|"] + [x for x in diag if x]
     text = "\n".join([f"Run {env[0]}; commit {env[1]}; {env[2]}; GPUs: " + "; ".join(env[3:]), ""] + lines)
     print(text)
     if len(sys.argv) > 2:

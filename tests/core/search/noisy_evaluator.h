@@ -50,6 +50,7 @@ public:
                                                   const sassx::search::EvalRequest& request) override
     {
         std::vector<sassx::eval::EvalResult> out;
+        m_largestBatch = std::max(m_largestBatch, int(schedules.size()));
         for (const auto& s : schedules) {
             ++m_evaluations;
             sassx::eval::EvalResult r;
@@ -71,6 +72,7 @@ public:
     void setDrift(double perRound) { m_drift = perRound; }
     int64_t rounds() const { return m_rounds; }
     int64_t evaluations() const { return m_evaluations; }
+    int largestBatch() const { return m_largestBatch; }
 
 private:
     sassx::eval::TimingFigures time(const sassx::Schedule& s, const sassx::search::EvalRequest& request)
@@ -144,5 +146,6 @@ private:
     double m_floor = 0.0;
     double m_drift = 0.0;
     int m_parallelism = 1;
+    int m_largestBatch = 0;
     int64_t m_rounds = 0, m_evaluations = 0;
 };

@@ -85,9 +85,19 @@ private Q_SLOTS:
         QCOMPARE(s.refusedByCheck, 0);
     }
 
+    void plantedGainIsFoundByClimbing_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<int>("batch");
+        QTest::newRow("one GPU: one candidate at a time") << 1 << 1;
+        // A pool takes four candidates per GPU at once (SearchEngine::batchSize).
+        QTest::newRow("four GPUs: batches of 16") << 4 << 16;
+    }
     void plantedGainIsFoundByClimbing()
     {
         REQUIRE_SAMPLE(kSample);
+        QFETCH(int, gpus);
+        QFETCH(int, batch);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
         const Schedule original = Schedule::identity(f->kernel->analysis());
@@ -102,8 +112,11 @@ private Q_SLOTS:
         const Control goal = target.control[at];
         NoisyEvaluator noisy(f->kernel->analysis(),
                              [&](const Schedule& s) { return s.control[at] == goal ? 100.0 / 1.03 : 100.0; });
+        noisy.setParallelism(gpus);
         const int64_t budget = int64_t(actions.size()) * 2;
         const SearchState s = runOnce(*f, noisy, config(Algorithm::Climb, budget));
+        QCOMPARE(noisy.largestBatch(), batch);
+        QVERIFY(s.evaluations() <= budget);
         QVERIFY2(s.best >= 0, "the planted +3% edit was not found");
         const Schedule best = f->kernel->schedule(s.editsOf(s.best)).value();
         QCOMPARE(best.control[at], goal);
