@@ -286,10 +286,10 @@ bool SearchEngine::quickLegal(const Schedule& from, const Schedule& to) const
 
 int SearchEngine::batchSize() const
 {
-    // With N GPUs, batches of N waited for their slowest race: on four H200s the default search ran
-    // 1.57x (attention_fwd) and 1.38x (hgemm_leakyrelu) its one-GPU rate, and replaying the one-GPU
-    // races' lengths through the pool's queue (it hands each idle worker the next job) gave ~3x with
-    // four candidates per GPU (bench/results/search-multigpu-h200x4-2026-11-26.md).
+    // With N GPUs, batches of N waited for their slowest race: on four H200s the default search ran at
+    // 1.57x (attention_fwd) and 1.38x (hgemm_leakyrelu) its one-GPU rate; with four candidates per GPU
+    // (the pool hands each idle worker the next one) at 2.09x and 1.88x, and on two GPUs at 1.77x and
+    // 1.51x instead of 1.37x and 1.12x (bench/results/search-multigpu-h200x4-2026-11-26.md).
     constexpr int kCandidatesPerWorker = 4;
     const int workers = std::max(1, m_evaluator.parallelism());
     int64_t batch = workers == 1 ? 1 : int64_t(workers) * kCandidatesPerWorker;
