@@ -91,8 +91,9 @@ def build_capture(processes, program, cubins, int_inputs="skip", device=None, da
     for rec, name, t in zip(records, names, times):
         cubin = cubins.get(rec.get("hash"))
         cubin_name = f"{name}.sm_{rec.get('arch', 'unknown')}.cubin"
-        spec, reason = (None, "the cubin was not recorded") if cubin is None else \
-            spec_from_record(rec, name, cubin, cubin_name, int_inputs)
+        spec, reason = spec_from_record(rec, name, cubin, cubin_name, int_inputs)
+        if spec is not None and cubin is None:
+            spec, reason = None, "the cubin was not recorded"
         entry_share = share(t, total)
         if spec is None:
             skipped.append({"name": name, "reason": reason, "launches": rec.get("launches", 0),

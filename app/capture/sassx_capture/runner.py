@@ -10,13 +10,12 @@ import sys
 from . import bootstrap
 from .capture_json import build_capture, read_records, write_capture
 
-PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot")
 
 
 def child_environment(raw_dir, options, base=None):
     env = dict(os.environ if base is None else base)
-    paths = [BOOT_DIR, PACKAGE_PARENT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    paths = [BOOT_DIR] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env[bootstrap.ENV_RAW_DIR] = raw_dir
     env[bootstrap.ENV_OPTIONS] = json.dumps(options)

@@ -95,8 +95,8 @@ def buffer_role(arg):
 def check_aliasing(tensors):
     """Two pointer arguments whose elements overlap, one of them written: separate buffers would change
     what the kernel computes.  Read-only overlaps are harmless and pass."""
-    spans = sorted((a["data_ptr"], a["data_ptr"] + max(1, a.get("span_bytes", a["extent_bytes"])), a)
-                   for a in tensors)
+    spans = sorted(((a["data_ptr"], a["data_ptr"] + max(1, a.get("span_bytes", a["extent_bytes"])), a)
+                    for a in tensors), key=lambda s: s[:2])
     for i, (s0, e0, a) in enumerate(spans):
         for s1, e1, b in spans[i + 1:]:
             if s1 >= e0:

@@ -9,11 +9,18 @@ import sys
 
 def _sassx_capture_boot():
     here = os.path.dirname(os.path.abspath(__file__))
+    # The package's parent joins sys.path only for this import (it may be another interpreter's
+    # site-packages); the package's own __path__ finds its modules later.
+    parent = os.path.dirname(os.path.dirname(here))
+    sys.path.insert(0, parent)
     try:
         from sassx_capture.bootstrap import install_from_environment
         install_from_environment()
     except Exception as e:  # never stop the captured program
         print(f"sassx_capture: not capturing this process: {type(e).__name__}: {e}", file=sys.stderr)
+    finally:
+        if sys.path and sys.path[0] == parent:
+            del sys.path[0]
     # Run the sitecustomize this one hides (a virtualenv's or a distribution's), as Python would have.
     saved = list(sys.path)
     mod = sys.modules.pop("sitecustomize", None)
