@@ -118,7 +118,13 @@ class Recorder:
                 rec = self.kernels.get(key)
                 first = None
                 if rec is None:
-                    rec, first = self._first_launch(ck, key, grid, args)
+                    try:
+                        rec, first = self._first_launch(ck, key, grid, args)
+                    except Exception as e:  # keep the kernel, with the reason, and never retry
+                        rec = {"hash": key, "name": getattr(ck, "name", None), "launches": 0,
+                               "event_time_us": 0.0, "args": [],
+                               "problem": f"recording its first launch failed: {type(e).__name__}: {e}"}
+                        first = None
                     self.kernels[key] = rec
                 rec["launches"] += 1
             self.local.cur = (rec, first)
@@ -340,7 +346,7 @@ class Recorder:
                 out["finite"] = int(x.numel())
                 if x.numel():
                     out.update(min=x.min().item(), max=x.max().item(), mean=x.double().mean().item(),
-                               std=x.double().std(unbiased=False).item())
+                               std=x.double().std(correction=0).item())
             else:
                 x = typed.to(torch.int64)
                 out.update(min=int(x.min().item()), max=int(x.max().item()))
@@ -365,14 +371,18 @@ class Recorder:
             return None, None
         try:
             self.profiler.stop()
+            from torch.autograd import DeviceType
+            try:  # the raw activity list: much faster than building FunctionEvents
+                raw = self.profiler.profiler.kineto_results
+                spans = [(e.name(), e.device_type(), (e.end_ns() - e.start_ns()) / 1000.0) for e in raw.events()]
+            except Exception:
+                spans = [(e.name, e.device_type, float(e.time_range.end - e.time_range.start))
+                         for e in self.profiler.events()]
             per_name, total = {}, 0.0
-            for e in self.profiler.events():
-                if not str(getattr(e, "device_type", "")).endswith("CUDA"):
+            for name, device_type, us in spans:
+                if device_type != DeviceType.CUDA or name.startswith(("Memcpy", "Memset")):
                     continue
-                if e.name.startswith(("Memcpy", "Memset")):
-                    continue
-                us = float(e.time_range.end - e.time_range.start)
-                per_name[e.name] = per_name.get(e.name, 0.0) + us
+                per_name[name] = per_name.get(name, 0.0) + us
                 total += us
             return total, per_name
         except Exception as e:

@@ -133,6 +133,8 @@ def scalar_param(arg, sig):
         value = int(value)
     if not isinstance(value, (int, float)):
         raise NotReproducible(f"argument {arg['name']} ({sig}) has no numeric value recorded")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise NotReproducible(f"argument {arg['name']} is {value}, which a launch spec (JSON) cannot hold")
     return {"name": arg["name"], "kind": "scalar", "dtype": SIG_SCALAR_DTYPE[sig], "value": value}
 
 
