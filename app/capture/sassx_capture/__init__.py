@@ -9,3 +9,5 @@ __version__ = "0.1.0"
 
 from .capture_json import build_capture, read_records, write_capture  # noqa: F401
 from .specs import spec_from_record  # noqa: F401
+
+__all__ = ["build_capture", "read_records", "write_capture", "spec_from_record"]

@@ -5,7 +5,6 @@ step time it prints), or the run's wall time without one.  The report gives the 
 a distribution-free confidence interval for it (order statistics of the runs); with `--baseline` it
 adds the speed-up baseline/this (>1 = faster) with its interval and the baseline's noise floor.
 """
-import json
 import math
 import re
 import statistics
