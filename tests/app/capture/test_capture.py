@@ -282,6 +282,32 @@ class CaptureDirectory(unittest.TestCase):
             self.assertIn("share memory", back["skipped"][0]["reason"])
 
 
+    def test_specs_command_rebuilds_the_directory(self):
+        gemm = load_record("gemm_leakyrelu")
+        with tempfile.TemporaryDirectory() as d:
+            raw = os.path.join(d, "raw")
+            os.makedirs(raw)
+            with open(os.path.join(raw, "7.records.json"), "w") as f:
+                json.dump(process([gemm], total=None, per_name=None), f)
+            with open(os.path.join(raw, f"{gemm['hash']}.cubin"), "wb") as f:
+                f.write(load_cubin("gemm_leakyrelu"))
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "app", "capture"))
+            r = subprocess.run([sys.executable, "-m", "sassx_capture", "specs", d], env=env, capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("captured 1 kernels (0 skipped)", r.stdout)
+            with open(os.path.join(d, "capture.json")) as f:
+                cap = json.load(f)
+            self.assertEqual(cap["program"], ["train.py"])  # the recorded argv when there was no capture.json
+            with open(os.path.join(d, "gemm_leakyrelu.launch.json")) as f, \
+                    open(os.path.join(CAPTURED, "gemm_leakyrelu.launch.json")) as g:
+                self.assertEqual(json.load(f)["params"], json.load(g)["params"])
+            r = subprocess.run([sys.executable, "-m", "sassx_capture", "specs", raw], env=env, capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("holds no records", r.stderr)
+
+
 FAKE_TRITON = {
     "triton/__init__.py": "__version__ = '3.6.0'\nfrom . import compiler, knobs\n",
     "triton/knobs.py": textwrap.dedent("""
