@@ -40,7 +40,7 @@ def unique_names(records):
     """The kernel symbol, suffixed _2, _3 ... when several compiled kernels share it."""
     seen, names = {}, []
     for rec in records:
-        sym = rec.get("name", "kernel")
+        sym = rec.get("name") or "kernel"
         seen[sym] = seen.get(sym, 0) + 1
         names.append(sym if seen[sym] == 1 else f"{sym}_{seen[sym]}")
     return names

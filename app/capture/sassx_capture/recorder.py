@@ -28,6 +28,7 @@ from .capture_json import RECORDS_FORMAT, VERSION
 
 STATS_SAMPLE = 1 << 24  # values read for an input's statistics (evenly spaced)
 MAX_PENDING = 100000    # timed launches waiting for their events before the recorder waits for the GPU
+DIGEST_LIMIT = 256 << 20  # bytes: larger extents get no before/after digest ("changed" is exact anyway)
 
 
 def _meta(md, key, default=None):
@@ -324,8 +325,9 @@ class Recorder:
                 span = d["span_bytes"]
                 d["changed"] = not torch.equal(before[:span], after[:span])
                 d["changed_beyond"] = not torch.equal(before[span:], after[span:])
-                d["before_digest"] = hashlib.blake2b(before.numpy(), digest_size=16).hexdigest()
-                d["after_digest"] = hashlib.blake2b(after.numpy(), digest_size=16).hexdigest()
+                if before.numel() <= DIGEST_LIMIT:  # hashing runs at about 1 GB/s: not for big tensors
+                    d["before_digest"] = hashlib.blake2b(before.numpy(), digest_size=16).hexdigest()
+                    d["after_digest"] = hashlib.blake2b(after.numpy(), digest_size=16).hexdigest()
                 d["stats"] = self._stats(before, d)
 
     def _stats(self, raw, d):
