@@ -126,6 +126,7 @@ class Recorder:
                                "event_time_us": 0.0, "args": [],
                                "problem": f"recording its first launch failed: {type(e).__name__}: {e}"}
                         first = None
+                        self.warn(f"{rec['name']}: {rec['problem']}")
                     self.kernels[key] = rec
                 rec["launches"] += 1
             self.local.cur = (rec, first)
@@ -176,12 +177,12 @@ class Recorder:
 
     # ---- the first launch of a kernel ------------------------------------------------------------
     def _first_launch(self, ck, key, grid, args):
-        import triton
         md = ck.metadata
         target = _meta(md, "target")
         grid = [int(g) for g in (list(grid) + [1, 1, 1])[:3]]
         rec = {"hash": key, "name": getattr(ck, "name", None) or _meta(md, "name"),
-               "triton_version": triton.__version__, "arch": _meta(target, "arch"),
+               "triton_version": getattr(sys.modules.get("triton"), "__version__", None),
+               "arch": _meta(target, "arch"),
                "num_warps": _meta(md, "num_warps"), "num_stages": _meta(md, "num_stages"),
                "num_ctas": _meta(md, "num_ctas", 1),
                "cluster_dims": [int(c) for c in (_meta(md, "cluster_dims", None) or (1, 1, 1))],
@@ -245,13 +246,27 @@ class Recorder:
         return None
 
     def _align(self, ck, args):
-        """(name, signature type, value) per launch argument, or a problem."""
+        """(name, signature type, value) per launch argument, or a problem.  The launch passes the
+        function's arguments in order (Triton's own launch_metadata zips them with fn.arg_names); the
+        signature gives each one's type, "constexpr" for those compiled in."""
         src = getattr(ck, "src", None)
         sig = getattr(src, "signature", None)
         if not isinstance(sig, dict):
             return None, "the compiled kernel has no signature to name its arguments"
         fn = getattr(src, "fn", None)
         arg_names = list(getattr(fn, "arg_names", []) or [])
+        constants = getattr(src, "constants", None) or {}
+        if arg_names and len(arg_names) == len(args):
+            pairs = []
+            for i, (name, value) in enumerate(zip(arg_names, args)):
+                t = sig.get(name, sig.get(i))
+                if t is None and (name in constants or (i,) in constants or i in constants):
+                    t = "constexpr"
+                if t is None:
+                    break
+                pairs.append((name, t, value))
+            else:
+                return pairs, None
         names = [k if isinstance(k, str) else (arg_names[k] if isinstance(k, int) and k < len(arg_names)
                                                else f"arg{k}") for k in sig]
         types = list(sig.values())
@@ -300,6 +315,8 @@ class Recorder:
         """Host copies of every tensor argument's bytes before the launch (None when over the limit)."""
         torch = self.torch
         tensors = [(d, v) for d, v in zip(rec["args"], values) if d.get("kind") == "tensor"]
+        if not tensors:
+            return None
         total = sum(d["extent_bytes"] for d, _v in tensors)
         if total > self.max_snapshot_bytes:
             for d, _v in tensors:

@@ -382,6 +382,154 @@ class Bootstrap(unittest.TestCase):
         self.assertEqual(json.loads(env["SASSX_CAPTURE_OPTIONS"]), {"profiler": False})
 
 
+class FakeEvent:
+    clock = [0.0]
+
+    def __init__(self, enable_timing=False):
+        self.t = None
+
+    def record(self):
+        FakeEvent.clock[0] += 0.004  # ms: each event 4 us after the last
+        self.t = FakeEvent.clock[0]
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end):
+        return end.t - self.t
+
+
+class FakeTorch:
+    """What the recorder asks of torch on a launch without tensor arguments."""
+    class Tensor:
+        pass
+
+    class cuda:
+        Event = FakeEvent
+        capturing = False
+
+        @staticmethod
+        def is_current_stream_capturing():
+            return FakeTorch.cuda.capturing
+
+        @staticmethod
+        def synchronize():
+            pass
+
+        @staticmethod
+        def get_device_name():
+            return "Fake GPU"
+
+
+class FakeSource:
+    def __init__(self, signature, arg_names, constants=None):
+        self.signature = signature
+        self.fn = type("Fn", (), {"arg_names": arg_names})()
+        self.constants = constants or {}
+
+
+class FakeKernel:
+    def __init__(self, h, src, tmp=None):
+        self.hash = h
+        self.name = "k"
+        self.src = src
+        self.asm = {"cubin": b"\x7fELF-not-really"}
+        self.metadata = {"name": "k", "num_warps": 4, "num_stages": 2, "shared": 0,
+                         "target": {"backend": "cuda", "arch": 90, "warp_size": 32}}
+        self.metadata_group = {}
+        if tmp:
+            entry = os.path.join(tmp, "cache", "ENTRY")
+            os.makedirs(entry, exist_ok=True)
+            for fn in ("k.cubin", "k.json"):
+                with open(os.path.join(entry, fn), "wb") as f:
+                    f.write(b"x")
+            self.metadata_group = {"k.json": os.path.join(entry, "k.json"), "k.cubin": os.path.join(entry, "k.cubin")}
+
+
+class RecorderWithoutGpu(unittest.TestCase):
+    """The recorder's bookkeeping with stand-ins for torch and Triton's kernel objects (the tensor
+    snapshots need a GPU and run on the device machine only)."""
+
+    def recorder(self, tmp):
+        from sassx_capture.recorder import Recorder
+        r = Recorder(os.path.join(tmp, "raw"), use_profiler=False)
+        r.torch = FakeTorch
+        return r
+
+    def test_align_jit_and_inductor_launches(self):
+        from sassx_capture.recorder import Recorder
+        r = Recorder("/nonexistent")
+        # Triton's JIT launch: every parameter, constexprs too, in the signature's order
+        src = FakeSource({"x": "*fp32", "n": "i32", "B": "constexpr"}, ["x", "n", "B"])
+        pairs, problem = r._align(FakeKernel("h", src), (None, 7, 128))
+        self.assertIsNone(problem)
+        self.assertEqual(pairs, [("x", "*fp32", None), ("n", "i32", 7), ("B", "constexpr", 128)])
+        # a constexpr missing from the signature but among the constants (older Triton)
+        src = FakeSource({"x": "*fp32", "n": "i32"}, ["x", "n", "B"], constants={"B": 128})
+        pairs, problem = r._align(FakeKernel("h", src), (None, 7, 128))
+        self.assertEqual(pairs[2], ("B", "constexpr", 128))
+        # runtime arguments only (signature indexed by position)
+        src = FakeSource({0: "*fp32", 1: "i32", 2: "constexpr"}, ["x", "n", "B"])
+        pairs, problem = r._align(FakeKernel("h", src), (None, 7))
+        self.assertEqual(pairs, [("x", "*fp32", None), ("n", "i32", 7)])
+        pairs, problem = r._align(FakeKernel("h", src), (None,))
+        self.assertIsNone(pairs)
+        self.assertIn("1 launch arguments for a signature of 3", problem)
+
+    def test_launches_counted_timed_and_written(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.recorder(tmp)
+            src = FakeSource({"x": "*fp32", "n": "i32", "s": "fp32", "B": "constexpr"}, ["x", "n", "s", "B"])
+            k = FakeKernel("abc123", src, tmp)
+            for _ in range(3):
+                r.before_launch(k, (4, 2), (None, 7, 0.5, 64))
+                r.enter()
+                r.exit()
+            FakeTorch.cuda.capturing = True
+            try:
+                r.before_launch(k, (4,), (None, 7, 0.5, 64))
+                r.enter()
+                r.exit()
+            finally:
+                FakeTorch.cuda.capturing = False
+            data = r.finish()
+            self.assertEqual(r.warnings[-1][:2], "1 ")  # the launch during graph capture, said
+            rec = data["kernels"][0]
+            self.assertEqual(rec["launches"], 3)
+            self.assertAlmostEqual(rec["event_time_us"], 12.0)
+            self.assertEqual(rec["grid"], [4, 2, 1])
+            self.assertEqual(rec["arch"], 90)
+            self.assertEqual(rec["cache_entry"], os.path.join(tmp, "cache", "ENTRY"))
+            self.assertEqual([a["kind"] for a in rec["args"]], ["none", "int", "float", "constexpr"])
+            self.assertIsNone(data["total_gpu_time_us"])
+            with open(os.path.join(tmp, "raw", "abc123.cubin"), "rb") as f:
+                self.assertEqual(f.read(), k.asm["cubin"])
+            with open(os.path.join(tmp, "raw", f"{os.getpid()}.records.json")) as f:
+                self.assertEqual(json.load(f)["kernels"][0]["launches"], 3)
+            spec, reason = specs.spec_from_record(rec, "k")
+            self.assertIsNone(reason)
+            self.assertEqual(spec["params"], [{"name": "x", "kind": "null"},
+                                              {"name": "n", "kind": "scalar", "dtype": "i32", "value": 7},
+                                              {"name": "s", "kind": "scalar", "dtype": "f32", "value": 0.5}])
+
+    def test_failed_first_launch_keeps_its_reason(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.recorder(tmp)
+            k = FakeKernel("bad", None)
+            k.metadata = None  # no metadata at all
+            r.before_launch(k, (1,), ())
+            r.enter()
+            r.exit()
+            rec = r.kernels["bad"]
+            self.assertEqual(rec["launches"], 1)
+            spec, reason = specs.spec_from_record(rec, "k")
+            self.assertIsNone(spec)
+            self.assertTrue(reason)
+
+
 class Timing(unittest.TestCase):
     def test_median_interval(self):
         lo, hi, cov = timing.median_interval([5.0, 1.0, 3.0, 2.0, 4.0])
