@@ -77,8 +77,12 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sassx-triton-cache-"))
     recorder = Recorder(tempfile.mkdtemp(prefix="sassx-capture-raw-"), use_profiler=False)
-    import attention
-    import gemm_leakyrelu
+    try:
+        import attention
+        import gemm_leakyrelu
+    except ImportError as e:
+        print(f"capture.py: needs torch and triton with a CUDA GPU: {e}", file=sys.stderr)
+        return 1
     if not recorder.install():
         return 1
     ok = True

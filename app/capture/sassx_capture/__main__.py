@@ -3,7 +3,7 @@ import argparse
 import json
 import sys
 
-USAGE = """usage: python -m sassx_capture [capture] -o DIR [options] -- PROGRAM [ARGS...]
+USAGE = """python -m sassx_capture [capture] -o DIR [options] -- PROGRAM [ARGS...]
        python -m sassx_capture time [--runs N] [--pattern REGEX] [--json] [--baseline FILE] -- PROGRAM [ARGS...]
        python -m sassx_capture specs DIR      (rewrite DIR's capture.json and specs from DIR/raw)"""
 
@@ -100,7 +100,7 @@ def time_main(argv):
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE)
+        print("usage: " + USAGE)
         return 0 if argv else 2
     if argv[0] == "time":
         return time_main(argv[1:])
