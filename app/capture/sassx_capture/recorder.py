@@ -195,10 +195,10 @@ class Recorder:
         rec["cache_entry"] = self._cache_entry(ck, rec["name"], cubin)
         if cubin is None:
             rec["problem"] = "the compiled kernel has no cubin"
-        else:
-            os.makedirs(self.raw_dir, exist_ok=True)
-            with open(os.path.join(self.raw_dir, f"{key}.cubin"), "wb") as f:
-                f.write(cubin)
+            return rec, None
+        os.makedirs(self.raw_dir, exist_ok=True)
+        with open(os.path.join(self.raw_dir, f"{key}.cubin"), "wb") as f:
+            f.write(cubin)
         pairs, problem = self._align(ck, args)
         if problem:
             rec["problem"] = problem
