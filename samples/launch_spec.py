@@ -1,34 +1,21 @@
 #!/usr/bin/env python3
 """Launch-spec helpers shared by samples/ scripts (see docs/launch-spec.md).
 
-dump(spec, path): writes a spec with one top-level field and one parameter per line.
+dump(spec, path): writes a spec with one top-level field and one parameter per line
+(app/capture/sassx_capture/spec_json.py, re-exported here).
 host_array(param, rng): the numpy array a buffer parameter's `init` describes.
 """
 import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app", "capture"))
+
+from sassx_capture.spec_json import KEY_ORDER, dump, dumps  # noqa: E402,F401  (one implementation)
 
 NP_DTYPE = {"f16": "float16", "bf16": None, "f32": "float32", "f64": "float64", "i8": "int8",
             "u8": "uint8", "i16": "int16", "u16": "uint16", "i32": "int32", "u32": "uint32",
             "i64": "int64", "u64": "uint64"}
-
-KEY_ORDER = ["name", "kernel", "cubin", "grid", "block", "dynamic_shared", "params", "flops", "bytes",
-             "tolerance", "triton"]
-
-
-def dumps(spec):
-    keys = [k for k in KEY_ORDER if k in spec] + [k for k in spec if k not in KEY_ORDER]
-    lines = []
-    for k in keys:
-        if k == "params":
-            ps = [f"    {json.dumps(p)}" for p in spec["params"]]
-            lines.append('  "params": [\n' + ",\n".join(ps) + "\n  ]")
-        else:
-            lines.append(f"  {json.dumps(k)}: {json.dumps(spec[k])}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def dump(spec, path):
-    with open(path, "w") as f:
-        f.write(dumps(spec))
 
 
 def host_array(p, rng):

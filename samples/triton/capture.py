@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Compile and run the Triton samples once on a GPU, then save their cubins and launch specs.
 
-    python3 samples/triton/capture.py [--out samples/triton/captured]
+    python3 samples/triton/capture.py [--out samples/triton/captured] [--records DIR]
 
-Writes <name>.sm_<cc>.cubin and <name>.launch.json per kernel (see docs/samples.md).  The
-parameter list is the kernel's runtime parameters (constexprs are baked into the cubin), then
-Triton's trailing scratch pointers as {"kind": "null"}, and is checked against the cubin's
-KPARAM_INFO.  Needs torch and triton with a CUDA GPU.
+Writes <name>.sm_<cc>.cubin and <name>.launch.json per kernel (see docs/samples.md).  The launch is
+recorded and turned into a spec by the capture package (app/capture/sassx_capture, docs/capture.md: one
+implementation for both); the sample's own spec_params() is the cross-check: the captured params must
+equal it, and it supplies the work figures (flops) a launch cannot tell.  --records keeps the recorded
+launch metadata (the CI tests' fixtures are of that form).  Needs torch and triton with a CUDA GPU.
 """
 import argparse
 import inspect
@@ -16,17 +17,13 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # samples/: cubin_params, launch_spec
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "app", "capture"))
 sys.path.insert(0, HERE)
 
-import cubin_params  # noqa: E402
-import launch_spec  # noqa: E402
-
-
-def meta_get(meta, key, default=None):
-    if isinstance(meta, dict):
-        return meta.get(key, default)
-    return getattr(meta, key, default)
+from sassx_capture import spec_json  # noqa: E402
+from sassx_capture.recorder import Recorder  # noqa: E402
+from sassx_capture.specs import spec_from_record  # noqa: E402
 
 
 def runtime_param_names(jit_fn):
@@ -38,76 +35,60 @@ def runtime_param_names(jit_fn):
     return [n for n, p in sig.parameters.items() if "constexpr" not in str(p.annotation)]
 
 
-def capture(name, module, out_dir, cache_dir):
-    import torch
-    ck, grid, out, ref = module.run()
+def capture(name, module, out_dir, recorder):
+    ck, _grid, out, ref = module.run()
     err = (out - ref).abs().max().item()
     scale = ref.abs().max().item()
     print(f"{name}: triton output vs torch reference: max abs err {err:.3e} (max |ref| {scale:.3e})")
 
-    meta = ck.metadata
-    kernel = meta_get(meta, "name")
-    num_warps = meta_get(meta, "num_warps")
-    shared = meta_get(meta, "shared")
-    target = meta_get(meta, "target")
-    arch = meta_get(target, "arch") if target is not None else None
-    if arch is None:
-        cap = torch.cuda.get_device_capability()
-        arch = cap[0] * 10 + cap[1]
+    rec = recorder.kernels.get(ck.hash)
+    if rec is None:
+        raise SystemExit(f"{name}: the launch was not recorded")
     cubin = ck.asm["cubin"]
-    cubin_name = f"{name}.sm_{arch}.cubin"
+    cubin_name = f"{name}.sm_{rec['arch']}.cubin"
+    spec, reason = spec_from_record(rec, name, cubin, cubin_name)
+    if spec is None:
+        raise SystemExit(f"{name}: {reason}")
+
+    declared, work = module.spec_params()
+    names = runtime_param_names(getattr(module, name))
+    runtime = [p for p in spec["params"] if not p["name"].startswith("scratch")]
+    if [p["name"] for p in runtime] != names:
+        raise SystemExit(f"{name}: captured params {[p['name'] for p in runtime]} != kernel signature {names}")
+    if runtime != declared:
+        diff = [(c, d) for c, d in zip(runtime, declared) if c != d]
+        raise SystemExit(f"{name}: captured params differ from the sample's spec_params(): {diff}")
+    spec.update(work)
     with open(os.path.join(out_dir, cubin_name), "wb") as f:
         f.write(cubin)
-
-    params, work = module.spec_params()
-    names = runtime_param_names(getattr(module, name))
-    if [p["name"] for p in params] != names:
-        raise SystemExit(f"{name}: spec params {[p['name'] for p in params]} != kernel signature {names}")
-    _k, cparams, _total = cubin_params.kernel_params(cubin, kernel)
-    extra = len(cparams) - len(params)
-    if extra < 0 or any(size != 8 for _o, _off, size in cparams[len(params):]):
-        raise SystemExit(f"{name}: cubin has {len(cparams)} params {cparams}, signature {len(params)}")
-    for i in range(extra):
-        params.append({"name": f"scratch{i}", "kind": "null"})
-
-    spec = {
-        "name": name,
-        "kernel": kernel,
-        "cubin": cubin_name,
-        "grid": list(grid),
-        "block": [32 * num_warps, 1, 1],
-        "dynamic_shared": shared,
-        "params": params,
-    }
-    spec.update(work)
-    tri = {"version": __import__("triton").__version__, "num_warps": num_warps,
-           "num_stages": meta_get(meta, "num_stages"), "hash": meta_get(meta, "hash"),
-           "constexprs": {k: v for k, v in module.CONFIG.items() if k not in ("num_warps", "num_stages")}}
-    entries = sorted(os.listdir(cache_dir)) if os.path.isdir(cache_dir) else []
-    tri["cache_entries"] = [e for e in entries
-                            if os.path.exists(os.path.join(cache_dir, e, kernel + ".cubin"))]
-    spec["triton"] = tri
-    problems = cubin_params.check_spec(cubin, spec)
-    if problems:
-        raise SystemExit(f"{name}: spec does not match cubin: {problems}")
-    launch_spec.dump(spec, os.path.join(out_dir, f"{name}.launch.json"))
-    print(f"{name}: kernel {kernel}, {len(cparams)} params ({extra} scratch), block {spec['block']}, "
-          f"grid {spec['grid']}, shared {shared}, cubin {len(cubin)} bytes -> {cubin_name}")
+    spec_json.dump(spec, os.path.join(out_dir, f"{name}.launch.json"))
+    n_scratch = len(spec["params"]) - len(runtime)
+    print(f"{name}: kernel {spec['kernel']}, {len(spec['params'])} params ({n_scratch} scratch), block "
+          f"{spec['block']}, grid {spec['grid']}, shared {spec['dynamic_shared']}, cubin {len(cubin)} bytes "
+          f"-> {cubin_name}")
     return spec
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(HERE, "captured"))
+    ap.add_argument("--records", help="also write each kernel's recorded launch metadata here")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    cache_dir = os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sassx-triton-cache-"))
-    import attention
-    import gemm_leakyrelu
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sassx-triton-cache-"))
+    recorder = Recorder(tempfile.mkdtemp(prefix="sassx-capture-raw-"), use_profiler=False)
+    try:
+        import attention
+        import gemm_leakyrelu
+    except ImportError as e:
+        print(f"capture.py: needs torch and triton with a CUDA GPU: {e}", file=sys.stderr)
+        return 1
+    if not recorder.install():
+        return 1
     ok = True
     for name, module in (("gemm_leakyrelu", gemm_leakyrelu), ("attention_fwd", attention)):
         try:
-            capture(name, module, args.out, cache_dir)
+            capture(name, module, args.out, recorder)
         except SystemExit as e:
             print(f"FAILED {e}")
             ok = False
@@ -116,6 +97,12 @@ def main():
             traceback.print_exc()
             print(f"FAILED {name}: {e!r}")
             ok = False
+    recorder.finished = True  # nothing to write at exit: the specs are written
+    if args.records:
+        os.makedirs(args.records, exist_ok=True)
+        for rec in recorder.kernels.values():
+            with open(os.path.join(args.records, f"{rec['name']}.record.json"), "w") as f:
+                json.dump(rec, f, indent=1)
     return 0 if ok else 1
 
 

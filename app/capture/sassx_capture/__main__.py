@@ -1,0 +1,115 @@
+"""Command line: `python -m sassx_capture [capture] -o DIR -- PROGRAM...` and `python -m sassx_capture time`."""
+import argparse
+import json
+import sys
+
+USAGE = """python -m sassx_capture [capture] -o DIR [options] -- PROGRAM [ARGS...]
+       python -m sassx_capture time [--runs N] [--pattern REGEX] [--json] [--baseline FILE] -- PROGRAM [ARGS...]
+       python -m sassx_capture specs DIR      (rewrite DIR's capture.json and specs from DIR/raw)"""
+
+
+def split_program(argv):
+    if "--" not in argv:
+        return argv, []
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
+def capture_main(argv):
+    from .runner import run_capture
+    opts, program = split_program(argv)
+    ap = argparse.ArgumentParser(prog="python -m sassx_capture", usage=USAGE)
+    ap.add_argument("-o", "--out", required=True, help="capture directory")
+    ap.add_argument("--int-inputs", choices=("skip", "range"), default="skip",
+                    help="integer tensors the kernel reads: skip the kernel (default) or draw in the recorded range")
+    ap.add_argument("--max-snapshot-gib", type=float, default=8.0,
+                    help="most argument bytes copied to the host at a kernel's first launch (default 8)")
+    ap.add_argument("--no-profiler", action="store_true",
+                    help="no torch.profiler: the total GPU time counts Triton kernels only")
+    args = ap.parse_args(opts)
+    if not program:
+        ap.error("no program after --")
+    return run_capture(args.out, program, int_inputs=args.int_inputs, max_snapshot_gib=args.max_snapshot_gib,
+                       profiler=not args.no_profiler)
+
+
+def specs_main(argv):
+    import os
+    from .capture_json import build_capture, read_records, write_capture
+    ap = argparse.ArgumentParser(prog="python -m sassx_capture specs")
+    ap.add_argument("dir")
+    ap.add_argument("--int-inputs", choices=("skip", "range"), default="skip")
+    args = ap.parse_args(argv)
+    processes, cubins, problems = read_records(os.path.join(args.dir, "raw"))
+    for p in problems:
+        print(f"sassx_capture: {p}", file=sys.stderr)
+    if not processes:
+        print(f"sassx_capture: {args.dir}/raw holds no records", file=sys.stderr)
+        return 1
+    old = {}
+    try:
+        with open(os.path.join(args.dir, "capture.json")) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        pass
+    capture, specs, cubin_files = build_capture(processes, old.get("program") or processes[0].get("argv", []),
+                                                cubins, int_inputs=args.int_inputs, date=old.get("date"))
+    write_capture(args.dir, capture, specs, cubin_files)
+    from .runner import summary
+    print(summary(capture, args.dir))
+    return 0
+
+
+def time_main(argv):
+    from .timing import compare, measure, text_report
+    opts, program = split_program(argv)
+    ap = argparse.ArgumentParser(prog="python -m sassx_capture time", usage=USAGE)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--pattern", help="regex whose group 1 is a time the program prints, e.g. 'step_ms=([0-9.]+)'")
+    ap.add_argument("--skip", type=int, default=0, help="matches to drop at the start of each run (warm-up)")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--baseline", help="an earlier result (JSON from --json) to report the speed-up against")
+    ap.add_argument("--echo", action="store_true", help="copy the program's output to stderr")
+    args = ap.parse_args(opts)
+    if not program:
+        ap.error("no program after --")
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    baseline = None
+    if args.baseline:
+        try:
+            with open(args.baseline) as f:
+                baseline = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"sassx_capture: --baseline {args.baseline}: {e}", file=sys.stderr)
+            return 1
+    try:
+        result = measure(program, args.runs, args.pattern, args.skip, args.echo)
+    except OSError as e:
+        print(f"sassx_capture: cannot run {program[0]}: {e}", file=sys.stderr)
+        return 1
+    speed = compare(result, baseline) if baseline else None
+    if speed:
+        result["speedup"] = speed
+    print(json.dumps(result, indent=1) if args.json else text_report(result, speed))
+    for f in result["failures"]:
+        print(f"sassx_capture: {f}", file=sys.stderr)
+    return 0 if result["values"] and not result["failures"] else 1
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: " + USAGE)
+        return 0 if argv else 2
+    if argv[0] == "time":
+        return time_main(argv[1:])
+    if argv[0] == "specs":
+        return specs_main(argv[1:])
+    if argv[0] == "capture":
+        argv = argv[1:]
+    return capture_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,450 @@
+"""The runtime side of the capture: Triton launch hooks in the captured process (needs torch and triton).
+
+Triton's launch hooks receive only a small metadata dict, not the arguments, so the recorder wraps
+CompiledKernel.launch_metadata, which every launch path calls with the grid and the arguments (Triton's
+own JIT launcher, CompiledKernel[grid](...) and Inductor's generated launchers), and uses the
+enter/exit hooks (triton.knobs.runtime in Triton >= 3.4, CompiledKernel's class attributes before) for
+what must happen around the launch itself:
+
+- the first launch of each distinct compiled kernel (Triton's kernel hash: source, specialisation and
+  options) is recorded: metadata, grid, every argument (tensors by dtype, shape, strides and extent;
+  scalars by value), and each tensor's bytes copied to the host before and after the launch, which says
+  what the kernel wrote and gives the value statistics the spec's `init` is fitted to (specs.py);
+- every launch is timed with CUDA events; the program's total GPU time comes from torch.profiler,
+  started at the first Triton launch (docs/capture.md, "Time shares").
+
+Launches inside CUDA-graph capture are counted and not recorded (a graph replay calls no hook).
+"""
+import atexit
+import datetime
+import hashlib
+import json
+import os
+import sys
+import threading
+from collections import deque
+
+from .capture_json import RECORDS_FORMAT, VERSION
+
+STATS_SAMPLE = 1 << 24  # values read for an input's statistics (evenly spaced)
+MAX_PENDING = 100000    # timed launches waiting for their events before the recorder waits for the GPU
+DIGEST_LIMIT = 256 << 20  # bytes: larger extents get no before/after digest ("changed" is exact anyway)
+
+
+def _meta(md, key, default=None):
+    if isinstance(md, dict):
+        return md.get(key, default)
+    return getattr(md, key, default)
+
+
+def _jsonable(v):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return str(v)
+
+
+class Recorder:
+    def __init__(self, raw_dir, max_snapshot_bytes=8 << 30, use_profiler=True, write_empty=False):
+        self.raw_dir = raw_dir
+        self.max_snapshot_bytes = max_snapshot_bytes
+        self.use_profiler = use_profiler
+        self.write_empty = write_empty
+        self.kernels = {}
+        self.pending = deque()
+        self.local = threading.local()
+        self.lock = threading.RLock()
+        self.profiler = None
+        self.warnings = []
+        self.graph_launches = 0
+        self.finished = False
+        self.torch = None
+
+    def warn(self, msg):
+        if msg not in self.warnings and len(self.warnings) < 50:
+            self.warnings.append(msg)
+            print(f"sassx_capture: {msg}", file=sys.stderr)
+
+    # ---- installation -------------------------------------------------------------------------------
+    def install(self):
+        import triton
+        from triton.compiler import compiler as tc
+        ck_cls = tc.CompiledKernel
+        orig = getattr(ck_cls, "launch_metadata", None)
+        if orig is None:
+            self.warn(f"Triton {triton.__version__} has no CompiledKernel.launch_metadata (Triton >= 3.0 "
+                      "needed): nothing is captured")
+            return False
+        if getattr(orig, "_sassx_capture", False):
+            return True
+        recorder = self
+
+        def launch_metadata(ck, grid, stream, *args):
+            recorder.before_launch(ck, grid, args)
+            return orig(ck, grid, stream, *args)
+
+        launch_metadata._sassx_capture = True
+        ck_cls.launch_metadata = launch_metadata
+        knobs = getattr(triton, "knobs", None)
+        runtime = getattr(knobs, "runtime", None)
+        target = runtime if runtime is not None and hasattr(runtime, "launch_enter_hook") else ck_cls
+        for attr, fn in (("launch_enter_hook", self.enter), ("launch_exit_hook", self.exit)):
+            current = getattr(target, attr, None)
+            if hasattr(current, "add"):  # Triton >= 3.5: a HookChain
+                current.add(fn)
+            elif current is None:
+                setattr(target, attr, fn)
+            else:
+                setattr(target, attr, _chain(current, fn))
+        atexit.register(self.finish)
+        return True
+
+    # ---- per launch ---------------------------------------------------------------------------------
+    def before_launch(self, ck, grid, args):
+        prev = getattr(self.local, "cur", None)
+        self.local.cur = None
+        try:
+            if prev is not None and prev[1] is not None:
+                self._after_first(*prev)  # the last launch ran without the exit hook (a stale launcher)
+            if self.torch is None:
+                import torch
+                self.torch = torch
+            torch = self.torch
+            if torch.cuda.is_current_stream_capturing():
+                self.graph_launches += 1
+                return
+            if self.use_profiler and self.profiler is None:
+                self._start_profiler()
+            key = getattr(ck, "hash", None) or f"id{id(ck)}"
+            with self.lock:
+                rec = self.kernels.get(key)
+                first = None
+                if rec is None:
+                    try:
+                        rec, first = self._first_launch(ck, key, grid, args)
+                    except Exception as e:  # keep the kernel, with the reason, and never retry
+                        rec = {"hash": key, "name": getattr(ck, "name", None), "launches": 0,
+                               "event_time_us": 0.0, "args": [],
+                               "problem": f"recording its first launch failed: {type(e).__name__}: {e}"}
+                        first = None
+                        self.warn(f"{rec['name']}: {rec['problem']}")
+                    self.kernels[key] = rec
+                rec["launches"] += 1
+            self.local.cur = (rec, first)
+        except Exception as e:  # never break the captured program
+            self.warn(f"recording a launch failed: {type(e).__name__}: {e}")
+
+    def enter(self, _metadata=None):
+        cur = getattr(self.local, "cur", None)
+        if cur is None:
+            return
+        try:
+            start = self.torch.cuda.Event(enable_timing=True)
+            start.record()
+            self.local.start = start
+        except Exception as e:
+            self.local.start = None
+            self.warn(f"timing a launch failed: {e}")
+
+    def exit(self, _metadata=None):
+        cur = getattr(self.local, "cur", None)
+        self.local.cur = None
+        if cur is None:
+            return
+        rec, first = cur
+        try:
+            start = getattr(self.local, "start", None)
+            self.local.start = None
+            if start is not None:
+                end = self.torch.cuda.Event(enable_timing=True)
+                end.record()
+                self.pending.append((rec, start, end))
+            if first is not None:
+                self._after_first(rec, first)
+            self._drain(block=len(self.pending) > MAX_PENDING)
+        except Exception as e:
+            self.warn(f"recording a launch failed: {type(e).__name__}: {e}")
+
+    def _drain(self, block):
+        while self.pending:
+            rec, start, end = self.pending[0]
+            if block:
+                end.synchronize()
+            elif not end.query():
+                return
+            rec["event_time_us"] += start.elapsed_time(end) * 1000.0
+            self.pending.popleft()
+            block = block and len(self.pending) > MAX_PENDING // 2
+
+    # ---- the first launch of a kernel ------------------------------------------------------------
+    def _first_launch(self, ck, key, grid, args):
+        md = ck.metadata
+        target = _meta(md, "target")
+        grid = [int(g) for g in (list(grid) + [1, 1, 1])[:3]]
+        rec = {"hash": key, "name": getattr(ck, "name", None) or _meta(md, "name"),
+               "triton_version": getattr(sys.modules.get("triton"), "__version__", None),
+               "arch": _meta(target, "arch"),
+               "num_warps": _meta(md, "num_warps"), "num_stages": _meta(md, "num_stages"),
+               "num_ctas": _meta(md, "num_ctas", 1),
+               "cluster_dims": [int(c) for c in (_meta(md, "cluster_dims", None) or (1, 1, 1))],
+               "shared": _meta(md, "shared", 0),
+               "global_scratch_size": _meta(md, "global_scratch_size", 0) or 0,
+               "profile_scratch_size": _meta(md, "profile_scratch_size", 0) or 0,
+               "launch_cooperative_grid": bool(_meta(md, "launch_cooperative_grid", False)),
+               "grid": grid, "launches": 0, "event_time_us": 0.0, "args": []}
+        cubin = self._cubin(ck)
+        rec["cache_entry"] = self._cache_entry(ck, rec["name"], cubin)
+        if cubin is None:
+            rec["problem"] = "the compiled kernel has no cubin"
+            return rec, None
+        os.makedirs(self.raw_dir, exist_ok=True)
+        with open(os.path.join(self.raw_dir, f"{key}.cubin"), "wb") as f:
+            f.write(cubin)
+        pairs, problem = self._align(ck, args)
+        if problem:
+            rec["problem"] = problem
+            return rec, None
+        rec["args"] = [self._describe(name, sig, a) for name, sig, a in pairs]
+        return rec, self._snapshot(rec, [a for _n, _s, a in pairs])
+
+    def _cubin(self, ck):
+        asm = getattr(ck, "asm", None) or {}
+        try:
+            blob = asm["cubin"] if "cubin" in asm else None
+        except Exception:
+            blob = None
+        return bytes(blob) if blob else None
+
+    def _cache_entry(self, ck, name, cubin):
+        """The Triton cache directory the kernel was loaded from: where its metadata group lives, else
+        the entry under TRITON_CACHE_DIR (or ~/.triton/cache) holding the same cubin."""
+        group = getattr(ck, "metadata_group", None)
+        if isinstance(group, dict):
+            for path in group.values():
+                d = os.path.dirname(os.path.abspath(str(path)))
+                if os.path.isfile(os.path.join(d, f"{name}.cubin")):
+                    return d
+        roots = [os.environ.get("TRITON_CACHE_DIR"), os.path.join(os.path.expanduser("~"), ".triton", "cache")]
+        try:
+            import triton
+            roots.insert(1, triton.knobs.cache.dir)
+        except Exception:
+            pass
+        for root in filter(None, roots):
+            try:
+                entries = os.listdir(root)
+            except OSError:
+                continue
+            for e in entries:
+                path = os.path.join(root, e, f"{name}.cubin")
+                try:
+                    with open(path, "rb") as f:
+                        if cubin is not None and f.read() == cubin:
+                            return os.path.abspath(os.path.join(root, e))
+                except OSError:
+                    continue
+        self.warn(f"{name}: its Triton cache entry was not found (write-back needs it)")
+        return None
+
+    def _align(self, ck, args):
+        """(name, signature type, value) per launch argument, or a problem.  The launch passes the
+        function's arguments in order (Triton's own launch_metadata zips them with fn.arg_names); the
+        signature gives each one's type, "constexpr" for those compiled in."""
+        src = getattr(ck, "src", None)
+        sig = getattr(src, "signature", None)
+        if not isinstance(sig, dict):
+            return None, "the compiled kernel has no signature to name its arguments"
+        fn = getattr(src, "fn", None)
+        arg_names = list(getattr(fn, "arg_names", []) or [])
+        constants = getattr(src, "constants", None) or {}
+        if arg_names and len(arg_names) == len(args):
+            pairs = []
+            for i, (name, value) in enumerate(zip(arg_names, args)):
+                t = sig.get(name, sig.get(i))
+                if t is None and (name in constants or (i,) in constants or i in constants):
+                    t = "constexpr"
+                if t is None:
+                    break
+                pairs.append((name, t, value))
+            else:
+                return pairs, None
+        names = [k if isinstance(k, str) else (arg_names[k] if isinstance(k, int) and k < len(arg_names)
+                                               else f"arg{k}") for k in sig]
+        types = list(sig.values())
+        if len(args) == len(names):
+            return list(zip(names, types, args)), None
+        runtime = [(n, t) for n, t in zip(names, types) if t != "constexpr"]
+        if len(args) == len(runtime):
+            return [(n, t, a) for (n, t), a in zip(runtime, args)], None
+        return None, f"{len(args)} launch arguments for a signature of {len(names)} entries"
+
+    def _describe(self, name, sig, a):
+        torch = self.torch
+        d = {"name": name, "sig": sig if isinstance(sig, str) else _jsonable(sig)}
+        if sig == "constexpr":
+            d.update(kind="constexpr", value=_jsonable(a))
+        elif a is None:
+            d["kind"] = "none"
+        elif isinstance(a, torch.Tensor):
+            es = a.element_size()
+            st = a.untyped_storage()
+            offset = a.storage_offset() * es
+            extent = max(0, st.nbytes() - offset) // es * es
+            span = 0 if a.numel() == 0 else \
+                (1 + sum((s - 1) * abs(t) for s, t in zip(a.shape, a.stride()))) * es
+            d.update(kind="tensor", dtype=str(a.dtype), shape=list(a.shape), stride=list(a.stride()),
+                     storage_offset=a.storage_offset(), element_size=es, data_ptr=a.data_ptr(),
+                     storage_nbytes=st.nbytes(), extent_bytes=extent, span_bytes=min(span, extent),
+                     device=str(a.device))
+        elif isinstance(a, bool):
+            d.update(kind="bool", value=a)
+        elif isinstance(a, int):
+            d.update(kind="int", value=a)
+        elif isinstance(a, float):
+            d.update(kind="float", value=a)
+        else:
+            d.update(kind="other", type=type(a).__name__)
+        return d
+
+    def _raw_view(self, t, desc):
+        torch = self.torch
+        raw = torch.empty(0, dtype=torch.uint8, device=t.device)
+        raw.set_(t.untyped_storage(), t.storage_offset() * desc["element_size"], (desc["extent_bytes"],), (1,))
+        return raw
+
+    def _snapshot(self, rec, values):
+        """Host copies of every tensor argument's bytes before the launch (None when over the limit)."""
+        torch = self.torch
+        tensors = [(d, v) for d, v in zip(rec["args"], values) if d.get("kind") == "tensor"]
+        if not tensors:
+            return None
+        total = sum(d["extent_bytes"] for d, _v in tensors)
+        if total > self.max_snapshot_bytes:
+            for d, _v in tensors:
+                d["snapshot"] = (f"the arguments hold {total / 2**30:.1f} GiB, over the snapshot limit "
+                                 f"({self.max_snapshot_bytes / 2**30:.1f} GiB, --max-snapshot-gib)")
+            return None
+        with torch.no_grad():
+            torch.cuda.synchronize()
+            views = [(d, self._raw_view(v, d)) for d, v in tensors if d["device"].startswith("cuda")]
+            for d, v in tensors:
+                if not d["device"].startswith("cuda"):
+                    d["snapshot"] = f"the tensor is on {d['device']}, not the GPU"
+            return [(d, raw, raw.cpu()) for d, raw in views]
+
+    def _after_first(self, rec, first):
+        torch = self.torch
+        if not first:
+            return
+        with torch.no_grad():
+            torch.cuda.synchronize()
+            for d, raw, before in first:
+                after = raw.cpu()
+                span = d["span_bytes"]
+                d["changed"] = not torch.equal(before[:span], after[:span])
+                d["changed_beyond"] = not torch.equal(before[span:], after[span:])
+                if before.numel() <= DIGEST_LIMIT:  # hashing runs at about 1 GB/s: not for big tensors
+                    d["before_digest"] = hashlib.blake2b(before.numpy(), digest_size=16).hexdigest()
+                    d["after_digest"] = hashlib.blake2b(after.numpy(), digest_size=16).hexdigest()
+                d["stats"] = self._stats(before, d)
+
+    def _stats(self, raw, d):
+        torch = self.torch
+        try:
+            dtype = getattr(torch, d["dtype"].replace("torch.", ""))
+            es = d["element_size"]
+            n = raw.numel() // es
+            out = {"numel": n, "zero": bool(raw.count_nonzero().item() == 0)}
+            if n == 0:
+                return out
+            typed = raw[:n * es].view(dtype)
+            if n > STATS_SAMPLE:
+                typed = typed[::(n + STATS_SAMPLE - 1) // STATS_SAMPLE]
+            if dtype.is_floating_point:
+                x = typed.double() if dtype == torch.float64 else typed.float()
+                x = x[torch.isfinite(x)]
+                out["finite"] = int(x.numel())
+                if x.numel():
+                    out.update(min=x.min().item(), max=x.max().item(), mean=x.double().mean().item(),
+                               std=x.double().std(correction=0).item())
+            else:
+                x = typed.to(torch.int64)
+                out.update(min=int(x.min().item()), max=int(x.max().item()))
+            return out
+        except Exception as e:
+            self.warn(f"statistics of {d['name']} ({d['dtype']}): {e}")
+            return None
+
+    # ---- profiler and the end ----------------------------------------------------------------------
+    def _start_profiler(self):
+        try:
+            from torch.profiler import ProfilerActivity, profile
+            self.profiler = profile(activities=[ProfilerActivity.CUDA])
+            self.profiler.start()
+        except Exception as e:
+            self.profiler = False
+            self.warn(f"torch.profiler did not start ({e}): time shares count Triton kernels only")
+
+    def _profiled(self):
+        """(total µs, {kernel name: µs}) of every CUDA kernel the profiler saw, or (None, None)."""
+        if not self.profiler:
+            return None, None
+        try:
+            self.profiler.stop()
+            from torch.autograd import DeviceType
+            try:  # the raw activity list: much faster than building FunctionEvents
+                raw = self.profiler.profiler.kineto_results
+                spans = [(e.name(), e.device_type(), (e.end_ns() - e.start_ns()) / 1000.0) for e in raw.events()]
+            except Exception:
+                spans = [(e.name, e.device_type, float(e.time_range.end - e.time_range.start))
+                         for e in self.profiler.events()]
+            per_name, total = {}, 0.0
+            for name, device_type, us in spans:
+                if device_type != DeviceType.CUDA or name.startswith(("Memcpy", "Memset")):
+                    continue
+                per_name[name] = per_name.get(name, 0.0) + us
+                total += us
+            return total, per_name
+        except Exception as e:
+            self.warn(f"torch.profiler's results could not be read ({e}): time shares count Triton kernels only")
+            return None, None
+
+    def records(self):
+        total, per_name = self._profiled()
+        device = None
+        try:
+            device = self.torch.cuda.get_device_name() if self.torch is not None else None
+        except Exception:
+            pass
+        if self.graph_launches:
+            self.warn(f"{self.graph_launches} Triton launches during CUDA-graph capture were not recorded "
+                      "(capture without CUDA graphs, e.g. torch.compile mode='default')")
+        return {"format": RECORDS_FORMAT, "version": VERSION, "pid": os.getpid(), "argv": list(sys.argv),
+                "device": device, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "total_gpu_time_us": total, "profiler_kernel_us": per_name,
+                "kernels": list(self.kernels.values()), "warnings": list(self.warnings)}
+
+    def finish(self):
+        if self.finished:
+            return None
+        self.finished = True
+        if not self.kernels and not self.write_empty:
+            return None
+        try:
+            self.torch.cuda.synchronize()
+            self._drain(block=True)
+        except Exception as e:
+            self.warn(f"waiting for the GPU at exit failed: {e}")
+        data = self.records()
+        os.makedirs(self.raw_dir, exist_ok=True)
+        path = os.path.join(self.raw_dir, f"{os.getpid()}.records.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(data, f)
+        os.replace(path + ".tmp", path)
+        return data
+
+
+def _chain(first, second):
+    def hook(metadata):
+        first(metadata)
+        second(metadata)
+    return hook
