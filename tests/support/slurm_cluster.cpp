@@ -188,6 +188,9 @@ Status SlurmCluster::writeConfig(int gpus)
          // More CPUs than a small test machine has (config_overrides lets slurmd accept that), so a few
          // array tasks run at once; KillWait short so that a cancelled task ends within seconds.
          << "SlurmdParameters=config_overrides\nKillWait=5\n"
+         // Array tasks wait for the main scheduler's next pass (about 3 s here by default); every second
+         // keeps the tests quick.
+         << "SchedulerParameters=sched_interval=1\n"
          << "GresTypes=gpu\n"
          << "NodeName=" << host << " NodeAddr=127.0.0.1 CPUs=8 Gres=gpu:" << gpus << " State=UNKNOWN\n"
          << "PartitionName=" << partition() << " Nodes=" << host
