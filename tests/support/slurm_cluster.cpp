@@ -293,6 +293,27 @@ void SlurmCluster::stopDaemons()
     m_daemons.clear();
 }
 
+// Last resort after the daemons are gone: a slurmstepd whose job could not end while the controller was
+// up (it ignores SIGTERM and waits for the controller), and the tasks under it. They all carry our
+// SLURM_CONF, a path no other cluster uses, so no process of anyone else is touched.
+void SlurmCluster::killLeftovers()
+{
+    const std::string mark = "SLURM_CONF=" + conf();
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const pid_t pid = pid_t(std::stol(name));
+        if (pid == ::getpid()) continue;
+        std::ifstream in(entry.path() / "environ", std::ios::binary);
+        for (std::string var; std::getline(in, var, '\0');)
+            if (var == mark) {
+                ::kill(pid, SIGKILL);
+                break;
+            }
+    }
+}
+
 void SlurmCluster::stop()
 {
     if (running()) {
@@ -309,6 +330,7 @@ void SlurmCluster::stop()
             std::this_thread::sleep_for(200ms);
         }
         stopDaemons();
+        killLeftovers();
     }
     if (m_dir) {
         if (m_previousConf)

@@ -56,6 +56,7 @@ private:
     Status writeConfig(int gpus);
     Status waitForIdleNode();
     void stopDaemons();
+    void killLeftovers();
 
     struct Dir;
     std::unique_ptr<Dir> m_dir;
