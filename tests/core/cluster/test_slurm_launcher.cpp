@@ -17,6 +17,9 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
+
+#include <csignal>
 
 using namespace sassx;
 using namespace sassx::cluster;
@@ -333,6 +336,53 @@ private slots:
         srun.closeStdin();
         QVERIFY(!srun.readLine(line, 30s)); // EOF, no stray output
         QCOMPARE(srun.wait(30s), std::string("exit 4"));
+    }
+
+    // Stopping a worker behind srun: SIGTERM to srun ends the remote task and its allocation. (A
+    // SIGKILLed srun cannot: the task runs on until the site's InactiveLimit or an scancel; see
+    // docs/cluster.md.)
+    void srunEndsTheTaskOnSigterm()
+    {
+        SASSX_REQUIRE_SLURM(m_cluster);
+        SlurmOptions options;
+        options.jobName = "sassx-sigterm";
+        const auto argv = srunWorkerCommand(options, {"/bin/sh", "-c", "echo up; exec sleep 300"});
+        auto spawned = Subprocess::spawn({argv, {}, false});
+        QVERIFY2(spawned.ok(), spawned.ok() ? "" : spawned.message().c_str());
+        Subprocess& srun = *spawned.value();
+        std::string line;
+        QVERIFY2(srun.readLine(line, 60s), srun.stderrTail().c_str());
+        QCOMPARE(line, std::string("up"));
+        ::kill(srun.pid(), SIGTERM);
+        QVERIFY(!srun.wait(30s).empty());
+        const auto squeue = findExecutable("squeue").string();
+        std::string left = "?";
+        for (int i = 0; i < 100 && !left.empty(); ++i) {
+            auto q = runProcess({{squeue, "-h", "--name=sassx-sigterm", "-o", "%i %T"}, {}, false}, 20s);
+            QVERIFY(q.ok());
+            left = q->out;
+            if (!left.empty()) std::this_thread::sleep_for(100ms);
+        }
+        QVERIFY2(left.empty(), left.c_str());
+    }
+
+    // Last: with the controller gone, slurmAvailable says so in one line.
+    void unavailableWithoutController()
+    {
+        SASSX_REQUIRE_SLURM(m_cluster);
+        // The configuration outlives the cluster (stop() removes its directory), so that the tools
+        // still know where the controller was.
+        auto saved = TempDir::create("sassx-slurm-conf-");
+        QVERIFY(saved.ok());
+        for (const char* name : {"slurm.conf", "gres.conf"})
+            std::filesystem::copy_file(m_cluster.dir() + "/" + name, saved->path() / name);
+        m_cluster.stop();
+        EnvOverride env("SLURM_CONF", (saved->path() / "slurm.conf").string());
+        const auto t0 = std::chrono::steady_clock::now();
+        std::string why;
+        QVERIFY(!slurmAvailable(&why));
+        QVERIFY2(!why.empty() && why.find('\n') == std::string::npos, why.c_str());
+        qInfo("without a controller (%.1f s): %s", secondsSince(t0), why.c_str());
     }
 };
 
