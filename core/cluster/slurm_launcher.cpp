@@ -155,6 +155,7 @@ private:
     Status waitUntilEnded();
     void settle();
     bool pickUpEndedTasks(const std::map<int, std::string>& listed);
+    bool controllerHasLiveTasks() const;
     std::chrono::milliseconds pollInterval() const;
     void sleepOrStop(std::chrono::milliseconds interval) const;
     bool stopRequested() const { return m_stop && m_stop->load(); }
@@ -216,7 +217,9 @@ Status ArrayWatch::waitUntilEnded()
                 if (task.state != state) task.state = state, changed = true;
             }
             if (changed) notify();
-            if (allEnded) return Ok{}; // none listed any more, or all in a final state
+            // None listed any more, or all in a final state. An empty answer is checked against the
+            // controller's records, so that a job squeue does not show yet is not taken as ended.
+            if (allEnded && (!states.empty() || !controllerHasLiveTasks())) return Ok{};
         } else if (out && out->err.find("Invalid job id") != std::string::npos) {
             return Ok{}; // the controller has already forgotten the job
         } else if (std::chrono::steady_clock::now() - lastAnswer > kControllerOutage) {
@@ -227,6 +230,15 @@ Status ArrayWatch::waitUntilEnded()
         }
         sleepOrStop(pollInterval());
     }
+}
+
+bool ArrayWatch::controllerHasLiveTasks() const
+{
+    auto out = runTool(m_tools.scontrol, {"-o", "show", "job", m_result.jobId});
+    if (!out || !out->ok()) return false;
+    for (const auto& [index, report] : parseScontrolRecords(out->out, m_result.jobId))
+        if (!isTerminalState(report.state)) return true;
+    return false;
 }
 
 // squeue no longer lists a task that has ended while others go on; its .rc file says how it ended,

@@ -218,6 +218,30 @@ private slots:
         QVERIFY(std::filesystem::exists(logDir + "/slurm-" + result->jobId + ".sh"));
     }
 
+    // maxParallel = 1 (--array=0-2%1): the tasks run one after another.
+    void throttleRunsTasksOneAtATime()
+    {
+        SASSX_REQUIRE_SLURM(m_cluster);
+        auto logs = TempDir::create("sassx-slurm-logs-");
+        QVERIFY(logs.ok());
+        SlurmOptions options;
+        options.maxParallel = 1;
+        auto result = runSlurmArray({"sh", "-c", "date +%s.%N; sleep 0.3; date +%s.%N"}, 3, options,
+                                    logs->path().string());
+        QVERIFY2(result.ok(), result.ok() ? "" : result.message().c_str());
+        std::vector<std::pair<double, double>> spans;
+        for (const auto& task : result->tasks) {
+            QCOMPARE(task.exitCode, 0);
+            std::istringstream log(readFile(task.logPath));
+            double begin = 0, end = 0;
+            QVERIFY(log >> begin >> end);
+            spans.emplace_back(begin, end);
+        }
+        std::sort(spans.begin(), spans.end());
+        for (size_t i = 1; i < spans.size(); ++i)
+            QVERIFY2(spans[i].first >= spans[i - 1].second, "two tasks of a %1 array overlapped");
+    }
+
     void gresGivesEachTaskAGpu()
     {
         SASSX_REQUIRE_SLURM(m_cluster);
