@@ -57,6 +57,18 @@ private:
     std::optional<std::string> m_old;
 };
 
+// A killed process whose parent is gone may stay a zombie for a while (until init reaps it): it no
+// longer runs.
+bool processRuns(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) return false;
+    const size_t paren = text.rfind(')');
+    return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
+           text[paren + 2] != 'X';
+}
+
 double secondsSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -265,29 +277,40 @@ private slots:
         SASSX_REQUIRE_SLURM(m_cluster);
         auto logs = TempDir::create("sassx-slurm-logs-");
         QVERIFY(logs.ok());
+        const std::string dir = logs->path().string();
+        // Each task writes its pid, then becomes `sleep 300`; the flag turns once both are asleep.
         std::atomic_bool stop{false};
+        std::thread flagger([&] {
+            for (int i = 0; i < 1200 && !stop; ++i) {
+                if (std::filesystem::exists(dir + "/pid-0") && std::filesystem::exists(dir + "/pid-1")) break;
+                std::this_thread::sleep_for(50ms);
+            }
+            stop = true;
+        });
         std::string jobId;
         const auto t0 = std::chrono::steady_clock::now();
-        auto result = runSlurmArray({"sleep", "300"}, 2, {}, logs->path().string(), &stop,
-                                    [&](const SlurmArrayResult& r) {
-                                        jobId = r.jobId;
-                                        for (const auto& t : r.tasks)
-                                            if (t.state == "RUNNING") stop = true;
-                                    });
+        auto result = runSlurmArray({"sh", "-c",
+                                     "echo $$ > " + dir + "/pid-{task}.tmp && mv " + dir +
+                                         "/pid-{task}.tmp " + dir + "/pid-{task}; exec sleep 300"},
+                                    2, {}, dir, &stop, [&](const SlurmArrayResult& r) { jobId = r.jobId; });
+        flagger.join();
         QVERIFY(!result.ok());
         QCOMPARE(result.message(), std::string("cancelled"));
         QVERIFY(!jobId.empty());
         QVERIFY2(secondsSince(t0) < 60, "cancelling took longer than Slurm's KillWait allows");
-        // Nothing of the job is left running.
+        // Nothing of the job is left: not in the queue, and both sleeps are gone.
         auto q = runProcess(
             {{findExecutable("squeue").string(), "-h", "-r", "-j", jobId, "-o", "%i %T"}, {}, false}, 20s);
         QVERIFY(q.ok());
         QVERIFY2(q->out.find("RUNNING") == std::string::npos && q->out.find("PENDING") == std::string::npos,
                  q->out.c_str());
-        auto ps =
-            runProcess({{"/bin/sh", "-c", "ps -eo args | grep -c '^sleep 300$' || true"}, {}, false}, 10s);
-        QVERIFY(ps.ok());
-        QCOMPARE(ps->out, std::string("0\n"));
+        for (int i = 0; i < 2; ++i) {
+            const pid_t pid = pid_t(std::stol(readFile(dir + "/pid-" + std::to_string(i))));
+            QVERIFY(pid > 0);
+            QVERIFY2(!processRuns(pid), "a cancelled task is still running");
+        }
+        // A cancelled task records no exit status of its own.
+        QVERIFY(!std::filesystem::exists(taskRcPath(dir, jobId, 0)));
     }
 
     // Tasks cancelled from outside while still queued (held here) never ran: a one-line error.
