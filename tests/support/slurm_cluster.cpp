@@ -274,6 +274,13 @@ Status SlurmCluster::startAll(int gpus)
     return Ok{};
 }
 
+bool SlurmCluster::daemonRuns(const std::string& name)
+{
+    for (const auto& daemon : m_daemons)
+        if (daemon.name == name) return ::waitpid(daemon.pid, nullptr, WNOHANG) == 0;
+    return false;
+}
+
 void SlurmCluster::stopDaemons()
 {
     // Reverse order: slurmd, then slurmctld, then munged, which both still need while shutting down.
@@ -316,19 +323,21 @@ void SlurmCluster::killLeftovers()
 
 void SlurmCluster::stop()
 {
-    if (running()) {
+    if (running() && daemonRuns("slurmctld")) {
         // Jobs a failed test left behind: their slurmstepd processes are not our children.
         const fs::path scancel = findTool("scancel"), squeue = findTool("squeue");
         const passwd* me = ::getpwuid(::geteuid());
         (void)runProcess(
             {{scancel.string(), "--full", std::string("--user=") + (me ? me->pw_name : "root")}, {}, true},
-            20s);
+            10s);
         const auto deadline = std::chrono::steady_clock::now() + 15s;
         while (std::chrono::steady_clock::now() < deadline) {
             auto out = runProcess({{squeue.string(), "-h", "-o", "%i"}, {}, false}, 10s);
             if (!out || !out->ok() || out->out.empty()) break;
             std::this_thread::sleep_for(200ms);
         }
+    }
+    if (running()) {
         stopDaemons();
         killLeftovers();
     }

@@ -55,6 +55,7 @@ private:
     Status startDaemon(const std::string& name, const std::vector<std::string>& argv);
     Status writeConfig(int gpus);
     Status waitForIdleNode();
+    bool daemonRuns(const std::string& name);
     void stopDaemons();
     void killLeftovers();
 
