@@ -261,6 +261,7 @@ Status SlurmCluster::startAll(int gpus)
     std::tie(m_ctldPort, m_slurmdPort) = choosePorts();
     if (m_ctldPort == 0) return makeError("no two free TCP ports for slurmctld and slurmd");
     if (auto ok = writeConfig(gpus); !ok) return ok;
+    if (auto ok = startWatchdog(); !ok) return ok;
     if (const char* old = std::getenv("SLURM_CONF")) m_previousConf = old;
     ::setenv("SLURM_CONF", conf().c_str(), 1);
     for (int i = 0; i < 100 && !fs::exists(d + "/munge/munge.sock"); ++i)
@@ -272,6 +273,49 @@ Status SlurmCluster::startAll(int gpus)
     if (auto ok = waitForIdleNode(); !ok) return ok;
     m_startSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return Ok{};
+}
+
+// A shell that outlives a test process killed outright (SIGKILL, a ctest timeout): it waits on a pipe
+// only we write to; at end-of-file without our "done" it kills whatever carries this cluster's
+// SLURM_CONF (the daemons, a slurmstepd, the tasks) and removes the directory. PR_SET_PDEATHSIG alone
+// stops the daemons but not a slurmstepd, which is not our child. A shell, not a forked copy of the
+// test, so nothing of a multi-threaded process runs after fork but exec.
+Status SlurmCluster::startWatchdog()
+{
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return makeError("pipe: " + std::string(std::strerror(errno)));
+    const std::string script =
+        "read -r word; [ \"$word\" = done ] && exit 0; "
+        "for p in /proc/[0-9]*; do pid=${p#/proc/}; [ \"$pid\" = $$ ] && continue; "
+        "tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -qxF \"SLURM_CONF=$1\" && kill -9 $pid; done; "
+        "rm -rf \"$2\"";
+    const std::string conf = this->conf(), dir = this->dir();
+    const pid_t pid = ::fork();
+    if (pid < 0) return makeError("fork: " + std::string(std::strerror(errno)));
+    if (pid == 0) {
+        ::setsid(); // out of the test's process group, which a harness may kill as a whole
+        ::dup2(fds[0], 0);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        ::execl("/bin/sh", "sh", "-c", script.c_str(), "sassx-slurm-watchdog", conf.c_str(), dir.c_str(),
+                static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    ::close(fds[0]);
+    m_watchdogPid = pid;
+    m_watchdogFd = fds[1];
+    return Ok{};
+}
+
+void SlurmCluster::dismissWatchdog()
+{
+    if (m_watchdogFd < 0) return;
+    (void)!::write(m_watchdogFd, "done\n", 5);
+    ::close(m_watchdogFd);
+    m_watchdogFd = -1;
+    ::waitpid(m_watchdogPid, nullptr, 0);
+    m_watchdogPid = -1;
 }
 
 bool SlurmCluster::daemonRuns(const std::string& name)
@@ -341,6 +385,7 @@ void SlurmCluster::stop()
         stopDaemons();
         killLeftovers();
     }
+    dismissWatchdog();
     if (m_dir) {
         if (m_previousConf)
             ::setenv("SLURM_CONF", m_previousConf->c_str(), 1);

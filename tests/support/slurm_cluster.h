@@ -55,6 +55,8 @@ private:
     Status startDaemon(const std::string& name, const std::vector<std::string>& argv);
     Status writeConfig(int gpus);
     Status waitForIdleNode();
+    Status startWatchdog();
+    void dismissWatchdog();
     bool daemonRuns(const std::string& name);
     void stopDaemons();
     void killLeftovers();
@@ -64,6 +66,8 @@ private:
     std::vector<Daemon> m_daemons;
     std::optional<std::string> m_previousConf;
     int m_ctldPort = 0, m_slurmdPort = 0;
+    pid_t m_watchdogPid = -1;
+    int m_watchdogFd = -1;
     double m_startSeconds = 0;
 };
 
