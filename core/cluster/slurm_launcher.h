@@ -55,8 +55,10 @@ bool slurmAvailable(std::string* why = nullptr);
 // stdout forwarded line by line, so that a pool speaking line-delimited JSON to local workers can speak
 // it to workers on the cluster unchanged. The task's stdout is a pipe: the worker must flush after
 // every line (sassx-worker does); --unbuffered is not used because it gives the task a pseudo-terminal,
-// which would echo the requests and turn "\n" into "\r\n". srun is looked up on PATH (or left as the
-// bare name when it is not there, so that spawning it fails with a clear message).
+// which would echo the requests and turn "\n" into "\r\n". Stop such a worker with SIGTERM (srun ends
+// the remote task); a SIGKILLed srun leaves the task running until the site's InactiveLimit or an
+// scancel (docs/cluster.md). srun is looked up on PATH (or left as the bare name when it is not there,
+// so that spawning it fails with a clear message).
 std::vector<std::string> srunWorkerCommand(const SlurmOptions& options,
                                            const std::vector<std::string>& workerArgv);
 
