@@ -12,6 +12,10 @@ NVDISASM_WHEEL="nvidia-cuda-nvdisasm==13.5.37"
 APT_PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
               liblz4-dev libzstd-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev xvfb xauth python3-pip)
 
+# Test-only, installed by `./run.sh test`: a real one-node Slurm for the cluster launcher's tests
+# (docs/cluster.md). Users of sassx need no Slurm on their own machine.
+TEST_APT_PACKAGES=(slurm-wlm munge)
+
 # Optional: libtorch for the PPO plug-in (--algo ppo). Without it everything else builds and runs, and
 # the PPO tests skip with the reason.
 OPTIONAL_APT_PACKAGES=(libtorch-dev)
@@ -91,6 +95,7 @@ SEARCH_SPEC="$BUILD/samples/flash_attn_fwd.launch.json"
 
 case "${1:-run}" in
   test)
+    APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}")
     setup
     rc=0
     (cd "$BUILD" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" --timeout 1500) || rc=$?
