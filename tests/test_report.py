@@ -15,7 +15,8 @@ import sys
 
 # Reasons that mean the set-up did not do its job: these tests must run wherever ./run.sh ran.
 MUST_RUN = re.compile(r"nvdisasm not installed|no nvdisasm|not built|was not built|not compiled|"
-                      r"no sample cubins|no ptxas|readelf|Xvfb not available", re.I)
+                      r"no sample cubins|no ptxas|readelf|Xvfb not available|"
+                      r"slurm-wlm and munge packages", re.I)
 
 
 def parse(log):
