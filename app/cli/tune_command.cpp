@@ -123,7 +123,9 @@ public:
                 redraw();
             }
         } else if (changed && p.state != KernelState::Queued) {
-            std::fprintf(stderr, "sassx-cli: %s\n", line(p).c_str());
+            // Progress as output (a log when piped); stderr keeps only the one line of an error.
+            std::printf("%s\n", line(p).c_str());
+            std::fflush(stdout);
         }
     }
     void finish()
@@ -280,7 +282,7 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
     if (!launch) return fail(launch.message());
     if (!a.json)
         for (const SkippedKernel& s : plan.skipped)
-            std::fprintf(stderr, "sassx-cli: note: skipped %s: %s\n", s.name.c_str(), s.reason.c_str());
+            std::printf("skipped %s: %s\n", s.name.c_str(), s.reason.c_str());
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     ProgressBoard board(plan, a.json);
@@ -288,13 +290,14 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
     const TuneOutcome outcome = runLocal(
         plan, *launch, db, [&](const KernelProgress& p) { board.update(p); }, only);
     board.finish();
-    int failed = 0, stopped = 0;
+    int failed = 0, stopped = 0, ran = 0;
+    std::string firstFailure;
     for (size_t i = 0; i < outcome.kernels.size(); ++i) {
         if (only >= 0 && size_t(only) != i) continue;
+        ++ran;
         const KernelProgress& k = outcome.kernels[i];
         if (k.state == KernelState::Failed) {
-            ++failed;
-            std::fprintf(stderr, "sassx-cli: %s: %s\n", k.kernel.c_str(), k.message.c_str());
+            if (failed++ == 0) firstFailure = k.kernel + ": " + k.message;
         } else if (k.state != KernelState::Finished && k.state != KernelState::Done) {
             ++stopped;
         }
@@ -303,7 +306,9 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
     if (stopped > 0)
         return fail("stopped with " + std::to_string(stopped) +
                     " kernel(s) unfinished: run the same command to resume");
-    if (failed > 0) return fail(std::to_string(failed) + " kernel(s) failed (above)");
+    if (failed > 0) // one line: the first failure; the report lists them all
+        return fail(std::to_string(failed) + " of " + std::to_string(ran) + " kernel(s) failed: " +
+                    firstFailure + (failed > 1 ? " (the report lists the others)" : ""));
     if (a.writeBack) return writeBackOrRestore(db, false);
     return 0;
 }
@@ -404,5 +409,6 @@ CliCommand addTuneCommand(CLI::App& root)
     addTuneOptions(*command, *args);
     addLauncherOptions(*command, *args);
     addEvaluatorOptions(*command, args->evaluator);
+    command->get_option("--gpus")->description("GPU ordinals: that many kernels at once, one GPU each (e.g. 0,1)");
     return {command, [args] { return runTuneCommand(*args); }};
 }

@@ -78,7 +78,7 @@ std::vector<WriteBackLine> writeBackBests(TuneDb& db)
             }
             if (line.changed && !line.failed) {
                 char gain[48];
-                std::snprintf(gain, sizeof gain, " %.4fx: ", (*best)->speedup);
+                std::snprintf(gain, sizeof gain, "%.4fx: ", (*best)->speedup);
                 line.message = gain + line.message;
             }
         }
