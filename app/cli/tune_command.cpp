@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace {
@@ -102,6 +103,8 @@ class ProgressBoard
 public:
     ProgressBoard(const TunePlan& plan, bool json) : m_json(json), m_tty(!json && isatty(STDERR_FILENO))
     {
+        winsize ws{};
+        if (m_tty && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) m_width = ws.ws_col;
         for (const TuneKernel& k : plan.kernels)
             m_order.push_back(k.name);
     }
@@ -160,7 +163,13 @@ private:
             KernelProgress p = m_last[name];
             p.kernel = name;
             std::string l = line(p);
-            if (l.size() > 160) l = l.substr(0, 157) + "...";
+            // A line wider than the terminal would wrap, and the cursor-up above would miss it.
+            if (l.size() >= m_width) {
+                size_t cut = m_width > 4 ? m_width - 4 : 0;
+                while (cut > 0 && (static_cast<unsigned char>(l[cut]) & 0xC0) == 0x80)
+                    --cut; // not inside a UTF-8 character
+                l = l.substr(0, cut) + "...";
+            }
             std::fprintf(stderr, "\r\x1b[2K%s\n", l.c_str());
         }
         m_drawn = int(m_order.size());
@@ -173,6 +182,7 @@ private:
     std::map<std::string, std::chrono::steady_clock::time_point> m_lastJson;
     std::chrono::steady_clock::time_point m_lastDraw;
     int m_drawn = 0;
+    size_t m_width = 160;
     std::mutex m_mutex;
 };
 
@@ -409,6 +419,7 @@ CliCommand addTuneCommand(CLI::App& root)
     addTuneOptions(*command, *args);
     addLauncherOptions(*command, *args);
     addEvaluatorOptions(*command, args->evaluator);
-    command->get_option("--gpus")->description("GPU ordinals: that many kernels at once, one GPU each (e.g. 0,1)");
+    command->get_option("--gpus")->description(
+        "GPU ordinals: that many kernels at once, one GPU each (e.g. 0,1)");
     return {command, [args] { return runTuneCommand(*args); }};
 }

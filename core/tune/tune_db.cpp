@@ -4,7 +4,11 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <ctime>
+#include <unistd.h>
 
 namespace sassx::tune {
 
@@ -45,6 +49,7 @@ CREATE TABLE runs (
   backend TEXT NOT NULL,
   started TEXT NOT NULL,
   updated TEXT NOT NULL,
+  owner TEXT NOT NULL DEFAULT '', -- host:pid of the process that started or resumed it last
   resumed INTEGER NOT NULL DEFAULT 0,
   evaluations INTEGER NOT NULL DEFAULT 0,
   seconds REAL NOT NULL DEFAULT 0,
@@ -314,15 +319,38 @@ Result<std::vector<DbKernel>> TuneDb::kernels()
     return out;
 }
 
+std::string TuneDb::processOwner()
+{
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    return std::string(host) + ":" + std::to_string(getpid());
+}
+
+bool TuneDb::ownerAlive(const std::string& owner)
+{
+    const auto colon = owner.rfind(':');
+    if (colon == std::string::npos) return false;
+    const std::string self = processOwner();
+    if (owner == self || owner.substr(0, colon) != self.substr(0, self.rfind(':'))) return false;
+    const long pid = std::strtol(owner.c_str() + colon + 1, nullptr, 10);
+    return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
+}
+
 Result<int64_t> TuneDb::startRun(int64_t kernelId, const std::string& outDir, const std::string& config,
                                  const std::string& backend)
 {
     int64_t id = 0;
     Status s = transaction([&]() -> Status {
         const std::string now = utcNow();
-        Stmt q(m_db, "INSERT INTO runs (kernel_id, status, out_dir, config, backend, started, updated) "
-                     "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5)");
-        q.bind(1, kernelId).bind(2, outDir).bind(3, config).bind(4, backend).bind(5, now);
+        Stmt q(m_db,
+               "INSERT INTO runs (kernel_id, status, out_dir, config, backend, started, updated, owner) "
+               "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6)");
+        q.bind(1, kernelId)
+            .bind(2, outDir)
+            .bind(3, config)
+            .bind(4, backend)
+            .bind(5, now)
+            .bind(6, processOwner());
         if (!q.ok() || !q.done()) return error("cannot record a run");
         id = sqlite3_last_insert_rowid(m_db);
         return Ok{};
@@ -335,7 +363,7 @@ namespace {
 
 const char* const kRunColumns =
     "SELECT r.id, r.kernel_id, k.name, r.status, r.out_dir, r.config, r.backend, coalesce(d.name, ''), "
-    "r.started, r.updated, r.resumed, r.evaluations, r.seconds, r.summary, r.error, r.report "
+    "r.started, r.updated, r.resumed, r.evaluations, r.seconds, r.summary, r.error, r.report, r.owner "
     "FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN devices d ON d.id = r.device_id ";
 
 DbRun runFrom(const Stmt& q)
@@ -357,6 +385,7 @@ DbRun runFrom(const Stmt& q)
     r.summary = q.text(13);
     r.error = q.text(14);
     r.report = q.isNull(15) ? json() : parseOr(q.text(15), json());
+    r.owner = q.text(16);
     return r;
 }
 
@@ -394,8 +423,9 @@ Status TuneDb::resumeRun(int64_t runId, int64_t keptSteps)
         del.bind(1, runId).bind(2, keptSteps);
         if (!del.ok() || !del.done()) return error("cannot trim the run's evaluations");
         Stmt q(m_db, "UPDATE runs SET status = 'running', resumed = resumed + 1, error = '', updated = ?2, "
+                     "owner = ?3, "
                      "evaluations = (SELECT count(*) FROM evaluations WHERE run_id = ?1) WHERE id = ?1");
-        q.bind(1, runId).bind(2, utcNow());
+        q.bind(1, runId).bind(2, utcNow()).bind(3, processOwner());
         if (!q.ok() || !q.done()) return error("cannot mark the run resumed");
         Stmt b(m_db, "DELETE FROM bests WHERE run_id = ?1");
         b.bind(1, runId);
@@ -413,9 +443,10 @@ Status TuneDb::restartRun(int64_t runId, const std::string& config, const std::s
             del.bind(1, runId);
             if (!del.ok() || !del.done()) return error("cannot clear the run");
         }
-        Stmt q(m_db, "UPDATE runs SET status = 'running', config = ?2, backend = ?3, updated = ?4, "
-                     "evaluations = 0, seconds = 0, error = '', summary = '', report = NULL WHERE id = ?1");
-        q.bind(1, runId).bind(2, config).bind(3, backend).bind(4, utcNow());
+        Stmt q(m_db,
+               "UPDATE runs SET status = 'running', config = ?2, backend = ?3, updated = ?4, owner = ?5, "
+               "evaluations = 0, seconds = 0, error = '', summary = '', report = NULL WHERE id = ?1");
+        q.bind(1, runId).bind(2, config).bind(3, backend).bind(4, utcNow()).bind(5, processOwner());
         if (!q.ok() || !q.done()) return error("cannot restart the run");
         return Ok{};
     });

@@ -50,6 +50,7 @@ struct DbRun
     std::string backend;          // "gpu" or "estimate"
     std::string device;           // the baseline's device ("model" for the estimate), empty until known
     std::string started, updated; // UTC, ISO 8601
+    std::string owner;            // \"host:pid\" of the process that last started, resumed or restarted it
     int resumed = 0;              // times the run was continued from its checkpoint
     int64_t evaluations = 0;
     double seconds = 0.0;
@@ -89,6 +90,11 @@ public:
     // A kernel the plan lists but cannot tune, with the reason (kept so the report can say so).
     Status recordSkipped(const std::string& name, const std::string& reason);
     Result<std::vector<DbKernel>> kernels();
+
+    // "host:pid" of this process, stamped on the runs it starts, resumes or restarts.
+    static std::string processOwner();
+    // Whether `owner` is another process of this host that is still alive (a run it holds is busy).
+    static bool ownerAlive(const std::string& owner);
 
     // A new run of the kernel, "running".
     Result<int64_t> startRun(int64_t kernelId, const std::string& outDir, const std::string& config,

@@ -161,6 +161,12 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
         report();
         return p;
     }
+    // Two tunes of one directory at once would share the run's checkpoint: the second leaves it alone.
+    if (*latest && (*latest)->status == "running" && TuneDb::ownerAlive((*latest)->owner))
+        return makeError(
+            "kernel " + k.name + " is being tuned by process " +
+            (*latest)->owner.substr((*latest)->owner.rfind(':') + 1) +
+            " on this machine (run one tune of a directory at a time, or --task-index per process)");
     const std::string outDir = (fs::path(options.runsDir) / k.name).string();
     auto slot = claimRun(k, *kernelId, outDir, options, db, *latest);
     if (!slot) return slot.error();

@@ -237,6 +237,12 @@ private slots:
         QCOMPARE((*best)->verified, std::optional<bool>(true));
         QCOMPARE((*best)->low, 1.03);
         QCOMPARE((*best)->edits.size(), size_t(1));
+        // The run names this process as its owner, which does not count as another one holding it.
+        QCOMPARE(QString::fromStdString((*run)->owner), QString::fromStdString(TuneDb::processOwner()));
+        QVERIFY(!TuneDb::ownerAlive((*run)->owner));
+        const std::string self = TuneDb::processOwner(), host = self.substr(0, self.rfind(':'));
+        QVERIFY(TuneDb::ownerAlive(host + ":1")); // init: alive on every machine
+        QVERIFY(!TuneDb::ownerAlive("another-host-" + host + ":1"));
         // Resuming from a checkpoint of 2 evaluations drops the third and counts the resume.
         QVERIFY((*db)->resumeRun((*run)->id, 2));
         run = (*db)->latestRun("k1");
