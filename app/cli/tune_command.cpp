@@ -334,6 +334,9 @@ int runTuneCommand(const TuneArgs& a)
                     std::to_string(plan->kernels.size()) + " kernel(s)");
     const std::string dbPath = a.db.empty() ? (fs::path(plan->dir) / "tune.sqlite").string() : a.db;
     const std::string runsDir = a.out.empty() ? (fs::path(plan->dir) / "tune-runs").string() : a.out;
+    std::error_code ec;
+    if ((a.reportOnly || a.restore) && !fs::exists(dbPath, ec))
+        return fail("no tune database at " + dbPath + " (tune DIR first, or give its --db)");
     auto db = TuneDb::open(dbPath);
     if (!db) return fail(db.message());
     if (a.restore) return writeBackOrRestore(**db, true);

@@ -101,6 +101,12 @@ Result<TunePlan> planFromCapture(TunePlan plan, const fs::path& capturePath)
             plan.skipped.push_back({"?", "a \"kernels\" entry without a \"name\""});
             continue;
         }
+        // The name becomes a directory of RUNS_DIR: nothing that leaves it.
+        if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+            name.find('\0') != std::string::npos) {
+            plan.skipped.push_back({name, "its name is not a plain file name"});
+            continue;
+        }
         if (!seen.insert(name).second) {
             plan.skipped.push_back({name, "listed twice in capture.json"});
             continue;

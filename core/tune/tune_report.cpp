@@ -2,6 +2,7 @@
 
 #include "core/common/atomic_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -75,7 +76,9 @@ std::string noiseCell(const TuneReportRow& r)
 std::string verifiedCell(const TuneReportRow& r)
 {
     if (!r.best || !r.best->improved) return "-";
-    if (!r.best->verified) return "no: " + r.best->verification;
+    if (!r.best->verified)
+        return r.best->verification.starts_with("unverified") ? r.best->verification
+                                                              : "no: " + r.best->verification;
     return *r.best->verified ? "yes" : "WRONG: " + r.best->verification;
 }
 
@@ -167,6 +170,11 @@ Result<TuneReport> buildReport(TuneDb& db)
         row.estimate = r.backend == "estimate" || (row.best && row.best->source.starts_with("estimate"));
         report.rows.push_back(std::move(row));
     }
+    // Largest share first: where the program's time goes (skipped kernels, share 0, last).
+    std::stable_sort(report.rows.begin(), report.rows.end(),
+                     [](const TuneReportRow& a, const TuneReportRow& b) {
+                         return a.timeShare != b.timeShare ? a.timeShare > b.timeShare : a.kernel < b.kernel;
+                     });
     if (report.sharesNote.empty()) report.sharesNote = "no kernels";
     report.program = programEstimate(report.rows);
     return report;

@@ -21,12 +21,20 @@ Result<std::map<int64_t, DbRun>> latestRuns(TuneDb& db)
     return latest;
 }
 
+// The note without a leading "unverified: " (the line says so already).
+std::string verificationNote(const DbBest& best)
+{
+    const std::string prefix = "unverified: ";
+    return best.verification.starts_with(prefix) ? best.verification.substr(prefix.size())
+                                                 : best.verification;
+}
+
 // Why the run's best is not to be written back, or empty when it is.
 std::string refusal(const DbRun& run, const std::optional<DbBest>& best)
 {
     if (run.status != "finished") return "its run is " + run.status + ", not finished";
     if (!best || !best->improved) return "nothing clearly beat the original";
-    if (!best->verified) return "its best is unverified (" + best->verification + ")";
+    if (!best->verified) return "its best is unverified (" + verificationNote(*best) + ")";
     if (!*best->verified) return "its best was WRONG on fresh inputs (" + best->verification + ")";
     return {};
 }

@@ -358,6 +358,8 @@ private Q_SLOTS:
                                << "--launcher slurm";
         QTest::newRow("write-back and restore")
             << (QStringList{"tune", ok, "--write-back", "--restore"} + budget) << "do not go together";
+        QTest::newRow("report without a database")
+            << QStringList{"tune", ok, "--report-only", "--db", tmp("never.sqlite")} << "no tune database at";
         QTest::newRow("bad duration")
             << QStringList{"tune", ok, "--total-time", "soon"} << "--total-time takes a duration";
     }

@@ -135,7 +135,8 @@ private slots:
             {"name": "rmsnorm", "spec": "rmsnorm.launch.json", "launches": 9, "gpu_time_us": 100, "time_share": 0.1},
             {"name": "vanished", "spec": "vanished.launch.json", "time_share": 0.1},
             {"name": "orphan", "spec": "orphan.launch.json", "time_share": 0.1},
-            {"name": "broken", "spec": "broken.launch.json", "time_share": 0.05}],
+            {"name": "broken", "spec": "broken.launch.json", "time_share": 0.05},
+            {"name": "../escape", "spec": "rmsnorm.launch.json", "time_share": 0.05}],
           "skipped": [{"name": "cublas_gemm", "reason": "not a Triton kernel"}]})");
         auto plan = discoverPlan(dir.string());
         QVERIFY2(plan, plan ? "" : plan.message().c_str());
@@ -150,7 +151,9 @@ private slots:
         std::map<std::string, std::string> skipped;
         for (const SkippedKernel& s : plan->skipped)
             skipped[s.name] = s.reason;
-        QCOMPARE(skipped.size(), size_t(4));
+        QCOMPARE(skipped.size(), size_t(5));
+        QCOMPARE(QString::fromStdString(skipped["../escape"]),
+                 QStringLiteral("its name is not a plain file name"));
         QVERIFY2(skipped["vanished"].find("missing") != std::string::npos, skipped["vanished"].c_str());
         QVERIFY2(skipped["orphan"].find("gone.sm_90.cubin is missing") != std::string::npos,
                  skipped["orphan"].c_str());
