@@ -6,9 +6,11 @@
 #include <sqlite3.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <thread>
 #include <unistd.h>
 
 namespace sassx::tune {
@@ -109,6 +111,21 @@ json parseOr(const std::string& text, json fallback)
     return j.is_discarded() ? fallback : j;
 }
 
+// Some lock conflicts return SQLITE_BUSY without waiting in the busy handler: a journal-mode change or
+// the first reads while another connection creates the schema or switches the file to WAL
+// (sqlite.org/rescode.html#busy). Those are retried here until the same timeout.
+template <class F> int retryBusy(F&& attempt)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+        const int rc = attempt();
+        if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+            std::chrono::steady_clock::now() > deadline)
+            return rc;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
 } // namespace
 
 Error TuneDb::error(const std::string& what) const
@@ -119,7 +136,12 @@ Error TuneDb::error(const std::string& what) const
 Status TuneDb::exec(const std::string& sql)
 {
     char* message = nullptr;
-    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    const int rc = retryBusy([&] {
+        sqlite3_free(message);
+        message = nullptr;
+        return sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &message);
+    });
+    if (rc != SQLITE_OK) {
         const std::string m = message ? message : sqlite3_errmsg(m_db);
         sqlite3_free(message);
         return makeError(m_path + ": " + m);
@@ -170,9 +192,17 @@ Status TuneDb::checkSchema()
 {
     std::lock_guard lock(m_mutex);
     auto pragmaInt = [&](const char* sql) -> Result<int64_t> {
-        Stmt q(m_db, sql);
-        if (!q.ok() || q.step() != SQLITE_ROW) return error("not a SQLite database");
-        return q.i64(0);
+        int64_t value = 0;
+        const int rc = retryBusy([&] {
+            Stmt q(m_db, sql);
+            if (!q.ok()) return sqlite3_errcode(m_db);
+            const int step = q.step();
+            value = step == SQLITE_ROW ? q.i64(0) : 0;
+            return step == SQLITE_ROW ? SQLITE_OK : step;
+        });
+        if (rc == SQLITE_NOTADB) return error("not a SQLite database");
+        if (rc != SQLITE_OK) return error("cannot read it");
+        return value;
     };
     auto version = pragmaInt("PRAGMA user_version");
     if (!version) return version.error();

@@ -137,6 +137,32 @@ double budgetFraction(const search::SearchStatus& s, const search::SearchConfig&
     return std::clamp(f, 0.0, 1.0);
 }
 
+// A kernel an earlier tune finished: how it ended, not run again.
+KernelProgress doneProgress(TuneDb& db, const DbRun& run)
+{
+    KernelProgress p;
+    p.kernel = run.kernel;
+    p.state = KernelState::Done;
+    p.evaluations = run.evaluations;
+    p.resumed = run.resumed;
+    p.fraction = 1.0;
+    p.message = run.summary;
+    if (auto best = db.best(run.id); best && *best && (*best)->improved) p.bestSpeedup = (*best)->speedup;
+    return p;
+}
+
+SearchRunOptions searchRunOptions(const TuneRunOptions& options, const std::string& outDir, bool resume)
+{
+    SearchRunOptions ro;
+    ro.config = options.config;
+    ro.outDir = outDir;
+    ro.resume = resume;
+    ro.plan = options.measure;
+    ro.control.checkpointEvery = std::max(1, options.checkpointEvery);
+    ro.control.stop = options.stop;
+    return ro;
+}
+
 } // namespace
 
 Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& sharesNote,
@@ -152,12 +178,7 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
     auto latest = db.latestRun(k.name);
     if (!latest) return latest.error();
     if (*latest && (*latest)->status == "finished") {
-        p.state = KernelState::Done;
-        p.evaluations = (*latest)->evaluations;
-        p.resumed = (*latest)->resumed;
-        p.fraction = 1.0;
-        p.message = (*latest)->summary;
-        if (auto best = db.best((*latest)->id); best && *best) p.bestSpeedup = (**best).speedup;
+        p = doneProgress(db, **latest);
         report();
         return p;
     }
@@ -186,14 +207,7 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
     auto run = openSearchRun(k.specPath, options.workspace);
     if (!run) return failed(run.message());
     p.backend = (*run)->choice().backend;
-    SearchRunOptions ro;
-    ro.config = options.config;
-    ro.outDir = outDir;
-    ro.resume = slot->resume;
-    ro.plan = options.measure;
-    ro.control.checkpointEvery = std::max(1, options.checkpointEvery);
-    ro.control.stop = options.stop;
-
+    const SearchRunOptions ro = searchRunOptions(options, outDir, slot->resume);
     EvaluationSink sink(db, runId);
     bool deviceKnown = false;
     search::SearchCallbacks callbacks;

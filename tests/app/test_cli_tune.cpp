@@ -267,6 +267,34 @@ private Q_SLOTS:
                  (QStringList{"rmsnorm|finished", "sgemm_leakyrelu|finished"}));
     }
 
+    // --total-time over a capture: each kernel's time budget is a floor of a quarter of an equal split
+    // plus its share of the rest (docs/tune.md), and the parts add up to the total.
+    void totalTimeSplitByShare()
+    {
+        const QString dir = tmp("split");
+        QVERIFY(specDir(dir, {"rmsnorm", "sgemm_leakyrelu"}));
+        QJsonArray kernels;
+        for (const auto& [name, share] : {std::pair{"sgemm_leakyrelu", 0.6}, std::pair{"rmsnorm", 0.2}})
+            kernels.append(
+                QJsonObject{{"name", name}, {"spec", QString(name) + ".launch.json"}, {"time_share", share}});
+        QVERIFY(writeBytes(
+            dir + "/capture.json",
+            QJsonDocument(QJsonObject{{"format", "sassx-capture"}, {"version", 1}, {"kernels", kernels}})
+                .toJson()));
+        const CliRun r =
+            runCli({"tune", dir, "--backend", "estimate", "--total-time", "4s", "--budget-evals", "40"});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const QStringList budgets =
+            query(dir + "/tune.sqlite",
+                  "SELECT k.name, json_extract(r.config, '$.budget_seconds') FROM runs r JOIN "
+                  "kernels k ON k.id = r.kernel_id ORDER BY k.name");
+        QCOMPARE(budgets.size(), 2);
+        const double rms = budgets[0].section('|', 1).toDouble(),
+                     sgemm = budgets[1].section('|', 1).toDouble();
+        QVERIFY2(qAbs(rms - (0.5 + 3.0 * 0.2 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
+        QVERIFY2(qAbs(sgemm - (0.5 + 3.0 * 0.6 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
+    }
+
     // Only a verified best is written back, into the capture's Triton cache entry, with the original
     // kept; --restore puts it back.
     void writeBackAndRestore()

@@ -319,6 +319,26 @@ private slots:
             QCOMPARE(*(*db)->evaluationCount(r.id), int64_t(kBatches * kPerBatch));
     }
 
+    // Several connections creating one new database at once (Slurm tasks starting together): each opens
+    // it, none is told it is locked.
+    void concurrentCreation()
+    {
+        for (int round = 0; round < 30; ++round) {
+            const std::string path = tmp("created-" + std::to_string(round) + ".sqlite");
+            std::string errors[6];
+            std::vector<std::thread> threads;
+            for (int t = 0; t < 6; ++t)
+                threads.emplace_back([&, t] {
+                    auto db = TuneDb::open(path);
+                    if (!db) errors[t] = db.message();
+                });
+            for (std::thread& t : threads)
+                t.join();
+            for (const std::string& e : errors)
+                QVERIFY2(e.empty(), e.c_str());
+        }
+    }
+
     // The program figure is Σ share × (1 − 1/speed-up) over the finished runs that clearly improved,
     // labelled an estimate; a row of the estimate backend says so.
     void reportFigures()
