@@ -229,31 +229,41 @@ int writeBackOrRestore(TuneDb& db, bool restore)
     return 0;
 }
 
+// What each Slurm array task runs: this sassx-cli on the same plan, options, database and runs
+// directory (absolute: a task starts wherever Slurm puts it), for its one kernel.
+std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const std::string& dbPath,
+                                  const std::string& runsDir)
+{
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    std::vector<std::string> argv = {ec ? std::string("sassx-cli") : self.string(), "tune", plan.dir};
+    auto add = [&](const std::string& option, const std::string& value) {
+        argv.insert(argv.end(), {option, value});
+    };
+    add("--db", fs::absolute(dbPath).string());
+    add("--out", fs::absolute(runsDir).string());
+    add("--algo", a.algo);
+    add("--space", a.space);
+    add("--seed", std::to_string(a.seed));
+    add("--checkpoint-every", std::to_string(a.checkpointEvery));
+    add("--backend", a.evaluator.backend);
+    add("--input-sets", std::to_string(a.evaluator.inputSets));
+    if (a.evaluator.inputSeed) add("--input-seed", std::to_string(*a.evaluator.inputSeed));
+    if (!a.evaluator.worker.empty()) add("--worker", a.evaluator.worker);
+    if (a.evaluator.l2Flush) argv.push_back("--l2-flush");
+    if (a.budgetEvals > 0) add("--budget-evals", std::to_string(a.budgetEvals));
+    if (!a.budgetTime.empty()) add("--budget-time", a.budgetTime);
+    if (!a.totalTime.empty()) add("--total-time", a.totalTime);
+    if (!a.kernels.empty()) add("--kernels", a.kernels);
+    add("--task-index", "{task}");
+    return argv;
+}
+
 // One array task per kernel, each `sassx-cli tune DIR --task-index I` with this tune's options.
 int runOnSlurm(const TuneArgs& a, const TunePlan& plan, const std::string& dbPath, const std::string& runsDir)
 {
     TuneSlurmRequest r;
-    r.argv = {"sassx-cli",
-              "tune",
-              plan.dir,
-              "--db",
-              dbPath,
-              "--out",
-              runsDir,
-              "--algo",
-              a.algo,
-              "--space",
-              a.space,
-              "--seed",
-              std::to_string(a.seed),
-              "--backend",
-              a.evaluator.backend,
-              "--task-index",
-              "{task}"};
-    if (a.budgetEvals > 0) r.argv.insert(r.argv.end(), {"--budget-evals", std::to_string(a.budgetEvals)});
-    if (!a.budgetTime.empty()) r.argv.insert(r.argv.end(), {"--budget-time", a.budgetTime});
-    if (!a.totalTime.empty()) r.argv.insert(r.argv.end(), {"--total-time", a.totalTime});
-    if (!a.kernels.empty()) r.argv.insert(r.argv.end(), {"--kernels", a.kernels});
+    r.argv = taskArgv(a, plan, dbPath, runsDir);
     r.count = int(plan.kernels.size());
     r.partition = a.partition;
     r.gres = a.gres;

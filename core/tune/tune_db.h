@@ -95,6 +95,8 @@ public:
     static std::string processOwner();
     // Whether `owner` is another process of this host that is still alive (a run it holds is busy).
     static bool ownerAlive(const std::string& owner);
+    // Whether `owner` was a process of this host that no longer runs (its "running" run was killed).
+    static bool ownerGone(const std::string& owner);
 
     // A new run of the kernel, "running".
     Result<int64_t> startRun(int64_t kernelId, const std::string& outDir, const std::string& config,

@@ -156,7 +156,8 @@ Result<TuneReport> buildReport(TuneDb& db)
         }
         const DbRun& r = *it->second;
         row.runId = r.id;
-        row.status = r.status;
+        // A run still marked running whose process is gone was killed: the next tune resumes it.
+        row.status = r.status == "running" && TuneDb::ownerGone(r.owner) ? "interrupted" : r.status;
         row.backend = r.backend;
         row.device = r.device;
         row.evaluations = r.evaluations;

@@ -214,6 +214,9 @@ private Q_SLOTS:
                            "ORDER BY r.id"),
                  (QStringList{"rmsnorm|1|finished", "sgemm_leakyrelu|2|running"}));
         const QString rmsEvals = query(db, "SELECT count(*) FROM evaluations WHERE run_id = 1").value(0);
+        const CliRun interrupted = runCli({"tune", dir, "--report-only"});
+        QVERIFY2(interrupted.ok() && interrupted.out.contains("interrupted"),
+                 qPrintable(interrupted.describe()));
 
         CliRun stopped;
         QVERIFY(runUntil(
