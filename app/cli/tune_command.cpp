@@ -230,7 +230,7 @@ int writeBackOrRestore(TuneDb& db, bool restore)
 }
 
 // What each Slurm array task runs: this sassx-cli on the same plan, options, database and runs
-// directory (absolute: a task starts wherever Slurm puts it), for its one kernel.
+// directory (all absolute: a task starts wherever Slurm puts it), for its one kernel.
 std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const std::string& dbPath,
                                   const std::string& runsDir)
 {
@@ -240,8 +240,8 @@ std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const
     auto add = [&](const std::string& option, const std::string& value) {
         argv.insert(argv.end(), {option, value});
     };
-    add("--db", fs::absolute(dbPath).string());
-    add("--out", fs::absolute(runsDir).string());
+    add("--db", dbPath);
+    add("--out", runsDir);
     add("--algo", a.algo);
     add("--space", a.space);
     add("--seed", std::to_string(a.seed));
@@ -342,8 +342,13 @@ int runTuneCommand(const TuneArgs& a)
     if (a.taskIndex && (*a.taskIndex < 0 || size_t(*a.taskIndex) >= plan->kernels.size()))
         return fail("--task-index " + std::to_string(*a.taskIndex) + " is outside the plan's " +
                     std::to_string(plan->kernels.size()) + " kernel(s)");
-    const std::string dbPath = a.db.empty() ? (fs::path(plan->dir) / "tune.sqlite").string() : a.db;
-    const std::string runsDir = a.out.empty() ? (fs::path(plan->dir) / "tune-runs").string() : a.out;
+    // Absolute: the database records the runs' paths, which a later --write-back may read from elsewhere.
+    const std::string dbPath =
+        fs::absolute(a.db.empty() ? fs::path(plan->dir) / "tune.sqlite" : fs::path(a.db)).string();
+    const std::string runsDir =
+        fs::absolute(a.out.empty() ? fs::path(plan->dir) / "tune-runs" : fs::path(a.out))
+            .lexically_normal()
+            .string();
     std::error_code ec;
     if ((a.reportOnly || a.restore) && !fs::exists(dbPath, ec))
         return fail("no tune database at " + dbPath + " (tune DIR first, or give its --db)");
