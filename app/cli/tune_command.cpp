@@ -213,19 +213,30 @@ int printReport(TuneDb& db, const TuneArgs& a, const std::string& runsDir)
     return 0;
 }
 
-int writeBackOrRestore(TuneDb& db, bool restore)
+// One line per kernel (a JSON line with --json), then one error line if any entry failed.
+int writeBackOrRestore(TuneDb& db, bool restore, bool json)
 {
     const auto lines = restore ? restoreBests(db) : writeBackBests(db);
     bool failed = false;
     for (const WriteBackLine& l : lines) {
         failed = failed || l.failed;
-        std::printf("%s: %s\n", l.kernel.empty() ? "tune" : l.kernel.c_str(), l.message.c_str());
+        const std::string kernel = l.kernel.empty() ? "tune" : l.kernel;
+        if (json)
+            std::printf("%s\n", nlohmann::json{{restore ? "restore" : "write_back",
+                                                {{"kernel", kernel},
+                                                 {"changed", l.changed},
+                                                 {"failed", l.failed},
+                                                 {"message", l.message}}}}
+                                    .dump()
+                                    .c_str());
+        else
+            std::printf("%s: %s\n", kernel.c_str(), l.message.c_str());
     }
-    if (lines.empty()) std::printf("no kernel has a run in %s\n", db.path().c_str());
+    if (lines.empty() && !json) std::printf("no kernel has a run in %s\n", db.path().c_str());
     if (failed)
         return fail(restore ? "some entries could not be restored (above)"
                             : "some bests could not be written back (above)");
-    if (!restore) std::printf("processes that already loaded a written kernel must restart\n");
+    if (!restore && !json) std::printf("processes that already loaded a written kernel must restart\n");
     return 0;
 }
 
@@ -295,7 +306,7 @@ Result<TuneLaunch> launchFrom(const TuneArgs& a, const TunePlan& plan, const std
     return launch;
 }
 
-// The end of a tune: each failure on its own line, then the report.
+// The tune itself, then the report; the error line names the first failure or says it was stopped.
 int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::string& runsDir)
 {
     auto launch = launchFrom(a, plan, runsDir);
@@ -329,7 +340,7 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
     if (failed > 0) // one line: the first failure; the report lists them all
         return fail(std::to_string(failed) + " of " + std::to_string(ran) + " kernel(s) failed: " +
                     firstFailure + (failed > 1 ? " (the report lists the others)" : ""));
-    if (a.writeBack) return writeBackOrRestore(db, false);
+    if (a.writeBack) return writeBackOrRestore(db, false, a.json);
     return 0;
 }
 
@@ -354,10 +365,10 @@ int runTuneCommand(const TuneArgs& a)
         return fail("no tune database at " + dbPath + " (tune DIR first, or give its --db)");
     auto db = TuneDb::open(dbPath);
     if (!db) return fail(db.message());
-    if (a.restore) return writeBackOrRestore(**db, true);
+    if (a.restore) return writeBackOrRestore(**db, true, a.json);
     if (a.reportOnly) {
         if (const int code = printReport(**db, a, runsDir); code != 0) return code;
-        return a.writeBack ? writeBackOrRestore(**db, false) : 0;
+        return a.writeBack ? writeBackOrRestore(**db, false, a.json) : 0;
     }
     if (plan->kernels.empty())
         return fail("no kernel to tune in " + plan->dir +
