@@ -20,6 +20,18 @@ namespace {
 
 constexpr int kCaptureVersion = 1;
 
+// A field of a hand-written or truncated file, or the fallback when it is missing or of another type
+// (json::value would throw on the wrong type).
+std::string text(const json& j, const char* key, const std::string& fallback = {})
+{
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+double number(const json& j, const char* key)
+{
+    return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
 // The spec at `specPath` as a kernel of the plan, or why it cannot be one.
 Result<TuneKernel> kernelFromSpec(const std::string& name, const fs::path& specPath)
 {
@@ -39,7 +51,8 @@ Result<TuneKernel> kernelFromSpec(const std::string& name, const fs::path& specP
     std::ifstream in(specPath);
     const json j = json::parse(in, nullptr, false);
     if (j.is_object() && j.contains("triton") && j["triton"].is_object()) {
-        const json& entries = j["triton"].value("cache_entries", json::array());
+        const json& entries =
+            j["triton"].contains("cache_entries") ? j["triton"]["cache_entries"] : json::array();
         if (entries.is_array())
             for (const json& e : entries)
                 if (e.is_string() && !e.get<std::string>().empty())
@@ -79,7 +92,7 @@ Result<TunePlan> planFromCapture(TunePlan plan, const fs::path& capturePath)
     const json j = json::parse(in, nullptr, false);
     const std::string where = capturePath.string();
     if (j.is_discarded() || !j.is_object()) return makeError(where + " is not JSON");
-    if (j.value("format", std::string()) != "sassx-capture")
+    if (text(j, "format") != "sassx-capture")
         return makeError(where + " is not a sassx capture (no \"format\": \"sassx-capture\")");
     if (!j.contains("version") || !j["version"].is_number_integer() ||
         j["version"].get<int>() != kCaptureVersion)
@@ -91,12 +104,12 @@ Result<TunePlan> planFromCapture(TunePlan plan, const fs::path& capturePath)
     if (j.contains("program") && j["program"].is_array())
         for (const json& a : j["program"])
             if (a.is_string()) plan.program.push_back(a.get<std::string>());
-    plan.device = j.value("device", std::string());
-    plan.date = j.value("date", std::string());
-    plan.totalGpuTimeUs = j.value("total_gpu_time_us", 0.0);
+    plan.device = text(j, "device");
+    plan.date = text(j, "date");
+    plan.totalGpuTimeUs = number(j, "total_gpu_time_us");
     std::set<std::string> seen;
     for (const json& e : j["kernels"]) {
-        const std::string name = e.is_object() ? e.value("name", std::string()) : std::string();
+        const std::string name = text(e, "name");
         if (name.empty()) {
             plan.skipped.push_back({"?", "a \"kernels\" entry without a \"name\""});
             continue;
@@ -111,7 +124,7 @@ Result<TunePlan> planFromCapture(TunePlan plan, const fs::path& capturePath)
             plan.skipped.push_back({name, "listed twice in capture.json"});
             continue;
         }
-        const std::string spec = e.value("spec", std::string());
+        const std::string spec = text(e, "spec");
         if (spec.empty()) {
             plan.skipped.push_back({name, "no \"spec\" in capture.json"});
             continue;
@@ -121,17 +134,16 @@ Result<TunePlan> planFromCapture(TunePlan plan, const fs::path& capturePath)
             plan.skipped.push_back({name, k.message()});
             continue;
         }
-        k->timeShare = std::max(0.0, e.value("time_share", 0.0));
-        k->gpuTimeUs = e.value("gpu_time_us", 0.0);
-        k->launches = e.value("launches", int64_t(0));
-        const std::string entry = e.value("triton_cache_dir", std::string());
+        k->timeShare = std::max(0.0, number(e, "time_share"));
+        k->gpuTimeUs = number(e, "gpu_time_us");
+        k->launches = int64_t(number(e, "launches"));
+        const std::string entry = text(e, "triton_cache_dir");
         if (!entry.empty()) k->tritonEntries = {entry};
         plan.kernels.push_back(std::move(*k));
     }
     if (j.contains("skipped") && j["skipped"].is_array())
         for (const json& s : j["skipped"])
-            if (s.is_object())
-                plan.skipped.push_back({s.value("name", std::string("?")), s.value("reason", std::string())});
+            if (s.is_object()) plan.skipped.push_back({text(s, "name", "?"), text(s, "reason")});
     plan.sharesNote = "time shares from the capture";
     return plan;
 }

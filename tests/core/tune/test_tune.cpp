@@ -174,6 +174,23 @@ private slots:
         auto other = discoverPlan(dir.string());
         QVERIFY(!other && other.message().find("version 2") != std::string::npos);
         QVERIFY(!discoverPlan(tmp("absent")));
+
+        // Hand-written or damaged: fields of the wrong type are missing fields, never a crash.
+        writeText(dir / "capture.json", R"({"format": "sassx-capture", "version": 1, "device": 3,
+          "kernels": [1, {"name": 5}, {"name": "x", "spec": 7},
+                      {"name": "rmsnorm", "spec": "rmsnorm.launch.json", "time_share": "big", "launches": "many",
+                       "triton_cache_dir": ["no"]}],
+          "skipped": [3, {"name": 1}]})");
+        auto odd = discoverPlan(dir.string());
+        QVERIFY2(odd, odd ? "" : odd.message().c_str());
+        QCOMPARE(odd->kernels.size(), size_t(1));
+        QCOMPARE(odd->kernels[0].timeShare, 0.0);
+        QVERIFY(odd->kernels[0].tritonEntries.empty());
+        QCOMPARE(odd->skipped.size(), size_t(4)); // 1, {"name": 5}, "x" without a spec, {"name": 1}
+        const std::string whole = R"({"format": "sassx-capture", "version": 1, "kernels": []})";
+        writeText(dir / "capture.json", whole.substr(0, whole.size() / 2)); // cut off mid-file
+        auto truncated = discoverPlan(dir.string());
+        QVERIFY(!truncated && truncated.message().find("is not JSON") != std::string::npos);
     }
 
     // Each kernel gets a floor of a quarter of an equal split; the rest goes by share; the parts add up.
