@@ -354,13 +354,13 @@ int runTuneCommand(const TuneArgs& a)
         return fail("--task-index " + std::to_string(*a.taskIndex) + " is outside the plan's " +
                     std::to_string(plan->kernels.size()) + " kernel(s)");
     // Absolute: the database records the runs' paths, which a later --write-back may read from elsewhere.
+    std::error_code ec;
     const std::string dbPath =
-        fs::absolute(a.db.empty() ? fs::path(plan->dir) / "tune.sqlite" : fs::path(a.db)).string();
+        fs::absolute(a.db.empty() ? fs::path(plan->dir) / "tune.sqlite" : fs::path(a.db), ec).string();
     const std::string runsDir =
-        fs::absolute(a.out.empty() ? fs::path(plan->dir) / "tune-runs" : fs::path(a.out))
+        fs::absolute(a.out.empty() ? fs::path(plan->dir) / "tune-runs" : fs::path(a.out), ec)
             .lexically_normal()
             .string();
-    std::error_code ec;
     if ((a.reportOnly || a.restore) && !fs::exists(dbPath, ec))
         return fail("no tune database at " + dbPath + " (tune DIR first, or give its --db)");
     auto db = TuneDb::open(dbPath);

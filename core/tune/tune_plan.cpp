@@ -41,7 +41,7 @@ Result<TuneKernel> kernelFromSpec(const std::string& name, const fs::path& specP
     if (!spec) return spec.error();
     TuneKernel k;
     k.name = name;
-    k.specPath = fs::absolute(specPath).lexically_normal().string();
+    k.specPath = fs::absolute(specPath, ec).lexically_normal().string();
     k.cubinPath = spec->cubinPath();
     if (k.cubinPath.empty()) return makeError("its spec names no \"cubin\"");
     if (!fs::is_regular_file(k.cubinPath, ec))
@@ -164,7 +164,8 @@ Result<TunePlan> discoverPlan(const std::string& dir)
     if (!fs::is_directory(dir, ec))
         return makeError(dir + " is not a directory (tune takes a capture or a directory of launch specs)");
     TunePlan plan;
-    plan.dir = fs::absolute(dir).lexically_normal().string();
+    plan.dir = fs::absolute(dir, ec).lexically_normal().string();
+    if (ec) return makeError("cannot resolve " + dir + ": " + ec.message());
     if (plan.dir.size() > 1 && plan.dir.back() == '/') plan.dir.pop_back();
     const fs::path capture = fs::path(plan.dir) / "capture.json";
     if (fs::exists(capture, ec)) {
