@@ -143,9 +143,10 @@ private Q_SLOTS:
     void samplesEndToEnd()
     {
         const QString db = tmp("samples.sqlite"), runs = tmp("samples-runs");
-        const QStringList args = {
-            "tune", SASSX_SAMPLES_DIR, "--backend", "estimate", "--budget-evals", "12", "--db",
-            db,     "--out",           runs};
+        // Two kernels at a time (threads: the estimate needs no GPU).
+        const QStringList args =
+            QStringList{"tune", SASSX_SAMPLES_DIR, "--backend", "estimate", "--jobs", "2"} +
+            QStringList{"--budget-evals", "12", "--db", db, "--out", runs};
         const CliRun r = runCli(args, 240000);
         QVERIFY2(r.ok(), qPrintable(r.describe()));
         QDir samples(SASSX_SAMPLES_DIR);
