@@ -24,6 +24,7 @@ CliCommand addDiffCommand(CLI::App& root);
 CliCommand addTritonExportCommand(CLI::App& root);
 CliCommand addTritonRestoreCommand(CLI::App& root);
 CliCommand addSearchCommand(CLI::App& root);
+CliCommand addTuneCommand(CLI::App& root);
 
 // "sassx-cli: MESSAGE" on stderr, only its first line (details after it are for the GUI); returns `code`.
 int fail(const std::string& message, int code = 1);

@@ -45,7 +45,7 @@ int main(int argc, char** argv)
     std::vector<CliCommand> commands;
     for (auto add : {addInfoCommand, addAnnotateCommand, addLegalCommand, addMoveCommand, addVariantsCommand,
                      addDiffCommand, addTritonExportCommand, addTritonRestoreCommand, addBenchCommand,
-                     addStallsCommand, addSearchCommand, addHelpCommand})
+                     addStallsCommand, addSearchCommand, addTuneCommand, addHelpCommand})
         commands.push_back(add(root));
     readWholeNumbersAsDecimal(root);
     root.footer("sassx-cli COMMAND --help (or sassx-cli help COMMAND) lists a command's options.\n"

@@ -320,7 +320,7 @@ void TestCli::help_data()
     QTest::addColumn<QStringList>("entries");
     QTest::addColumn<QStringList>("texts");
     helpRow("", {"info", "annotate", "legal", "move", "variants", "diff", "triton-export", "triton-restore",
-                 "bench", "stalls", "search", "help"});
+                 "bench", "stalls", "search", "tune", "help"});
     const QStringList workspace = {"--arch", "--kernel", "--keep-stale-line-info"};
     const QStringList evaluator = {"--backend",    "--gpus",     "--worker",         "--input-sets",
                                    "--input-seed", "--l2-flush", "--metrics-backend"};
@@ -379,6 +379,16 @@ void TestCli::help_data()
                 evaluator,
             {"{climb,anneal,greedy,random,listsched,ppo}=climb",
              "{mem,all,yield,all+control,rescheduled}=mem", "{auto,gpu,estimate}=auto", "=100"});
+    helpRow("tune",
+            QStringList{"DIR",          "--db",           "--out",         "--algo",
+                        "--space",      "--budget-evals", "--budget-time", "--total-time",
+                        "--seed",       "--kernels",      "--jobs",        "--checkpoint-every",
+                        "--task-index", "--report-only",  "--json",        "--write-back",
+                        "--restore",    "--export",       "--launcher",    "--partition",
+                        "--gres",       "--slurm-time",   "--slurm-arg"} +
+                evaluator,
+            {"{climb,anneal,greedy,random,listsched,ppo}=climb", "{local,slurm}=local",
+             "{auto,gpu,estimate}=auto"});
 }
 
 // Every command answers --help (and `sassx-cli help COMMAND` the same) on stdout with exit 0, listing

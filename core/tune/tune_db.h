@@ -1,0 +1,139 @@
+#pragma once
+// The results database of `sassx-cli tune` (docs/tune.md has the schema): one SQLite file holding the
+// kernels of a plan, the devices they ran on, every search run, each run's evaluations as they are made,
+// and each finished run's best. history.csv and report.json of a run are exports of it, and the report
+// of a tune is rendered from it alone.
+//
+// Safe with several writers at once (Slurm array tasks, `--task-index` processes, or the threads of one
+// tune): WAL journal, a busy timeout, and every write in one BEGIN IMMEDIATE transaction, so a writer
+// waits for the lock instead of failing. Within a process one connection is shared under a mutex.
+// `PRAGMA user_version` is the schema version and `PRAGMA application_id` marks the file as sassx's; a
+// file of another version or another program is refused with one line, never altered.
+#include "core/common/result.h"
+#include "core/search/search_state.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace sassx::tune {
+
+struct TuneKernel;
+
+inline constexpr int kTuneDbVersion = 1;
+
+struct DbKernel
+{
+    int64_t id = 0;
+    std::string name, spec, cubin;
+    double timeShare = 0.0, gpuTimeUs = 0.0;
+    int64_t launches = 0;
+    std::vector<std::string> tritonEntries;
+    std::string sharesNote; // where the share came from ("time shares from the capture", …)
+    std::string skipped;    // why the plan could not tune it; empty when it could
+};
+
+struct DbRun
+{
+    int64_t id = 0;
+    int64_t kernelId = 0;
+    std::string kernel;           // the kernel's name
+    std::string status;           // "running", "stopped", "finished", "failed"
+    std::string outDir;           // RUNS_DIR/<kernel>
+    std::string config;           // search::toJson(SearchConfig) as text
+    std::string backend;          // "gpu" or "estimate"
+    std::string device;           // the baseline's device ("model" for the estimate), empty until known
+    std::string started, updated; // UTC, ISO 8601
+    std::string owner;            // \"host:pid\" of the process that last started, resumed or restarted it
+    int resumed = 0;              // times the run was continued from its checkpoint
+    int64_t evaluations = 0;
+    double seconds = 0.0;
+    std::string summary, error;
+    nlohmann::json report; // the run's report.json (null until finished)
+};
+
+struct DbBest
+{
+    int64_t runId = 0;
+    bool improved = false;                       // a variant clearly beat the original
+    double speedup = 1.0, low = 1.0, high = 1.0; // the final re-measurement, > 1 = faster
+    int rounds = 0;                              // 0: a deterministic estimate
+    double noiseFloor = 0.0;                     // ratio units
+    std::string source;                          // "measured, NVIDIA H100 …" or "estimate, model"
+    std::optional<bool> verified; // re-checked on fresh inputs (none: not checked, e.g. the estimate)
+    std::string verification;     // the note or the failure
+    nlohmann::json edits = nlohmann::json::array();
+    std::string cubin;       // best.cubin of the run
+    std::string writtenBack; // the Triton cache entry it was written into, empty when not
+};
+
+class TuneDb
+{
+public:
+    // Opens (creating when missing) the database at `path`. Errors are one line: not a SQLite file, a
+    // SQLite file of another program, a tune database of another schema version.
+    static Result<std::unique_ptr<TuneDb>> open(const std::string& path);
+    ~TuneDb();
+    TuneDb(const TuneDb&) = delete;
+    TuneDb& operator=(const TuneDb&) = delete;
+
+    const std::string& path() const { return m_path; }
+
+    // The kernel's row (inserted, or its plan facts updated), by name.
+    Result<int64_t> upsertKernel(const TuneKernel& kernel, const std::string& sharesNote);
+    // A kernel the plan lists but cannot tune, with the reason (kept so the report can say so).
+    Status recordSkipped(const std::string& name, const std::string& reason);
+    Result<std::vector<DbKernel>> kernels();
+
+    // "host:pid" of this process, stamped on the runs it starts, resumes or restarts.
+    static std::string processOwner();
+    // Whether `owner` is another process of this host that is still alive (a run it holds is busy).
+    static bool ownerAlive(const std::string& owner);
+    // Whether `owner` was a process of this host that no longer runs (its "running" run was killed).
+    static bool ownerGone(const std::string& owner);
+
+    // A new run of the kernel, "running".
+    Result<int64_t> startRun(int64_t kernelId, const std::string& outDir, const std::string& config,
+                             const std::string& backend);
+    // The kernel's newest run, if any.
+    Result<std::optional<DbRun>> latestRun(const std::string& kernel);
+    Result<std::vector<DbRun>> runs(); // every run, by kernel then id
+    // Continuing the run from a checkpoint of `keptSteps` evaluations: the evaluations recorded after it
+    // are dropped (the search makes them again), the run counts one more resume and is running again.
+    Status resumeRun(int64_t runId, int64_t keptSteps);
+    // A run begun afresh in the same row (its checkpoint was lost): its evaluations are dropped.
+    Status restartRun(int64_t runId, const std::string& config, const std::string& backend);
+    Status setDevice(int64_t runId, const std::string& device, const std::string& backend);
+    // Evaluations in one transaction (a step recorded twice keeps the newer), with the run's counters.
+    Status addEvaluations(int64_t runId, const std::vector<search::SearchEvaluation>& evaluations,
+                          double seconds);
+    Result<std::vector<search::SearchEvaluation>> evaluations(int64_t runId);
+    Result<int64_t> evaluationCount(int64_t runId);
+    // The run's end: "finished" or "stopped" with its report and best, or "failed" with the reason.
+    Status finishRun(int64_t runId, const std::string& status, const nlohmann::json& report,
+                     const std::optional<DbBest>& best);
+    Status failRun(int64_t runId, const std::string& error);
+
+    Result<std::optional<DbBest>> best(int64_t runId);
+    Status setWrittenBack(int64_t runId, const std::string& entry);
+
+private:
+    TuneDb(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
+    Status checkSchema();
+    Status exec(const std::string& sql);
+    // Runs `body` inside BEGIN IMMEDIATE … COMMIT (ROLLBACK when it fails).
+    template <class F> Status transaction(F&& body);
+    Error error(const std::string& what) const;
+
+    sqlite3* m_db = nullptr;
+    std::string m_path;
+    std::recursive_mutex m_mutex;
+};
+
+} // namespace sassx::tune
