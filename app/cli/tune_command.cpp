@@ -377,7 +377,9 @@ int runTuneCommand(const TuneArgs& a)
                          : ": " + plan->skipped.front().name + ": " + plan->skipped.front().reason));
     if (a.launcher == "slurm" && !a.taskIndex) {
         if (auto config = configFrom(a); !config) return fail(config.message());
-        return runOnSlurm(a, *plan, dbPath, runsDir);
+        // The tasks recorded every kernel in the database; the report is rendered from it here.
+        if (const int code = runOnSlurm(a, *plan, dbPath, runsDir); code != 0) return code;
+        return printReport(**db, a, runsDir);
     }
     return runTune(**db, *plan, a, runsDir);
 }
