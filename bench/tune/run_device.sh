@@ -19,6 +19,10 @@ export PYTHONPATH="$PWD/app/capture${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED
 # would put the original cubins back over a write-back; with bundling off, a hit loads them from Triton's
 # cache, where the write-back is (step 6 checks that it is).
 export TORCHINDUCTOR_BUNDLE_TRITON_INTO_FX_GRAPH_CACHE=0
+# Inductor's static launcher bypasses Triton's launch hooks, and a graph compiled with it comes back with it
+# from the FX-graph cache: every run (the warm-up included) goes through Triton's launcher, so that the
+# capture sees the kernels and the timed runs launch them the same way before and after.
+export TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER=0
 mkdir -p "$R"
 block=(python3 bench/tune/transformer_block.py "${block_args[@]}")
 { date -u +%FT%TZ; cat "$D"/commit.txt; echo "KERNELS=$KERNELS TOTAL=$TOTAL RUNS=$RUNS block: ${block_args[*]}"
