@@ -24,6 +24,10 @@ export TORCHINDUCTOR_BUNDLE_TRITON_INTO_FX_GRAPH_CACHE=0
 # capture sees the kernels and the timed runs launch them the same way before and after.
 export TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER=0
 mkdir -p "$R"
+# Caches of this run only: a graph compiled earlier on the machine (say, with the static launcher) must
+# not come back from Inductor's cache.
+C=$(mktemp -d /tmp/sassx-tune-caches.XXXX)
+export TORCHINDUCTOR_CACHE_DIR=$C/inductor TRITON_CACHE_DIR=$C/triton
 block=(python3 bench/tune/transformer_block.py "${block_args[@]}")
 { date -u +%FT%TZ; cat "$D"/commit.txt; echo "KERNELS=$KERNELS TOTAL=$TOTAL RUNS=$RUNS block: ${block_args[*]}"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
