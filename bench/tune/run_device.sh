@@ -5,20 +5,20 @@
 # program really loads them (its kernels captured again and compared byte for byte with the bests), and
 # time the program again. Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and
 # torch + triton on the device.
-# Usage: OUT=$OUT [KERNELS=10] [TOTAL=150s] [RUNS=3] [BLOCK_ARGS="--gemm cublas"] bash bench/tune/run_device.sh
+# Usage: OUT=$OUT [KERNELS=10] [TOTAL=150s] [RUNS=3] [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
 set -uo pipefail
 [ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
 D=$PWD/.deps/gpusuite
 R=${OUT:-/tmp/out}/tune
 KERNELS=${KERNELS:-10}; TOTAL=${TOTAL:-150s}; RUNS=${RUNS:-3}
-read -r -a block_args <<< "${BLOCK_ARGS:---gemm cublas}"
+read -r -a block_args <<< "${BLOCK_ARGS:---gemm triton}"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$D/bin:$PATH
 [ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 export PYTHONPATH="$PWD/app/capture${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 # Inductor's FX-graph cache can carry Triton's compiled kernels and restore them on a cache hit, which
 # would put the original cubins back over a write-back; with bundling off, a hit loads them from Triton's
 # cache, where the write-back is (step 6 checks that it is).
-export TORCHINDUCTOR_BUNDLE_TRITON_INTO_FX_GRAPH_CACHE=0
+[ -n "${NO_BUNDLE:-}" ] && export TORCHINDUCTOR_BUNDLE_TRITON_INTO_FX_GRAPH_CACHE=0
 # Inductor's static launcher bypasses Triton's launch hooks, and a graph compiled with it comes back with it
 # from the FX-graph cache: every run (the warm-up included) goes through Triton's launcher, so that the
 # capture sees the kernels and the timed runs launch them the same way before and after.
@@ -50,8 +50,6 @@ PY
 echo "tuning: $top"
 timing() { python3 -m sassx_capture time --runs "$RUNS" --pattern 'step_ms=([0-9.]+)' --json "$@" \
              -- "${block[@]}" --warmup 3 --steps 20; }
-step "3. the program before: $RUNS fresh runs"
-timing > "$R"/time-before.json 2> "$R"/time-before.log
 step "4. tune (total $TOTAL split by time share)"
 sassx-cli tune "$R"/cap --kernels "$top" --total-time "$TOTAL" --backend gpu --json > "$R"/tune.jsonl 2> "$R"/tune.log
 echo "tune rc=$?"; tail -3 "$R"/tune.log
@@ -78,16 +76,22 @@ for name in sorted(before):
              "not seen" if got is None else "other cubin")
     print(f"{name}: {state}")
 PY
-step "7. the program after: $RUNS fresh runs"
-timing --baseline "$R"/time-before.json > "$R"/time-after.json 2> "$R"/time-after.log
-python3 - "$R" <<'PY'
+# The tuned program first, then the original after --restore: the essential steps come first when
+# the device's time is short.
+step "7. the program with the bests: $RUNS fresh runs"
+timing > "$R"/time-after.json 2> "$R"/time-after.log
+step "8. restore, then the original program: $RUNS fresh runs"
+sassx-cli tune "$R"/cap --restore > "$R"/restore.log 2>&1; echo "restore rc=$?"; tail -2 "$R"/restore.log
+timing > "$R"/time-before.json 2> "$R"/time-before.log
+python3 - "$R" <<'PY' | tee "$R"/program.txt
 import json, sys
 R = sys.argv[1]
 b, a = json.load(open(f"{R}/time-before.json")), json.load(open(f"{R}/time-after.json"))
-print("before", b.get("median"), b.get("interval"), "after", a.get("median"), a.get("interval"),
-      "speed-up", json.dumps(a.get("speedup", a.get("speed"))))
+s = b["median"] / a["median"]
+lo, hi = b["interval"][0] / a["interval"][1], b["interval"][1] / a["interval"][0]
+print(f"program step: original {b['median']:.4f} ms {b['interval']}, tuned {a['median']:.4f} ms {a['interval']}; "
+      f"speed-up {s:.4f}x [{lo:.4f}, {hi:.4f}] (>1 = faster; intervals of {len(b['values'])} fresh runs each)")
 PY
-step "8. restore"
-sassx-cli tune "$R"/cap --restore > "$R"/restore.log 2>&1; echo "restore rc=$?"; tail -2 "$R"/restore.log
 rm -rf "$R"/cap/raw "$R"/cap-after/raw
+rm -rf "$C"
 tar cJf "${OUT:-/tmp/out}"/tune.tar.xz -C "$R/.." tune && rm -rf "$R"
