@@ -22,14 +22,16 @@ class QMenu;
 namespace sassx {
 class EditController;
 class ListingModel;
-class Session;
+class VariantTree;
+class SearchRuns;
 struct Edit;
 
 class ListingView : public QTableView
 {
     Q_OBJECT
 public:
-    ListingView(Session* session, EditController* controller, QWidget* parent = nullptr);
+    ListingView(VariantTree* variants, SearchRuns* searches, EditController* controller,
+                QWidget* parent = nullptr);
 
     ListingModel* listingModel() const { return m_model; }
 
@@ -92,7 +94,8 @@ private:
     void finishDrag(int targetRow);
     void cancelDrag();
 
-    Session* m_session;
+    VariantTree* m_variants;
+    SearchRuns* m_searches;
     EditController* m_controller;
     ListingModel* m_model;
     QLabel* m_banner;

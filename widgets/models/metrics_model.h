@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace sassx {
-class Session;
+class VariantTree;
 
 struct MetricInfo
 {
@@ -31,7 +31,7 @@ public:
         VariantIdRole,                // int (header data, horizontal)
     };
 
-    explicit MetricsModel(Session* session, QObject* parent = nullptr);
+    explicit MetricsModel(VariantTree* variants, QObject* parent = nullptr);
 
     void setVariants(const std::vector<int>& ids);
     const std::vector<int>& variants() const { return m_variants; }
@@ -51,7 +51,7 @@ private:
     void rebuild();
     bool value(int row, int column, double* out, QString* source) const;
 
-    Session* m_session;
+    VariantTree* m_tree;
     std::vector<int> m_variants;
     std::vector<MetricInfo> m_metrics;
 };

@@ -1,6 +1,7 @@
 #include "widgets/models/variants_model.h"
 
-#include "core/session/session.h"
+#include "core/session/measure_queue.h"
+#include "core/session/variant_tree.h"
 
 #include <QFont>
 
@@ -8,26 +9,26 @@
 
 namespace sassx {
 
-VariantsModel::VariantsModel(Session* session, QObject* parent)
-    : QAbstractItemModel(parent), m_session(session)
+VariantsModel::VariantsModel(VariantTree* variants, MeasureQueue* measure, QObject* parent)
+    : QAbstractItemModel(parent), m_variants(variants), m_measure(measure)
 {
-    connect(session, &Session::variantsChanged, this, &VariantsModel::rebuild);
-    connect(session, &Session::variantAdded, this, &VariantsModel::variantAdded);
-    connect(session, &Session::variantReparented, this,
+    connect(variants, &VariantTree::variantsChanged, this, &VariantsModel::rebuild);
+    connect(variants, &VariantTree::variantAdded, this, &VariantsModel::variantAdded);
+    connect(variants, &VariantTree::variantReparented, this,
             [this](int id, int /*oldParent: the model knows where the row is*/) { variantReparented(id); });
     // The row goes while the session still holds the record (views may ask for its data meanwhile);
     // variantRemoved only catches a removal that was not announced.
-    connect(session, &Session::variantAboutToBeRemoved, this, &VariantsModel::variantAboutToBeRemoved);
-    connect(session, &Session::variantRemoved, this, &VariantsModel::variantAboutToBeRemoved);
-    connect(session, &Session::variantChanged, this, &VariantsModel::variantChanged);
-    connect(session, &Session::currentVariantChanged, this, &VariantsModel::currentVariantChanged);
+    connect(variants, &VariantTree::variantAboutToBeRemoved, this, &VariantsModel::variantAboutToBeRemoved);
+    connect(variants, &VariantTree::variantRemoved, this, &VariantsModel::variantAboutToBeRemoved);
+    connect(variants, &VariantTree::variantChanged, this, &VariantsModel::variantChanged);
+    connect(variants, &VariantTree::currentVariantChanged, this, &VariantsModel::currentVariantChanged);
     auto measuring = [this](int id, bool on) {
         m_measuring[id] = on;
         variantChanged(id);
     };
-    connect(session, &Session::measureStarted, this, [measuring](int id) { measuring(id, true); });
-    connect(session, &Session::measureFinished, this, [measuring](int id) { measuring(id, false); });
-    connect(session, &Session::measureFailed, this,
+    connect(measure, &MeasureQueue::measureStarted, this, [measuring](int id) { measuring(id, true); });
+    connect(measure, &MeasureQueue::measureFinished, this, [measuring](int id) { measuring(id, false); });
+    connect(measure, &MeasureQueue::measureFailed, this,
             [measuring](int id, const QString&) { measuring(id, false); });
     rebuild();
 }
@@ -37,9 +38,9 @@ void VariantsModel::rebuild()
     beginResetModel();
     m_children.clear();
     m_parent.clear();
-    const std::vector<VariantRecord>& variants = m_session->variants();
+    const std::vector<VariantRecord>& variants = m_variants->variants();
     for (const VariantRecord& v : variants)
-        m_parent[v.id] = m_session->variant(v.parent) ? v.parent : -1;
+        m_parent[v.id] = m_variants->variant(v.parent) ? v.parent : -1;
     // A cycle of parents (only a hand-made restoreVariant can make one) would leave its members
     // unreachable from the root: the member whose parent closes the loop hangs at the root instead.
     std::unordered_map<int, int> state; // 1: on the walk in progress, 2: known to reach the root
@@ -57,13 +58,13 @@ void VariantsModel::rebuild()
     }
     for (const VariantRecord& v : variants) // ascending ids: every child list comes out sorted
         m_children[m_parent[v.id]].push_back(v.id);
-    m_current = m_session->currentVariantId();
+    m_current = m_variants->currentVariantId();
     endResetModel();
 }
 
 int VariantsModel::treeParentOf(int id) const
 {
-    const VariantRecord* v = m_session->variant(id);
+    const VariantRecord* v = m_variants->variant(id);
     return v && v->parent >= 0 && m_parent.count(v->parent) ? v->parent : -1;
 }
 
@@ -107,10 +108,10 @@ bool VariantsModel::moveTo(int id, int newParent)
 
 void VariantsModel::variantAdded(int id)
 {
-    if (!m_session->variant(id)) return;
+    if (!m_variants->variant(id)) return;
     // Out of step with the session (its list was replaced without variantsChanged, or an id came
     // twice): a reset is the only consistent answer. The size test is O(1) and catches both.
-    if (m_parent.count(id) || m_parent.size() + 1 != m_session->variants().size()) {
+    if (m_parent.count(id) || m_parent.size() + 1 != m_variants->variants().size()) {
         rebuild();
         return;
     }
@@ -125,7 +126,7 @@ void VariantsModel::variantAdded(int id)
     // under it, so the rows move there. The root holds the original and such orphans only.
     const std::vector<int> roots = m_children[-1];
     for (int orphan : roots) {
-        const VariantRecord* o = orphan == id ? nullptr : m_session->variant(orphan);
+        const VariantRecord* o = orphan == id ? nullptr : m_variants->variant(orphan);
         if (o && o->parent == id && !moveTo(orphan, id)) {
             rebuild();
             return;
@@ -136,7 +137,7 @@ void VariantsModel::variantAdded(int id)
 void VariantsModel::variantReparented(int id)
 {
     auto at = m_parent.find(id);
-    if (at == m_parent.end() || !m_session->variant(id)) {
+    if (at == m_parent.end() || !m_variants->variant(id)) {
         rebuild();
         return;
     }
@@ -197,7 +198,7 @@ int VariantsModel::variantIdOf(const QModelIndex& index) const
 
 const VariantRecord* VariantsModel::record(const QModelIndex& index) const
 {
-    return index.isValid() ? m_session->variant(int(index.internalId())) : nullptr;
+    return index.isValid() ? m_variants->variant(int(index.internalId())) : nullptr;
 }
 
 QModelIndex VariantsModel::index(int row, int column, const QModelIndex& parent) const
@@ -278,7 +279,7 @@ bool VariantsModel::setData(const QModelIndex& index, const QVariant& value, int
     if (!v || role != Qt::EditRole || index.column() != NameColumn || v->isOriginal()) return false;
     const QString name = value.toString().trimmed();
     if (name.isEmpty()) return false;
-    m_session->renameVariant(v->id, name);
+    m_variants->renameVariant(v->id, name);
     return true;
 }
 
@@ -293,7 +294,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case VariantIdRole:
         return v->id;
     case IsCurrentRole:
-        return v->id == m_session->currentVariantId();
+        return v->id == m_variants->currentVariantId();
     case HasFiguresRole:
         return v->figures.has_value();
     case SpeedupRole:
@@ -303,7 +304,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case MeasuringRole:
         return measuring;
     case Qt::FontRole:
-        if (v->id == m_session->currentVariantId() && index.column() == NameColumn) {
+        if (v->id == m_variants->currentVariantId() && index.column() == NameColumn) {
             QFont f;
             f.setBold(true);
             return f;

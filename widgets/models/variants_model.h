@@ -12,7 +12,8 @@
 #include <vector>
 
 namespace sassx {
-class Session;
+class VariantTree;
+class MeasureQueue;
 struct VariantRecord;
 
 class VariantsModel : public QAbstractItemModel
@@ -39,7 +40,7 @@ public:
         MeasuringRole,                    // bool: an evaluation is running for it
     };
 
-    explicit VariantsModel(Session* session, QObject* parent = nullptr);
+    explicit VariantsModel(VariantTree* variants, MeasureQueue* measure, QObject* parent = nullptr);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -71,7 +72,8 @@ private:
     bool moveTo(int id, int newParent);
     const VariantRecord* record(const QModelIndex& index) const;
 
-    Session* m_session;
+    VariantTree* m_variants;
+    MeasureQueue* m_measure;
     std::unordered_map<int, std::vector<int>> m_children; // parent id (-1 = root) → child ids, sorted
     std::unordered_map<int, int> m_parent;                // id → parent id in this model (-1 = root)
     std::unordered_map<int, bool> m_measuring;
