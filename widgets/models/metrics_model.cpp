@@ -77,8 +77,7 @@ void MetricsModel::setVariants(const std::vector<int>& ids)
 {
     m_variants.clear();
     for (int id : ids)
-        if (m_tree->variant(id) &&
-            std::find(m_variants.begin(), m_variants.end(), id) == m_variants.end())
+        if (m_tree->variant(id) && std::find(m_variants.begin(), m_variants.end(), id) == m_variants.end())
             m_variants.push_back(id);
     rebuild();
 }
@@ -86,14 +85,21 @@ void MetricsModel::setVariants(const std::vector<int>& ids)
 void MetricsModel::rebuild()
 {
     beginResetModel();
+    // The model keeps the records it shows (their figures), refreshed whenever one of them changes.
+    m_records.clear();
+    for (int id : m_variants)
+        if (const VariantRecord* v = m_tree->variant(id))
+            m_records.push_back(*v);
+        else
+            m_records.emplace_back();
     m_metrics.clear();
     m_metrics.push_back({QStringLiteral("speedup"), tr("Speedup"), QStringLiteral("×"), false});
     m_metrics.push_back({QStringLiteral("time"), tr("Time per launch"), QStringLiteral("µs"), false});
     // Known metrics in their documented order, then any others an evaluator returned.
     std::vector<MetricInfo> known = knownMetrics();
     std::vector<QString> present;
-    for (int id : m_variants)
-        if (const VariantRecord* v = m_tree->variant(id); v && v->figures)
+    for (const auto& v : m_records)
+        if (v && v->figures)
             for (const auto& m : v->figures->result.metrics)
                 present.push_back(QString::fromStdString(m.name));
     for (const MetricInfo& k : known)
@@ -119,7 +125,7 @@ int MetricsModel::columnCount(const QModelIndex& parent) const
 
 bool MetricsModel::value(int row, int column, double* out, QString* source) const
 {
-    const VariantRecord* v = m_tree->variant(m_variants[size_t(column)]);
+    const std::optional<VariantRecord>& v = m_records[size_t(column)];
     if (!v || !v->figures) return false;
     const auto& r = v->figures->result;
     const MetricInfo& m = m_metrics[size_t(row)];
@@ -184,7 +190,7 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
         return {};
     }
     if (section < 0 || section >= columnCount()) return {};
-    const VariantRecord* v = m_tree->variant(m_variants[size_t(section)]);
+    const std::optional<VariantRecord>& v = m_records[size_t(section)];
     if (!v) return {};
     const QString source =
         v->figures ? QString::fromStdString(v->figures->sourceLabel()) : tr("not measured");

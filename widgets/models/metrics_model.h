@@ -1,10 +1,14 @@
 #pragma once
 // Table of figures for the variants being compared: one row per figure (speedup, time, then the
 // Nsight-named metrics), one column per variant. Every cell carries its source (SourceRole) and the
-// column header names it, so an estimate can never pass for a measurement.
+// column header names it, so an estimate can never pass for a measurement. The model keeps copies of the
+// records it compares, taken from the variant tree whenever one of them changes.
+#include "core/session/variant_record.h"
+
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace sassx {
@@ -53,6 +57,7 @@ private:
 
     VariantTree* m_tree;
     std::vector<int> m_variants;
+    std::vector<std::optional<VariantRecord>> m_records; // of m_variants, as last rebuilt
     std::vector<MetricInfo> m_metrics;
 };
 

@@ -10,17 +10,20 @@
 namespace sassx {
 
 VariantsModel::VariantsModel(VariantTree* variants, MeasureQueue* measure, QObject* parent)
-    : QAbstractItemModel(parent), m_variants(variants), m_measure(measure)
+    : QAbstractItemModel(parent), m_variants(variants)
 {
     connect(variants, &VariantTree::variantsChanged, this, &VariantsModel::rebuild);
     connect(variants, &VariantTree::variantAdded, this, &VariantsModel::variantAdded);
     connect(variants, &VariantTree::variantReparented, this,
             [this](int id, int /*oldParent: the model knows where the row is*/) { variantReparented(id); });
-    // The row goes while the session still holds the record (views may ask for its data meanwhile);
+    // The row goes while the model still holds the record (views may ask for its data meanwhile);
     // variantRemoved only catches a removal that was not announced.
     connect(variants, &VariantTree::variantAboutToBeRemoved, this, &VariantsModel::variantAboutToBeRemoved);
     connect(variants, &VariantTree::variantRemoved, this, &VariantsModel::variantAboutToBeRemoved);
-    connect(variants, &VariantTree::variantChanged, this, &VariantsModel::variantChanged);
+    connect(variants, &VariantTree::variantChanged, this, [this](int id) {
+        if (const VariantRecord* v = m_variants->variant(id); v && m_records.count(id)) m_records[id] = *v;
+        variantChanged(id);
+    });
     connect(variants, &VariantTree::currentVariantChanged, this, &VariantsModel::currentVariantChanged);
     auto measuring = [this](int id, bool on) {
         m_measuring[id] = on;
@@ -38,9 +41,12 @@ void VariantsModel::rebuild()
     beginResetModel();
     m_children.clear();
     m_parent.clear();
+    m_records.clear();
     const std::vector<VariantRecord>& variants = m_variants->variants();
-    for (const VariantRecord& v : variants)
+    for (const VariantRecord& v : variants) {
+        m_records[v.id] = v;
         m_parent[v.id] = m_variants->variant(v.parent) ? v.parent : -1;
+    }
     // A cycle of parents (only a hand-made restoreVariant can make one) would leave its members
     // unreachable from the root: the member whose parent closes the loop hangs at the root instead.
     std::unordered_map<int, int> state; // 1: on the walk in progress, 2: known to reach the root
@@ -64,8 +70,10 @@ void VariantsModel::rebuild()
 
 int VariantsModel::treeParentOf(int id) const
 {
-    const VariantRecord* v = m_variants->variant(id);
-    return v && v->parent >= 0 && m_parent.count(v->parent) ? v->parent : -1;
+    auto v = m_records.find(id);
+    return v != m_records.end() && v->second.parent >= 0 && m_parent.count(v->second.parent)
+               ? v->second.parent
+               : -1;
 }
 
 int VariantsModel::rowOf(int id, int parent) const
@@ -108,13 +116,15 @@ bool VariantsModel::moveTo(int id, int newParent)
 
 void VariantsModel::variantAdded(int id)
 {
-    if (!m_variants->variant(id)) return;
+    const VariantRecord* added = m_variants->variant(id);
+    if (!added) return;
     // Out of step with the session (its list was replaced without variantsChanged, or an id came
     // twice): a reset is the only consistent answer. The size test is O(1) and catches both.
     if (m_parent.count(id) || m_parent.size() + 1 != m_variants->variants().size()) {
         rebuild();
         return;
     }
+    m_records[id] = *added;
     const int parent = treeParentOf(id);
     std::vector<int>& siblings = m_children[parent];
     const int row = int(std::lower_bound(siblings.begin(), siblings.end(), id) - siblings.begin());
@@ -126,8 +136,8 @@ void VariantsModel::variantAdded(int id)
     // under it, so the rows move there. The root holds the original and such orphans only.
     const std::vector<int> roots = m_children[-1];
     for (int orphan : roots) {
-        const VariantRecord* o = orphan == id ? nullptr : m_variants->variant(orphan);
-        if (o && o->parent == id && !moveTo(orphan, id)) {
+        auto o = orphan == id ? m_records.end() : m_records.find(orphan);
+        if (o != m_records.end() && o->second.parent == id && !moveTo(orphan, id)) {
             rebuild();
             return;
         }
@@ -137,10 +147,12 @@ void VariantsModel::variantAdded(int id)
 void VariantsModel::variantReparented(int id)
 {
     auto at = m_parent.find(id);
-    if (at == m_parent.end() || !m_variants->variant(id)) {
+    const VariantRecord* v = m_variants->variant(id);
+    if (at == m_parent.end() || !v) {
         rebuild();
         return;
     }
+    m_records[id] = *v;
     const int parent = treeParentOf(id);
     // Under one of its own descendants (a cycle): rebuild() breaks it deterministically.
     if (parent != at->second && !moveTo(id, parent)) rebuild();
@@ -166,6 +178,7 @@ void VariantsModel::variantAboutToBeRemoved(int id)
     m_children.erase(id);
     m_measuring.erase(id);
     endRemoveRows();
+    m_records.erase(id);
 }
 
 void VariantsModel::variantChanged(int id)
@@ -198,7 +211,9 @@ int VariantsModel::variantIdOf(const QModelIndex& index) const
 
 const VariantRecord* VariantsModel::record(const QModelIndex& index) const
 {
-    return index.isValid() ? m_variants->variant(int(index.internalId())) : nullptr;
+    if (!index.isValid()) return nullptr;
+    auto v = m_records.find(int(index.internalId()));
+    return v == m_records.end() ? nullptr : &v->second;
 }
 
 QModelIndex VariantsModel::index(int row, int column, const QModelIndex& parent) const
@@ -294,7 +309,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case VariantIdRole:
         return v->id;
     case IsCurrentRole:
-        return v->id == m_variants->currentVariantId();
+        return v->id == m_current;
     case HasFiguresRole:
         return v->figures.has_value();
     case SpeedupRole:
@@ -304,7 +319,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case MeasuringRole:
         return measuring;
     case Qt::FontRole:
-        if (v->id == m_variants->currentVariantId() && index.column() == NameColumn) {
+        if (v->id == m_current && index.column() == NameColumn) {
             QFont f;
             f.setBold(true);
             return f;
