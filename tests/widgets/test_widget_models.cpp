@@ -198,6 +198,50 @@ private Q_SLOTS:
             QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
     }
 
+    // The listing model owns the value it was handed: a tree that moves on (another variant current,
+    // then another input) changes nothing in a model that does not follow it, and a reopened model
+    // shows the tree's current variant again.
+    void listingModelOwnsItsData()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.store()->setAutosaveInterval(0);
+        QString error;
+        QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
+        VariantTree* tree = session.variantTree();
+        ListingModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        model.setListing(listingDataOf(*tree), listingStallsOf(*tree));
+        const int rows = model.rowCount();
+        QVERIFY(rows > 0);
+        const Edit move = someMove(*session.analysis());
+        const int row = model.rowOfPosition(int(move.to));
+        const QString before = model.index(row, ListingModel::InstructionColumn).data().toString();
+        QCOMPARE(model.originalOfRow(row), int(move.to));
+
+        tree->setCurrentVariant(tree->addVariant(0, QStringLiteral("moved"), {move}));
+        QCOMPARE(resets.size(), 1);
+        QCOMPARE(model.originalOfRow(row), int(move.to));
+        QCOMPARE(model.index(row, ListingModel::InstructionColumn).data().toString(), before);
+        QVERIFY(!model.index(row, ListingModel::AddressColumn).data(ListingModel::MovedRole).toBool());
+
+        // Another kernel replaces the tree's; the model still holds (and shares) the old analysis.
+        const QString other = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(other);
+        QVERIFY2(test::openAndWait(session, other, &error), qPrintable(error));
+        const auto& b = *session.analysis();
+        const int otherRows = int(b.listing.instructions.size() + b.cfg.blocks.size());
+        QVERIFY(otherRows != rows);
+        QCOMPARE(model.rowCount(), rows);
+        QCOMPARE(model.index(row, ListingModel::InstructionColumn).data().toString(), before);
+
+        followVariantTree(&model, tree);
+        QCOMPARE(model.rowCount(), otherRows);
+        QCOMPARE(model.listing().analysis, session.analysis());
+    }
+
     void variantsModel()
     {
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
