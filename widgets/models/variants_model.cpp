@@ -43,6 +43,7 @@ void VariantsModel::rebuild()
     m_parent.clear();
     m_records.clear();
     const std::vector<VariantRecord>& variants = m_variants->variants();
+    m_records.reserve(variants.size());
     for (const VariantRecord& v : variants) {
         m_records[v.id] = v;
         m_parent[v.id] = m_variants->variant(v.parent) ? v.parent : -1;
