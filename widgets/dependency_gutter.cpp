@@ -1,6 +1,6 @@
 #include "widgets/dependency_gutter.h"
 
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
 
@@ -34,14 +34,14 @@ QString instrLabel(const KernelAnalysis& a, const ListingModel& m, uint32_t orig
 
 } // namespace
 
-DependencyGutter::DependencyGutter(Session* session, ListingView* view, QWidget* parent)
-    : QWidget(parent), m_session(session), m_view(view)
+DependencyGutter::DependencyGutter(VariantTree* variants, ListingView* view, QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_view(view)
 {
     setMouseTracking(true);
     setMinimumWidth(110);
     auto repaint = [this] { update(); };
-    connect(session, &Session::selectionChanged, this, repaint);
-    connect(session, &Session::scheduleChanged, this, repaint);
+    connect(variants, &VariantTree::selectionChanged, this, repaint);
+    connect(variants, &VariantTree::scheduleChanged, this, repaint);
     connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this, repaint);
     connect(view->listingModel(), &QAbstractItemModel::modelReset, this, repaint);
     connect(view->listingModel(), &QAbstractItemModel::dataChanged, this, repaint);
@@ -58,7 +58,7 @@ int DependencyGutter::variantDistance(const Dependency& d) const
 
 QString DependencyGutter::describeEdge(int edgeIndex) const
 {
-    const auto a = m_session->analysis();
+    const auto a = m_variants->analysis();
     if (!a || edgeIndex < 0 || size_t(edgeIndex) >= a->deps.edges().size()) return {};
     const Dependency& d = a->deps.edges()[size_t(edgeIndex)];
     const ListingModel& m = *m_view->listingModel();
@@ -153,9 +153,9 @@ void DependencyGutter::setExpanded(bool expanded)
 
 std::vector<DependencyGutter::Item> DependencyGutter::collectItems(int selY) const
 {
-    const auto a = m_session->analysis();
+    const auto a = m_variants->analysis();
     const ListingModel* m = m_view->listingModel();
-    const int sel = m_session->selectedInstruction();
+    const int sel = m_variants->selectedInstruction();
     std::vector<Item> items;
     auto add = [&](uint32_t e, bool producer) {
         const Dependency& d = a->deps.edges()[e];
@@ -218,7 +218,7 @@ QRect DependencyGutter::placeLabel(QRect want)
 
 void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
 {
-    const auto a = m_session->analysis();
+    const auto a = m_variants->analysis();
     const Dependency& d = a->deps.edges()[size_t(it.edge)];
     const int right = width() - 4;
     QColor color = it.producer ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x2e, 0x8b, 0x3e);
@@ -265,7 +265,7 @@ void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
 void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<Item>& members, int selY,
                                   int x)
 {
-    const auto a = m_session->analysis();
+    const auto a = m_variants->analysis();
     const int right = width() - 4;
     int lo = selY, hi = selY, dmin = INT_MAX, dmax = INT_MIN, offScreen = 0;
     for (const Item& it : members) {
@@ -333,8 +333,8 @@ void DependencyGutter::paintEvent(QPaintEvent*)
     m_labels.clear();
     QPainter p(this);
     p.fillRect(rect(), palette().color(QPalette::Window));
-    const auto a = m_session->analysis();
-    const int sel = m_session->selectedInstruction();
+    const auto a = m_variants->analysis();
+    const int sel = m_variants->selectedInstruction();
     const ListingModel* m = m_view->listingModel();
     paintHeat(p);
     if (!a || sel < 0 || m->rowOfOriginal(sel) < 0) return;

@@ -17,14 +17,14 @@
 
 namespace sassx {
 class ListingView;
-class Session;
+class VariantTree;
 struct Dependency;
 
 class DependencyGutter : public QWidget
 {
     Q_OBJECT
 public:
-    DependencyGutter(Session* session, ListingView* view, QWidget* parent = nullptr);
+    DependencyGutter(VariantTree* variants, ListingView* view, QWidget* parent = nullptr);
 
     QSize sizeHint() const override { return {170, 100}; }
 
@@ -84,7 +84,7 @@ private:
     int rowCenterY(int row, bool* visible) const;
     int variantDistance(const Dependency& d) const;
 
-    Session* m_session;
+    VariantTree* m_variants;
     ListingView* m_view;
     std::vector<DrawnEdge> m_drawn;
     std::vector<DrawnBundle> m_bundles;

@@ -1,7 +1,7 @@
 #include "widgets/diff_view.h"
 
 #include "core/sass/control_text.h"
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 #include "widgets/listing_delegate.h"
 
 #include <QFontDatabase>
@@ -21,7 +21,7 @@ QString controlString(const Control& c)
 
 } // namespace
 
-DiffView::DiffView(Session* session, QWidget* parent) : QAbstractScrollArea(parent), m_session(session)
+DiffView::DiffView(VariantTree* variants, QWidget* parent) : QAbstractScrollArea(parent), m_variants(variants)
 {
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     // Each side needs its address, its control bits and some of the instruction; narrower, the
@@ -29,17 +29,17 @@ DiffView::DiffView(Session* session, QWidget* parent) : QAbstractScrollArea(pare
     const int controlWidth = fontMetrics().horizontalAdvance(QStringLiteral("S04 Y1 W2 R- 0----5 a-c")) + 8;
     setMinimumWidth(2 * (50 + controlWidth + fontMetrics().horizontalAdvance(QString(16, QLatin1Char('M')))) +
                     kGap + verticalScrollBar()->sizeHint().width());
-    connect(session, &Session::variantChanged, this, [this](int id) {
+    connect(variants, &VariantTree::variantChanged, this, [this](int id) {
         if (id == m_left || id == m_right) reload();
     });
-    connect(session, &Session::variantsChanged, this, &DiffView::reload);
-    connect(session, &Session::variantRemoved, this, [this](int id) {
+    connect(variants, &VariantTree::variantRemoved, this, [this](int id) {
         if (id == m_left || id == m_right) reload();
     });
-    // A newly opened kernel never shows the last one's variants: the original against its current one.
-    connect(session, &Session::analysisReady, this,
-            [this] { setVariants(0, std::max(0, m_session->currentVariantId())); });
-    connect(session, &Session::currentVariantChanged, this, &DiffView::followCurrent);
+    // A newly opened kernel (or a restored session: the whole tree replaced) never shows the last one's
+    // variants: the original against its current one.
+    connect(variants, &VariantTree::variantsChanged, this,
+            [this] { setVariants(0, std::max(0, m_variants->currentVariantId())); });
+    connect(variants, &VariantTree::currentVariantChanged, this, &DiffView::followCurrent);
     reload();
 }
 
@@ -57,10 +57,10 @@ void DiffView::setVariants(int left, int right)
 
 void DiffView::followCurrent(int id)
 {
-    if (id == m_right || !m_session->variant(id)) return;
+    if (id == m_right || !m_variants->variant(id)) return;
     // The left side stays what it was (the original, or a variant picked for comparison) unless it is
     // the variant now shown, or gone.
-    const int left = m_left == id || !m_session->variant(m_left) ? 0 : m_left;
+    const int left = m_left == id || !m_variants->variant(m_left) ? 0 : m_left;
     setVariants(left, id);
 }
 
@@ -74,7 +74,7 @@ void DiffView::mousePressEvent(QMouseEvent* event)
     const bool left = event->position().x() < (viewport()->width() - kGap) / 2;
     const Schedule& s = left ? m_a : m_b;
     if (row < 0 || row >= int(s.order.size())) return;
-    m_session->setSelectedInstruction(int(s.order[size_t(row)]));
+    m_variants->setSelectedInstruction(int(s.order[size_t(row)]));
 }
 
 int DiffView::rowHeight() const
@@ -90,8 +90,8 @@ int DiffView::firstVisibleRow() const
 QString DiffView::summary() const
 {
     if (!m_error.isEmpty()) return m_error;
-    const VariantRecord* a = m_session->variant(m_left);
-    const VariantRecord* b = m_session->variant(m_right);
+    const VariantRecord* a = m_variants->variant(m_left);
+    const VariantRecord* b = m_variants->variant(m_right);
     if (!a || !b) return {};
     QString s = tr("%1 → %2: ").arg(QString::fromStdString(a->name), QString::fromStdString(b->name));
     if (m_moved == 0 && m_shifted == 0 && m_controlChanged == 0) return s + tr("identical schedules");
@@ -107,16 +107,16 @@ void DiffView::reload()
     m_a = m_b = Schedule{};
     m_diff = ScheduleDiff{};
     m_changeRows.clear();
-    const auto analysis = m_session->analysis();
-    auto a = m_session->scheduleOf(m_left);
-    auto b = m_session->scheduleOf(m_right);
+    const auto analysis = m_variants->analysis();
+    auto a = m_variants->scheduleOf(m_left);
+    auto b = m_variants->scheduleOf(m_right);
     if (!analysis) {
         m_error = tr("No kernel is open");
     } else if (!a || !b) {
         m_error = QString::fromStdString(!a ? a.message() : b.message());
     } else {
-        const VariantRecord* va = m_session->variant(m_left);
-        const VariantRecord* vb = m_session->variant(m_right);
+        const VariantRecord* va = m_variants->variant(m_left);
+        const VariantRecord* vb = m_variants->variant(m_right);
         auto d = diffSchedules(DiffSide::fromSchedule(*analysis, *a, va ? va->name : std::string()),
                                DiffSide::fromSchedule(*analysis, *b, vb ? vb->name : std::string()),
                                analysis->listing.kernel);
@@ -135,8 +135,8 @@ void DiffView::reload()
     }
     // Stall samples of each side, when both have them: each row then shows its share, so the two
     // variants compare instruction by instruction.
-    m_stallsA = m_session->kernelStalls(m_left);
-    m_stallsB = m_session->kernelStalls(m_right);
+    m_stallsA = m_variants->kernelStalls(m_left);
+    m_stallsB = m_variants->kernelStalls(m_right);
     if (!m_stallsA || !m_stallsB) m_stallsA.reset(), m_stallsB.reset();
     if (m_currentChange >= int(m_changeRows.size())) m_currentChange = int(m_changeRows.size()) - 1;
     updateScrollBars();
@@ -198,7 +198,7 @@ void DiffView::paintEvent(QPaintEvent*)
 {
     QPainter p(viewport());
     p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
-    const auto analysis = m_session->analysis();
+    const auto analysis = m_variants->analysis();
     if (!analysis || m_a.order.empty()) {
         p.drawText(viewport()->rect(), Qt::AlignCenter,
                    m_error.isEmpty() ? tr("No variants to compare") : m_error);

@@ -17,13 +17,13 @@
 #include <optional>
 
 namespace sassx {
-class Session;
+class VariantTree;
 
 class DiffView : public QAbstractScrollArea
 {
     Q_OBJECT
 public:
-    explicit DiffView(Session* session, QWidget* parent = nullptr);
+    explicit DiffView(VariantTree* variants, QWidget* parent = nullptr);
 
     // Compares variant `left` with `right` and scrolls to the first change.
     void setVariants(int left, int right);
@@ -65,7 +65,7 @@ private:
     void updateScrollBars();
     int rowHeight() const;
 
-    Session* m_session;
+    VariantTree* m_variants;
     int m_left = 0, m_right = 0;
     Schedule m_a, m_b;
     ScheduleDiff m_diff;

@@ -1,7 +1,7 @@
 #include "widgets/edit_text.h"
 
 #include "core/analysis/kernel_analysis.h"
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 
 #include <QCoreApplication>
 
@@ -21,10 +21,10 @@ QString tr(const char* text)
 
 } // namespace
 
-QString describeEdit(const Session& session, const Edit& edit)
+QString describeEdit(const VariantTree& variants, const Edit& edit)
 {
-    const auto analysis = session.analysis();
-    const Schedule& s = session.schedule();
+    const auto analysis = variants.analysis();
+    const Schedule& s = variants.schedule();
     const uint32_t at = edit.kind == Edit::Kind::Move ? edit.from : edit.at;
     if (!analysis || at >= s.order.size() || (edit.kind == Edit::Kind::Move && edit.to >= s.order.size()))
         return QString::fromStdString(edit.describe());

@@ -7,10 +7,10 @@
 #include <QString>
 
 namespace sassx {
-class Session;
+class VariantTree;
 
 // "move LDG.E.128 at 0120 to 00f0", "yield of FFMA at 0340 = 0"; falls back to Edit::describe when no
 // kernel is open or a position is out of range.
-QString describeEdit(const Session& session, const Edit& edit);
+QString describeEdit(const VariantTree& variants, const Edit& edit);
 
 } // namespace sassx

@@ -54,7 +54,7 @@ void ExportActions::exportCubin()
         QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin"),
                                      fileStem() + QStringLiteral(".tuned.cubin"), tr("Cubins (*.cubin)"));
     if (path.isEmpty()) return;
-    auto bytes = kernel->write(m_session->schedule());
+    auto bytes = kernel->write(m_session->variantTree()->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
         return;
@@ -63,7 +63,7 @@ void ExportActions::exportCubin()
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
         return;
     }
-    const auto* current = m_session->currentVariant();
+    const auto* current = m_session->variantTree()->currentVariant();
     Q_EMIT done(tr("Wrote %1 (%2)")
                     .arg(path, current && !current->isOriginal()
                                    ? tr("variant %1").arg(QString::fromStdString(current->name))
@@ -82,9 +82,9 @@ void ExportActions::exportDiff(bool html)
         fileStem() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
         html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
     if (path.isEmpty()) return;
-    const auto* current = m_session->currentVariant();
-    auto diff =
-        diffFromOriginal(*kernel, m_session->schedule(), current ? current->name : std::string("current"));
+    const auto* current = m_session->variantTree()->currentVariant();
+    auto diff = diffFromOriginal(*kernel, m_session->variantTree()->schedule(),
+                                 current ? current->name : std::string("current"));
     if (!diff) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(diff.message()));
         return;
@@ -109,14 +109,14 @@ void ExportActions::writeBackTriton()
         return;
     }
     // Writing ptxas' own schedule back is a restore in disguise: ask before doing it.
-    if (m_session->schedule().isIdentity(kernel->analysis()) &&
+    if (m_session->variantTree()->schedule().isIdentity(kernel->analysis()) &&
         QMessageBox::question(m_parent, tr("Triton Write-Back"),
                               tr("The current variant is ptxas' original schedule: nothing would change "
                                  "in %1. Write it anyway?")
                                   .arg(QString::fromStdString(entry->cubin.string())),
                               QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
         return;
-    auto bytes = kernel->write(m_session->schedule());
+    auto bytes = kernel->write(m_session->variantTree()->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
         return;

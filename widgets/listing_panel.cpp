@@ -1,6 +1,6 @@
 #include "widgets/listing_panel.h"
 
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 #include "widgets/dependency_gutter.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
@@ -18,11 +18,12 @@
 
 namespace sassx {
 
-ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget* parent)
-    : QWidget(parent), m_session(session)
+ListingPanel::ListingPanel(VariantTree* variants, SearchRuns* searches, EditController* controller,
+                           QWidget* parent)
+    : QWidget(parent), m_variants(variants)
 {
-    m_view = new ListingView(session, controller, this);
-    m_gutter = new DependencyGutter(session, m_view, this);
+    m_view = new ListingView(variants, searches, controller, this);
+    m_gutter = new DependencyGutter(variants, m_view, this);
 
     m_findBar = new QWidget(this);
     auto* findLayout = new QHBoxLayout(m_findBar);
@@ -60,13 +61,15 @@ ListingPanel::ListingPanel(Session* session, EditController* controller, QWidget
     m_notices->setContentsMargins(6, 3, 6, 3);
     m_notices->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5a4500; }"));
     m_notices->hide();
-    auto showNotices = [this] {
-        const QStringList notices = m_session->notices();
+    // Every new input or kernel replaces the variant tree (with the kernel it edits).
+    connect(variants, &VariantTree::variantsChanged, this, [this] {
+        QStringList notices;
+        if (const auto kernel = m_variants->kernel())
+            for (const auto& n : kernel->notices())
+                notices << QString::fromStdString(n);
         m_notices->setText(notices.join(QLatin1Char('\n')));
         m_notices->setVisible(!notices.isEmpty());
-    };
-    connect(session, &Session::analysisReady, this, showNotices);
-    connect(session, &Session::inputLoaded, this, showNotices);
+    });
 
     // A splitter, so that the gutter can be widened when an instruction has many dependencies.
     m_body = new QSplitter(Qt::Horizontal, this);

@@ -11,13 +11,15 @@ namespace sassx {
 class DependencyGutter;
 class EditController;
 class ListingView;
-class Session;
+class VariantTree;
+class SearchRuns;
 
 class ListingPanel : public QWidget
 {
     Q_OBJECT
 public:
-    ListingPanel(Session* session, EditController* controller, QWidget* parent = nullptr);
+    ListingPanel(VariantTree* variants, SearchRuns* searches, EditController* controller,
+                 QWidget* parent = nullptr);
 
     ListingView* view() const { return m_view; }
     DependencyGutter* gutter() const { return m_gutter; }
@@ -32,7 +34,7 @@ public:
     QString findStatus() const;
 
 private:
-    Session* m_session;
+    VariantTree* m_variants;
     ListingView* m_view;
     DependencyGutter* m_gutter;
     QWidget* m_findBar;

@@ -2,10 +2,11 @@
 
 #include "widgets/edit_text.h"
 
-#include "core/session/session.h"
+#include "core/session/search_runs.h"
+#include "core/session/variant_tree.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/listing_delegate.h"
-#include "widgets/models/listing_model.h"
+#include "widgets/models/listing_feed.h"
 
 #include <QApplication>
 #include <QContextMenuEvent>
@@ -15,7 +16,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPainter>
-#include <QPointer>
 #include <QScrollBar>
 #include <QSettings>
 #include <QTimer>
@@ -26,11 +26,13 @@ namespace {
 constexpr auto kHeaderKey = "listing/headerState";
 }
 
-ListingView::ListingView(Session* session, EditController* controller, QWidget* parent)
-    : QTableView(parent), m_session(session), m_controller(controller),
-      m_model(new ListingModel(session, this)),
+ListingView::ListingView(VariantTree* variants, SearchRuns* searches, EditController* controller,
+                         QWidget* parent)
+    : QTableView(parent), m_variants(variants), m_searches(searches), m_controller(controller),
+      m_model(new ListingModel(this)),
       m_policyJobs(std::make_unique<JobTracker>(this, JobTracker::Policy::Supersede))
 {
+    followVariantTree(m_model, variants);
     setModel(m_model);
     setItemDelegate(new ListingDelegate(this));
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -102,11 +104,12 @@ ListingView::ListingView(Session* session, EditController* controller, QWidget* 
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (!m_syncing && current.isValid())
-                    m_session->setSelectedInstruction(m_model->originalOfRow(current.row()));
+                    m_variants->setSelectedInstruction(m_model->originalOfRow(current.row()));
             });
-    connect(m_session, &Session::selectionChanged, this, &ListingView::syncFromSession);
+    connect(m_variants, &VariantTree::selectionChanged, this, &ListingView::syncFromSession);
     // Another kernel (or input) opens at its top, with no jump history or banner from the last one.
-    connect(m_session, &Session::analysisReady, this, [this] {
+    // (variantsChanged: the whole tree was replaced, with its kernel.)
+    connect(m_variants, &VariantTree::variantsChanged, this, [this] {
         m_history.clear();
         Q_EMIT historyChanged();
         m_banner->hide();
@@ -208,7 +211,7 @@ void ListingView::restoreHeaderState()
 
 void ListingView::syncFromSession()
 {
-    const int row = m_model->rowOfOriginal(m_session->selectedInstruction());
+    const int row = m_model->rowOfOriginal(m_variants->selectedInstruction());
     m_syncing = true;
     if (row < 0) {
         clearSelection();
@@ -223,8 +226,8 @@ void ListingView::syncFromSession()
 void ListingView::selectRow(int row, bool pushHistory)
 {
     if (row < 0 || m_model->positionOfRow(row) < 0) return;
-    if (pushHistory && m_session->selectedInstruction() >= 0) {
-        m_history.push_back(m_session->selectedInstruction());
+    if (pushHistory && m_variants->selectedInstruction() >= 0) {
+        m_history.push_back(m_variants->selectedInstruction());
         Q_EMIT historyChanged();
     }
     setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
@@ -294,7 +297,7 @@ void ListingView::showRefusal(int row, const QString& reason, const QString& wha
 void ListingView::applyEdit(const Edit& edit, int row)
 {
     // Named before it applies: the positions refer to the schedule as it is now.
-    const QString what = describeEdit(*m_session, edit);
+    const QString what = describeEdit(*m_variants, edit);
     const EditOutcome outcome = m_controller->apply(edit);
     if (!outcome.accepted) {
         showRefusal(row, outcome.reason, what);
@@ -312,18 +315,18 @@ bool ListingView::moveCurrent(int delta)
     const int position = m_model->positionOfRow(row);
     if (position < 0) return false;
     const int target = position + delta;
-    if (target < 0 || size_t(target) >= m_session->schedule().order.size()) return false;
+    if (target < 0 || size_t(target) >= m_variants->schedule().order.size()) return false;
     const int targetRow = m_model->rowOfPosition(target);
     // Block boundary: applyEdits would refuse with a structural message; say it plainly instead.
-    if (m_session->analysis()->cfg.blockOf[size_t(position)] !=
-        m_session->analysis()->cfg.blockOf[size_t(target)]) {
+    if (m_variants->analysis()->cfg.blockOf[size_t(position)] !=
+        m_variants->analysis()->cfg.blockOf[size_t(target)]) {
         showRefusal(row, tr("Instructions never leave their basic block (block starts stay fixed so every "
                             "branch stays valid)."));
         return false;
     }
     const Edit edit = Edit::move(uint32_t(position), uint32_t(target));
     // Named before it applies: the positions refer to the schedule as it is now.
-    const QString what = describeEdit(*m_session, edit);
+    const QString what = describeEdit(*m_variants, edit);
     const EditOutcome outcome = m_controller->apply(edit);
     if (!outcome.accepted) {
         showRefusal(targetRow, outcome.reason, what);
@@ -391,11 +394,12 @@ void ListingView::finishDrag(int targetRow)
     cancelDrag();
     const int to = m_model->positionOfRow(targetRow);
     if (from < 0 || to < 0 || to == from) return;
-    if (m_session->analysis()->cfg.blockOf[size_t(from)] != m_session->analysis()->cfg.blockOf[size_t(to)]) {
+    if (m_variants->analysis()->cfg.blockOf[size_t(from)] !=
+        m_variants->analysis()->cfg.blockOf[size_t(to)]) {
         showRefusal(targetRow,
                     tr("Instructions never leave their basic block (block starts stay fixed so every "
                        "branch stays valid)."),
-                    describeEdit(*m_session, Edit::move(uint32_t(from), uint32_t(to))));
+                    describeEdit(*m_variants, Edit::move(uint32_t(from), uint32_t(to))));
         return;
     }
     applyEdit(Edit::move(uint32_t(from), uint32_t(to)), targetRow);
@@ -474,8 +478,8 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
     // The row is under the pointer: select it where it is. Centring it (selectRow) scrolled the listing
     // by several rows, and the menu then opened beside another instruction.
     setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
-    const uint32_t orig = m_session->schedule().order[size_t(position)];
-    const Control c = m_session->schedule().control[orig];
+    const uint32_t orig = m_variants->schedule().order[size_t(position)];
+    const Control c = m_variants->schedule().control[orig];
     QMenu menu(this);
     QMenu* stall = menu.addMenu(tr("Stall"));
     stall->setToolTipsVisible(true);
@@ -535,74 +539,6 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
     QAction* back = menu.addAction(tr("Back"), this, [this] { goBack(); });
     back->setEnabled(canGoBack());
     menu.exec(event->globalPos());
-}
-
-void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
-{
-    // The latest PPO run's policy, asked about this instruction in the schedule shown (docs/ppo.md). The
-    // policy is consulted when the submenu opens, so the context menu itself never waits for it.
-    const SearchRecord* run = m_session->latestPolicyRun();
-    if (!run || !m_session->kernelWorkspace()) return;
-    QMenu* sub = menu.addMenu(tr("Policy Suggestions"));
-    sub->setToolTipsVisible(true);
-    const std::string policy = run->outDir + "/policy.pt";
-    const search::SearchConfig config = run->config;
-    const QString label = QString::fromStdString(run->label());
-    connect(sub, &QMenu::aboutToShow, this, [=, this] {
-        if (sub->isEmpty()) askPolicy(sub, policy, config, label, position, row);
-    });
-}
-
-void ListingView::askPolicy(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
-                            const QString& runLabel, int position, int row)
-{
-    // Loading a policy and scoring every legal action of the schedule takes a while on a large kernel:
-    // it runs on the advisor's job thread (one thread, so the advisor is never used by two at once) and
-    // the submenu fills when it answers; a menu closed meanwhile simply drops the answer.
-    auto kernel = m_session->kernelWorkspace();
-    if (!kernel) return;
-    sub->addAction(tr("Asking the policy…"))->setEnabled(false);
-    QPointer<QMenu> target(sub);
-    auto advisor = m_policyAdvisor;
-    const Schedule schedule = m_session->schedule();
-    m_policyJobs->start(
-        [advisor, kernel, config, policy, schedule, position](const JobControl&) {
-            return advisor->suggestions(*kernel, config, policy, schedule, uint32_t(position));
-        },
-        [this, target, policy, config, runLabel, row](Result<std::vector<PolicySuggestion>> suggestions) {
-            if (!target) return;
-            target->clear();
-            fillPolicySuggestions(target, suggestions, policy, config, runLabel, row);
-            Q_EMIT policySuggestionsShown(target->actions().size());
-        });
-}
-
-void ListingView::fillPolicySuggestions(QMenu* sub, const Result<std::vector<PolicySuggestion>>& suggestions,
-                                        const std::string& policy, const search::SearchConfig& config,
-                                        const QString& runLabel, int row)
-{
-    if (!suggestions) {
-        QAction* a = sub->addAction(tr("Policy unavailable"));
-        a->setEnabled(false);
-        a->setToolTip(QString::fromStdString(suggestions.message()));
-        return;
-    }
-    if (suggestions->empty()) {
-        sub->addAction(tr("No legal edit in the %1 space")
-                           .arg(QString::fromStdString(search::spaceName(config.space))))
-            ->setEnabled(false);
-        return;
-    }
-    for (const PolicySuggestion& s : *suggestions) {
-        QAction* a = sub->addAction(
-            tr("%1 — %2%").arg(describeEdit(*m_session, s.edit)).arg(s.share * 100.0, 0, 'f', 0));
-        a->setToolTip(tr("The policy of %1 gives this edit %2% of this instruction's legal edits (%3)")
-                          .arg(runLabel)
-                          .arg(s.share * 100.0, 0, 'f', 1)
-                          .arg(QString::fromStdString(policy)));
-        const Edit e = s.edit;
-        connect(a, &QAction::triggered, this, [this, e, row] { applyEdit(e, row); });
-    }
 }
 
 } // namespace sassx

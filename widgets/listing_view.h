@@ -1,7 +1,8 @@
 #pragma once
-// The SASS listing of the current variant. Selecting an instruction selects it in the session (the
-// dependency gutter draws its edges); dragging a memory instruction moves it (legal drop rows light up
-// while dragging; an illegal drop is refused and the checker's reason appears next to the drop row);
+// The SASS listing of the variant tree's current variant (its model follows the tree: listing_feed.h;
+// the policy suggestions come from the kept search runs). Selecting an instruction selects it in the
+// tree (the dependency gutter draws its edges); dragging a memory instruction moves it (legal drop rows light
+// up while dragging; an illegal drop is refused and the checker's reason appears next to the drop row);
 // Alt+Up/Down moves any instruction; the context menu edits control bits. Branch targets can be
 // followed (Ctrl+J / double click) and returned from (Alt+Left) through a history.
 #include "core/session/job_tracker.h"
@@ -22,14 +23,16 @@ class QMenu;
 namespace sassx {
 class EditController;
 class ListingModel;
-class Session;
+class VariantTree;
+class SearchRuns;
 struct Edit;
 
 class ListingView : public QTableView
 {
     Q_OBJECT
 public:
-    ListingView(Session* session, EditController* controller, QWidget* parent = nullptr);
+    ListingView(VariantTree* variants, SearchRuns* searches, EditController* controller,
+                QWidget* parent = nullptr);
 
     ListingModel* listingModel() const { return m_model; }
 
@@ -92,7 +95,8 @@ private:
     void finishDrag(int targetRow);
     void cancelDrag();
 
-    Session* m_session;
+    VariantTree* m_variants;
+    SearchRuns* m_searches;
     EditController* m_controller;
     ListingModel* m_model;
     QLabel* m_banner;

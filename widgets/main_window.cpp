@@ -40,16 +40,8 @@ namespace sassx {
 
 namespace {
 
-constexpr int kMaxRecent = 10;
 // The size the layout defaults are chosen for (docs/user-guide.md's screenshots use it too).
 constexpr QSize kDefaultSize(1400, 850);
-const QStringList kArchs = {QStringLiteral("sm_80"), QStringLiteral("sm_86"),  QStringLiteral("sm_89"),
-                            QStringLiteral("sm_90"), QStringLiteral("sm_100"), QStringLiteral("sm_120")};
-
-bool isSessionFile(const QString& path)
-{
-    return path.endsWith(QLatin1String(".sassx.json")) || path.endsWith(QLatin1String(".sassx"));
-}
 
 } // namespace
 
@@ -57,23 +49,23 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     : QMainWindow(parent), m_session(session ? session : new Session(this)), m_undoStack(new QUndoStack(this))
 {
     setObjectName(QStringLiteral("sassxMainWindow"));
-    m_controller = new EditController(m_session, m_undoStack, this);
-    m_listing = new ListingPanel(m_session, m_controller, this);
+    m_controller = new EditController(m_session->variantTree(), m_undoStack, this);
+    m_listing = new ListingPanel(m_session->variantTree(), m_session->searchRuns(), m_controller, this);
     setCentralWidget(m_listing);
 
-    m_variants = new VariantsPanel(m_session, m_undoStack, this);
+    m_variants = new VariantsPanel(m_session->variantTree(), m_session->measureQueue(), m_undoStack, this);
     auto* variantsDock = new QDockWidget(tr("Variants"), this);
     variantsDock->setObjectName(QStringLiteral("variantsDock"));
     variantsDock->setWidget(m_variants);
     addDockWidget(Qt::RightDockWidgetArea, variantsDock);
 
-    m_metrics = new MetricsView(m_session, this);
+    m_metrics = new MetricsView(m_session->variantTree(), this);
     auto* metricsDock = new QDockWidget(tr("Metrics"), this);
     metricsDock->setObjectName(QStringLiteral("metricsDock"));
     metricsDock->setWidget(m_metrics);
     addDockWidget(Qt::RightDockWidgetArea, metricsDock);
 
-    m_stalls = new StallsPanel(m_session, this);
+    m_stalls = new StallsPanel(m_session->variantTree(), m_session->measureQueue(), this);
     auto* stallsDock = new QDockWidget(tr("Stalls"), this);
     stallsDock->setObjectName(QStringLiteral("stallsDock"));
     stallsDock->setWidget(m_stalls);
@@ -81,19 +73,19 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     // Beside Metrics as a tab: both describe the current variant's measurement.
     tabifyDockWidget(metricsDock, stallsDock);
     metricsDock->raise();
-    connect(m_session, &Session::stallsFinished, this, [this, stallsDock](int id) {
+    connect(m_session->measureQueue(), &MeasureQueue::stallsFinished, this, [this, stallsDock](int id) {
         stallsDock->show();
         stallsDock->raise();
-        const VariantRecord* v = m_session->variant(id);
+        const VariantRecord* v = m_session->variantTree()->variant(id);
         statusBar()->showMessage(tr("Stall samples of %1 arrived: the Samples column shows them")
                                      .arg(v ? QString::fromStdString(v->name) : QString()),
                                  10000);
     });
-    connect(m_session, &Session::stallsFailed, this, [this](int, const QString& why) {
+    connect(m_session->measureQueue(), &MeasureQueue::stallsFailed, this, [this](int, const QString& why) {
         statusBar()->showMessage(tr("Stall sampling failed: %1").arg(why), 15000);
     });
 
-    m_diff = new DiffView(m_session, this);
+    m_diff = new DiffView(m_session->variantTree(), this);
     auto* diffDock = new QDockWidget(tr("Diff"), this);
     diffDock->setObjectName(QStringLiteral("diffDock"));
     auto* diffBox = new QWidget(diffDock);
@@ -146,7 +138,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     });
     // The Search dock (hidden until asked for: Variant ▸ Search…). A point clicked in its plot becomes
     // the current variant, and the diff shows it against the original.
-    m_search = new SearchPanel(m_session, this);
+    m_search = new SearchPanel(m_session->variantTree(), m_session->searchRuns(), this);
     auto* searchDock = new QDockWidget(tr("Search"), this);
     searchDock->setObjectName(QStringLiteral("searchDock"));
     searchDock->setWidget(m_search);
@@ -159,8 +151,8 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         showDiff(0, id);
         diffDock->show();
     });
-    connect(m_session, &Session::searchRecorded, this, [this](int index, int) {
-        const auto& r = m_session->searches()[size_t(index)];
+    connect(m_session->searchRuns(), &SearchRuns::searchRecorded, this, [this](int index, int) {
+        const auto& r = m_session->searchRuns()->searches()[size_t(index)];
         statusBar()->showMessage(
             tr("Search finished: %1").arg(QString::fromStdString(r.report.value("summary", std::string()))),
             15000);
@@ -185,7 +177,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     });
     connect(m_session, &Session::analysisFailed, this,
             [this](const QString& m) { warnWithDetails(tr("Cannot analyse"), m); });
-    connect(m_session, &Session::sessionRestoreFailed, this,
+    connect(m_session->store(), &SessionStore::sessionRestoreFailed, this,
             [this](const QString& m) { QMessageBox::warning(this, tr("Session"), m); });
     connect(m_session, &Session::inputLoaded, this, [this] {
         if (!m_pendingRecent.isEmpty()) addRecent(m_pendingRecent);
@@ -203,31 +195,32 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
                 .arg(m_session->kernelName()),
             10000);
     });
-    connect(m_session, &Session::measureFailed, this, [this](int id, const QString& m) {
-        const VariantRecord* v = m_session->variant(id);
+    connect(m_session->measureQueue(), &MeasureQueue::measureFailed, this, [this](int id, const QString& m) {
+        const VariantRecord* v = m_session->variantTree()->variant(id);
         statusBar()->showMessage(
             tr("Measuring %1 failed: %2").arg(v ? QString::fromStdString(v->name) : QString(), m));
     });
-    connect(m_session, &Session::measureFinished, this, [this](int id) {
+    connect(m_session->measureQueue(), &MeasureQueue::measureFinished, this, [this](int id) {
         // "Measuring with …" must not outlive the measurement.
-        const VariantRecord* v = m_session->variant(id);
+        const VariantRecord* v = m_session->variantTree()->variant(id);
         statusBar()->showMessage(tr("Measured %1").arg(v ? QString::fromStdString(v->name) : QString()),
                                  5000);
         std::vector<int> ids = m_metrics->model()->variants();
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
         m_metrics->setVariants(ids);
     });
-    connect(m_session, &Session::currentVariantChanged, this, &MainWindow::updateTitle);
+    connect(m_session->variantTree(), &VariantTree::currentVariantChanged, this, &MainWindow::updateTitle);
     // Undo and redo end what the last message said ("Done: move …"): it no longer describes the listing.
     connect(m_undoStack, &QUndoStack::indexChanged, statusBar(), &QStatusBar::clearMessage);
-    connect(m_session, &Session::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_session->store(), &SessionStore::modifiedChanged, this, &MainWindow::updateTitle);
 
     // The session's workspace picks the evaluator ("auto": the GPU pool when a worker finds a usable
     // GPU, else the labelled estimate) and says which; the status bar repeats it once.
-    connect(
-        m_session, &Session::evaluatorChosen, this, [this](const QString& backend, const QString& reason) {
-            statusBar()->showMessage(tr("Measuring with the %1 backend (%2)").arg(backend, reason), 15000);
-        });
+    connect(m_session->measureQueue(), &MeasureQueue::evaluatorChosen, this,
+            [this](const QString& backend, const QString& reason) {
+                statusBar()->showMessage(tr("Measuring with the %1 backend (%2)").arg(backend, reason),
+                                         15000);
+            });
 
     createActions();
     resize(kDefaultSize);
@@ -301,19 +294,23 @@ void MainWindow::createActions()
     QMenu* variant = menuBar()->addMenu(tr("&Variant"));
     variant->addAction(tr("&Measure"), QKeySequence(Qt::CTRL | Qt::Key_M), m_variants,
                        &VariantsPanel::measureSelected);
-    QAction* cancelMeasure = variant->addAction(
-        tr("&Cancel Measuring"), QKeySequence(Qt::CTRL | Qt::Key_Period), m_session, &Session::cancelMeasure);
+    QAction* cancelMeasure =
+        variant->addAction(tr("&Cancel Measuring"), QKeySequence(Qt::CTRL | Qt::Key_Period),
+                           m_session->measureQueue(), &MeasureQueue::cancelMeasure);
     cancelMeasure->setEnabled(false);
-    auto syncCancel = [this, cancelMeasure] { cancelMeasure->setEnabled(m_session->isMeasuring()); };
-    connect(m_session, &Session::measureStarted, this, syncCancel);
-    connect(m_session, &Session::measureFinished, this, syncCancel);
-    connect(m_session, &Session::measureFailed, this, syncCancel);
+    auto syncCancel = [this, cancelMeasure] {
+        cancelMeasure->setEnabled(m_session->measureQueue()->isMeasuring());
+    };
+    connect(m_session->measureQueue(), &MeasureQueue::measureStarted, this, syncCancel);
+    connect(m_session->measureQueue(), &MeasureQueue::measureFinished, this, syncCancel);
+    connect(m_session->measureQueue(), &MeasureQueue::measureFailed, this, syncCancel);
     variant->addAction(tr("&Search…"), this, &MainWindow::showSearch)
         ->setToolTip(
             tr("Search the current kernel's schedules (annealing, greedy, random, list scheduling)"));
     variant
-        ->addAction(tr("Sample S&talls"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
-                    [this] { m_session->sampleStalls(m_session->currentVariantId()); })
+        ->addAction(
+            tr("Sample S&talls"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+            [this] { m_session->measureQueue()->sampleStalls(m_session->variantTree()->currentVariantId()); })
         ->setToolTip(
             tr("Where the current variant's warps wait, per instruction: one launch sampled on the GPU"));
     variant->addAction(tr("&Rename"), QKeySequence(Qt::Key_F2), m_variants, &VariantsPanel::renameSelected);
@@ -354,206 +351,6 @@ void MainWindow::resetLayout()
     statusBar()->showMessage(tr("Layout reset to the defaults"), 5000);
 }
 
-bool MainWindow::maybeSaveChanges()
-{
-    if (!m_session->isModified() || m_session->inputPath().isEmpty()) return true;
-    const bool never = m_session->sessionPath().isEmpty();
-    const QString what =
-        never
-            ? tr("The session of %1 has never been saved.").arg(QFileInfo(m_session->inputPath()).fileName())
-            : tr("%1 has unsaved changes.").arg(QFileInfo(m_session->sessionPath()).fileName());
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
-                    what + QLatin1Char(' ') + tr("Save it first?"),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setObjectName(QStringLiteral("unsavedChanges"));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
-    case QMessageBox::Save:
-        return saveSession(false);
-    case QMessageBox::Discard:
-        // The autosave of a never-saved session holds exactly what the user just discarded.
-        if (never) QFile::remove(Session::autosavePath());
-        return true;
-    default:
-        return false;
-    }
-}
-
-void MainWindow::offerAutosave()
-{
-    QString input;
-    if (!Session::autosaveAvailable(&input)) return;
-    const QDateTime when = QFileInfo(Session::autosavePath()).lastModified();
-    QMessageBox box(QMessageBox::Question, tr("Restore autosave"),
-                    tr("A session of %1 that was never saved was autosaved on %2. Restore it?")
-                        .arg(QFileInfo(input).fileName(), QLocale().toString(when, QLocale::ShortFormat)),
-                    QMessageBox::Yes | QMessageBox::No, this);
-    box.setObjectName(QStringLiteral("restoreAutosave"));
-    box.setDefaultButton(QMessageBox::Yes);
-    if (box.exec() != QMessageBox::Yes) {
-        QFile::remove(Session::autosavePath()); // declined: not offered again
-        return;
-    }
-    QString error;
-    if (!m_session->restoreAutosave(&error)) QMessageBox::warning(this, tr("Cannot restore"), error);
-}
-
-void MainWindow::openPath(const QString& path)
-{
-    if (!maybeSaveChanges()) return;
-    if (isSessionFile(path)) {
-        QString error;
-        if (!m_session->openSession(path, &error))
-            QMessageBox::warning(this, tr("Cannot open session"), error);
-        else
-            addRecent(path);
-        return;
-    }
-    const InputTarget target = classifyInput(path.toStdString());
-    const QString what = QString::fromStdString(target.path);
-    if (target.tritonEntry && what != path)
-        statusBar()->showMessage(tr("Opening the Triton cache entry %1").arg(what), 10000);
-    QString arch = QStringLiteral("sm_90");
-    if (target.needsArch) {
-        // Source needs an arch to compile for; the last choice is the default next time.
-        QSettings settings;
-        const QString last = settings.value(QStringLiteral("open/arch"), arch).toString();
-        bool ok = false;
-        arch = QInputDialog::getItem(this, tr("Compile for"),
-                                     tr("Architecture for %1:").arg(QFileInfo(path).fileName()), kArchs,
-                                     std::max<int>(0, int(kArchs.indexOf(last))), true, &ok);
-        if (!ok) return;
-        settings.setValue(QStringLiteral("open/arch"), arch);
-    }
-    m_pendingKernel.clear();
-    m_pendingRecent = what;
-    m_session->openInput(what, arch);
-}
-
-void MainWindow::openDialog()
-{
-    // Not the platform dialog: this one can also take a Triton cache entry, either the directory it
-    // shows (a button below) or the entry's .json/.cubin, which open the whole entry (openPath).
-    QFileDialog dialog(this, tr("Open Kernel"), QSettings().value(QStringLiteral("open/dir")).toString());
-    dialog.setObjectName(QStringLiteral("openDialog"));
-    dialog.setOption(QFileDialog::DontUseNativeDialog);
-    dialog.setFileMode(QFileDialog::ExistingFile);
-    dialog.setNameFilters({tr("Kernels (*.cubin *.fatbin *.cu *.ptx *.so *.o *.sassx.json)"),
-                           tr("Triton cache entries (*.json *.cubin)"), tr("Session files (*.sassx.json)"),
-                           tr("All files (*)")});
-    // A directory typed or double-clicked is entered, as usual; the button opens the one shown.
-    auto* openDir = new QPushButton(tr("Open This Directory as a Triton Entry"), &dialog);
-    openDir->setObjectName(QStringLiteral("openTritonDirectory"));
-    if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout()))
-        grid->addWidget(openDir, grid->rowCount(), 0, 1, grid->columnCount());
-    QString picked;
-    connect(openDir, &QPushButton::clicked, &dialog, [&] {
-        picked = dialog.directory().absolutePath();
-        dialog.reject();
-    });
-    if (dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty())
-        picked = dialog.selectedFiles().front();
-    if (picked.isEmpty()) return;
-    QSettings().setValue(QStringLiteral("open/dir"), QFileInfo(picked).absolutePath());
-    openPath(picked);
-}
-
-QString MainWindow::kernelPickerLabel(const KernelEntry& e)
-{
-    // "shared_kernel(float const*, float*, int) — sm_90, 80 instructions"; the symbol after it when
-    // demangling changed it, so that a name in a launch spec or a log can still be matched.
-    QString label = tr("%1 — %2, %3 instructions")
-                        .arg(QString::fromStdString(e.demangled), QString::fromStdString(e.arch))
-                        .arg(e.instructions);
-    if (e.demangled != e.name) label += QStringLiteral("  [%1]").arg(QString::fromStdString(e.name));
-    return label;
-}
-
-void MainWindow::pickKernel()
-{
-    const std::vector<KernelEntry> entries = m_session->kernelEntries();
-    if (entries.empty()) return;
-    QStringList labels;
-    for (const KernelEntry& e : entries) {
-        QString label = kernelPickerLabel(e);
-        // Two cubins of one arch holding one symbol: the cubin tells them apart.
-        if (labels.contains(label)) label += tr(" (cubin %1)").arg(e.cubin);
-        labels << label;
-    }
-    QInputDialog dialog(this);
-    dialog.setObjectName(QStringLiteral("kernelPicker"));
-    dialog.setWindowTitle(tr("Kernel"));
-    dialog.setLabelText(tr("%1 holds %n kernel(s). Open:", nullptr, int(entries.size()))
-                            .arg(QFileInfo(m_session->inputPath()).fileName()));
-    dialog.setComboBoxItems(labels);
-    dialog.setComboBoxEditable(false);
-    // The newest architecture first: the copy a current GPU runs.
-    dialog.setTextValue(labels[std::max(0, m_session->defaultKernelEntry())]);
-    if (dialog.exec() != QDialog::Accepted) return;
-    const qsizetype chosen = labels.indexOf(dialog.textValue());
-    if (chosen < 0) return;
-    const QString key = QString::fromStdString(entries[size_t(chosen)].key);
-    // Another kernel starts another session: the current one's changes are saved or discarded first.
-    if (key != m_session->kernelName() && !maybeSaveChanges()) return;
-    m_session->selectKernel(key);
-}
-
-void MainWindow::openSessionDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), QString(),
-                                                      tr("sassx sessions (*.sassx.json)"));
-    if (!path.isEmpty()) openPath(path);
-}
-
-void MainWindow::warnWithDetails(const QString& title, const QString& message)
-{
-    // The first line says what went wrong; a decoder's own lines, when there are any, stay behind
-    // "Show Details…".
-    const qsizetype nl = message.indexOf(QLatin1Char('\n'));
-    QMessageBox box(QMessageBox::Warning, title, nl < 0 ? message : message.left(nl), QMessageBox::Ok, this);
-    if (nl >= 0) box.setDetailedText(message.mid(nl + 1));
-    box.exec();
-}
-
-bool MainWindow::saveSession(bool askPath)
-{
-    QString path = m_session->sessionPath();
-    if (askPath || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save Session"),
-                                            QFileInfo(m_session->inputPath()).completeBaseName() +
-                                                QStringLiteral(".sassx.json"),
-                                            tr("sassx sessions (*.sassx.json)"));
-        if (path.isEmpty()) return false;
-        if (!isSessionFile(path)) path += QStringLiteral(".sassx.json");
-    }
-    QString error;
-    if (!m_session->save(path, &error)) {
-        QMessageBox::warning(this, tr("Cannot save"), error);
-        return false;
-    }
-    addRecent(path);
-    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-    return true;
-}
-
-void MainWindow::setLaunchSpecDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Launch Spec"),
-                                                      QFileInfo(m_session->inputPath()).absolutePath(),
-                                                      tr("Launch specs (*.launch.json);;JSON (*.json)"));
-    if (!path.isEmpty()) m_session->setLaunchSpecPath(path);
-}
-
-void MainWindow::importStallsDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import Stall Samples"), QString(),
-                                                      tr("Stall samples (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!m_session->importStalls(m_session->currentVariantId(), path, &error))
-        QMessageBox::warning(this, tr("Import Stall Samples"), error);
-}
-
 void MainWindow::goToAddressDialog()
 {
     bool ok = false;
@@ -567,52 +364,18 @@ void MainWindow::goToAddressDialog()
         statusBar()->showMessage(tr("No instruction at %1").arg(text), 5000);
 }
 
-QStringList MainWindow::recentFiles()
-{
-    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
-}
-
-void MainWindow::addRecent(const QString& path)
-{
-    QStringList files = recentFiles();
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    files.removeAll(abs);
-    files.prepend(abs);
-    while (files.size() > kMaxRecent)
-        files.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), files);
-    rebuildRecentMenu();
-}
-
-void MainWindow::removeRecent(const QString& path)
-{
-    QStringList files = recentFiles();
-    if (files.removeAll(QFileInfo(path).absoluteFilePath()) == 0) return;
-    QSettings().setValue(QStringLiteral("recentFiles"), files);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    if (!m_recentMenu) return;
-    m_recentMenu->clear();
-    for (const QString& f : recentFiles())
-        m_recentMenu->addAction(f, this, [this, f] { openPath(f); });
-    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
-}
-
 void MainWindow::updateTitle()
 {
     QString title = QStringLiteral("sassx");
     if (!m_session->inputPath().isEmpty()) {
         title = QFileInfo(m_session->inputPath()).fileName();
         if (!m_session->kernelName().isEmpty()) title += QStringLiteral(" — ") + m_session->kernelName();
-        if (const VariantRecord* v = m_session->currentVariant())
+        if (const VariantRecord* v = m_session->variantTree()->currentVariant())
             title += QStringLiteral(" [%1]").arg(QString::fromStdString(v->name));
         title += QStringLiteral("[*] — sassx");
     }
     setWindowTitle(title);
-    setWindowModified(m_session->isModified());
+    setWindowModified(m_session->store()->isModified());
 }
 
 void MainWindow::showSearch()

@@ -14,8 +14,8 @@
 
 namespace sassx {
 
-MetricsView::MetricsView(Session* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_model(new MetricsModel(session, this))
+MetricsView::MetricsView(VariantTree* variants, QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_model(new MetricsModel(variants, this))
 {
     m_note = new QLabel(this);
     m_note->setObjectName(QStringLiteral("metricsNote"));

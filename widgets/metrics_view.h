@@ -12,13 +12,13 @@ class QTableView;
 
 namespace sassx {
 class MetricsModel;
-class Session;
+class VariantTree;
 
 class MetricsView : public QWidget
 {
     Q_OBJECT
 public:
-    explicit MetricsView(Session* session, QWidget* parent = nullptr);
+    explicit MetricsView(VariantTree* variants, QWidget* parent = nullptr);
 
     void setVariants(const std::vector<int>& ids);
     MetricsModel* model() const { return m_model; }
@@ -35,7 +35,7 @@ private:
     QString noteText() const;
     void fitLabel(); // the y label that fits the chart's height (plot_labels.h)
 
-    Session* m_session;
+    VariantTree* m_variants;
     MetricsModel* m_model;
     QCustomPlot* m_plot;
     QTableView* m_table;

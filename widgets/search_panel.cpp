@@ -3,7 +3,8 @@
 #include "core/search/agent_loader.h"
 
 #include "core/eval/gpu_evaluator.h"
-#include "core/session/session.h"
+#include "core/session/search_runs.h"
+#include "core/session/variant_tree.h"
 #include "widgets/search_plot.h"
 
 #include <QComboBox>
@@ -52,11 +53,11 @@ QLabel* caption(const QString& text, QWidget* parent)
 
 } // namespace
 
-SearchPanel::SearchPanel(Session* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_plot(new SearchPlot(this))
+SearchPanel::SearchPanel(VariantTree* variants, SearchRuns* searches, QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_searches(searches), m_plot(new SearchPlot(this))
 {
     buildControls();
-    SearchJob* job = m_session->search();
+    SearchJob* job = m_searches->search();
     connect(job, &SearchJob::started, this, [this](const QString&, const QString&) { updateLiveStatus(); });
     connect(job, &SearchJob::evaluation, this, &SearchPanel::onEvaluation);
     connect(job, &SearchJob::failed, this,
@@ -66,22 +67,21 @@ SearchPanel::SearchPanel(Session* session, QWidget* parent)
         updateButtons();
         if (m_shown < 0) updateLiveStatus();
     });
-    connect(m_session, &Session::searchRecorded, this, [this](int index, int variantId) {
+    connect(m_searches, &SearchRuns::searchRecorded, this, [this](int index, int variantId) {
         rebuildRuns();
         showRecord(index);
-        const VariantRecord* v = m_session->variant(variantId);
+        const VariantRecord* v = m_variants->variant(variantId);
         if (v) setMessage(tr("The best joined the variants as \"%1\".").arg(QString::fromStdString(v->name)));
     });
-    connect(m_session, &Session::searchRecordsChanged, this, [this] {
+    connect(m_searches, &SearchRuns::searchRecordsChanged, this, [this] {
         rebuildRuns();
-        const int n = int(m_session->searches().size());
-        showRecord(m_session->search()->isRunning() || n == 0 ? -1 : n - 1);
+        const int n = int(m_searches->searches().size());
+        showRecord(m_searches->search()->isRunning() || n == 0 ? -1 : n - 1);
     });
-    connect(m_session, &Session::searchFailed, this, [this](const QString& m) { setMessage(m, true); });
-    connect(m_session, &Session::analysisReady, this, &SearchPanel::updateButtons);
-    connect(m_session, &Session::inputLoaded, this, &SearchPanel::updateButtons);
-    // A new launch spec marks the session modified: the reason on Start may change with it.
-    connect(m_session, &Session::modifiedChanged, this, &SearchPanel::updateButtons);
+    connect(m_searches, &SearchRuns::searchFailed, this, [this](const QString& m) { setMessage(m, true); });
+    // Whether a search can start: another kernel (the tree is replaced with it), another launch spec.
+    connect(m_variants, &VariantTree::variantsChanged, this, &SearchPanel::updateButtons);
+    connect(m_searches, &SearchRuns::launchSpecChanged, this, &SearchPanel::updateButtons);
     connect(m_plot, &SearchPlot::evaluationClicked, this, &SearchPanel::openEvaluation);
     rebuildRuns();
     updateButtons();
@@ -267,7 +267,7 @@ Result<SearchConfig> SearchPanel::config() const
 
 Result<EvaluatorOptions> SearchPanel::evaluatorOptions() const
 {
-    EvaluatorOptions o = m_session->workspaceOptions().evaluator;
+    EvaluatorOptions o = m_searches->evaluatorOptions();
     o.backend = m_backend->currentData().toString().toStdString();
     o.gpus.clear();
     if (o.backend == "gpu" && !m_gpus->text().trimmed().isEmpty()) {
@@ -307,7 +307,7 @@ void SearchPanel::startSearch()
     if (!c) return setMessage(QString::fromStdString(c.message()), true);
     auto o = evaluatorOptions();
     if (!o) return setMessage(QString::fromStdString(o.message()), true);
-    const QString why = m_session->startSearch(*c, *o);
+    const QString why = m_searches->startSearch(*c, *o);
     if (!why.isEmpty()) return setMessage(why, true);
     m_liveBest = {};
     m_liveStatus = {};
@@ -318,14 +318,14 @@ void SearchPanel::startSearch()
     m_shown = -1;
     m_plot->clear();
     setMessage(tr("Searching: %1; outputs in %2")
-                   .arg(QString::fromStdString(c->describe()), m_session->search()->outDir()));
+                   .arg(QString::fromStdString(c->describe()), m_searches->search()->outDir()));
     updateButtons();
     updateLiveStatus();
 }
 
 void SearchPanel::togglePause()
 {
-    SearchJob* job = m_session->search();
+    SearchJob* job = m_searches->search();
     if (job->isPaused())
         job->resume();
     else
@@ -334,7 +334,7 @@ void SearchPanel::togglePause()
 
 void SearchPanel::stopSearch()
 {
-    m_session->search()->stop();
+    m_searches->search()->stop();
     setMessage(tr("Stopping after the evaluation in flight; the run still writes its outputs."));
     updateButtons();
 }
@@ -344,7 +344,7 @@ void SearchPanel::rebuildRuns()
     const QSignalBlocker block(m_runs);
     m_runs->clear();
     m_runs->addItem(tr("live run"), -1);
-    const auto& records = m_session->searches();
+    const auto& records = m_searches->searches();
     for (size_t i = 0; i < records.size(); ++i) {
         const SearchRecord& r = records[i];
         const QString best = r.improved() ? times(r.bestSpeedup()) : tr("no gain");
@@ -361,7 +361,7 @@ void SearchPanel::rebuildRuns()
 
 void SearchPanel::showRecord(int index)
 {
-    const auto& records = m_session->searches();
+    const auto& records = m_searches->searches();
     if (index >= int(records.size())) index = -1;
     m_shown = index;
     {
@@ -369,8 +369,8 @@ void SearchPanel::showRecord(int index)
         m_runs->setCurrentIndex(std::max(0, m_runs->findData(index)));
     }
     if (index < 0) {
-        const SearchJob* job = m_session->search();
-        const bool own = job->kernel() && job->kernel() == m_session->kernelWorkspace();
+        const SearchJob* job = m_searches->search();
+        const bool own = job->kernel() && job->kernel() == m_variants->kernel();
         m_plot->setHistory(own ? job->history() : std::vector<search::SearchEvaluation>{});
         m_liveBest = {};
         m_liveStatus = own ? job->status() : search::SearchStatus{};
@@ -405,12 +405,12 @@ QString SearchPanel::backendLabel(const QString& backend, const QString& reason)
 
 void SearchPanel::updateLiveStatus()
 {
-    const SearchJob* job = m_session->search();
+    const SearchJob* job = m_searches->search();
     if (!job->isRunning() && m_liveStatus.evaluations == 0) {
         m_status->setText(tr("No search yet. %1")
-                              .arg(m_session->searchUnavailableReason().isEmpty()
+                              .arg(m_searches->searchUnavailableReason().isEmpty()
                                        ? tr("Choose a space and a budget, then Start.")
-                                       : m_session->searchUnavailableReason()));
+                                       : m_searches->searchUnavailableReason()));
         return;
     }
     const search::SearchStatus& s = m_liveStatus;
@@ -438,7 +438,7 @@ void SearchPanel::updateLiveStatus()
 
 void SearchPanel::updateRecordStatus()
 {
-    const SearchRecord& r = m_session->searches()[size_t(m_shown)];
+    const SearchRecord& r = m_searches->searches()[size_t(m_shown)];
     const nlohmann::json& j = r.report;
     const QLocale locale;
     QStringList parts;
@@ -466,9 +466,9 @@ void SearchPanel::updateRecordStatus()
 
 void SearchPanel::updateButtons()
 {
-    const SearchJob* job = m_session->search();
+    const SearchJob* job = m_searches->search();
     const bool running = job->isRunning();
-    const QString why = running ? QString() : m_session->searchUnavailableReason();
+    const QString why = running ? QString() : m_searches->searchUnavailableReason();
     m_start->setEnabled(!running);
     m_start->setToolTip(why.isEmpty() ? tr("Search the current kernel with these settings") : why);
     m_pause->setEnabled(running && !job->isStopping());
@@ -479,7 +479,7 @@ void SearchPanel::updateButtons()
 
 void SearchPanel::chooseRunToContinue()
 {
-    const QString start = QFileInfo(m_session->searchOutDir(search::SearchConfig{})).absolutePath();
+    const QString start = QFileInfo(m_searches->searchOutDir(search::SearchConfig{})).absolutePath();
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Continue a Search Run"), start,
                                                           QFileDialog::ShowDirsOnly);
     if (!dir.isEmpty()) continueRun(dir);
@@ -489,21 +489,21 @@ void SearchPanel::continueRun(const QString& dir)
 {
     auto o = evaluatorOptions();
     if (!o) return setMessage(QString::fromStdString(o.message()), true);
-    const QString why = m_session->resumeSearch(dir, *o);
+    const QString why = m_searches->resumeSearch(dir, *o);
     if (!why.isEmpty()) return setMessage(why, true);
     m_liveBest = {};
-    m_liveStatus = m_session->search()->status();
+    m_liveStatus = m_searches->search()->status();
     {
         const QSignalBlocker block(m_runs);
         m_runs->setCurrentIndex(0);
     }
     m_shown = -1;
     m_plot->clear();
-    for (const auto& row : m_session->search()->history()) {
+    for (const auto& row : m_searches->search()->history()) {
         if (row.best && row.figures.ok) m_liveBest = row.figures;
         m_plot->append(row);
     }
-    setMessage(tr("Continuing %1 from evaluation %2").arg(dir).arg(m_session->search()->history().size()));
+    setMessage(tr("Continuing %1 from evaluation %2").arg(dir).arg(m_searches->search()->history().size()));
     updateButtons();
     updateLiveStatus();
 }
@@ -511,9 +511,9 @@ void SearchPanel::continueRun(const QString& dir)
 void SearchPanel::openEvaluation(int step)
 {
     QString error;
-    const int id = m_session->openSearchEvaluation(m_shown, step, &error);
+    const int id = m_searches->openSearchEvaluation(m_shown, step, &error);
     if (id < 0) return setMessage(tr("Cannot open evaluation %1: %2").arg(step).arg(error), true);
-    const VariantRecord* v = m_session->variant(id);
+    const VariantRecord* v = m_variants->variant(id);
     setMessage(tr("Evaluation %1 is variant \"%2\".")
                    .arg(step)
                    .arg(v ? QString::fromStdString(v->name) : QString()));

@@ -1,9 +1,9 @@
 #pragma once
 // The Search dock: choose an algorithm, a space, a budget, a backend and a seed; start, pause, resume
-// and stop a search of the current kernel (Session::startSearch); watch it in a SearchPlot with a
+// and stop a search of the current kernel (SearchRuns::startSearch); watch it in a SearchPlot with a
 // status line (evaluations, evaluations/s, best speed-up with its interval, legal moves, backend);
 // reopen the plots of the session's finished runs. Clicking a point makes that evaluation a variant
-// (Session::openSearchEvaluation) so the listing and the diff show it.
+// (SearchRuns::openSearchEvaluation) so the listing and the diff show it.
 #include "core/common/result.h"
 #include "core/search/search_engine.h"
 #include "core/session/evaluator_options.h"
@@ -18,13 +18,14 @@ class QSpinBox;
 
 namespace sassx {
 class SearchPlot;
-class Session;
+class VariantTree;
+class SearchRuns;
 
 class SearchPanel : public QWidget
 {
     Q_OBJECT
 public:
-    explicit SearchPanel(Session* session, QWidget* parent = nullptr);
+    explicit SearchPanel(VariantTree* variants, SearchRuns* searches, QWidget* parent = nullptr);
 
     SearchPlot* plot() const { return m_plot; }
     QComboBox* algorithmBox() const { return m_algorithm; }
@@ -72,7 +73,8 @@ private:
     void setMessage(const QString& text, bool error = false);
     QString backendLabel(const QString& backend, const QString& reason) const;
 
-    Session* m_session;
+    VariantTree* m_variants;
+    SearchRuns* m_searches;
     SearchPlot* m_plot;
     QComboBox* m_algorithm = nullptr;
     QComboBox* m_space = nullptr;

@@ -1,6 +1,7 @@
 #include "widgets/stalls_panel.h"
 
-#include "core/session/session.h"
+#include "core/session/measure_queue.h"
+#include "core/session/variant_tree.h"
 #include "widgets/models/stalls_model.h"
 
 #include <QHeaderView>
@@ -14,8 +15,8 @@
 
 namespace sassx {
 
-StallsPanel::StallsPanel(Session* session, QWidget* parent)
-    : QWidget(parent), m_session(session), m_model(new StallsModel(this))
+StallsPanel::StallsPanel(VariantTree* variants, MeasureQueue* measure, QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_measure(measure), m_model(new StallsModel(this))
 {
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("stallsStatus"));
@@ -26,7 +27,7 @@ StallsPanel::StallsPanel(Session* session, QWidget* parent)
         tr("Sample where the warps of the current variant wait: one launch on the GPU (CUPTI PC "
            "sampling); the samples stay with the variant"));
     connect(m_sample, &QPushButton::clicked, this,
-            [this] { m_session->sampleStalls(m_session->currentVariantId()); });
+            [this] { m_measure->sampleStalls(m_variants->currentVariantId()); });
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->verticalHeader()->hide();
@@ -37,12 +38,12 @@ StallsPanel::StallsPanel(Session* session, QWidget* parent)
     layout->addWidget(m_status);
     layout->addWidget(m_sample);
     layout->addWidget(m_table, 1);
-    connect(session, &Session::analysisReady, this, &StallsPanel::refresh);
-    connect(session, &Session::currentVariantChanged, this, &StallsPanel::refresh);
-    connect(session, &Session::variantChanged, this, &StallsPanel::refresh);
-    connect(session, &Session::stallsStarted, this,
+    connect(variants, &VariantTree::variantsChanged, this, &StallsPanel::refresh);
+    connect(variants, &VariantTree::currentVariantChanged, this, &StallsPanel::refresh);
+    connect(variants, &VariantTree::variantChanged, this, &StallsPanel::refresh);
+    connect(measure, &MeasureQueue::stallsStarted, this,
             [this] { m_status->setText(tr("Sampling one launch…")); });
-    connect(session, &Session::stallsFailed, this,
+    connect(measure, &MeasureQueue::stallsFailed, this,
             [this](int, const QString& why) { m_status->setText(tr("No samples: %1").arg(why)); });
     refresh();
 }
@@ -54,9 +55,9 @@ QString StallsPanel::statusText() const
 
 void StallsPanel::refresh()
 {
-    const int current = m_session->currentVariantId();
-    const auto variant = m_session->kernelStalls(current);
-    const auto original = current == 0 ? std::nullopt : m_session->kernelStalls(0);
+    const int current = m_variants->currentVariantId();
+    const auto variant = m_variants->kernelStalls(current);
+    const auto original = current == 0 ? std::nullopt : m_variants->kernelStalls(0);
     std::map<QString, StallsModel::Row> rows;
     auto add = [&](const std::optional<KernelStalls>& k, bool isVariant) {
         if (!k || !k->samples) return;
@@ -77,9 +78,9 @@ void StallsPanel::refresh()
     m_model->setRows(std::move(sorted));
     m_table->resizeColumnsToContents();
 
-    const VariantRecord* v = m_session->variant(current);
-    m_sample->setEnabled(v && m_session->measureUnavailableReason(current).isEmpty());
-    if (!m_session->analysis()) {
+    const VariantRecord* v = m_variants->variant(current);
+    m_sample->setEnabled(v && m_measure->measureUnavailableReason(current).isEmpty());
+    if (!m_variants->analysis()) {
         m_status->setText(tr("Open a kernel to see where its warps wait."));
     } else if (v && v->stalls && variant) {
         const auto& p = *v->stalls;
@@ -94,7 +95,7 @@ void StallsPanel::refresh()
             text += QLatin1Char('\n') + tr("The original has no samples to compare with.");
         m_status->setText(text);
     } else {
-        const QString why = m_session->measureUnavailableReason(current);
+        const QString why = m_measure->measureUnavailableReason(current);
         m_status->setText(
             why.isEmpty()
                 ? tr("No stall samples for this variant yet: Sample Stalls runs one launch on the GPU.")

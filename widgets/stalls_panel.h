@@ -10,14 +10,15 @@ class QPushButton;
 class QTableView;
 
 namespace sassx {
-class Session;
+class VariantTree;
+class MeasureQueue;
 class StallsModel;
 
 class StallsPanel : public QWidget
 {
     Q_OBJECT
 public:
-    explicit StallsPanel(Session* session, QWidget* parent = nullptr);
+    explicit StallsPanel(VariantTree* variants, MeasureQueue* measure, QWidget* parent = nullptr);
 
     StallsModel* model() const { return m_model; }
     QString statusText() const;
@@ -27,7 +28,8 @@ public Q_SLOTS:
     void refresh();
 
 private:
-    Session* m_session;
+    VariantTree* m_variants;
+    MeasureQueue* m_measure;
     StallsModel* m_model;
     QTableView* m_table;
     QLabel* m_status;

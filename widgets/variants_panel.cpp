@@ -1,6 +1,7 @@
 #include "widgets/variants_panel.h"
 
-#include "core/session/session.h"
+#include "core/session/measure_queue.h"
+#include "core/session/variant_tree.h"
 #include "widgets/commands/variant_edit_command.h"
 #include "widgets/models/variants_model.h"
 
@@ -14,8 +15,10 @@
 
 namespace sassx {
 
-VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* parent)
-    : QWidget(parent), m_session(session), m_undoStack(undoStack), m_model(new VariantsModel(session, this))
+VariantsPanel::VariantsPanel(VariantTree* variants, MeasureQueue* measure, QUndoStack* undoStack,
+                             QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_queue(measure), m_undoStack(undoStack),
+      m_model(new VariantsModel(variants, measure, this))
 {
     m_tree = new QTreeView(this);
     m_tree->setModel(m_model);
@@ -67,19 +70,19 @@ VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* p
             Q_EMIT diffRequested(ids[0], ids[1]);
         else if (ids.size() == 1)
             Q_EMIT diffRequested(
-                m_session->variant(ids[0])->parent < 0 ? 0 : m_session->variant(ids[0])->parent, ids[0]);
+                m_variants->variant(ids[0])->parent < 0 ? 0 : m_variants->variant(ids[0])->parent, ids[0]);
     });
     connect(m_rename, &QToolButton::clicked, this, &VariantsPanel::renameSelected);
     connect(m_delete, &QToolButton::clicked, this, &VariantsPanel::deleteSelected);
     connect(m_tree, &QTreeView::activated, this,
-            [this](const QModelIndex& index) { m_session->setCurrentVariant(m_model->variantIdOf(index)); });
+            [this](const QModelIndex& index) { m_variants->setCurrentVariant(m_model->variantIdOf(index)); });
     // A reset (a new kernel, a restored session) starts over: everything expanded, the current variant
     // selected. Added, moved and removed variants arrive as row changes, which keep the user's
     // selection and expansion; only a parent that gets its first child is expanded, so the new row is
     // seen (a collapsed parent that already had children stays collapsed).
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         m_tree->expandAll();
-        selectVariants({m_session->currentVariantId()});
+        selectVariants({m_variants->currentVariantId()});
     });
     auto expandFirstChildren = [this](const QModelIndex& parent, int first, int last) {
         if (parent.isValid() && m_model->rowCount(parent) == last - first + 1) m_tree->expand(parent);
@@ -91,10 +94,10 @@ VariantsPanel::VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* p
             });
     connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &VariantsPanel::updateActions);
-    connect(m_session, &Session::variantChanged, this, &VariantsPanel::updateActions);
-    connect(m_session, &Session::currentVariantChanged, this, [this](int id) { selectVariants({id}); });
-    connect(m_session, &Session::measureFinished, this, &VariantsPanel::updateActions);
-    connect(m_session, &Session::measureFailed, this, &VariantsPanel::updateActions);
+    connect(m_variants, &VariantTree::variantChanged, this, &VariantsPanel::updateActions);
+    connect(m_variants, &VariantTree::currentVariantChanged, this, [this](int id) { selectVariants({id}); });
+    connect(m_queue, &MeasureQueue::measureFinished, this, &VariantsPanel::updateActions);
+    connect(m_queue, &MeasureQueue::measureFailed, this, &VariantsPanel::updateActions);
     updateActions();
 }
 
@@ -152,8 +155,8 @@ void VariantsPanel::updateActions()
     const auto ids = selectedVariants();
     QString why = ids.empty() ? tr("Select a variant to measure") : QString();
     for (int id : ids)
-        if (why.isEmpty()) why = m_session->measureUnavailableReason(id);
-    m_measure->setEnabled(why.isEmpty() && !m_session->isMeasuring());
+        if (why.isEmpty()) why = m_queue->measureUnavailableReason(id);
+    m_measure->setEnabled(why.isEmpty() && !m_queue->isMeasuring());
     m_measure->setToolTip(why.isEmpty() ? tr("Run the evaluator on the selected variants in the background "
                                              "(GPU worker when available, otherwise the estimate backend)")
                                         : why);
@@ -167,14 +170,14 @@ void VariantsPanel::updateActions()
 void VariantsPanel::measureSelected()
 {
     for (int id : selectedVariants())
-        m_session->measure(id);
+        m_queue->measure(id);
     updateActions();
 }
 
 void VariantsPanel::deleteSelected()
 {
     const auto ids = selectedVariants();
-    if (ids.size() == 1 && ids[0] != 0) m_undoStack->push(new DeleteVariantCommand(m_session, ids[0]));
+    if (ids.size() == 1 && ids[0] != 0) m_undoStack->push(new DeleteVariantCommand(m_variants, ids[0]));
 }
 
 void VariantsPanel::renameSelected()

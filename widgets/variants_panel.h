@@ -11,14 +11,16 @@ class QToolButton;
 class QUndoStack;
 
 namespace sassx {
-class Session;
+class VariantTree;
+class MeasureQueue;
 class VariantsModel;
 
 class VariantsPanel : public QWidget
 {
     Q_OBJECT
 public:
-    VariantsPanel(Session* session, QUndoStack* undoStack, QWidget* parent = nullptr);
+    VariantsPanel(VariantTree* variants, MeasureQueue* measure, QUndoStack* undoStack,
+                  QWidget* parent = nullptr);
 
     QTreeView* tree() const { return m_tree; }
     VariantsModel* model() const { return m_model; }
@@ -38,7 +40,8 @@ Q_SIGNALS:
 private:
     void updateActions();
 
-    Session* m_session;
+    VariantTree* m_variants;
+    MeasureQueue* m_queue;
     QUndoStack* m_undoStack;
     VariantsModel* m_model;
     QTreeView* m_tree;

@@ -70,9 +70,9 @@ int main(int argc, char** argv)
     }
     std::vector<Row> rows;
     Session session;
-    session.setAutosaveInterval(0);
+    session.store()->setAutosaveInterval(0);
     QUndoStack undo;
-    EditController controller(&session, &undo);
+    EditController controller(session.variantTree(), &undo);
 
     // Open + analysis: wall time of the background jobs, and the longest the UI thread went without
     // processing events meanwhile (it must stay responsive).
@@ -97,7 +97,7 @@ int main(int argc, char** argv)
     rows.push_back({QStringLiteral("open + disassemble + analyse (background job, wall)"), openMs, 1,
                     QStringLiteral("longest UI-thread stall meanwhile: %1 ms").arg(longestGapMs, 0, 'f', 1)});
 
-    ListingPanel panel(&session, &controller);
+    ListingPanel panel(session.variantTree(), session.searchRuns(), &controller);
     panel.resize(1400, 900);
     panel.show();
     ListingView* view = panel.view();
@@ -111,12 +111,14 @@ int main(int argc, char** argv)
             from = b.first + 1;
             break;
         }
-    const int variant = session.addVariant(0, QStringLiteral("bench"), {Edit::move(from, from - 1)});
+    const int variant =
+        session.variantTree()->addVariant(0, QStringLiteral("bench"), {Edit::move(from, from - 1)});
     int runs = 0;
     double ms = timeIt(
         10,
         [&] {
-            session.setCurrentVariant(session.currentVariantId() == 0 ? variant : 0);
+            session.variantTree()->setCurrentVariant(session.variantTree()->currentVariantId() == 0 ? variant
+                                                                                                    : 0);
             view->viewport()->repaint();
         },
         &runs);
@@ -182,7 +184,7 @@ int main(int argc, char** argv)
         if (b.size() > biggest->size()) biggest = &b;
     int memPos = -1;
     for (uint32_t p = biggest->first + biggest->size() / 2; p < biggest->end && memPos < 0; ++p)
-        if (a.listing.instructions[session.schedule().order[p]].isMemory()) memPos = int(p);
+        if (a.listing.instructions[session.variantTree()->schedule().order[p]].isMemory()) memPos = int(p);
     if (memPos >= 0) {
         size_t targets = 0;
         ms = timeIt(

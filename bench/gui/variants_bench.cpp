@@ -1,11 +1,11 @@
 // Timed harness for the variants tree with thousands of variants: a real kernel open, the
-// VariantsPanel shown (offscreen QPA), 5,000 variants added through the Session (a legal move each;
+// VariantsPanel shown (offscreen QPA), 5,000 variants added through the variant tree (a legal move each;
 // most under the original, every tenth nested under an earlier variant), the event loop run after each
 // add (one search result per event) and after every 100 (a batch per event); then selecting,
 // scrolling, expanding and switching the current variant among 5,000 rows; then 1,000 removals.
 //
 // The old behaviour (the model reset on every structural change) is replayed for comparison by
-// emitting Session::variantsChanged after each add: that is exactly what the old connection
+// emitting VariantTree::variantsChanged after each add: that is exactly what the old connection
 // variantAdded → rebuild() did (a model reset, then the panel's expandAll + select current).
 //
 // Run: build/bench/gui/variants_bench [cubin] [results.md] [--count N] [--old-count N]
@@ -109,18 +109,18 @@ struct Edits
 std::optional<Edits> legalEdits(const Session& session)
 {
     const KernelAnalysis& a = *session.analysis();
-    auto first = session.checker()->legalMoves(Schedule::identity(a), false);
+    auto first = session.variantTree()->checker()->legalMoves(Schedule::identity(a), false);
     for (const auto& [from, to] : first) {
         Edits e;
         e.top = {Edit::move(from, to)};
-        if (!session.checkEdits(0, e.top).legal()) continue;
+        if (!session.variantTree()->checkEdits(0, e.top).legal()) continue;
         auto after = applyEdits(a, e.top);
         if (!after) continue;
-        for (const auto& [f2, t2] : session.checker()->legalMoves(*after, false)) {
+        for (const auto& [f2, t2] : session.variantTree()->checker()->legalMoves(*after, false)) {
             if (std::max(f2, t2) + 1 >= std::min(from, to) && std::min(f2, t2) <= std::max(from, to) + 1)
                 continue; // away from the first move, so the pair is two independent edits
             e.nested = {e.top.front(), Edit::move(f2, t2)};
-            if (session.checkEdits(0, e.nested).legal()) return e;
+            if (session.variantTree()->checkEdits(0, e.nested).legal()) return e;
         }
     }
     return std::nullopt;
@@ -151,9 +151,9 @@ AddRun addVariants(Session& session, const Edits& edits, int count, int batch, b
         Stopwatch t;
         const bool nested = i % 10 == 0 && !ids.empty();
         const int parent = nested ? ids[rng.bounded(int(ids.size()))] : 0;
-        ids.push_back(
-            session.addVariant(parent, QStringLiteral("v%1").arg(i), nested ? edits.nested : edits.top));
-        if (oldReset) Q_EMIT session.variantsChanged();
+        ids.push_back(session.variantTree()->addVariant(parent, QStringLiteral("v%1").arg(i),
+                                                        nested ? edits.nested : edits.top));
+        if (oldReset) Q_EMIT session.variantTree()->variantsChanged();
         if (i % batch == 0 || i == count) {
             QCoreApplication::processEvents();
             run.longestStallMs = std::max(run.longestStallMs, batchTimer.wallMs());
@@ -184,7 +184,7 @@ struct Bench
     QString cubin;
     Session session;
     QUndoStack undo;
-    VariantsPanel panel{&session, &undo};
+    VariantsPanel panel{session.variantTree(), session.measureQueue(), &undo};
     Edits edits;
 
     QTreeView* tree() const { return panel.tree(); }
@@ -259,7 +259,7 @@ QString Bench::operations()
 {
     QRandomGenerator rng(7);
     std::vector<int> ids;
-    for (const VariantRecord& v : session.variants())
+    for (const VariantRecord& v : session.variantTree()->variants())
         ids.push_back(v.id);
     auto randomId = [&] { return ids[rng.bounded(int(ids.size()))]; };
     QString md =
@@ -307,12 +307,12 @@ QString Bench::operations()
         tree()->viewport()->repaint();
     });
     op(QStringLiteral("make a random variant current (schedule + 2 rows + selection) + events"), 50, [&] {
-        session.setCurrentVariant(randomId());
+        session.variantTree()->setCurrentVariant(randomId());
         QCoreApplication::processEvents();
     });
     op(QStringLiteral("rename a random variant + events"), 50, [&] {
         const int id = randomId();
-        if (id != 0) session.renameVariant(id, QStringLiteral("r%1").arg(rng.generate()));
+        if (id != 0) session.variantTree()->renameVariant(id, QStringLiteral("r%1").arg(rng.generate()));
         QCoreApplication::processEvents();
     });
     return md;
@@ -322,9 +322,9 @@ QString Bench::operations()
 // each.
 QString Bench::removals(int count)
 {
-    session.setCurrentVariant(0);
+    session.variantTree()->setCurrentVariant(0);
     std::vector<int> victims;
-    for (const VariantRecord& v : session.variants())
+    for (const VariantRecord& v : session.variantTree()->variants())
         if (!v.isOriginal()) victims.push_back(v.id);
     std::shuffle(victims.begin(), victims.end(), std::mt19937(11));
     victims.resize(std::min(size_t(count), victims.size()));
@@ -335,8 +335,8 @@ QString Bench::removals(int count)
     Stopwatch total;
     for (int id : victims) {
         Stopwatch t;
-        if (!session.childrenOf(id).empty()) ++withChildren;
-        session.removeVariant(id);
+        if (!session.variantTree()->childrenOf(id).empty()) ++withChildren;
+        session.variantTree()->removeVariant(id);
         QCoreApplication::processEvents();
         wallMs.push_back(t.wallMs());
         cpuMs.push_back(t.cpuMs());
@@ -386,7 +386,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "--count must be at least 1\n");
         return 2;
     }
-    bench.session.setAutosaveInterval(0);
+    bench.session.store()->setAutosaveInterval(0);
     bench.panel.resize(900, 700);
     bench.panel.show();
     if (!openAndWait(bench.session, bench.cubin)) {

@@ -22,10 +22,10 @@ private:
     // A move of the instruction at some position by exactly `distance` that the checker accepts.
     static std::optional<Edit> legalMove(const Session& session, uint32_t distance)
     {
-        const Schedule& s = session.schedule();
+        const Schedule& s = session.variantTree()->schedule();
         for (uint32_t p = 0; p + distance < s.order.size(); ++p) {
             const Edit e = Edit::move(p + distance, p);
-            if (session.checkEdits(0, {e}).legal()) return e;
+            if (session.variantTree()->checkEdits(0, {e}).legal()) return e;
         }
         return std::nullopt;
     }
@@ -59,20 +59,20 @@ private Q_SLOTS:
         const QString other = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(other);
         Session session;
-        session.setAutosaveInterval(0);
+        session.store()->setAutosaveInterval(0);
         QString error;
         QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
         const auto move = legalMove(session, 3);
         QVERIFY(move);
-        const int id = session.addVariant(0, QStringLiteral("one move"), {*move});
-        DiffView view(&session);
+        const int id = session.variantTree()->addVariant(0, QStringLiteral("one move"), {*move});
+        DiffView view(session.variantTree());
         view.resize(900, 300);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
 
-        session.setCurrentVariant(0);
+        session.variantTree()->setCurrentVariant(0);
         QCOMPARE(view.rightVariant(), 0);
-        session.setCurrentVariant(id);
+        session.variantTree()->setCurrentVariant(id);
         QCOMPARE(view.leftVariant(), 0);
         QCOMPARE(view.rightVariant(), id);
         QCOMPARE(view.movedCount(), 1);
@@ -83,12 +83,13 @@ private Q_SLOTS:
         const int h = view.fontMetrics().height() + 2;
         const QPoint at(view.viewport()->width() - 20, (row - view.firstVisibleRow()) * h + h / 2);
         QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
-        QCOMPARE(session.selectedInstruction(), int(session.scheduleOf(id)->order[size_t(row)]));
+        QCOMPARE(session.variantTree()->selectedInstruction(),
+                 int(session.variantTree()->scheduleOf(id)->order[size_t(row)]));
 
         // Another kernel: the original against its current variant, nothing of the last one's.
         QVERIFY2(test::openAndWait(session, other, &error), qPrintable(error));
         QCOMPARE(view.leftVariant(), 0);
-        QCOMPARE(view.rightVariant(), session.currentVariantId());
+        QCOMPARE(view.rightVariant(), session.variantTree()->currentVariantId());
         QVERIFY2(view.summary().contains(QStringLiteral("identical schedules")), qPrintable(view.summary()));
     }
 
@@ -96,14 +97,14 @@ private Q_SLOTS:
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
         Session session;
-        session.setAutosaveInterval(0);
+        session.store()->setAutosaveInterval(0);
         QString error;
         QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
         const auto move = legalMove(session, 3);
         QVERIFY2(move, "no legal move by 3 positions in the sample");
-        const int id = session.addVariant(0, QStringLiteral("one move"), {*move});
+        const int id = session.variantTree()->addVariant(0, QStringLiteral("one move"), {*move});
 
-        DiffView view(&session);
+        DiffView view(session.variantTree());
         view.resize(900, 300);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
@@ -112,9 +113,10 @@ private Q_SLOTS:
 
         // What `sassx-cli diff` counts for the same two schedules (core/rewrite/schedule_diff.h).
         const auto& analysis = *session.analysis();
-        auto expected = diffSchedules(DiffSide::fromSchedule(analysis, *session.scheduleOf(0), "a"),
-                                      DiffSide::fromSchedule(analysis, *session.scheduleOf(id), "b"),
-                                      analysis.listing.kernel);
+        auto expected =
+            diffSchedules(DiffSide::fromSchedule(analysis, *session.variantTree()->scheduleOf(0), "a"),
+                          DiffSide::fromSchedule(analysis, *session.variantTree()->scheduleOf(id), "b"),
+                          analysis.listing.kernel);
         QVERIFY(expected);
         QCOMPARE(view.movedCount(), 1); // the moved instruction, not the three it pushed aside
         QCOMPARE(view.shiftedCount(), 4);
@@ -129,7 +131,7 @@ private Q_SLOTS:
         QVERIFY(view.firstVisibleRow() <= int(view.changeRows().front()));
 
         // An edit to the right-hand variant refreshes counts and summary without asking.
-        const Schedule& s = session.schedule();
+        const Schedule& s = session.variantTree()->schedule();
         int far = -1;
         for (int p = int(s.order.size()) - 1; p >= 0 && far < 0; --p) {
             const Control& c = s.control[s.order[size_t(p)]];
@@ -139,7 +141,8 @@ private Q_SLOTS:
         const int before = view.controlChangedCount();
         const uint8_t stall = uint8_t(s.control[s.order[size_t(far)]].stall + 1);
         summaries.clear();
-        session.setVariantEdits(id, {*move, Edit::control(uint32_t(far), stall, std::nullopt, std::nullopt)});
+        session.variantTree()->setVariantEdits(
+            id, {*move, Edit::control(uint32_t(far), stall, std::nullopt, std::nullopt)});
         QVERIFY(!summaries.isEmpty());
         QCOMPARE(view.controlChangedCount(), before + 1);
         QVERIFY(summaries.back().front().toString().contains(QStringLiteral("with changed control bits")));

@@ -59,7 +59,7 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
         SASSX_REQUIRE_SAMPLE(cubin);
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
         w.show();
@@ -73,8 +73,8 @@ private Q_SLOTS:
 
         // A legal move first, so the variants panel shows a variant.
         auto dragCase = [&](bool needLegal) {
-            for (uint32_t p = 0; p < session->schedule().order.size(); ++p) {
-                if (!a.listing.instructions[session->schedule().order[p]].isMemory()) continue;
+            for (uint32_t p = 0; p < session->variantTree()->schedule().order.size(); ++p) {
+                if (!a.listing.instructions[session->variantTree()->schedule().order[p]].isMemory()) continue;
                 const auto t = controller->legalTargets(p);
                 const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[p])];
                 if (needLegal && t.empty()) continue;
@@ -83,7 +83,7 @@ private Q_SLOTS:
                         if (q >= int(b.first) && q < int(b.end) &&
                             (needLegal ? std::find(t.begin(), t.end(), uint32_t(q)) != t.end()
                                        : !controller->check(Edit::move(p, uint32_t(q))).accepted) &&
-                            !a.deps.incoming(session->schedule().order[p]).empty())
+                            !a.deps.incoming(session->variantTree()->schedule().order[p]).empty())
                             return std::pair<int, int>(int(p), q);
             }
             return std::pair<int, int>(-1, -1);
@@ -108,7 +108,8 @@ private Q_SLOTS:
         QTest::mouseRelease(vp, Qt::LeftButton, {}, to);
         QVERIFY(!view->refusalText().isEmpty());
         QVERIFY(view->refusalBanner()->isVisible());
-        QCOMPARE(session->selectedInstruction(), int(session->schedule().order[size_t(illegal.first)]));
+        QCOMPARE(session->variantTree()->selectedInstruction(),
+                 int(session->variantTree()->schedule().order[size_t(illegal.first)]));
         QTest::qWait(200);
         w.listingPanel()->gutter()->repaint();
         QVERIFY(!w.listingPanel()->gutter()->drawnEdges().empty());
@@ -122,8 +123,8 @@ private Q_SLOTS:
         qInfo("screenshot: %s", qPrintable(main));
 
         // The diff of the original and the edited variant.
-        if (session->currentVariantId() != 0) {
-            w.variantsPanel()->selectVariants({0, session->currentVariantId()});
+        if (session->variantTree()->currentVariantId() != 0) {
+            w.variantsPanel()->selectVariants({0, session->variantTree()->currentVariantId()});
             for (auto* b : w.variantsPanel()->findChildren<QToolButton*>())
                 if (b->text() == QLatin1String("Diff")) b->click();
             QTest::qWait(200);
@@ -146,7 +147,7 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
         SASSX_REQUIRE_SAMPLE(cubin);
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
         w.show();
@@ -160,7 +161,7 @@ private Q_SLOTS:
             if (insts[i].baseOpcode == "LDS" && deps.outgoing(i).size() > most)
                 most = deps.outgoing(i).size(), busiest = int(i);
         QVERIFY(most > size_t(DependencyGutter::kMaxArrows) + 1);
-        session->setSelectedInstruction(busiest);
+        session->variantTree()->setSelectedInstruction(busiest);
         ListingView* view = w.listingPanel()->view();
         const int row = view->listingModel()->rowOfOriginal(busiest);
         view->scrollTo(view->listingModel()->index(std::max(0, row - 6), 0),
@@ -181,7 +182,7 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
         SASSX_REQUIRE_SAMPLE(cubin);
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
         w.show();
@@ -189,18 +190,19 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*session, cubin));
         const QString data = QStringLiteral(SASSX_SOURCE_DIR "/tests/data/stalls/");
         QString error;
-        QVERIFY2(session->importStalls(0, data + QStringLiteral("sgemm_leakyrelu.h100.stalls.json"), &error),
+        QVERIFY2(session->measureQueue()->importStalls(
+                     0, data + QStringLiteral("sgemm_leakyrelu.h100.stalls.json"), &error),
                  qPrintable(error));
         QVERIFY(w.editController()->apply(Edit::move(172, 159)).accepted);
-        QVERIFY2(session->importStalls(session->currentVariantId(),
-                                       data + QStringLiteral("sgemm_leakyrelu.moved.h100.stalls.json"),
-                                       &error),
+        QVERIFY2(session->measureQueue()->importStalls(
+                     session->variantTree()->currentVariantId(),
+                     data + QStringLiteral("sgemm_leakyrelu.moved.h100.stalls.json"), &error),
                  qPrintable(error));
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("stallsDock"));
         QVERIFY(dock);
         dock->show();
         dock->raise();
-        session->setSelectedInstruction(207);
+        session->variantTree()->setSelectedInstruction(207);
         ListingView* view = w.listingPanel()->view();
         view->scrollTo(view->listingModel()->index(view->listingModel()->rowOfPosition(168), 0),
                        QAbstractItemView::PositionAtTop);
@@ -219,13 +221,13 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         QTemporaryDir dir;
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(test::openAndWait(*session, cubin));
-        QVERIFY(session->save(dir.filePath(QStringLiteral("shot.sassx.json"))));
+        QVERIFY(session->store()->save(dir.filePath(QStringLiteral("shot.sassx.json"))));
         w.showSearch();
         auto* dock = w.findChild<QDockWidget*>(QStringLiteral("searchDock"));
         QVERIFY(dock && dock->isVisible());
@@ -239,8 +241,8 @@ private Q_SLOTS:
         c.seed = 1;
         panel->setConfig(c);
         panel->setBackend(QStringLiteral("estimate"));
-        QSignalSpy recorded(session, &Session::searchRecorded);
-        QSignalSpy failed(session->search(), &SearchJob::failed);
+        QSignalSpy recorded(session->searchRuns(), &SearchRuns::searchRecorded);
+        QSignalSpy failed(session->searchRuns()->search(), &SearchJob::failed);
         panel->startButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(!recorded.isEmpty() || !failed.isEmpty(), 120000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
@@ -249,7 +251,7 @@ private Q_SLOTS:
 
         // Open an accepted evaluation from the plot (a real click in the window): it becomes the
         // current variant and the diff shows it.
-        const auto& history = session->searches().front().history;
+        const auto& history = session->searchRuns()->searches().front().history;
         int step = -1;
         for (const auto& e : history)
             if (e.outcome == search::Outcome::Accepted && e.base >= 0 && e.step > 40) step = e.step;
@@ -259,8 +261,9 @@ private Q_SLOTS:
         const int clicked = panel->plot()->stepAt(panel->plot()->pixelOf(step));
         QTest::mouseClick(panel->plot(), Qt::LeftButton, {}, panel->plot()->pixelOf(step).toPoint());
         QTRY_COMPARE(opened.size(), 1);
-        QCOMPARE(session->currentVariantId(), opened.front().front().toInt());
-        QVERIFY(session->openSearchEvaluation(0, clicked) == session->currentVariantId());
+        QCOMPARE(session->variantTree()->currentVariantId(), opened.front().front().toInt());
+        QVERIFY(session->searchRuns()->openSearchEvaluation(0, clicked) ==
+                session->variantTree()->currentVariantId());
         QTest::qWait(300);
         // The Search and Diff docks side by side still fit the default window size.
         QCOMPARE(w.size(), QSize(1400, 850));

@@ -113,7 +113,7 @@ private Q_SLOTS:
         hostile << empty;
 
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow window(session);
         session->setParent(&window);
         window.resize(1200, 800);

@@ -34,13 +34,13 @@ class TestListingEditing : public QObject
     {
         Session session;
         QUndoStack undo;
-        EditController controller{&session, &undo};
-        ListingPanel panel{&session, &controller};
+        EditController controller{session.variantTree(), &undo};
+        ListingPanel panel{session.variantTree(), session.searchRuns(), &controller};
         ListingView* view() { return panel.view(); }
         // Shows the panel at `size` and opens `cubin`; false, with the message, when that fails.
         bool open(const QString& cubin, QSize size, QString* error)
         {
-            session.setAutosaveInterval(0);
+            session.store()->setAutosaveInterval(0);
             panel.resize(size);
             panel.show();
             if (!QTest::qWaitForWindowExposed(&panel)) {
@@ -65,7 +65,7 @@ class TestListingEditing : public QObject
     static DragCase findDragCase(Fixture& f)
     {
         const auto& a = *f.session.analysis();
-        const Schedule& s = f.session.schedule();
+        const Schedule& s = f.session.variantTree()->schedule();
         for (uint32_t p = 0; p < s.order.size(); ++p) {
             if (!a.listing.instructions[s.order[p]].isMemory()) continue;
             const auto targets = f.controller.legalTargets(p);
@@ -119,7 +119,7 @@ private Q_SLOTS:
         const DragCase c = findDragCase(f);
         if (c.from < 0)
             QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
-        const uint32_t moved = f.session.schedule().order[size_t(c.from)];
+        const uint32_t moved = f.session.variantTree()->schedule().order[size_t(c.from)];
 
         // Legal drop: a variant is created holding the move.
         const int fromRow = f.model()->rowOfPosition(c.from);
@@ -139,24 +139,25 @@ private Q_SLOTS:
             QTest::mouseRelease(vp, Qt::LeftButton, {}, to);
         }
         QVERIFY(!f.view()->isDragging());
-        QCOMPARE(f.session.variants().size(), size_t(2));
-        QVERIFY(f.session.currentVariantId() != 0);
+        QCOMPARE(f.session.variantTree()->variants().size(), size_t(2));
+        QVERIFY(f.session.variantTree()->currentVariantId() != 0);
         // The move, and the control edits derived for it when the move needed them.
-        QVERIFY(!f.session.currentVariant()->edits.empty());
-        QCOMPARE(f.session.currentVariant()->edits.front(), Edit::move(uint32_t(c.from), uint32_t(c.legal)));
-        QCOMPARE(f.session.schedule().order[size_t(c.legal)], moved);
+        QVERIFY(!f.session.variantTree()->currentVariant()->edits.empty());
+        QCOMPARE(f.session.variantTree()->currentVariant()->edits.front(),
+                 Edit::move(uint32_t(c.from), uint32_t(c.legal)));
+        QCOMPARE(f.session.variantTree()->schedule().order[size_t(c.legal)], moved);
         QVERIFY(f.view()->refusalText().isEmpty());
         QCOMPARE(f.undo.count(), 1);
 
         // Illegal drop: refused, nothing changes, and the checker's reason is shown in place.
         const DragCase c2 = findDragCase(f);
         QVERIFY(c2.from >= 0);
-        const auto editsBefore = f.session.currentVariant()->edits;
+        const auto editsBefore = f.session.variantTree()->currentVariant()->edits;
         const QString expected =
             f.controller.check(Edit::move(uint32_t(c2.from), uint32_t(c2.illegal))).reason;
         QVERIFY(!expected.isEmpty());
         drag(f, f.model()->rowOfPosition(c2.from), f.model()->rowOfPosition(c2.illegal));
-        QCOMPARE(f.session.currentVariant()->edits, editsBefore);
+        QCOMPARE(f.session.variantTree()->currentVariant()->edits, editsBefore);
         QCOMPARE(f.undo.count(), 1);
         QVERIFY(f.view()->refusalText().contains(expected));
         QVERIFY(f.view()->refusalBanner()->isVisible());
@@ -168,14 +169,14 @@ private Q_SLOTS:
         qInfo("refused with: %s", qPrintable(expected));
 
         // Undo removes the variant the first edit created; redo brings it back.
-        const int variantId = f.session.currentVariantId();
+        const int variantId = f.session.variantTree()->currentVariantId();
         f.undo.undo();
-        QCOMPARE(f.session.currentVariantId(), 0);
-        QVERIFY(!f.session.variant(variantId));
-        QCOMPARE(f.session.schedule().order[size_t(c.from)], moved);
+        QCOMPARE(f.session.variantTree()->currentVariantId(), 0);
+        QVERIFY(!f.session.variantTree()->variant(variantId));
+        QCOMPARE(f.session.variantTree()->schedule().order[size_t(c.from)], moved);
         f.undo.redo();
-        QCOMPARE(f.session.currentVariantId(), variantId);
-        QCOMPARE(f.session.schedule().order[size_t(c.legal)], moved);
+        QCOMPARE(f.session.variantTree()->currentVariantId(), variantId);
+        QCOMPARE(f.session.variantTree()->schedule().order[size_t(c.legal)], moved);
     }
 
     // A move refused only for its distances goes in with derived control codes as one undoable step,
@@ -184,11 +185,11 @@ private Q_SLOTS:
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
         Fixture f;
-        f.session.setAutosaveInterval(0);
+        f.session.store()->setAutosaveInterval(0);
         QString error;
         QVERIFY2(test::openAndWait(f.session, m_cubin, &error), qPrintable(error));
-        const Schedule s = f.session.schedule();
-        const LegalityChecker* checker = f.session.checker();
+        const Schedule s = f.session.variantTree()->schedule();
+        const LegalityChecker* checker = f.session.variantTree()->checker();
         QVERIFY(checker);
         int from = -1, to = -1;
         for (uint32_t p = 0; p < s.order.size() && from < 0; ++p)
@@ -205,51 +206,52 @@ private Q_SLOTS:
         const EditOutcome o = f.controller.apply(Edit::move(uint32_t(from), uint32_t(to)));
         QVERIFY2(o.accepted, qPrintable(o.reason));
         QVERIFY(o.reason.contains(QStringLiteral("derived")));
-        const auto& edits = f.session.currentVariant()->edits;
+        const auto& edits = f.session.variantTree()->currentVariant()->edits;
         QVERIFY(edits.size() > 1);
         QCOMPARE(edits.front(), Edit::move(uint32_t(from), uint32_t(to)));
-        QVERIFY(f.session.checkEdits(f.session.currentVariantId(), {}).legal());
+        QVERIFY(f.session.variantTree()->checkEdits(f.session.variantTree()->currentVariantId(), {}).legal());
         QCOMPARE(f.undo.count(), 1);
         QVERIFY(f.undo.text(0).contains(QStringLiteral("derived")));
         f.undo.undo();
-        QCOMPARE(f.session.currentVariantId(), 0);
+        QCOMPARE(f.session.variantTree()->currentVariantId(), 0);
     }
 
     void altArrowsAndControlEdits()
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
         Fixture f;
-        f.session.setAutosaveInterval(0);
+        f.session.store()->setAutosaveInterval(0);
         f.panel.resize(1200, 900);
         f.panel.show();
         QVERIFY(test::openAndWait(f.session, m_cubin));
         // Any instruction (not only memory) whose next position is legal.
         int from = -1;
-        for (uint32_t p = 0; p + 1 < f.session.schedule().order.size() && from < 0; ++p) {
+        for (uint32_t p = 0; p + 1 < f.session.variantTree()->schedule().order.size() && from < 0; ++p) {
             const auto t = f.controller.legalTargets(p);
             if (std::find(t.begin(), t.end(), p + 1) != t.end()) from = int(p);
         }
         if (from < 0) QSKIP("no instruction can move down by one in this sample");
-        const uint32_t orig = f.session.schedule().order[size_t(from)];
-        f.session.setSelectedInstruction(int(orig));
+        const uint32_t orig = f.session.variantTree()->schedule().order[size_t(from)];
+        f.session.variantTree()->setSelectedInstruction(int(orig));
         f.view()->setFocus();
         QTest::keyClick(f.view(), Qt::Key_Down, Qt::AltModifier);
-        QCOMPARE(f.session.schedule().order[size_t(from + 1)], orig);
-        QCOMPARE(f.session.selectedInstruction(), int(orig)); // the selection follows the instruction
+        QCOMPARE(f.session.variantTree()->schedule().order[size_t(from + 1)], orig);
+        QCOMPARE(f.session.variantTree()->selectedInstruction(),
+                 int(orig)); // the selection follows the instruction
         // A control edit goes through the same checker and the same variant.
-        const int variant = f.session.currentVariantId();
+        const int variant = f.session.variantTree()->currentVariantId();
         const EditOutcome o =
             f.controller.apply(Edit::control(uint32_t(from + 1), 15, std::nullopt, std::nullopt));
         if (o.accepted) {
-            QCOMPARE(f.session.currentVariantId(), variant);
-            QCOMPARE(f.session.schedule().control[orig].stall, uint8_t(15));
+            QCOMPARE(f.session.variantTree()->currentVariantId(), variant);
+            QCOMPARE(f.session.variantTree()->schedule().control[orig].stall, uint8_t(15));
             QCOMPARE(f.undo.count(), 2);
             f.undo.undo();
         } else {
             QVERIFY(!o.reason.isEmpty());
         }
         f.undo.undo();
-        QCOMPARE(f.session.schedule().order[size_t(from)], orig);
+        QCOMPARE(f.session.variantTree()->schedule().order[size_t(from)], orig);
     }
 
     // Why nothing moves, which stalls are allowed, and a refusal banner that names what it refused and
@@ -260,7 +262,7 @@ private Q_SLOTS:
         Fixture f;
         QString error;
         QVERIFY2(f.open(m_cubin, QSize(700, 900), &error), qPrintable(error));
-        const Schedule& s = f.session.schedule();
+        const Schedule& s = f.session.variantTree()->schedule();
         const auto& cfg = f.session.analysis()->cfg;
 
         // A memory instruction no drag can move: the line names the nearest neighbour's refusal.
@@ -329,16 +331,17 @@ private Q_SLOTS:
         if (c.from < 0)
             QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
         const auto& a = *f.session.analysis();
-        const QString opcode =
-            QString::fromStdString(a.listing.instructions[f.session.schedule().order[size_t(c.from)]].opcode);
+        const QString opcode = QString::fromStdString(
+            a.listing.instructions[f.session.variantTree()->schedule().order[size_t(c.from)]].opcode);
         auto hex = [](int position) {
             return QStringLiteral("%1").arg(position * 16, 4, 16, QLatin1Char('0'));
         };
-        const QString legal = describeEdit(f.session, Edit::move(uint32_t(c.from), uint32_t(c.legal)));
+        const QString legal =
+            describeEdit(*f.session.variantTree(), Edit::move(uint32_t(c.from), uint32_t(c.legal)));
         QCOMPARE(legal, QStringLiteral("move %1 at %2 to %3").arg(opcode, hex(c.from), hex(c.legal)));
-        QCOMPARE(
-            describeEdit(f.session, Edit::control(uint32_t(c.from), std::nullopt, uint8_t(0), std::nullopt)),
-            QStringLiteral("yield 0 of %1 at %2").arg(opcode, hex(c.from)));
+        QCOMPARE(describeEdit(*f.session.variantTree(),
+                              Edit::control(uint32_t(c.from), std::nullopt, uint8_t(0), std::nullopt)),
+                 QStringLiteral("yield 0 of %1 at %2").arg(opcode, hex(c.from)));
 
         // A refused drag says which instruction, by address.
         drag(f, f.model()->rowOfPosition(c.from), f.model()->rowOfPosition(c.illegal));
@@ -385,23 +388,25 @@ private Q_SLOTS:
         QVERIFY(menuShown);
         QCOMPARE(view->verticalScrollBar()->value(), before);
         QCOMPARE(view->currentIndex().row(), instructionRow);
-        QCOMPARE(f.session.selectedInstruction(),
-                 int(f.session.schedule().order[size_t(f.model()->positionOfRow(instructionRow))]));
+        QCOMPARE(
+            f.session.variantTree()->selectedInstruction(),
+            int(f.session.variantTree()->schedule().order[size_t(f.model()->positionOfRow(instructionRow))]));
     }
 
     void navigationAndGutter()
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
         Fixture f;
-        f.session.setAutosaveInterval(0);
+        f.session.store()->setAutosaveInterval(0);
         f.panel.resize(1200, 900);
         f.panel.show();
         QVERIFY(test::openAndWait(f.session, m_cubin));
         // Find (regex).
         QVERIFY(f.panel.find(QStringLiteral("^\\s*EXIT|\\bEXIT\\b")));
-        QCOMPARE(QString::fromStdString(f.session.analysis()
-                                            ->listing.instructions[size_t(f.session.selectedInstruction())]
-                                            .baseOpcode),
+        QCOMPARE(QString::fromStdString(
+                     f.session.analysis()
+                         ->listing.instructions[size_t(f.session.variantTree()->selectedInstruction())]
+                         .baseOpcode),
                  QStringLiteral("EXIT"));
         QVERIFY(!f.panel.find(QStringLiteral("(unbalanced")));
         // "n of m": every FFMA in order, wrapping at the end and, backwards, at the start.
@@ -409,7 +414,7 @@ private Q_SLOTS:
         for (const auto& ins : f.session.analysis()->listing.instructions)
             ffmas += ins.baseOpcode == "FFMA";
         QVERIFY(ffmas > 2);
-        f.session.setSelectedInstruction(0);
+        f.session.variantTree()->setSelectedInstruction(0);
         QVERIFY(f.panel.find(QStringLiteral("\\bFFMA\\b")));
         QCOMPARE(f.panel.findStatus(), QStringLiteral("1 of %1").arg(ffmas));
         QVERIFY(f.panel.find(QStringLiteral("\\bFFMA\\b")));
@@ -421,18 +426,18 @@ private Q_SLOTS:
         QCOMPARE(f.panel.findStatus(), QStringLiteral("no match"));
         // Go to address.
         QVERIFY(f.view()->goToAddress(0x20));
-        QCOMPARE(f.session.selectedInstruction(), 2);
+        QCOMPARE(f.session.variantTree()->selectedInstruction(), 2);
         // Branch target and back.
         const auto& insts = f.session.analysis()->listing.instructions;
         auto branch = std::find_if(insts.begin(), insts.end(), [](const Instruction& i) {
             return i.branchTarget && i.baseOpcode == "BRA";
         });
         if (branch != insts.end()) {
-            f.session.setSelectedInstruction(int(branch->index));
+            f.session.variantTree()->setSelectedInstruction(int(branch->index));
             QVERIFY(f.view()->followBranch());
-            QCOMPARE(uint64_t(f.session.selectedInstruction()) * 16, *branch->branchTarget);
+            QCOMPARE(uint64_t(f.session.variantTree()->selectedInstruction()) * 16, *branch->branchTarget);
             QVERIFY(f.view()->goBack());
-            QCOMPARE(f.session.selectedInstruction(), int(branch->index));
+            QCOMPARE(f.session.variantTree()->selectedInstruction(), int(branch->index));
         }
         // Gutter: an instruction with producers gets arrows, each explained in words.
         const auto& deps = f.session.analysis()->deps;
@@ -440,7 +445,7 @@ private Q_SLOTS:
         for (uint32_t i = 0; i < insts.size() && withEdges < 0; ++i)
             if (!deps.incoming(i).empty() && !deps.outgoing(i).empty()) withEdges = int(i);
         QVERIFY(withEdges >= 0);
-        f.session.setSelectedInstruction(withEdges);
+        f.session.variantTree()->setSelectedInstruction(withEdges);
         f.panel.gutter()->repaint();
         QCOMPARE(f.panel.gutter()->drawnEdges().size(),
                  deps.incoming(uint32_t(withEdges)).size() + deps.outgoing(uint32_t(withEdges)).size());
@@ -458,7 +463,8 @@ private Q_SLOTS:
         Fixture f;
         QString error;
         QVERIFY2(f.open(cubin, QSize(1200, 900), &error), qPrintable(error));
-        QVERIFY(f.session.save(tmp.filePath(QStringLiteral("s.sassx.json")))); // outputs go beside it
+        QVERIFY(
+            f.session.store()->save(tmp.filePath(QStringLiteral("s.sassx.json")))); // outputs go beside it
         search::SearchConfig c;
         c.algorithm = search::Algorithm::Ppo;
         c.space = search::SearchSpace::Yield;
@@ -466,15 +472,15 @@ private Q_SLOTS:
         c.seed = 1;
         EvaluatorOptions estimate;
         estimate.backend = "estimate";
-        QSignalSpy recorded(&f.session, &Session::searchRecorded);
-        QSignalSpy failed(f.session.search(), &SearchJob::failed);
-        const QString refused = f.session.startSearch(c, estimate);
+        QSignalSpy recorded(f.session.searchRuns(), &SearchRuns::searchRecorded);
+        QSignalSpy failed(f.session.searchRuns()->search(), &SearchJob::failed);
+        const QString refused = f.session.searchRuns()->startSearch(c, estimate);
         QVERIFY2(refused.isEmpty(), qPrintable(refused));
         QVERIFY(QTest::qWaitFor([&] { return !recorded.isEmpty() || !failed.isEmpty(); }, 120000));
         if (!failed.isEmpty() && failed.front().front().toString().contains(QStringLiteral("plug-in")))
             QSKIP(qPrintable(failed.front().front().toString()));
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
-        QVERIFY(f.session.latestPolicyRun());
+        QVERIFY(f.session.searchRuns()->latestPolicyRun());
 
         // Right-click an instruction; in the menu, open Policy Suggestions.
         const int row = f.model()->rowOfPosition(2);
@@ -531,7 +537,7 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(m_cubin);
         QFETCH(QFont, font);
         Fixture f;
-        f.session.setAutosaveInterval(0);
+        f.session.store()->setAutosaveInterval(0);
         f.panel.setFont(font);
         f.view()->setFont(font);
         f.panel.resize(1200, 900);
@@ -546,7 +552,7 @@ private Q_SLOTS:
             if (n > most) most = n, busiest = int(i);
         }
         QVERIFY2(most > size_t(DependencyGutter::kMaxArrows) + 4, "the SGEMM has an LDS feeding many FFMAs");
-        f.session.setSelectedInstruction(busiest);
+        f.session.variantTree()->setSelectedInstruction(busiest);
         DependencyGutter* g = f.panel.gutter();
         g->repaint();
         const auto& drawn = g->drawnEdges();

@@ -41,7 +41,7 @@ namespace {
 std::unique_ptr<MainWindow> newWindow()
 {
     auto* session = new Session;
-    session->setAutosaveInterval(0);
+    session->store()->setAutosaveInterval(0);
     auto window = std::make_unique<MainWindow>(session);
     session->setParent(window.get());
     return window;
@@ -218,7 +218,7 @@ private Q_SLOTS:
                                 "[_Z13shared_kernelPKfPfi]"));
         QCOMPARE(session->kernelName(), QStringLiteral("_Z13params_kernelfPdic@sm_80"));
         QCOMPARE(session->kernelSymbol(), QStringLiteral("_Z13params_kernelfPdic"));
-        QCOMPARE(session->currentCubin()->archName(), std::string("sm_80"));
+        QCOMPARE(session->kernelWorkspace()->cubin().archName(), std::string("sm_80"));
     }
 
     // An entry's .json chosen in the Open dialog opens the whole Triton cache entry.
@@ -283,7 +283,7 @@ private Q_SLOTS:
         QVERIFY(!moves.empty());
         QVERIFY(
             window.editController()->apply(Edit::move(moves.front().first, moves.front().second)).accepted);
-        QVERIFY(session->isModified());
+        QVERIFY(session->store()->isModified());
 
         QStringList asked;
         QMessageBox::StandardButton answer = QMessageBox::Cancel;
@@ -301,8 +301,8 @@ private Q_SLOTS:
         QCOMPARE(asked.size(), 1);
         QVERIFY2(asked.front().contains(QStringLiteral("never been saved")), qPrintable(asked.front()));
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(first).fileName());
-        QVERIFY(session->isModified());
-        QCOMPARE(session->variants().size(), size_t(2));
+        QVERIFY(session->store()->isModified());
+        QCOMPARE(session->variantTree()->variants().size(), size_t(2));
 
         // Closing, cancelled: the window stays.
         window.show();
@@ -312,25 +312,25 @@ private Q_SLOTS:
 
         // Saved once, changed again (Undo), closed with Save: the file holds the change.
         const QString file = tmp.filePath(QStringLiteral("first.sassx.json"));
-        QVERIFY(session->save(file));
+        QVERIFY(session->store()->save(file));
         const QByteArray savedOnce = readAll(file);
         window.undoStack()->undo();
-        QVERIFY(session->isModified());
+        QVERIFY(session->store()->isModified());
         answer = QMessageBox::Save;
         QVERIFY(window.close());
         QCOMPARE(asked.size(), 3);
         QVERIFY2(asked.back().contains(QStringLiteral("first.sassx.json")), qPrintable(asked.back()));
-        QVERIFY(!session->isModified());
+        QVERIFY(!session->store()->isModified());
         QVERIFY(readAll(file) != savedOnce);
 
         // Changed again, another file with Discard: it opens.
         window.undoStack()->redo();
-        QVERIFY(session->isModified());
+        QVERIFY(session->store()->isModified());
         answer = QMessageBox::Discard;
         QVERIFY(openAndWait(window, second));
         QCOMPARE(asked.size(), 4);
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(second).fileName());
-        QVERIFY(!session->isModified());
+        QVERIFY(!session->store()->isModified());
         boxes.stop();
     }
 
@@ -341,20 +341,20 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         QStandardPaths::setTestModeEnabled(true); // the autosave goes to the test's own data directory
-        QFile::remove(Session::autosavePath());
+        QFile::remove(SessionStore::autosavePath());
         size_t variants = 0;
         {
             const auto owner = newWindow();
             Session* session = owner->session();
             QVERIFY(openAndWait(*owner, cubin));
-            session->setAutosaveInterval(50);
+            session->store()->setAutosaveInterval(50);
             const auto moves = originalMoves(*session);
             QVERIFY(!moves.empty());
             QVERIFY(owner->editController()
                         ->apply(Edit::move(moves.front().first, moves.front().second))
                         .accepted);
-            variants = session->variants().size();
-            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(Session::autosavePath()), 10000);
+            variants = session->variantTree()->variants().size();
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(SessionStore::autosavePath()), 10000);
         }
         QMessageBox::StandardButton answer = QMessageBox::Yes;
         QStringList asked;
@@ -369,22 +369,22 @@ private Q_SLOTS:
         {
             const auto owner = newWindow();
             Session* session = owner->session();
-            QSignalSpy restored(session, &Session::sessionRestored);
+            QSignalSpy restored(session->store(), &SessionStore::sessionRestored);
             owner->offerAutosave();
             QCOMPARE(asked.size(), 1);
             QVERIFY(asked.front().contains(QFileInfo(cubin).fileName()));
             QVERIFY(restored.wait(120000) || !restored.isEmpty());
             QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(cubin).fileName());
-            QCOMPARE(session->variants().size(), variants);
-            QVERIFY(session->isModified());
-            QVERIFY(session->sessionPath().isEmpty());
+            QCOMPARE(session->variantTree()->variants().size(), variants);
+            QVERIFY(session->store()->isModified());
+            QVERIFY(session->store()->sessionPath().isEmpty());
         }
         answer = QMessageBox::No;
         {
             const auto owner = newWindow();
             owner->offerAutosave();
             QCOMPARE(asked.size(), 2);
-            QVERIFY(!QFileInfo::exists(Session::autosavePath()));
+            QVERIFY(!QFileInfo::exists(SessionStore::autosavePath()));
             QVERIFY(owner->session()->inputPath().isEmpty());
         }
         // Nothing to offer: no question.
@@ -501,7 +501,7 @@ private Q_SLOTS:
         ListingView* view = window.listingPanel()->view();
         QCoreApplication::processEvents();
         // Jump far down from a selected instruction: the view scrolls and remembers where it started.
-        session->setSelectedInstruction(0);
+        session->variantTree()->setSelectedInstruction(0);
         view->goToAddress(0x2000);
         QVERIFY(view->verticalScrollBar()->value() > 0);
         QVERIFY(view->canGoBack());

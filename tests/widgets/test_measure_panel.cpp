@@ -36,7 +36,7 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow window(session);
         session->setParent(&window);
         window.show();
@@ -46,19 +46,19 @@ private Q_SLOTS:
         // Without a launch spec nothing can be measured, and the panel says why.
         const QString spec = session->launchSpecPath();
         session->setLaunchSpecPath({});
-        const int v = session->addVariant(0, QStringLiteral("v1"), {});
-        session->setVariantEdits(v, {Edit::control(0, 2, std::nullopt, std::nullopt)});
-        QVERIFY(session->measureUnavailableReason(v).contains(QStringLiteral("launch spec")));
+        const int v = session->variantTree()->addVariant(0, QStringLiteral("v1"), {});
+        session->variantTree()->setVariantEdits(v, {Edit::control(0, 2, std::nullopt, std::nullopt)});
+        QVERIFY(session->measureQueue()->measureUnavailableReason(v).contains(QStringLiteral("launch spec")));
         session->setLaunchSpecPath(spec);
         auto fake = std::make_shared<test::FakeEvaluator>();
-        session->setEvaluator(fake);
-        QVERIFY(session->measureUnavailableReason(v).isEmpty());
+        session->measureQueue()->setEvaluator(fake);
+        QVERIFY(session->measureQueue()->measureUnavailableReason(v).isEmpty());
 
         VariantsPanel* panel = window.variantsPanel();
         panel->selectVariants({v});
-        QSignalSpy finished(session, &Session::measureFinished);
+        QSignalSpy finished(session->measureQueue(), &MeasureQueue::measureFinished);
         panel->measureSelected();
-        QVERIFY(session->isMeasuring() || !finished.isEmpty());
+        QVERIFY(session->measureQueue()->isMeasuring() || !finished.isEmpty());
         QVERIFY(finished.wait(30000) || !finished.isEmpty());
         QCOMPARE(finished.front().front().toInt(), v);
         QCOMPARE(fake->baselineCalls.load(), 1);
@@ -122,10 +122,10 @@ private Q_SLOTS:
                                 .arg(table->rowViewportPosition(2) + table->rowHeight(2))));
 
         // A second measure reuses the baseline; editing the variant drops its figures.
-        session->measure(v);
+        session->measureQueue()->measure(v);
         QVERIFY(finished.wait(30000));
         QCOMPARE(fake->baselineCalls.load(), 1);
-        session->setVariantEdits(v, {});
+        session->variantTree()->setVariantEdits(v, {});
         QCOMPARE(model->indexOfVariant(v, VariantsModel::SourceColumn).data().toString(), QString());
     }
 
@@ -137,7 +137,7 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow window(session);
         session->setParent(&window);
         EvaluatorOptions options;
@@ -146,14 +146,14 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*session, cubin));
         // A legal edit through the controller (creates v1).
         bool edited = false;
-        for (uint32_t p = 0; p < session->schedule().order.size() && !edited; ++p)
+        for (uint32_t p = 0; p < session->variantTree()->schedule().order.size() && !edited; ++p)
             for (uint32_t t : window.editController()->legalTargets(p))
                 if (!edited) edited = window.editController()->apply(Edit::move(p, t)).accepted;
         if (!edited) QSKIP("no legal move in this sample");
-        const int v = session->currentVariantId();
-        QVERIFY(session->measureUnavailableReason(v).isEmpty());
-        QSignalSpy finished(session, &Session::measureFinished);
-        QSignalSpy failed(session, &Session::measureFailed);
+        const int v = session->variantTree()->currentVariantId();
+        QVERIFY(session->measureQueue()->measureUnavailableReason(v).isEmpty());
+        QSignalSpy finished(session->measureQueue(), &MeasureQueue::measureFinished);
+        QSignalSpy failed(session->measureQueue(), &MeasureQueue::measureFailed);
         window.variantsPanel()->selectVariants({0, v});
         window.variantsPanel()->measureSelected();
         QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() >= 2, 120000);
@@ -193,7 +193,7 @@ private Q_SLOTS:
         QVERIFY(sawCycles);
         QVERIFY(window.metricsView()->barSeriesCount() >= 1);
         QVERIFY(window.metricsView()->plot()->yAxis->label().contains(QStringLiteral("Speed-up")));
-        qInfo("estimate speedup of %s: %s", session->variant(v)->name.c_str(),
+        qInfo("estimate speedup of %s: %s", session->variantTree()->variant(v)->name.c_str(),
               qPrintable(model->indexOfVariant(v, VariantsModel::SpeedupColumn).data().toString()));
     }
 
@@ -205,14 +205,14 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         Session session;
-        session.setAutosaveInterval(0);
+        session.store()->setAutosaveInterval(0);
         QCOMPARE(QString::fromStdString(session.workspaceOptions().evaluator.backend),
                  QStringLiteral("auto"));
         QVERIFY(test::openAndWait(session, cubin));
-        QSignalSpy chosen(&session, &Session::evaluatorChosen);
-        QSignalSpy finished(&session, &Session::measureFinished);
-        QSignalSpy failed(&session, &Session::measureFailed);
-        session.measure(0);
+        QSignalSpy chosen(session.measureQueue(), &MeasureQueue::evaluatorChosen);
+        QSignalSpy finished(session.measureQueue(), &MeasureQueue::measureFinished);
+        QSignalSpy failed(session.measureQueue(), &MeasureQueue::measureFailed);
+        session.measureQueue()->measure(0);
         QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() >= 1, 120000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().at(1).toString()));
         QCOMPARE(chosen.size(), 1);
@@ -220,7 +220,7 @@ private Q_SLOTS:
         QCOMPARE(chosen.front().at(0).toString(), QStringLiteral("estimate"));
         QVERIFY2(chosen.front().at(1).toString().startsWith(QStringLiteral("no GPU")),
                  qPrintable(chosen.front().at(1).toString()));
-        QCOMPARE(QString::fromStdString(session.variant(0)->figures->sourceLabel()).left(8),
+        QCOMPARE(QString::fromStdString(session.variantTree()->variant(0)->figures->sourceLabel()).left(8),
                  QStringLiteral("estimate"));
     }
 
@@ -231,23 +231,23 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         Session session;
-        session.setAutosaveInterval(0);
+        session.store()->setAutosaveInterval(0);
         auto fake = std::make_shared<test::FakeEvaluator>();
         fake->delayMs = 300;
-        session.setEvaluator(fake);
+        session.measureQueue()->setEvaluator(fake);
         QVERIFY(test::openAndWait(session, cubin));
-        QSignalSpy finished(&session, &Session::measureFinished);
-        QSignalSpy failed(&session, &Session::measureFailed);
+        QSignalSpy finished(session.measureQueue(), &MeasureQueue::measureFinished);
+        QSignalSpy failed(session.measureQueue(), &MeasureQueue::measureFailed);
         for (int k = 0; k < 3; ++k)
-            session.measure(0);
-        QVERIFY(session.isMeasuring());
-        session.cancelMeasure();
-        QVERIFY(!session.isMeasuring());
+            session.measureQueue()->measure(0);
+        QVERIFY(session.measureQueue()->isMeasuring());
+        session.measureQueue()->cancelMeasure();
+        QVERIFY(!session.measureQueue()->isMeasuring());
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 3, 30000);
         for (const auto& call : failed)
             QCOMPARE(call.at(1).toString(), QStringLiteral("cancelled"));
         QVERIFY(finished.isEmpty());
-        QVERIFY(!session.variant(0)->figures);
+        QVERIFY(!session.variantTree()->variant(0)->figures);
     }
 };
 

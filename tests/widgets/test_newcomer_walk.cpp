@@ -127,12 +127,12 @@ struct Held
     {
         Held h;
         h.input = QFileInfo(s.inputPath()).canonicalFilePath();
-        for (const auto& v : s.variants()) {
+        for (const auto& v : s.variantTree()->variants()) {
             h.variants.emplace_back(v.name, v.edits.size());
             h.measured.push_back(v.figures.has_value());
         }
-        h.searches = s.searches().size();
-        for (const auto& r : s.searches())
+        h.searches = s.searchRuns()->searches().size();
+        for (const auto& r : s.searchRuns()->searches())
             h.searchHistory += r.history.size();
         return h;
     }
@@ -195,8 +195,8 @@ private:
         ListingView* view = w.listingPanel()->view();
         ListingModel* model = view->listingModel();
         const auto& a = *s.analysis();
-        for (uint32_t p = 0; p < s.schedule().order.size(); ++p) {
-            if (!a.listing.instructions[s.schedule().order[p]].isMemory()) continue;
+        for (uint32_t p = 0; p < s.variantTree()->schedule().order.size(); ++p) {
+            if (!a.listing.instructions[s.variantTree()->schedule().order[p]].isMemory()) continue;
             const auto targets = w.editController()->legalTargets(p);
             if (targets.empty()) continue;
             const uint32_t to =
@@ -210,13 +210,13 @@ private:
                 view->visualRect(model->index(fromRow, ListingModel::InstructionColumn)).center();
             const QPoint target =
                 view->visualRect(model->index(toRow, ListingModel::InstructionColumn)).center();
-            const size_t before = s.variants().size();
+            const size_t before = s.variantTree()->variants().size();
             QTest::mousePress(vp, Qt::LeftButton, {}, from);
             QTest::mouseMove(vp, from + QPoint(2, 0));
             QTest::mouseMove(vp, from + QPoint(QApplication::startDragDistance() + 2, 0));
             QTest::mouseMove(vp, target);
             QTest::mouseRelease(vp, Qt::LeftButton, {}, target);
-            return s.variants().size() == before + 1;
+            return s.variantTree()->variants().size() == before + 1;
         }
         return false;
     }
@@ -227,19 +227,19 @@ private:
         Session& s = *w.session();
         ListingView* view = w.listingPanel()->view();
         ListingModel* model = view->listingModel();
-        for (uint32_t p = 0; p < s.schedule().order.size(); ++p) {
-            const Control c = s.schedule().control[s.schedule().order[p]];
+        for (uint32_t p = 0; p < s.variantTree()->schedule().order.size(); ++p) {
+            const Control c = s.variantTree()->schedule().control[s.variantTree()->schedule().order[p]];
             const Edit e = Edit::control(p, std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt);
             if (!w.editController()->check(e).accepted) continue;
             const int row = model->rowOfPosition(int(p));
             view->scrollTo(model->index(row, 0), QAbstractItemView::PositionAtCenter);
             const QPoint at = view->visualRect(model->index(row, ListingModel::InstructionColumn)).center();
-            const size_t edits = s.currentVariant()->edits.size();
+            const size_t edits = s.variantTree()->currentVariant()->edits.size();
             bool found = false;
             driver.expect(DialogDriver::pickMenu(QStringLiteral("Yield bit"), &found));
             QContextMenuEvent event(QContextMenuEvent::Mouse, at, view->viewport()->mapToGlobal(at));
             QCoreApplication::sendEvent(view->viewport(), &event);
-            return found && s.currentVariant()->edits.size() > edits;
+            return found && s.variantTree()->currentVariant()->edits.size() > edits;
         }
         return false;
     }
@@ -250,7 +250,7 @@ private:
         QAction* save = actionNamed(&w, QStringLiteral("Save Session"));
         if (!save) return false;
         save->trigger();
-        return QFileInfo::exists(path) && !w.session()->isModified();
+        return QFileInfo::exists(path) && !w.session()->store()->isModified();
     }
 
 private Q_SLOTS:
@@ -271,7 +271,7 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(second);
         QTemporaryDir tmp;
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         EvaluatorOptions estimate;
         estimate.backend = "estimate"; // what a machine without a GPU gets, said so on every figure
         session->setEvaluatorOptions(estimate);
@@ -293,19 +293,19 @@ private Q_SLOTS:
         // 3. A control edit from the context menu.
         QVERIFY(flipYieldFromMenu(w, driver));
         shot(w, QStringLiteral("03-control-edit"));
-        const int edited = session->currentVariantId();
+        const int edited = session->variantTree()->currentVariantId();
 
         // 4. Measure it (Variants ▸ Measure): the figures say "estimate", the metrics view says why
         // there are no hardware counters.
         w.variantsPanel()->selectVariants({edited});
-        QSignalSpy measured(session, &Session::measureFinished);
+        QSignalSpy measured(session->measureQueue(), &MeasureQueue::measureFinished);
         QToolButton* measure = nullptr;
         for (auto* b : w.variantsPanel()->findChildren<QToolButton*>())
             if (b->text() == QLatin1String("Measure")) measure = b;
         QVERIFY(measure && measure->isEnabled());
         measure->click();
         QVERIFY(measured.wait(60000) || !measured.isEmpty());
-        QVERIFY(session->variant(edited)->figures.has_value());
+        QVERIFY(session->variantTree()->variant(edited)->figures.has_value());
         QVERIFY(w.metricsView()->note()->text().contains(QStringLiteral("need a GPU")));
         shot(w, QStringLiteral("04-measure"));
 
@@ -319,22 +319,22 @@ private Q_SLOTS:
         c.seed = 1;
         panel->setConfig(c);
         panel->setBackend(QStringLiteral("estimate"));
-        QSignalSpy recorded(session, &Session::searchRecorded);
+        QSignalSpy recorded(session->searchRuns(), &SearchRuns::searchRecorded);
         panel->startButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(!recorded.isEmpty(), 180000);
-        QCOMPARE(session->searches().size(), size_t(1));
+        QCOMPARE(session->searchRuns()->searches().size(), size_t(1));
         shot(w, QStringLiteral("05-search"));
 
         // 6. Click an accepted point of the plot: it opens as a variant.
         int step = -1;
-        for (const auto& e : session->searches().front().history)
+        for (const auto& e : session->searchRuns()->searches().front().history)
             if (e.outcome == search::Outcome::Accepted && e.figures.speedup > 0) step = e.step;
         QVERIFY2(step >= 0, "the climb accepted something on the estimate");
         panel->plot()->flush();
         QSignalSpy opened(panel, &SearchPanel::evaluationOpened);
         QTest::mouseClick(panel->plot(), Qt::LeftButton, {}, panel->plot()->pixelOf(step).toPoint());
         QTRY_COMPARE(opened.size(), 1);
-        QCOMPARE(session->currentVariantId(), opened.front().front().toInt());
+        QCOMPARE(session->variantTree()->currentVariantId(), opened.front().front().toInt());
         shot(w, QStringLiteral("06-plot-click"));
 
         // 7. The diff of that variant against the original.
@@ -342,7 +342,7 @@ private Q_SLOTS:
         QVERIFY(diffDock);
         diffDock->show();
         diffDock->raise();
-        QTRY_COMPARE(w.diffView()->rightVariant(), session->currentVariantId());
+        QTRY_COMPARE(w.diffView()->rightVariant(), session->variantTree()->currentVariantId());
         QVERIFY(w.diffView()->movedCount() + w.diffView()->controlChangedCount() > 0);
         shot(w, QStringLiteral("07-diff"));
 
@@ -369,15 +369,15 @@ private Q_SLOTS:
         // The original, the edited variant (the drag made it, the yield flip joined it) and the
         // search's point; the edited variant holds the move and the flip, measured.
         QVERIFY2(heldA.variants.size() >= 3, qPrintable(heldA.text()));
-        QVERIFY(session->variant(edited)->edits.size() >= 2);
-        QVERIFY(session->variant(edited)->figures.has_value());
+        QVERIFY(session->variantTree()->variant(edited)->edits.size() >= 2);
+        QVERIFY(session->variantTree()->variant(edited)->figures.has_value());
         shot(w, QStringLiteral("09-save"));
 
         // 10. Another kernel: nothing unsaved, so no question; it starts afresh.
         QVERIFY(openThroughDialog(w, driver, second));
-        QCOMPARE(session->variants().size(), size_t(1));
-        QVERIFY(session->sessionPath().isEmpty());
-        QVERIFY(session->searches().empty());
+        QCOMPARE(session->variantTree()->variants().size(), size_t(1));
+        QVERIFY(session->store()->sessionPath().isEmpty());
+        QVERIFY(session->searchRuns()->searches().empty());
         shot(w, QStringLiteral("10-another-kernel"));
 
         // 11. An edit there, saved to its own file.
@@ -396,7 +396,7 @@ private Q_SLOTS:
             QVERIFY(openSession);
             openSession->trigger();
             QVERIFY(ready.wait(120000) || !ready.isEmpty());
-            QTRY_COMPARE(session->sessionPath(), path);
+            QTRY_COMPARE(session->store()->sessionPath(), path);
             const Held back = Held::of(*session);
             QVERIFY2(back == held, qPrintable(back.text() + QStringLiteral(" vs ") + held.text()));
         }

@@ -167,8 +167,8 @@ private Q_SLOTS:
         QFETCH(double, noiseFloor);
         QFETCH(uint, seed);
         Session session;
-        session.setAutosaveInterval(0);
-        SearchPanel panel(&session);
+        session.store()->setAutosaveInterval(0);
+        SearchPanel panel(session.variantTree(), session.searchRuns());
         panel.resize(1200, 520);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -190,7 +190,7 @@ private Q_SLOTS:
             s.bestSpeedup = expectedBest;
             onBaseline += e.figures.speedup <= 0 ? 1 : 0;
             // The panel listens to the session's SearchJob, exactly as during a real run.
-            Q_EMIT session.search()->evaluation(e, s);
+            Q_EMIT session.searchRuns()->search()->evaluation(e, s);
         }
         // Appends never replot synchronously: one timed replot catches up with all of them.
         QCOMPARE(plot->replotCount(), replotsBefore);
@@ -313,7 +313,7 @@ private Q_SLOTS:
         QFETCH(double, seconds);
         QFETCH(qulonglong, seed);
         Session session;
-        SearchPanel panel(&session);
+        SearchPanel panel(session.variantTree(), session.searchRuns());
         search::SearchConfig c;
         c.algorithm = *search::parseAlgorithm(algorithm.toStdString());
         c.preset = preset.toStdString();
@@ -332,7 +332,7 @@ private Q_SLOTS:
     void controlsRefuseWhatCannotRun()
     {
         Session session;
-        SearchPanel panel(&session);
+        SearchPanel panel(session.variantTree(), session.searchRuns());
         // Every space is listed and can be chosen (the rescheduled space since control codes are derived).
         auto* model = qobject_cast<QStandardItemModel*>(panel.spaceBox()->model());
         QVERIFY(model);
@@ -357,7 +357,7 @@ private Q_SLOTS:
         panel.startButton()->click();
         QVERIFY2(panel.messageText().contains(QStringLiteral("No kernel is open")),
                  qPrintable(panel.messageText()));
-        QVERIFY(!session.search()->isRunning());
+        QVERIFY(!session.searchRuns()->search()->isRunning());
         // A bad GPU list is refused before anything starts.
         panel.setBackend(QStringLiteral("gpu"));
         panel.findChild<QLineEdit*>(QStringLiteral("searchGpus"))->setText(QStringLiteral("0,x"));
@@ -377,10 +377,10 @@ private Q_SLOTS:
         int bestVariant = -1;
         {
             Session session;
-            session.setAutosaveInterval(0);
+            session.store()->setAutosaveInterval(0);
             QVERIFY(test::openAndWait(session, cubin));
-            QVERIFY(session.save(path)); // the search's outputs go beside the session file
-            SearchPanel panel(&session);
+            QVERIFY(session.store()->save(path)); // the search's outputs go beside the session file
+            SearchPanel panel(session.variantTree(), session.searchRuns());
             search::SearchConfig c;
             c.algorithm = search::Algorithm::Anneal;
             c.space = search::SearchSpace::All;
@@ -388,16 +388,16 @@ private Q_SLOTS:
             c.seed = 1;
             panel.setConfig(c);
             panel.setBackend(QStringLiteral("estimate"));
-            QSignalSpy started(session.search(), &SearchJob::started);
-            QSignalSpy rows(session.search(), &SearchJob::evaluation);
-            QSignalSpy recorded(&session, &Session::searchRecorded);
-            QSignalSpy failed(session.search(), &SearchJob::failed);
+            QSignalSpy started(session.searchRuns()->search(), &SearchJob::started);
+            QSignalSpy rows(session.searchRuns()->search(), &SearchJob::evaluation);
+            QSignalSpy recorded(session.searchRuns(), &SearchRuns::searchRecorded);
+            QSignalSpy failed(session.searchRuns()->search(), &SearchJob::failed);
             panel.startButton()->click();
-            QVERIFY2(session.search()->isRunning(), qPrintable(panel.messageText()));
+            QVERIFY2(session.searchRuns()->search()->isRunning(), qPrintable(panel.messageText()));
             QVERIFY(!panel.startButton()->isEnabled());
             QVERIFY(panel.stopButton()->isEnabled());
             // A second search is refused while one runs.
-            QCOMPARE(session.startSearch(c), QStringLiteral("A search is already running."));
+            QCOMPARE(session.searchRuns()->startSearch(c), QStringLiteral("A search is already running."));
             QVERIFY2(waitForRecord(session, recorded, failed),
                      failed.isEmpty() ? "timed out" : qPrintable(failed.front().front().toString()));
             QCOMPARE(started.size(), 1);
@@ -406,12 +406,12 @@ private Q_SLOTS:
             QCOMPARE(rows.size(), 60);
             for (int i = 0; i < rows.size(); ++i)
                 QCOMPARE(rows.at(i).at(0).value<SearchEvaluation>().step, i);
-            QVERIFY(!session.search()->isRunning());
+            QVERIFY(!session.searchRuns()->search()->isRunning());
             QVERIFY(panel.startButton()->isEnabled());
 
             // The record: configuration, every row, the report, the outputs on disk beside the session.
-            QCOMPARE(session.searches().size(), size_t(1));
-            const SearchRecord& r = session.searches().front();
+            QCOMPARE(session.searchRuns()->searches().size(), size_t(1));
+            const SearchRecord& r = session.searchRuns()->searches().front();
             QCOMPARE(r.config.describe(), c.describe());
             QCOMPARE(r.history.size(), size_t(60));
             QCOMPARE(r.report.value("evaluations", 0), 60);
@@ -427,7 +427,7 @@ private Q_SLOTS:
             // The best joined the variant tree with its edits and its (estimate) figures.
             QVERIFY2(r.improved(), r.report.value("summary", std::string()).c_str());
             bestVariant = recorded.front().at(1).toInt();
-            const VariantRecord* v = session.variant(bestVariant);
+            const VariantRecord* v = session.variantTree()->variant(bestVariant);
             QVERIFY(v);
             QCOMPARE(v->parent, 0);
             QVERIFY2(QString::fromStdString(v->name).startsWith(QStringLiteral("anneal\u00b7all best 1.")),
@@ -440,14 +440,14 @@ private Q_SLOTS:
             QVERIFY(!v->edits.empty());
             QVERIFY(v->edits.size() <= bestEdits->size());
             auto chain = session.kernelWorkspace()->schedule(*bestEdits);
-            auto stored = session.scheduleOf(bestVariant);
+            auto stored = session.variantTree()->scheduleOf(bestVariant);
             QVERIFY(chain && stored);
             QVERIFY(chain->order == stored->order);
             QVERIFY(chain->control == stored->control);
             QVERIFY(v->figures);
             QCOMPARE(QString::fromStdString(v->figures->sourceLabel()).left(8), QStringLiteral("estimate"));
             QCOMPARE(1.0 / v->figures->result.timing->ratio.median, r.bestSpeedup());
-            QVERIFY(session.scheduleOf(bestVariant).ok());
+            QVERIFY(session.variantTree()->scheduleOf(bestVariant).ok());
             qInfo("best variant: %s, %zu edits; %s", v->name.c_str(), v->edits.size(),
                   r.report.value("summary", std::string()).c_str());
 
@@ -469,40 +469,40 @@ private Q_SLOTS:
             panel.openEvaluation(step);
             QCOMPARE(opened.size(), 1);
             const int id = opened.front().front().toInt();
-            QCOMPARE(session.currentVariantId(), id);
+            QCOMPARE(session.variantTree()->currentVariantId(), id);
             {
                 auto chain = session.kernelWorkspace()->schedule(*editsOfEvaluation(r.history, step));
-                auto opened = session.scheduleOf(id);
+                auto opened = session.variantTree()->scheduleOf(id);
                 QVERIFY(chain && opened);
                 QVERIFY(chain->order == opened->order && chain->control == opened->control);
                 QVERIFY(!chain->order.empty() &&
                         !(opened->order == Schedule::identity(*session.analysis()).order &&
                           opened->control == Schedule::identity(*session.analysis()).control));
             }
-            QCOMPARE(session.openSearchEvaluation(0, step), id);
-            QCOMPARE(session.openSearchEvaluation(0, r.bestStep()), bestVariant);
-            QCOMPARE(session.openSearchEvaluation(0, -1), 0); // the original
+            QCOMPARE(session.searchRuns()->openSearchEvaluation(0, step), id);
+            QCOMPARE(session.searchRuns()->openSearchEvaluation(0, r.bestStep()), bestVariant);
+            QCOMPARE(session.searchRuns()->openSearchEvaluation(0, -1), 0); // the original
             QString error;
-            QCOMPARE(session.openSearchEvaluation(0, 60, &error), -1);
+            QCOMPARE(session.searchRuns()->openSearchEvaluation(0, 60, &error), -1);
             QVERIFY(error.contains(QStringLiteral("no evaluation 60")));
-            QCOMPARE(session.openSearchEvaluation(3, 1, &error), -1);
+            QCOMPARE(session.searchRuns()->openSearchEvaluation(3, 1, &error), -1);
 
-            QVERIFY(session.isModified());
-            QVERIFY(session.save(path));
+            QVERIFY(session.store()->isModified());
+            QVERIFY(session.store()->save(path));
             kept = r;
-            variantsBefore = session.variants();
+            variantsBefore = session.variantTree()->variants();
         }
 
         // Reopened: the record comes back whole, and the panel lists it and plots it.
         Session reopened;
-        reopened.setAutosaveInterval(0);
-        SearchPanel panel(&reopened);
-        QSignalSpy restored(&reopened, &Session::sessionRestored);
+        reopened.store()->setAutosaveInterval(0);
+        SearchPanel panel(reopened.variantTree(), reopened.searchRuns());
+        QSignalSpy restored(reopened.store(), &SessionStore::sessionRestored);
         QString error;
-        QVERIFY2(reopened.openSession(path, &error), qPrintable(error));
+        QVERIFY2(reopened.store()->openSession(path, &error), qPrintable(error));
         QVERIFY(restored.wait(120000));
-        QCOMPARE(reopened.searches().size(), size_t(1));
-        const SearchRecord& back = reopened.searches().front();
+        QCOMPARE(reopened.searchRuns()->searches().size(), size_t(1));
+        const SearchRecord& back = reopened.searchRuns()->searches().front();
         QCOMPARE(back.history.size(), kept.history.size());
         QVERIFY(search::toJson(back.config) == search::toJson(kept.config));
         QVERIFY(back.report == kept.report);
@@ -510,12 +510,13 @@ private Q_SLOTS:
         for (size_t i = 0; i < kept.history.size(); ++i)
             QVERIFY2(search::toJson(back.history[i]) == search::toJson(kept.history[i]),
                      search::toJson(back.history[i]).dump().c_str());
-        QCOMPARE(reopened.variants().size(), variantsBefore.size());
-        QCOMPARE(reopened.variant(bestVariant)->name, variantsBefore[size_t(bestVariant)].name);
+        QCOMPARE(reopened.variantTree()->variants().size(), variantsBefore.size());
+        QCOMPARE(reopened.variantTree()->variant(bestVariant)->name,
+                 variantsBefore[size_t(bestVariant)].name);
         QCOMPARE(panel.runsBox()->count(), 2);
         QCOMPARE(panel.shownRecord(), 0);
         QCOMPARE(panel.plot()->evaluationCount(), 60);
-        QCOMPARE(reopened.openSearchEvaluation(0, kept.bestStep()), bestVariant);
+        QCOMPARE(reopened.searchRuns()->openSearchEvaluation(0, kept.bestStep()), bestVariant);
     }
 
     void pauseResumeStop()
@@ -525,29 +526,29 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         QTemporaryDir dir;
         Session session;
-        session.setAutosaveInterval(0);
+        session.store()->setAutosaveInterval(0);
         search::SearchConfig c;
         c.algorithm = search::Algorithm::Random;
         c.space = search::SearchSpace::All;
         c.budgetEvals = 1'000'000;
         EvaluatorOptions estimate;
         estimate.backend = "estimate";
-        QCOMPARE(session.startSearch(c, estimate), QStringLiteral("No kernel is open."));
+        QCOMPARE(session.searchRuns()->startSearch(c, estimate), QStringLiteral("No kernel is open."));
         QVERIFY(test::openAndWait(session, cubin));
-        QVERIFY(session.save(dir.filePath(QStringLiteral("p.sassx.json"))));
+        QVERIFY(session.store()->save(dir.filePath(QStringLiteral("p.sassx.json"))));
         const QString spec = session.launchSpecPath();
         session.setLaunchSpecPath({});
-        QVERIFY(session.startSearch(c, estimate).contains(QStringLiteral("launch spec")));
+        QVERIFY(session.searchRuns()->startSearch(c, estimate).contains(QStringLiteral("launch spec")));
         session.setLaunchSpecPath(spec);
 
-        SearchPanel panel(&session);
-        QSignalSpy rows(session.search(), &SearchJob::evaluation);
-        QSignalSpy recorded(&session, &Session::searchRecorded);
-        QSignalSpy failed(session.search(), &SearchJob::failed);
-        QCOMPARE(session.startSearch(c, estimate), QString());
+        SearchPanel panel(session.variantTree(), session.searchRuns());
+        QSignalSpy rows(session.searchRuns()->search(), &SearchJob::evaluation);
+        QSignalSpy recorded(session.searchRuns(), &SearchRuns::searchRecorded);
+        QSignalSpy failed(session.searchRuns()->search(), &SearchJob::failed);
+        QCOMPARE(session.searchRuns()->startSearch(c, estimate), QString());
         QTRY_VERIFY_WITH_TIMEOUT(rows.size() >= 20, 60000);
         panel.pauseButton()->click();
-        QVERIFY(session.search()->isPaused());
+        QVERIFY(session.searchRuns()->search()->isPaused());
         QCOMPARE(panel.pauseButton()->text(), QStringLiteral("Resume"));
         // The evaluation in flight lands, then nothing more while paused.
         int held = -1;
@@ -560,20 +561,20 @@ private Q_SLOTS:
         qInfo("paused after %d evaluations", held);
         QVERIFY(panel.statusText().startsWith(QStringLiteral("paused")));
         panel.pauseButton()->click();
-        QVERIFY(!session.search()->isPaused());
+        QVERIFY(!session.searchRuns()->search()->isPaused());
         QTRY_VERIFY_WITH_TIMEOUT(rows.size() > held + 10, 60000);
         panel.stopButton()->click();
         QVERIFY2(waitForRecord(session, recorded, failed),
                  failed.isEmpty() ? "timed out" : qPrintable(failed.front().front().toString()));
         // Stopped runs still report and write their outputs; every row of the run is kept.
-        const SearchRecord& r = session.searches().front();
+        const SearchRecord& r = session.searchRuns()->searches().front();
         QCOMPARE(r.report.value("stop_reason", std::string()), std::string("stopped"));
         QCOMPARE(r.report.value("finished", true), false);
         QCOMPARE(int(r.history.size()), int(rows.size()));
         QVERIFY(int(r.history.size()) < 1'000'000);
         QVERIFY(QFileInfo::exists(
             QDir(QString::fromStdString(r.outDir)).filePath(QStringLiteral("report.json"))));
-        QVERIFY(!session.search()->isRunning());
+        QVERIFY(!session.searchRuns()->search()->isRunning());
 
         // Continue: the stopped run goes on from its checkpoint (here with a budget of 15 more) and the
         // plot starts with what it already had.
@@ -583,14 +584,16 @@ private Q_SLOTS:
         recorded.clear();
         failed.clear();
         QVERIFY(panel.continueButton()->isEnabled());
-        QVERIFY(!session.resumeSearch(dir.filePath(QStringLiteral("nothing-here")), estimate).isEmpty());
-        QCOMPARE(session.resumeSearch(outDir, estimate, before + 15), QString());
-        QVERIFY(!panel.continueButton()->isEnabled() || session.search()->isRunning());
-        QVERIFY(int(session.search()->history().size()) >= before);
+        QVERIFY(!session.searchRuns()
+                     ->resumeSearch(dir.filePath(QStringLiteral("nothing-here")), estimate)
+                     .isEmpty());
+        QCOMPARE(session.searchRuns()->resumeSearch(outDir, estimate, before + 15), QString());
+        QVERIFY(!panel.continueButton()->isEnabled() || session.searchRuns()->search()->isRunning());
+        QVERIFY(int(session.searchRuns()->search()->history().size()) >= before);
         QVERIFY2(waitForRecord(session, recorded, failed),
                  failed.isEmpty() ? "timed out" : qPrintable(failed.front().front().toString()));
-        QCOMPARE(int(session.searches().size()), 2);
-        const SearchRecord& again = session.searches().back();
+        QCOMPARE(int(session.searchRuns()->searches().size()), 2);
+        const SearchRecord& again = session.searchRuns()->searches().back();
         QCOMPARE(int(again.history.size()), before + 15);
         for (int i = 0; i < before; ++i)
             QVERIFY(again.history[size_t(i)].edits == first[size_t(i)].edits);

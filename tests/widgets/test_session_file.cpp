@@ -27,7 +27,7 @@ private Q_SLOTS:
         std::vector<VariantRecord> before;
         {
             Session s;
-            s.setAutosaveInterval(0);
+            s.store()->setAutosaveInterval(0);
             QVERIFY(test::openAndWait(s, cubin));
             const auto& a = *s.analysis();
             uint32_t first = 0;
@@ -36,11 +36,12 @@ private Q_SLOTS:
                     first = b.first;
                     break;
                 }
-            const int v1 = s.addVariant(0, QStringLiteral("swap"), {Edit::move(first + 1, first)});
-            const int v2 =
-                s.addVariant(v1, QStringLiteral("swap+stall"),
-                             {Edit::move(first + 1, first), Edit::control(first, 4, 1, std::nullopt)});
-            VariantRecord r = *s.variant(v2);
+            const int v1 =
+                s.variantTree()->addVariant(0, QStringLiteral("swap"), {Edit::move(first + 1, first)});
+            const int v2 = s.variantTree()->addVariant(
+                v1, QStringLiteral("swap+stall"),
+                {Edit::move(first + 1, first), Edit::control(first, 4, 1, std::nullopt)});
+            VariantRecord r = *s.variantTree()->variant(v2);
             r.figures = VariantFigures{};
             r.figures->result.correct = true;
             r.figures->result.source = {"NVIDIA H100 80GB HBM3", "measured"};
@@ -52,27 +53,27 @@ private Q_SLOTS:
             r.figures->result.metrics.push_back(
                 {"lts__t_sector_hit_rate.pct", 80.0, "%", {"NVIDIA H100", "ncu"}});
             r.figures->when = "2024-01-01T00:00:00";
-            s.restoreVariant(r);
-            s.setCurrentVariant(v2);
-            s.setSelectedInstruction(int(first));
-            QVERIFY(s.isModified());
+            s.variantTree()->restoreVariant(r);
+            s.variantTree()->setCurrentVariant(v2);
+            s.variantTree()->setSelectedInstruction(int(first));
+            QVERIFY(s.store()->isModified());
             QString error;
-            QVERIFY2(s.save(path, &error), qPrintable(error));
-            QVERIFY(!s.isModified());
-            before = s.variants();
+            QVERIFY2(s.store()->save(path, &error), qPrintable(error));
+            QVERIFY(!s.store()->isModified());
+            before = s.variantTree()->variants();
         }
         Session reopened;
-        reopened.setAutosaveInterval(0);
-        QSignalSpy restored(&reopened, &Session::sessionRestored);
+        reopened.store()->setAutosaveInterval(0);
+        QSignalSpy restored(reopened.store(), &SessionStore::sessionRestored);
         QString error;
-        QVERIFY2(reopened.openSession(path, &error), qPrintable(error));
+        QVERIFY2(reopened.store()->openSession(path, &error), qPrintable(error));
         QVERIFY(restored.wait(120000));
         QCOMPARE(reopened.inputPath(), QFileInfo(cubin).absoluteFilePath());
         QCOMPARE(reopened.kernelName(), QStringLiteral("rmsnorm"));
-        QCOMPARE(reopened.variants().size(), before.size());
+        QCOMPARE(reopened.variantTree()->variants().size(), before.size());
         for (size_t i = 0; i < before.size(); ++i) {
             const auto& a = before[i];
-            const auto& b = reopened.variants()[i];
+            const auto& b = reopened.variantTree()->variants()[i];
             QCOMPARE(b.id, a.id);
             QCOMPARE(b.parent, a.parent);
             QCOMPARE(b.name, a.name);
@@ -85,13 +86,13 @@ private Q_SLOTS:
                 QCOMPARE(b.figures->when, a.figures->when);
             }
         }
-        QCOMPARE(reopened.currentVariantId(), before.back().id);
-        QVERIFY(!reopened.schedule().isIdentity(*reopened.analysis()));
-        QVERIFY(reopened.selectedInstruction() >= 0);
-        QVERIFY(!reopened.isModified());
+        QCOMPARE(reopened.variantTree()->currentVariantId(), before.back().id);
+        QVERIFY(!reopened.variantTree()->schedule().isIdentity(*reopened.analysis()));
+        QVERIFY(reopened.variantTree()->selectedInstruction() >= 0);
+        QVERIFY(!reopened.store()->isModified());
         // Saving again writes the same document (nothing lost or invented on the round trip).
         const QString again = dir.filePath(QStringLiteral("again.sassx.json"));
-        QVERIFY(reopened.save(again));
+        QVERIFY(reopened.store()->save(again));
         auto f1 = readSessionFile(path.toStdString());
         auto f2 = readSessionFile(again.toStdString());
         QVERIFY(f1 && f2);
@@ -109,7 +110,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("first.sassx.json"));
         Session s;
-        s.setAutosaveInterval(0);
+        s.store()->setAutosaveInterval(0);
         QVERIFY(test::openAndWait(s, first));
         const auto& a = *s.analysis();
         uint32_t at = 0;
@@ -118,31 +119,31 @@ private Q_SLOTS:
                 at = b.first;
                 break;
             }
-        s.addVariant(0, QStringLiteral("swap"), {Edit::move(at + 1, at)});
+        s.variantTree()->addVariant(0, QStringLiteral("swap"), {Edit::move(at + 1, at)});
         QString error;
-        QVERIFY2(s.save(path, &error), qPrintable(error));
-        QCOMPARE(s.sessionPath(), QFileInfo(path).absoluteFilePath());
+        QVERIFY2(s.store()->save(path, &error), qPrintable(error));
+        QCOMPARE(s.store()->sessionPath(), QFileInfo(path).absoluteFilePath());
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray saved = f.readAll();
         f.close();
 
         QVERIFY(test::openAndWait(s, second));
-        QVERIFY2(s.sessionPath().isEmpty(), qPrintable(s.sessionPath()));
-        s.addVariant(0, QStringLiteral("other"),
-                     {Edit::control(0, std::nullopt, std::nullopt, std::nullopt)});
+        QVERIFY2(s.store()->sessionPath().isEmpty(), qPrintable(s.store()->sessionPath()));
+        s.variantTree()->addVariant(0, QStringLiteral("other"),
+                                    {Edit::control(0, std::nullopt, std::nullopt, std::nullopt)});
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), saved);
         f.close();
         // Reopening the first file brings its own session back, with its path.
         Session again;
-        again.setAutosaveInterval(0);
-        QSignalSpy restored(&again, &Session::sessionRestored);
-        QVERIFY2(again.openSession(path, &error), qPrintable(error));
+        again.store()->setAutosaveInterval(0);
+        QSignalSpy restored(again.store(), &SessionStore::sessionRestored);
+        QVERIFY2(again.store()->openSession(path, &error), qPrintable(error));
         QVERIFY(restored.wait(120000));
         QCOMPARE(again.kernelName(), QStringLiteral("rmsnorm"));
-        QCOMPARE(again.sessionPath(), QFileInfo(path).absoluteFilePath());
-        QCOMPARE(int(again.variants().size()), 2);
+        QCOMPARE(again.store()->sessionPath(), QFileInfo(path).absoluteFilePath());
+        QCOMPARE(int(again.variantTree()->variants().size()), 2);
     }
 
     void refusesBadFiles()
@@ -155,9 +156,9 @@ private Q_SLOTS:
         f.close();
         Session s;
         QString error;
-        QVERIFY(!s.openSession(path, &error));
+        QVERIFY(!s.store()->openSession(path, &error));
         QVERIFY(error.contains(QStringLiteral("not a sassx session")));
-        QVERIFY(!s.openSession(dir.filePath(QStringLiteral("missing.json")), &error));
+        QVERIFY(!s.store()->openSession(dir.filePath(QStringLiteral("missing.json")), &error));
         QVERIFY(error.contains(QStringLiteral("cannot read")));
         // Figures without a source are refused rather than shown unlabelled.
         auto fig = figuresFromJson(nlohmann::json{{"correct", true}});

@@ -53,7 +53,7 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
         SASSX_REQUIRE_SAMPLE(cubin);
         auto* session = new Session;
-        session->setAutosaveInterval(0);
+        session->store()->setAutosaveInterval(0);
         MainWindow w(session);
         session->setParent(&w);
         QVERIFY(test::openAndWait(*session, cubin));
@@ -75,8 +75,9 @@ private Q_SLOTS:
         QCOMPARE(view->columnWidth(ListingModel::SamplesColumn), view->narrowWidth());
 
         QString error;
-        QVERIFY2(session->importStalls(0, fixture("sgemm_leakyrelu.h100.stalls.json"), &error),
-                 qPrintable(error));
+        QVERIFY2(
+            session->measureQueue()->importStalls(0, fixture("sgemm_leakyrelu.h100.stalls.json"), &error),
+            qPrintable(error));
         // Samples arrived: the column comes back at a width that shows "10.2%".
         QVERIFY(!view->isColumnNarrowed(ListingModel::SamplesColumn));
         QVERIFY(view->columnWidth(ListingModel::SamplesColumn) >=
@@ -109,11 +110,12 @@ private Q_SLOTS:
         // A variant with #172 moved to 159 and its own samples: #172 keeps its samples at its new row,
         // and the dock compares with the original.
         QVERIFY(w.editController()->apply(Edit::move(172, 159)).accepted);
-        const int moved = session->currentVariantId();
+        const int moved = session->variantTree()->currentVariantId();
         QVERIFY(moved != 0);
         QVERIFY(
             !lm->data(cell(lm, 172, ListingModel::SamplesColumn), ListingModel::SampleShareRole).isValid());
-        QVERIFY2(session->importStalls(moved, fixture("sgemm_leakyrelu.moved.h100.stalls.json"), &error),
+        QVERIFY2(session->measureQueue()->importStalls(
+                     moved, fixture("sgemm_leakyrelu.moved.h100.stalls.json"), &error),
                  qPrintable(error));
         QCOMPARE(lm->positionOfOriginal(172), 159);
         const QModelIndex movedCell = cell(lm, 172, ListingModel::SamplesColumn);
@@ -148,26 +150,26 @@ private Q_SLOTS:
         QVERIFY(described);
 
         // Samples of another kernel are refused and change nothing.
-        QVERIFY(!session->importStalls(moved, fixture("rmsnorm.h100.stalls.json"), &error));
+        QVERIFY(!session->measureQueue()->importStalls(moved, fixture("rmsnorm.h100.stalls.json"), &error));
         QVERIFY2(error.contains(QStringLiteral("rmsnorm")), qPrintable(error));
         QVERIFY(movedCell.data(ListingModel::SampleShareRole).toDouble() > 0);
 
         // Kept in the session file.
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("s.sassx.json"));
-        QVERIFY(session->save(file, &error));
+        QVERIFY(session->store()->save(file, &error));
         Session reopened;
-        reopened.setAutosaveInterval(0);
+        reopened.store()->setAutosaveInterval(0);
         QSignalSpy ready(&reopened, &Session::analysisReady);
-        QVERIFY(reopened.openSession(file, &error));
+        QVERIFY(reopened.store()->openSession(file, &error));
         QVERIFY(ready.wait(60000) || !ready.isEmpty());
-        QTRY_VERIFY(reopened.variant(moved) && reopened.variant(moved)->stalls);
-        QVERIFY(reopened.kernelStalls(0).has_value());
+        QTRY_VERIFY(reopened.variantTree()->variant(moved) && reopened.variantTree()->variant(moved)->stalls);
+        QVERIFY(reopened.variantTree()->kernelStalls(0).has_value());
 
         // An edit drops the variant's samples: they belong to the schedule before it.
         QVERIFY(w.editController()->apply(Edit::move(159, 160)).accepted);
-        QVERIFY(!session->variant(session->currentVariantId())->stalls);
-        w.diffView()->setVariants(0, session->currentVariantId());
+        QVERIFY(!session->variantTree()->variant(session->variantTree()->currentVariantId())->stalls);
+        w.diffView()->setVariants(0, session->variantTree()->currentVariantId());
         QVERIFY(!w.diffView()->showsSamples());
     }
 
@@ -176,15 +178,15 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        session.setEvaluator(std::make_shared<eval::EstimateEvaluator>());
+        session.store()->setAutosaveInterval(0);
+        session.measureQueue()->setEvaluator(std::make_shared<eval::EstimateEvaluator>());
         QVERIFY(test::openAndWait(session, cubin));
-        QSignalSpy failed(&session, &Session::stallsFailed);
-        session.sampleStalls(0);
+        QSignalSpy failed(session.measureQueue(), &MeasureQueue::stallsFailed);
+        session.measureQueue()->sampleStalls(0);
         QVERIFY(failed.wait(60000) || !failed.isEmpty());
         QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("without a GPU")),
                  qPrintable(failed.front().at(1).toString()));
-        QVERIFY(!session.variant(0)->stalls);
+        QVERIFY(!session.variantTree()->variant(0)->stalls);
     }
 };
 

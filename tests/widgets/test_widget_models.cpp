@@ -4,7 +4,7 @@
 // keep a tree view's selection and expansion.
 #include "core/cubin/cubin.h"
 #include "widget_test_support.h"
-#include "widgets/models/listing_model.h"
+#include "widgets/models/listing_feed.h"
 #include "widgets/models/metrics_model.h"
 #include "widgets/models/variants_model.h"
 #include "widgets/variants_panel.h"
@@ -32,10 +32,10 @@ using namespace sassx;
 // The variants panel over a fresh session that never autosaves.
 struct PanelFixture
 {
-    PanelFixture() { session.setAutosaveInterval(0); }
+    PanelFixture() { session.store()->setAutosaveInterval(0); }
     Session session;
     QUndoStack undo;
-    VariantsPanel panel{&session, &undo};
+    VariantsPanel panel{session.variantTree(), session.measureQueue(), &undo};
 };
 
 class TestWidgetModels : public QObject
@@ -57,8 +57,8 @@ private:
     static QString treeDifference(const VariantsModel& model, const Session& session)
     {
         std::map<int, std::vector<int>> expected, actual;
-        for (const VariantRecord& v : session.variants()) // sorted by id
-            expected[session.variant(v.parent) ? v.parent : -1].push_back(v.id);
+        for (const VariantRecord& v : session.variantTree()->variants()) // sorted by id
+            expected[session.variantTree()->variant(v.parent) ? v.parent : -1].push_back(v.id);
         size_t seen = 0;
         std::vector<std::pair<QModelIndex, int>> todo{{QModelIndex(), -1}};
         while (!todo.empty()) {
@@ -74,7 +74,8 @@ private:
                     return QStringLiteral("VariantIdRole of %1 is wrong").arg(id);
                 actual[parentId].push_back(id);
                 todo.push_back({i, id});
-                if (++seen > session.variants().size()) return QStringLiteral("more rows than variants");
+                if (++seen > session.variantTree()->variants().size())
+                    return QStringLiteral("more rows than variants");
             }
         }
         for (const auto& [parent, children] : expected) {
@@ -86,7 +87,7 @@ private:
                     .arg(got.size())
                     .arg(children.size());
         }
-        return seen == session.variants().size() ? QString() : QStringLiteral("rows missing");
+        return seen == session.variantTree()->variants().size() ? QString() : QStringLiteral("rows missing");
     }
 
     // Odd adds go under the original, even ones under any variant so far (nesting several deep).
@@ -98,7 +99,8 @@ private:
     // True when `id` is `root` or below it in the session's tree.
     static bool isUnder(const Session& session, int id, int root)
     {
-        for (const VariantRecord* v = session.variant(id); v; v = session.variant(v->parent))
+        for (const VariantRecord* v = session.variantTree()->variant(id); v;
+             v = session.variantTree()->variant(v->parent))
             if (v->id == root) return true;
         return false;
     }
@@ -129,13 +131,14 @@ private Q_SLOTS:
             out.write(bytes);
         }
         Session session;
-        session.setAutosaveInterval(0);
-        ListingModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        ListingModel model;
+        followVariantTree(&model, session.variantTree());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QString error;
         QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
         QVERIFY(model.rowCount() > 0);
-        session.setSelectedInstruction(3);
+        session.variantTree()->setSelectedInstruction(3);
         QVERIFY(!test::openAndWait(session, broken, &error));
         // One line says how much could not be decoded and where; the decoder's lines follow as details.
         const QString firstLine = error.section(QLatin1Char('\n'), 0, 0);
@@ -145,7 +148,7 @@ private Q_SLOTS:
         QVERIFY(error.contains(QLatin1Char('\n')));
         QVERIFY(!session.analysis());
         QCOMPARE(model.rowCount(), 0);
-        QCOMPARE(session.selectedInstruction(), -1);
+        QCOMPARE(session.variantTree()->selectedInstruction(), -1);
         // The same kernel opens again afterwards.
         QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
         QVERIFY(model.rowCount() > 0);
@@ -156,8 +159,9 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        ListingModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        ListingModel model;
+        followVariantTree(&model, session.variantTree());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QString error;
         QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
@@ -176,21 +180,66 @@ private Q_SLOTS:
         QVERIFY(sawMemory);
 
         const Edit move = someMove(a);
-        const int id = session.addVariant(0, QStringLiteral("moved"), {move});
-        session.setCurrentVariant(id);
+        const int id = session.variantTree()->addVariant(0, QStringLiteral("moved"), {move});
+        session.variantTree()->setCurrentVariant(id);
         const int row = model.rowOfPosition(int(move.to));
         QCOMPARE(model.originalOfRow(row), int(move.from));
         QVERIFY(model.index(row, ListingModel::AddressColumn).data(ListingModel::MovedRole).toBool());
         QVERIFY(
             !model.index(row, ListingModel::InstructionColumn).data(Qt::ToolTipRole).toString().isEmpty());
         // Control edit: the changed bits are flagged.
-        session.setVariantEdits(id, {move, Edit::control(move.to, 9, std::nullopt, std::nullopt)});
+        session.variantTree()->setVariantEdits(id,
+                                               {move, Edit::control(move.to, 9, std::nullopt, std::nullopt)});
         QCOMPARE(model.index(row, ListingModel::StallColumn).data(ListingModel::StallRole).toInt(), 9);
         QVERIFY(model.index(row, ListingModel::StallColumn).data(ListingModel::ControlChangedRole).toBool());
-        session.setCurrentVariant(0);
+        session.variantTree()->setCurrentVariant(0);
         QVERIFY(!model.index(row, ListingModel::AddressColumn).data(ListingModel::MovedRole).toBool());
         for (int c = 0; c < ListingModel::ColumnCount; ++c)
             QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+    }
+
+    // The listing model owns the value it was handed: a tree that moves on (another variant current,
+    // then another input) changes nothing in a model that does not follow it, and a reopened model
+    // shows the tree's current variant again.
+    void listingModelOwnsItsData()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        Session session;
+        session.store()->setAutosaveInterval(0);
+        QString error;
+        QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
+        VariantTree* tree = session.variantTree();
+        ListingModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        model.setListing(listingDataOf(*tree), listingStallsOf(*tree));
+        const int rows = model.rowCount();
+        QVERIFY(rows > 0);
+        const Edit move = someMove(*session.analysis());
+        const int row = model.rowOfPosition(int(move.to));
+        const QString before = model.index(row, ListingModel::InstructionColumn).data().toString();
+        QCOMPARE(model.originalOfRow(row), int(move.to));
+
+        tree->setCurrentVariant(tree->addVariant(0, QStringLiteral("moved"), {move}));
+        QCOMPARE(resets.size(), 1);
+        QCOMPARE(model.originalOfRow(row), int(move.to));
+        QCOMPARE(model.index(row, ListingModel::InstructionColumn).data().toString(), before);
+        QVERIFY(!model.index(row, ListingModel::AddressColumn).data(ListingModel::MovedRole).toBool());
+
+        // Another kernel replaces the tree's; the model still holds (and shares) the old analysis.
+        const QString other = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(other);
+        QVERIFY2(test::openAndWait(session, other, &error), qPrintable(error));
+        const auto& b = *session.analysis();
+        const int otherRows = int(b.listing.instructions.size() + b.cfg.blocks.size());
+        QVERIFY(otherRows != rows);
+        QCOMPARE(model.rowCount(), rows);
+        QCOMPARE(model.index(row, ListingModel::InstructionColumn).data().toString(), before);
+
+        followVariantTree(&model, tree);
+        QCOMPARE(model.rowCount(), otherRows);
+        QCOMPARE(model.listing().analysis, session.analysis());
     }
 
     void variantsModel()
@@ -198,15 +247,15 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        VariantsModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        VariantsModel model(session.variantTree(), session.measureQueue());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(test::openAndWait(session, cubin));
         QCOMPARE(model.rowCount(), 1); // the original
         const Edit move = someMove(*session.analysis());
-        const int a = session.addVariant(0, QStringLiteral("a"), {move});
-        const int b = session.addVariant(a, QStringLiteral("b"), {move, move});
-        const int c = session.addVariant(0, QStringLiteral("c"), {});
+        const int a = session.variantTree()->addVariant(0, QStringLiteral("a"), {move});
+        const int b = session.variantTree()->addVariant(a, QStringLiteral("b"), {move, move});
+        const int c = session.variantTree()->addVariant(0, QStringLiteral("c"), {});
         const QModelIndex original = model.index(0, 0);
         QCOMPARE(model.rowCount(original), 2);
         const QModelIndex ia = model.indexOfVariant(a);
@@ -214,25 +263,25 @@ private Q_SLOTS:
         QCOMPARE(model.data(model.indexOfVariant(b, VariantsModel::EditsColumn)).toInt(), 2);
         // Rename through the model (what the tree's editor does).
         QVERIFY(model.setData(ia, QStringLiteral("renamed")));
-        QCOMPARE(QString::fromStdString(session.variant(a)->name), QStringLiteral("renamed"));
+        QCOMPARE(QString::fromStdString(session.variantTree()->variant(a)->name), QStringLiteral("renamed"));
         QVERIFY(!model.setData(original, QStringLiteral("nope"))); // the original keeps its name
         // Figures arrive with their source.
-        VariantRecord withFigures = *session.variant(c);
+        VariantRecord withFigures = *session.variantTree()->variant(c);
         withFigures.figures = VariantFigures{};
         withFigures.figures->result.correct = true;
         withFigures.figures->result.source = {"NVIDIA H100 80GB HBM3", "measured"};
         eval::TimingFigures t;
         t.ratio = {0.9, 0.88, 0.92, 20};
         withFigures.figures->result.timing = t;
-        session.restoreVariant(withFigures);
+        session.variantTree()->restoreVariant(withFigures);
         const QModelIndex ic = model.indexOfVariant(c, VariantsModel::SourceColumn);
         QCOMPARE(ic.data().toString(), QStringLiteral("measured on NVIDIA H100 80GB HBM3"));
         QVERIFY(model.indexOfVariant(c, VariantsModel::SpeedupColumn).data().toString().startsWith("1.111"));
         // Removing a parent moves its child up.
-        QVERIFY(session.removeVariant(a));
+        QVERIFY(session.variantTree()->removeVariant(a));
         QCOMPARE(model.parent(model.indexOfVariant(b)), original);
         QCOMPARE(model.rowCount(original), 2);
-        session.setCurrentVariant(b);
+        session.variantTree()->setCurrentVariant(b);
         QVERIFY(model.indexOfVariant(b).data(VariantsModel::IsCurrentRole).toBool());
     }
 
@@ -244,8 +293,8 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        VariantsModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        VariantsModel model(session.variantTree(), session.measureQueue());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
         QVERIFY(test::openAndWait(session, cubin));
         SASSX_COMPARE_TREE(model, session);
@@ -258,7 +307,7 @@ private Q_SLOTS:
         std::vector<int> ids{0};
         for (int i = 0; i < 200; ++i) {
             const int parent = mixedParent(ids, i, rng);
-            ids.push_back(session.addVariant(parent, QStringLiteral("v%1").arg(i), {move}));
+            ids.push_back(session.variantTree()->addVariant(parent, QStringLiteral("v%1").arg(i), {move}));
             QCOMPARE(model.parent(model.indexOfVariant(ids.back())), model.indexOfVariant(parent));
             const QString diff = treeDifference(model, session);
             QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("after add %1: %2").arg(i).arg(diff)));
@@ -269,12 +318,13 @@ private Q_SLOTS:
         // A nested variant with children is removed: its children move to its parent.
         int victim = -1;
         for (int id : ids)
-            if (id != 0 && session.childrenOf(id).size() >= 2 && session.variant(id)->parent != 0)
+            if (id != 0 && session.variantTree()->childrenOf(id).size() >= 2 &&
+                session.variantTree()->variant(id)->parent != 0)
                 victim = id;
         QVERIFY(victim > 0);
-        const int victimParent = session.variant(victim)->parent;
-        const std::vector<int> orphans = session.childrenOf(victim);
-        QVERIFY(session.removeVariant(victim));
+        const int victimParent = session.variantTree()->variant(victim)->parent;
+        const std::vector<int> orphans = session.variantTree()->childrenOf(victim);
+        QVERIFY(session.variantTree()->removeVariant(victim));
         SASSX_COMPARE_TREE(model, session);
         QVERIFY(!model.indexOfVariant(victim).isValid());
         for (int c : orphans)
@@ -282,8 +332,8 @@ private Q_SLOTS:
         QCOMPARE(moved.size(), int(orphans.size()));
         QCOMPARE(removed.size(), 1);
         // A leaf under the original goes too.
-        const int leaf = session.addVariant(0, QStringLiteral("leaf"), {move});
-        QVERIFY(session.removeVariant(leaf));
+        const int leaf = session.variantTree()->addVariant(0, QStringLiteral("leaf"), {move});
+        QVERIFY(session.variantTree()->removeVariant(leaf));
         SASSX_COMPARE_TREE(model, session);
         QCOMPARE(removed.size(), 2);
         QCOMPARE(resets.size(), 0);
@@ -296,59 +346,60 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        VariantsModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        VariantsModel model(session.variantTree(), session.measureQueue());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
         QVERIFY(test::openAndWait(session, cubin));
         const Edit move = someMove(*session.analysis());
         QRandomGenerator rng(7);
         std::vector<int> ids{0};
         for (int i = 0; i < 60; ++i)
-            ids.push_back(session.addVariant(mixedParent(ids, i, rng), QStringLiteral("v%1").arg(i), {move}));
+            ids.push_back(session.variantTree()->addVariant(mixedParent(ids, i, rng),
+                                                            QStringLiteral("v%1").arg(i), {move}));
         SASSX_COMPARE_TREE(model, session);
         QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
         QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
 
         int leaf = -1, branch = -1;
         for (int id : ids)
-            if (id != 0 && session.variant(id)->parent == 0) {
-                if (session.childrenOf(id).empty() && leaf < 0) leaf = id;
-                if (!session.childrenOf(id).empty() && branch < 0) branch = id;
+            if (id != 0 && session.variantTree()->variant(id)->parent == 0) {
+                if (session.variantTree()->childrenOf(id).empty() && leaf < 0) leaf = id;
+                if (!session.variantTree()->childrenOf(id).empty() && branch < 0) branch = id;
             }
         QVERIFY(leaf > 0 && branch > 0);
-        VariantRecord r = *session.variant(leaf);
+        VariantRecord r = *session.variantTree()->variant(leaf);
         r.parent = branch;
-        session.restoreVariant(r);
+        session.variantTree()->restoreVariant(r);
         QCOMPARE(model.parent(model.indexOfVariant(leaf)), model.indexOfVariant(branch));
         SASSX_COMPARE_TREE(model, session);
         int target = -1; // any variant outside branch's subtree, other than the original
         for (int id : ids)
             if (id != 0 && !isUnder(session, id, branch) && target < 0) target = id;
         QVERIFY(target > 0);
-        r = *session.variant(branch);
+        r = *session.variantTree()->variant(branch);
         r.parent = target;
-        session.restoreVariant(r);
+        session.variantTree()->restoreVariant(r);
         QCOMPARE(model.parent(model.indexOfVariant(branch)), model.indexOfVariant(target));
         SASSX_COMPARE_TREE(model, session);
         QCOMPARE(moved.size(), 2);
 
         // A parent that does not exist puts the row at the root; when that id is created the row moves
         // under it (what a full rebuild would show).
-        const int missing = session.nextVariantId() + 5;
-        r = *session.variant(leaf);
+        const int missing = session.variantTree()->nextVariantId() + 5;
+        r = *session.variantTree()->variant(leaf);
         r.parent = missing;
-        session.restoreVariant(r);
+        session.variantTree()->restoreVariant(r);
         QCOMPARE(model.parent(model.indexOfVariant(leaf)), QModelIndex());
         SASSX_COMPARE_TREE(model, session);
-        session.addVariant(0, QStringLiteral("late parent"), {move}, missing);
+        session.variantTree()->addVariant(0, QStringLiteral("late parent"), {move}, missing);
         QCOMPARE(model.parent(model.indexOfVariant(leaf)), model.indexOfVariant(missing));
         SASSX_COMPARE_TREE(model, session);
         QCOMPARE(resets.size(), 0);
 
         // A parent cycle (only a hand-made record can make one) must not lose rows or break the model.
-        r = *session.variant(missing);
+        r = *session.variantTree()->variant(missing);
         r.parent = leaf; // leaf hangs under `missing`
-        session.restoreVariant(r);
+        session.variantTree()->restoreVariant(r);
         int reachable = 0;
         std::vector<QModelIndex> todo{QModelIndex()};
         while (!todo.empty()) {
@@ -357,7 +408,7 @@ private Q_SLOTS:
             for (int row = 0; row < model.rowCount(p); ++row, ++reachable)
                 todo.push_back(model.index(row, 0, p));
         }
-        QCOMPARE(reachable, int(session.variants().size()));
+        QCOMPARE(reachable, int(session.variantTree()->variants().size()));
     }
 
     // Renaming and switching the current variant change single rows; replacing the whole list
@@ -367,23 +418,24 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        VariantsModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        VariantsModel model(session.variantTree(), session.measureQueue());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
         QVERIFY(test::openAndWait(session, cubin));
         const Edit move = someMove(*session.analysis());
         for (int i = 0; i < 20; ++i)
-            session.addVariant(i % 3 ? 0 : session.nextVariantId() - 1, QStringLiteral("v%1").arg(i), {move});
-        const int v = session.variants().back().id;
+            session.variantTree()->addVariant(i % 3 ? 0 : session.variantTree()->nextVariantId() - 1,
+                                              QStringLiteral("v%1").arg(i), {move});
+        const int v = session.variantTree()->variants().back().id;
         QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-        session.renameVariant(v, QStringLiteral("renamed"));
+        session.variantTree()->renameVariant(v, QStringLiteral("renamed"));
         QCOMPARE(changed.size(), 1);
         QCOMPARE(changed.front().front().value<QModelIndex>(), model.indexOfVariant(v));
         QCOMPARE(model.indexOfVariant(v).data().toString(), QStringLiteral("renamed"));
         // Switching the current variant repaints the old and the new current rows only.
         changed.clear();
-        session.setCurrentVariant(v);
+        session.variantTree()->setCurrentVariant(v);
         QCOMPARE(changed.size(), 2);
         QVERIFY(model.indexOfVariant(v).data(VariantsModel::IsCurrentRole).toBool());
         QVERIFY(!model.indexOfVariant(0).data(VariantsModel::IsCurrentRole).toBool());
@@ -395,7 +447,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.rowCount(model.index(0, 0)), 0);
         SASSX_COMPARE_TREE(model, session);
-        const int after = session.addVariant(0, QStringLiteral("after reset"), {move});
+        const int after = session.variantTree()->addVariant(0, QStringLiteral("after reset"), {move});
         QCOMPARE(model.parent(model.indexOfVariant(after)), model.index(0, 0));
         SASSX_COMPARE_TREE(model, session);
     }
@@ -414,10 +466,10 @@ private Q_SLOTS:
         panel.show();
         QVERIFY(test::openAndWait(session, cubin));
         const Edit move = someMove(*session.analysis());
-        const int a = session.addVariant(0, QStringLiteral("a"), {move});
-        const int b = session.addVariant(0, QStringLiteral("b"), {move});
-        const int a1 = session.addVariant(a, QStringLiteral("a1"), {move, move});
-        const int b1 = session.addVariant(b, QStringLiteral("b1"), {move, move});
+        const int a = session.variantTree()->addVariant(0, QStringLiteral("a"), {move});
+        const int b = session.variantTree()->addVariant(0, QStringLiteral("b"), {move});
+        const int a1 = session.variantTree()->addVariant(a, QStringLiteral("a1"), {move, move});
+        const int b1 = session.variantTree()->addVariant(b, QStringLiteral("b1"), {move, move});
         QTreeView* tree = panel.tree();
         VariantsModel* model = panel.model();
         QVERIFY(tree->isExpanded(model->indexOfVariant(a))); // got its first child: expanded
@@ -430,12 +482,12 @@ private Q_SLOTS:
         int leaf = -1;
         for (int i = 0; i < 100; ++i) {
             const int parent = i % 4 == 0 ? b : i % 4 == 1 ? a1 : 0;
-            const int id = session.addVariant(parent, QStringLiteral("n%1").arg(i), {move});
+            const int id = session.variantTree()->addVariant(parent, QStringLiteral("n%1").arg(i), {move});
             if (i == 2) leaf = id;
             if (i % 10 == 0) QCoreApplication::processEvents();
         }
         // One more under a leaf that had no children.
-        session.addVariant(leaf, QStringLiteral("under a leaf"), {move});
+        session.variantTree()->addVariant(leaf, QStringLiteral("under a leaf"), {move});
         QCoreApplication::processEvents();
         QCOMPARE(panel.selectedVariants(), selected);
         QVERIFY(tree->selectionModel()->isRowSelected(model->indexOfVariant(a1).row(),
@@ -448,15 +500,15 @@ private Q_SLOTS:
         QCOMPARE(resets.size(), 0);
 
         // The selected a1 moves under b1 (undo of a delete does this): still selected, b1 expanded.
-        VariantRecord r = *session.variant(a1);
+        VariantRecord r = *session.variantTree()->variant(a1);
         r.parent = b1;
-        session.restoreVariant(r);
+        session.variantTree()->restoreVariant(r);
         QCoreApplication::processEvents();
         QCOMPARE(panel.selectedVariants(), selected);
         QVERIFY(tree->isExpanded(model->indexOfVariant(b1)));
         QVERIFY(!tree->isExpanded(model->indexOfVariant(b)));
         // Removing another variant keeps the selection too.
-        QVERIFY(session.removeVariant(a));
+        QVERIFY(session.variantTree()->removeVariant(a));
         QCOMPARE(panel.selectedVariants(), selected);
         QCOMPARE(resets.size(), 0);
         SASSX_COMPARE_TREE(*model, session);
@@ -475,7 +527,8 @@ private Q_SLOTS:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QVERIFY(test::openAndWait(session, cubin));
-        const int v = session.addVariant(0, QStringLiteral("v"), {someMove(*session.analysis())});
+        const int v =
+            session.variantTree()->addVariant(0, QStringLiteral("v"), {someMove(*session.analysis())});
         QTreeView* tree = panel.tree();
         static QStringList warnings;
         warnings.clear();
@@ -504,20 +557,20 @@ private Q_SLOTS:
         const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
         SASSX_REQUIRE_SAMPLE(cubin);
         Session session;
-        session.setAutosaveInterval(0);
-        MetricsModel model(&session);
+        session.store()->setAutosaveInterval(0);
+        MetricsModel model(session.variantTree());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(test::openAndWait(session, cubin));
-        const int v = session.addVariant(0, QStringLiteral("v"), {});
+        const int v = session.variantTree()->addVariant(0, QStringLiteral("v"), {});
         model.setVariants({0, v});
         QCOMPARE(model.columnCount(), 2);
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("—")); // no figures yet
-        VariantRecord r = *session.variant(v);
+        VariantRecord r = *session.variantTree()->variant(v);
         r.figures = VariantFigures{};
         r.figures->result.correct = true;
         r.figures->result.source = {"model", "estimate"};
         r.figures->result.metrics.push_back({"lts__t_sector_hit_rate.pct", 70.0, "%", {"model", "estimate"}});
-        session.restoreVariant(r);
+        session.variantTree()->restoreVariant(r);
         int hitRow = -1;
         for (int row = 0; row < model.rowCount(); ++row)
             if (model.index(row, 1).data(MetricsModel::MetricNameRole).toString() ==
@@ -528,7 +581,7 @@ private Q_SLOTS:
         QCOMPARE(model.index(hitRow, 1).data(MetricsModel::SourceRole).toString(),
                  QStringLiteral("estimate"));
         QVERIFY(model.headerData(1, Qt::Horizontal).toString().contains(QStringLiteral("estimate")));
-        session.removeVariant(v);
+        session.variantTree()->removeVariant(v);
         QCOMPARE(model.columnCount(), 1);
     }
 };

@@ -3,7 +3,7 @@
 #include "widgets/edit_text.h"
 
 #include "core/rewrite/ffma_interleave.h"
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 #include "widgets/commands/variant_edit_command.h"
 
 #include <QUndoStack>
@@ -13,14 +13,14 @@
 
 namespace sassx {
 
-EditController::EditController(Session* session, QUndoStack* undoStack, QObject* parent)
-    : QObject(parent), m_session(session), m_undoStack(undoStack)
+EditController::EditController(VariantTree* variants, QUndoStack* undoStack, QObject* parent)
+    : QObject(parent), m_variants(variants), m_undoStack(undoStack)
 {
 }
 
 EditOutcome EditController::check(const Edit& edit) const
 {
-    const LegalityReport report = m_session->checkEdits(m_session->currentVariantId(), {edit});
+    const LegalityReport report = m_variants->checkEdits(m_variants->currentVariantId(), {edit});
     if (report.legal()) return {true, {}};
     QString reason = QString::fromStdString(report.hazards.front().message);
     if (report.hazards.size() > 1)
@@ -32,13 +32,13 @@ EditOutcome EditController::apply(const Edit& edit)
 {
     const EditOutcome verdict = check(edit);
     std::vector<Edit> edits{edit};
-    QString text = describeEdit(*m_session, edit);
+    QString text = describeEdit(*m_variants, edit);
     QString derived;
     if (!verdict.accepted) {
-        const LegalityChecker* checker = m_session->checker();
+        const LegalityChecker* checker = m_variants->checker();
         std::optional<Result<std::pair<std::vector<Edit>, Schedule>>> r;
         if (m_derive && checker && edit.kind == Edit::Kind::Move)
-            r = checker->rescheduledMove(m_session->schedule(), edit.from, edit.to);
+            r = checker->rescheduledMove(m_variants->schedule(), edit.from, edit.to);
         if (!r || !*r) {
             Q_EMIT refused(edit, verdict.reason);
             return verdict;
@@ -54,9 +54,9 @@ EditOutcome EditController::apply(const Edit& edit)
 
 EditOutcome EditController::applyFfmaInterleave()
 {
-    const LegalityChecker* checker = m_session->checker();
+    const LegalityChecker* checker = m_variants->checker();
     if (!checker) return {false, tr("No kernel is open")};
-    const PatternEdits named = ffmaInterleaveEdits(*checker, m_session->schedule());
+    const PatternEdits named = ffmaInterleaveEdits(*checker, m_variants->schedule());
     if (named.edits.empty()) {
         if (named.runs == 0) return {false, tr("No run of 8 or more FFMAs in this kernel")};
         return {false, named.refused.empty()
@@ -74,13 +74,13 @@ EditOutcome EditController::applyFfmaInterleave()
 
 void EditController::push(const std::vector<Edit>& edits, const QString& text)
 {
-    const VariantRecord* current = m_session->currentVariant();
+    const VariantRecord* current = m_variants->currentVariant();
     std::optional<VariantRecord> before;
     VariantRecord after;
     if (current->isOriginal()) {
-        after.id = m_session->nextVariantId();
+        after.id = m_variants->nextVariantId();
         after.parent = current->id;
-        after.name = m_session->nextVariantName().toStdString();
+        after.name = m_variants->nextVariantName().toStdString();
     } else {
         before = *current;
         after = *current;
@@ -88,17 +88,17 @@ void EditController::push(const std::vector<Edit>& edits, const QString& text)
         after.stalls.reset();
     }
     after.edits.insert(after.edits.end(), edits.begin(), edits.end());
-    m_undoStack->push(new VariantEditCommand(m_session, before, after, current->id, text));
+    m_undoStack->push(new VariantEditCommand(m_variants, before, after, current->id, text));
 }
 
 std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
 {
-    const LegalityChecker* checker = m_session->checker();
-    if (!checker || position >= m_session->schedule().order.size()) return {};
-    std::vector<uint32_t> targets = checker->legalTargets(m_session->schedule(), position);
+    const LegalityChecker* checker = m_variants->checker();
+    if (!checker || position >= m_variants->schedule().order.size()) return {};
+    std::vector<uint32_t> targets = checker->legalTargets(m_variants->schedule(), position);
     if (m_derive) {
         // Also where the move is legal with derived control codes (what apply() then does).
-        for (const auto& [t, s] : checker->rescheduledTargets(m_session->schedule(), position))
+        for (const auto& [t, s] : checker->rescheduledTargets(m_variants->schedule(), position))
             if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
         std::sort(targets.begin(), targets.end());
     }
@@ -107,9 +107,9 @@ std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
 
 QString EditController::whyNoTarget(uint32_t position) const
 {
-    const auto analysis = m_session->analysis();
-    const LegalityChecker* checker = m_session->checker();
-    const Schedule& s = m_session->schedule();
+    const auto analysis = m_variants->analysis();
+    const LegalityChecker* checker = m_variants->checker();
+    const Schedule& s = m_variants->schedule();
     if (!analysis || !checker || position >= s.order.size()) return tr("No kernel is open");
     const auto& cfg = analysis->cfg;
     const int block = cfg.blockOf[position];
@@ -136,7 +136,7 @@ QString EditController::whyNoTarget(uint32_t position) const
 std::vector<StallChoice> EditController::stallChoices(uint32_t position) const
 {
     std::vector<StallChoice> out;
-    const Schedule& s = m_session->schedule();
+    const Schedule& s = m_variants->schedule();
     if (position >= s.order.size()) return out;
     const uint8_t current = s.control[s.order[position]].stall;
     for (int v = 0; v <= 15; ++v) {

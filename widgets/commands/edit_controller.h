@@ -12,7 +12,7 @@
 class QUndoStack;
 
 namespace sassx {
-class Session;
+class VariantTree;
 
 struct EditOutcome
 {
@@ -32,7 +32,7 @@ class EditController : public QObject
 {
     Q_OBJECT
 public:
-    EditController(Session* session, QUndoStack* undoStack, QObject* parent = nullptr);
+    EditController(VariantTree* variants, QUndoStack* undoStack, QObject* parent = nullptr);
 
     // A move the checker refuses as it is goes in with control codes derived for its block when
     // deriveControlCodes() is on and the derivation makes it legal (LegalityChecker::rescheduledMove):
@@ -55,7 +55,7 @@ public:
     // value counts as allowed).
     std::vector<StallChoice> stallChoices(uint32_t position) const;
 
-    Session* session() const { return m_session; }
+    VariantTree* variants() const { return m_variants; }
     QUndoStack* undoStack() const { return m_undoStack; }
 
 Q_SIGNALS:
@@ -64,7 +64,7 @@ Q_SIGNALS:
 private:
     void push(const std::vector<Edit>& edits, const QString& text);
 
-    Session* m_session;
+    VariantTree* m_variants;
     QUndoStack* m_undoStack;
     bool m_derive = true;
 };

@@ -1,54 +1,54 @@
 #include "widgets/commands/variant_edit_command.h"
 
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 
 namespace sassx {
 
-VariantEditCommand::VariantEditCommand(Session* session, std::optional<VariantRecord> before,
+VariantEditCommand::VariantEditCommand(VariantTree* variants, std::optional<VariantRecord> before,
                                        VariantRecord after, int previousCurrent, const QString& text)
-    : QUndoCommand(text), m_session(session), m_before(std::move(before)), m_after(std::move(after)),
+    : QUndoCommand(text), m_variants(variants), m_before(std::move(before)), m_after(std::move(after)),
       m_previousCurrent(previousCurrent)
 {
 }
 
 void VariantEditCommand::redo()
 {
-    m_session->restoreVariant(m_after);
-    m_session->setCurrentVariant(m_after.id);
+    m_variants->restoreVariant(m_after);
+    m_variants->setCurrentVariant(m_after.id);
 }
 
 void VariantEditCommand::undo()
 {
     if (m_before)
-        m_session->restoreVariant(*m_before);
+        m_variants->restoreVariant(*m_before);
     else
-        m_session->removeVariant(m_after.id);
-    m_session->setCurrentVariant(m_session->variant(m_previousCurrent) ? m_previousCurrent : 0);
+        m_variants->removeVariant(m_after.id);
+    m_variants->setCurrentVariant(m_variants->variant(m_previousCurrent) ? m_previousCurrent : 0);
 }
 
-DeleteVariantCommand::DeleteVariantCommand(Session* session, int id)
-    : QUndoCommand(QObject::tr("Delete variant")), m_session(session),
-      m_previousCurrent(session->currentVariantId())
+DeleteVariantCommand::DeleteVariantCommand(VariantTree* variants, int id)
+    : QUndoCommand(QObject::tr("Delete variant")), m_variants(variants),
+      m_previousCurrent(variants->currentVariantId())
 {
-    if (const VariantRecord* v = session->variant(id)) {
+    if (const VariantRecord* v = variants->variant(id)) {
         m_record = *v;
         setText(QObject::tr("Delete %1").arg(QString::fromStdString(v->name)));
     }
-    for (int child : session->childrenOf(id))
-        m_children.push_back(*session->variant(child));
+    for (int child : variants->childrenOf(id))
+        m_children.push_back(*variants->variant(child));
 }
 
 void DeleteVariantCommand::redo()
 {
-    m_session->removeVariant(m_record.id);
+    m_variants->removeVariant(m_record.id);
 }
 
 void DeleteVariantCommand::undo()
 {
-    m_session->restoreVariant(m_record);
+    m_variants->restoreVariant(m_record);
     for (const VariantRecord& c : m_children)
-        m_session->restoreVariant(c);
-    m_session->setCurrentVariant(m_previousCurrent);
+        m_variants->restoreVariant(c);
+    m_variants->setCurrentVariant(m_previousCurrent);
 }
 
 } // namespace sassx

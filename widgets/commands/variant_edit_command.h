@@ -10,20 +10,20 @@
 #include <vector>
 
 namespace sassx {
-class Session;
+class VariantTree;
 
 class VariantEditCommand : public QUndoCommand
 {
 public:
     // `before` empty: the command creates `after` (the first edit on the original makes a variant).
-    VariantEditCommand(Session* session, std::optional<VariantRecord> before, VariantRecord after,
+    VariantEditCommand(VariantTree* variants, std::optional<VariantRecord> before, VariantRecord after,
                        int previousCurrent, const QString& text);
     void redo() override;
     void undo() override;
     int variantId() const { return m_after.id; }
 
 private:
-    Session* m_session;
+    VariantTree* m_variants;
     std::optional<VariantRecord> m_before;
     VariantRecord m_after;
     int m_previousCurrent;
@@ -32,12 +32,12 @@ private:
 class DeleteVariantCommand : public QUndoCommand
 {
 public:
-    DeleteVariantCommand(Session* session, int id);
+    DeleteVariantCommand(VariantTree* variants, int id);
     void redo() override;
     void undo() override;
 
 private:
-    Session* m_session;
+    VariantTree* m_variants;
     VariantRecord m_record;
     std::vector<VariantRecord> m_children; // reparented by the delete; restored on undo
     int m_previousCurrent;

@@ -4,7 +4,6 @@
 #include <map>
 
 #include "core/sass/control_text.h"
-#include "core/session/session.h"
 
 #include <QBrush>
 #include <QColor>
@@ -47,75 +46,69 @@ QString hexAddress(uint64_t offset)
 
 } // namespace
 
-ListingModel::ListingModel(Session* session, QObject* parent)
-    : QAbstractTableModel(parent), m_session(session)
+ListingModel::ListingModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ListingModel::setStalls(ListingStalls stalls)
 {
-    connect(session, &Session::scheduleChanged, this, &ListingModel::rebuild);
-    connect(session, &Session::analysisReady, this, &ListingModel::rebuild);
-    // A new input drops the old kernel before its own analysis comes (or fails): no row may outlive it.
-    connect(session, &Session::inputLoaded, this, &ListingModel::rebuild);
-    connect(session, &Session::analysisFailed, this, &ListingModel::rebuild);
-    // Samples arrive (or go) without a schedule change: only the samples column changes.
-    connect(session, &Session::variantChanged, this, [this](int id) {
-        if (id != m_session->currentVariantId() && id != 0) return;
-        reloadStalls();
-        if (!m_rows.empty())
-            Q_EMIT dataChanged(index(0, SamplesColumn), index(int(m_rows.size()) - 1, SamplesColumn));
-    });
-    rebuild();
+    m_stalls = std::move(stalls);
+    m_maxShare = 0.0;
+    if (const auto& v = m_stalls.variant)
+        for (uint32_t i = 0; i < v->byOriginal.size(); ++i)
+            m_maxShare = std::max(m_maxShare, v->share(i));
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, SamplesColumn), index(int(m_rows.size()) - 1, SamplesColumn));
 }
 
-void ListingModel::reloadStalls()
+void ListingModel::setListing(ListingData data, ListingStalls stalls)
 {
-    m_stalls = m_session->kernelStalls(m_session->currentVariantId());
-    m_originalStalls = m_session->kernelStalls(0);
-    m_maxShare = 0.0;
-    if (m_stalls)
-        for (uint32_t i = 0; i < m_stalls->byOriginal.size(); ++i)
-            m_maxShare = std::max(m_maxShare, m_stalls->share(i));
+    beginResetModel();
+    m_rows.clear(); // no dataChanged from setStalls: the rows are being replaced
+    setStalls(std::move(stalls));
+    m_data = std::move(data);
+    rebuildRows();
+    endResetModel();
 }
 
 QString ListingModel::stallsText(uint32_t orig) const
 {
-    if (!m_stalls || orig >= m_stalls->byOriginal.size()) return {};
-    const auto& s = m_stalls->byOriginal[orig];
+    const auto& stalls = m_stalls.variant;
+    if (!stalls || orig >= stalls->byOriginal.size()) return {};
+    const auto& s = stalls->byOriginal[orig];
     QString text = tr("%1% of the kernel's warp samples wait here (%2 of %3; %4 of them with nothing issued)")
-                       .arg(100.0 * m_stalls->share(orig), 0, 'f', 2)
+                       .arg(100.0 * stalls->share(orig), 0, 'f', 2)
                        .arg(s.samples)
-                       .arg(m_stalls->samples)
+                       .arg(stalls->samples)
                        .arg(s.notIssued);
     for (const auto& [word, n] : s.byWord)
         text += QStringLiteral("\n  %1 %2%: %3")
                     .arg(QString::fromStdString(word))
                     .arg(s.samples ? 100.0 * double(n) / double(s.samples) : 0.0, 0, 'f', 0)
                     .arg(QString::fromStdString(eval::stallWordMeaning(word)));
-    if (m_originalStalls && m_session->currentVariantId() != 0)
+    if (m_stalls.original && !m_stalls.showsOriginal)
         text +=
             QLatin1Char('\n') +
-            tr("In the original: %1% of its samples.").arg(100.0 * m_originalStalls->share(orig), 0, 'f', 2);
+            tr("In the original: %1% of its samples.").arg(100.0 * m_stalls.original->share(orig), 0, 'f', 2);
     return text;
 }
 
 bool ListingModel::isColumnEmpty(int column) const
 {
-    if (column == SamplesColumn) return !m_stalls;
+    if (column == SamplesColumn) return !m_stalls.variant;
     if (column != PredicateColumn) return false;
-    const auto analysis = m_session->analysis();
+    const auto& analysis = m_data.analysis;
     if (!analysis) return true;
     return std::none_of(analysis->listing.instructions.begin(), analysis->listing.instructions.end(),
                         [](const auto& ins) { return !ins.predicateText.empty(); });
 }
 
-void ListingModel::rebuild()
+void ListingModel::rebuildRows()
 {
-    reloadStalls();
-    beginResetModel();
     m_rows.clear();
     m_rowOfPosition.clear();
     m_cycles.clear();
     m_positionOfOriginal.clear();
-    const auto analysis = m_session->analysis();
-    const Schedule& s = m_session->schedule();
+    const auto& analysis = m_data.analysis;
+    const Schedule& s = m_data.schedule;
     if (analysis && s.order.size() == analysis->listing.instructions.size()) {
         const auto& blocks = analysis->cfg.blocks;
         const size_t n = s.order.size();
@@ -137,7 +130,6 @@ void ListingModel::rebuild()
             }
         }
     }
-    endResetModel();
 }
 
 int ListingModel::rowCount(const QModelIndex& parent) const
@@ -176,7 +168,7 @@ int ListingModel::positionOfRow(int row) const
 int ListingModel::originalOfRow(int row) const
 {
     const int p = positionOfRow(row);
-    return p < 0 ? -1 : int(m_session->schedule().order[size_t(p)]);
+    return p < 0 ? -1 : int(m_data.schedule.order[size_t(p)]);
 }
 
 int ListingModel::rowOfAddress(uint64_t offset) const
@@ -269,8 +261,9 @@ Qt::ItemFlags ListingModel::flags(const QModelIndex& index) const
 QVariant ListingModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= int(m_rows.size())) return {};
-    const auto analysis = m_session->analysis();
+    const KernelAnalysis* analysis = m_data.analysis.get();
     if (!analysis) return {};
+    const std::optional<KernelStalls>& stalls = m_stalls.variant;
     const int32_t entry = m_rows[size_t(index.row())];
     const int column = index.column();
 
@@ -291,10 +284,9 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
                 if (b.isLoopHeader) s += tr("  · loop header");
                 if (b.loopDepth > 0) s += tr("  · depth %1").arg(b.loopDepth);
                 s += tr("  · %n instruction(s)", nullptr, int(b.size()));
-                if (m_stalls && m_stalls->samples && size_t(b.index) < m_stalls->byBlock.size())
+                if (stalls && stalls->samples && size_t(b.index) < stalls->byBlock.size())
                     s += tr("  · %1% of the stall samples")
-                             .arg(100.0 * double(m_stalls->byBlock[size_t(b.index)]) /
-                                      double(m_stalls->samples),
+                             .arg(100.0 * double(stalls->byBlock[size_t(b.index)]) / double(stalls->samples),
                                   0, 'f', 1);
                 return s;
             }
@@ -305,20 +297,20 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
                    "move, so every branch stays valid.")
                     .arg(b.index)
                     .arg(QString::fromStdString(b.label));
-            if (m_stalls && m_stalls->samples && size_t(b.index) < m_stalls->byBlock.size() &&
-                m_stalls->byBlock[size_t(b.index)]) {
+            if (stalls && stalls->samples && size_t(b.index) < stalls->byBlock.size() &&
+                stalls->byBlock[size_t(b.index)]) {
                 // The block's samples by reason (a per-block summary).
                 std::map<std::string, uint64_t> words;
-                const auto& order = m_session->schedule().order;
+                const auto& order = m_data.schedule.order;
                 for (uint32_t p = b.first; p < b.end && p < order.size(); ++p)
-                    for (const auto& [word, n] : m_stalls->byOriginal[order[p]].byWord)
+                    for (const auto& [word, n] : stalls->byOriginal[order[p]].byWord)
                         words[word] += n;
                 std::vector<std::pair<std::string, uint64_t>> sorted(words.begin(), words.end());
                 std::sort(sorted.begin(), sorted.end(),
                           [](const auto& x, const auto& y) { return x.second > y.second; });
-                const double total = double(m_stalls->byBlock[size_t(b.index)]);
+                const double total = double(stalls->byBlock[size_t(b.index)]);
                 tip += QLatin1Char('\n') + tr("%1% of the kernel's stall samples:")
-                                               .arg(100.0 * total / double(m_stalls->samples), 0, 'f', 1);
+                                               .arg(100.0 * total / double(stalls->samples), 0, 'f', 1);
                 for (const auto& [word, n] : sorted)
                     tip += QStringLiteral("\n  %1 %2%")
                                .arg(QString::fromStdString(word))
@@ -331,7 +323,7 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
     }
 
     const int position = entry;
-    const Schedule& s = m_session->schedule();
+    const Schedule& s = m_data.schedule;
     const uint32_t orig = s.order[size_t(position)];
     const Instruction& ins = analysis->listing.instructions[orig];
     const Control& c = s.control[orig];
@@ -361,12 +353,12 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
     case BranchTargetRole:
         return ins.branchTarget ? QVariant(qulonglong(*ins.branchTarget)) : QVariant();
     case SampleShareRole:
-        return m_stalls ? QVariant(m_stalls->share(orig)) : QVariant();
+        return stalls ? QVariant(stalls->share(orig)) : QVariant();
     case SampleHeatRole:
-        return m_stalls && m_maxShare > 0 ? QVariant(m_stalls->share(orig) / m_maxShare) : QVariant();
+        return stalls && m_maxShare > 0 ? QVariant(stalls->share(orig) / m_maxShare) : QVariant();
     case SampleWordsRole: {
-        if (!m_stalls) return {};
-        const auto& st = m_stalls->byOriginal[orig];
+        if (!stalls) return {};
+        const auto& st = stalls->byOriginal[orig];
         QVariantList words;
         for (const auto& [word, n] : st.byWord)
             words.push_back(QVariantList{QString::fromStdString(word),
@@ -402,8 +394,8 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
         case LiveColumn:
             return orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0;
         case SamplesColumn:
-            if (!m_stalls || !m_stalls->byOriginal[orig].samples) return {};
-            return QStringLiteral("%1%").arg(100.0 * m_stalls->share(orig), 0, 'f', 1);
+            if (!stalls || !stalls->byOriginal[orig].samples) return {};
+            return QStringLiteral("%1%").arg(100.0 * stalls->share(orig), 0, 'f', 1);
         }
         return {};
     case Qt::ToolTipRole:
@@ -437,7 +429,7 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
                                 : tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
                                       .arg(reuseText(c.reuse));
         case SamplesColumn:
-            return m_stalls
+            return stalls
                        ? stallsText(orig)
                        : tr("No stall samples for this variant: Variant ▸ Sample Stalls measures them on a "
                             "GPU (or File ▸ Import Stall Samples…).");

@@ -1,18 +1,38 @@
 #pragma once
-// Table model over the current variant of the session's kernel: one row per instruction in the
-// variant's order (with the variant's control bits), plus one separator row before each basic block.
-// Everything shown comes from the SASS model (control bits, text) or the analysis (cycles, live
-// registers); tooltips say which.
+// Table model over one variant of a kernel: one row per instruction in the variant's order (with the
+// variant's control bits), plus one separator row before each basic block. Everything shown comes from
+// the SASS model (control bits, text) or the analysis (cycles, live registers); tooltips say which.
+//
+// The model owns what it shows: a ListingData value (the immutable analysis, shared, and a copy of the
+// schedule) and the stall samples, handed to it whenever they change (listing_feed.h does that for the
+// variant tree's current variant). It never reads a session.
+#include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/variant.h"
 #include "core/session/kernel_stalls.h"
 
 #include <QAbstractTableModel>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace sassx {
-class Session;
+
+// The rows' source: a kernel's analysis and the schedule of the variant shown (an empty listing when
+// there is no analysis, or the schedule does not fit it).
+struct ListingData
+{
+    std::shared_ptr<const KernelAnalysis> analysis;
+    Schedule schedule;
+};
+
+// Warp-stall samples of the variant shown and of the original, mapped onto the kernel.
+struct ListingStalls
+{
+    std::optional<KernelStalls> variant, original;
+    bool showsOriginal = true; // the variant shown is the original (nothing to compare with)
+};
 
 class ListingModel : public QAbstractTableModel
 {
@@ -53,7 +73,13 @@ public:
         SampleHeatRole,  // double 0..1: share relative to the hottest instruction
     };
 
-    explicit ListingModel(Session* session, QObject* parent = nullptr);
+    explicit ListingModel(QObject* parent = nullptr);
+
+    // New rows (a model reset): another kernel, variant, order or control bits.
+    void setListing(ListingData data, ListingStalls stalls);
+    // Samples arrived or went without a schedule change: only the samples column changes.
+    void setStalls(ListingStalls stalls);
+    const ListingData& listing() const { return m_data; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -77,23 +103,22 @@ public:
     // for the current variant (Samples). The view narrows such columns so the operands get the room.
     bool isColumnEmpty(int column) const;
     // The current variant's samples mapped onto the kernel, and the original's (for comparisons).
-    const std::optional<KernelStalls>& stalls() const { return m_stalls; }
-    const std::optional<KernelStalls>& originalStalls() const { return m_originalStalls; }
+    const std::optional<KernelStalls>& stalls() const { return m_stalls.variant; }
+    const std::optional<KernelStalls>& originalStalls() const { return m_stalls.original; }
     // One sentence per reason for an instruction's samples, compared with the original's when both
     // have samples ("memory wait 55% …; original: 3.7% of samples").
     QString stallsText(uint32_t original) const;
 
 private:
-    void rebuild();
-    void reloadStalls();
+    void rebuildRows();
 
-    Session* m_session;
+    ListingData m_data;
+    ListingStalls m_stalls;
     std::vector<int32_t> m_rows;          // >= 0: position; < 0: separator of block -(v + 1)
     std::vector<int32_t> m_rowOfPosition; // position → row
     std::vector<int> m_cycles;            // per position
     std::vector<int32_t> m_positionOfOriginal;
-    std::optional<KernelStalls> m_stalls, m_originalStalls;
-    double m_maxShare = 0.0;
+    double m_maxShare = 0.0; // of the variant's samples
 };
 
 } // namespace sassx

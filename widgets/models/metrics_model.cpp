@@ -1,7 +1,7 @@
 #include "widgets/models/metrics_model.h"
 
 #include "core/common/paths.h"
-#include "core/session/session.h"
+#include "core/session/variant_tree.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -12,22 +12,22 @@
 
 namespace sassx {
 
-MetricsModel::MetricsModel(Session* session, QObject* parent)
-    : QAbstractTableModel(parent), m_session(session)
+MetricsModel::MetricsModel(VariantTree* variants, QObject* parent)
+    : QAbstractTableModel(parent), m_tree(variants)
 {
-    connect(session, &Session::variantChanged, this, [this](int id) {
+    connect(variants, &VariantTree::variantChanged, this, [this](int id) {
         if (std::find(m_variants.begin(), m_variants.end(), id) != m_variants.end()) rebuild();
     });
     // Deleted variants leave the comparison.
     auto dropDeleted = [this] {
         std::vector<int> kept;
         for (int id : m_variants)
-            if (m_session->variant(id)) kept.push_back(id);
+            if (m_tree->variant(id)) kept.push_back(id);
         m_variants = kept;
         rebuild();
     };
-    connect(session, &Session::variantsChanged, this, dropDeleted);
-    connect(session, &Session::variantRemoved, this, [this, dropDeleted](int id) {
+    connect(variants, &VariantTree::variantsChanged, this, dropDeleted);
+    connect(variants, &VariantTree::variantRemoved, this, [this, dropDeleted](int id) {
         if (std::find(m_variants.begin(), m_variants.end(), id) != m_variants.end()) dropDeleted();
     });
     rebuild();
@@ -77,7 +77,7 @@ void MetricsModel::setVariants(const std::vector<int>& ids)
 {
     m_variants.clear();
     for (int id : ids)
-        if (m_session->variant(id) && std::find(m_variants.begin(), m_variants.end(), id) == m_variants.end())
+        if (m_tree->variant(id) && std::find(m_variants.begin(), m_variants.end(), id) == m_variants.end())
             m_variants.push_back(id);
     rebuild();
 }
@@ -85,14 +85,21 @@ void MetricsModel::setVariants(const std::vector<int>& ids)
 void MetricsModel::rebuild()
 {
     beginResetModel();
+    // The model keeps the records it shows (their figures), refreshed whenever one of them changes.
+    m_records.clear();
+    for (int id : m_variants)
+        if (const VariantRecord* v = m_tree->variant(id))
+            m_records.push_back(*v);
+        else
+            m_records.emplace_back();
     m_metrics.clear();
     m_metrics.push_back({QStringLiteral("speedup"), tr("Speedup"), QStringLiteral("×"), false});
     m_metrics.push_back({QStringLiteral("time"), tr("Time per launch"), QStringLiteral("µs"), false});
     // Known metrics in their documented order, then any others an evaluator returned.
     std::vector<MetricInfo> known = knownMetrics();
     std::vector<QString> present;
-    for (int id : m_variants)
-        if (const VariantRecord* v = m_session->variant(id); v && v->figures)
+    for (const auto& v : m_records)
+        if (v && v->figures)
             for (const auto& m : v->figures->result.metrics)
                 present.push_back(QString::fromStdString(m.name));
     for (const MetricInfo& k : known)
@@ -118,7 +125,7 @@ int MetricsModel::columnCount(const QModelIndex& parent) const
 
 bool MetricsModel::value(int row, int column, double* out, QString* source) const
 {
-    const VariantRecord* v = m_session->variant(m_variants[size_t(column)]);
+    const std::optional<VariantRecord>& v = m_records[size_t(column)];
     if (!v || !v->figures) return false;
     const auto& r = v->figures->result;
     const MetricInfo& m = m_metrics[size_t(row)];
@@ -183,7 +190,7 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
         return {};
     }
     if (section < 0 || section >= columnCount()) return {};
-    const VariantRecord* v = m_session->variant(m_variants[size_t(section)]);
+    const std::optional<VariantRecord>& v = m_records[size_t(section)];
     if (!v) return {};
     const QString source =
         v->figures ? QString::fromStdString(v->figures->sourceLabel()) : tr("not measured");

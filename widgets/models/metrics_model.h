@@ -1,14 +1,18 @@
 #pragma once
 // Table of figures for the variants being compared: one row per figure (speedup, time, then the
 // Nsight-named metrics), one column per variant. Every cell carries its source (SourceRole) and the
-// column header names it, so an estimate can never pass for a measurement.
+// column header names it, so an estimate can never pass for a measurement. The model keeps copies of the
+// records it compares, taken from the variant tree whenever one of them changes.
+#include "core/session/variant_record.h"
+
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace sassx {
-class Session;
+class VariantTree;
 
 struct MetricInfo
 {
@@ -31,7 +35,7 @@ public:
         VariantIdRole,                // int (header data, horizontal)
     };
 
-    explicit MetricsModel(Session* session, QObject* parent = nullptr);
+    explicit MetricsModel(VariantTree* variants, QObject* parent = nullptr);
 
     void setVariants(const std::vector<int>& ids);
     const std::vector<int>& variants() const { return m_variants; }
@@ -51,8 +55,9 @@ private:
     void rebuild();
     bool value(int row, int column, double* out, QString* source) const;
 
-    Session* m_session;
+    VariantTree* m_tree;
     std::vector<int> m_variants;
+    std::vector<std::optional<VariantRecord>> m_records; // of m_variants, as last rebuilt
     std::vector<MetricInfo> m_metrics;
 };
 

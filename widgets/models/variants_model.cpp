@@ -1,6 +1,7 @@
 #include "widgets/models/variants_model.h"
 
-#include "core/session/session.h"
+#include "core/session/measure_queue.h"
+#include "core/session/variant_tree.h"
 
 #include <QFont>
 
@@ -8,26 +9,29 @@
 
 namespace sassx {
 
-VariantsModel::VariantsModel(Session* session, QObject* parent)
-    : QAbstractItemModel(parent), m_session(session)
+VariantsModel::VariantsModel(VariantTree* variants, MeasureQueue* measure, QObject* parent)
+    : QAbstractItemModel(parent), m_variants(variants)
 {
-    connect(session, &Session::variantsChanged, this, &VariantsModel::rebuild);
-    connect(session, &Session::variantAdded, this, &VariantsModel::variantAdded);
-    connect(session, &Session::variantReparented, this,
+    connect(variants, &VariantTree::variantsChanged, this, &VariantsModel::rebuild);
+    connect(variants, &VariantTree::variantAdded, this, &VariantsModel::variantAdded);
+    connect(variants, &VariantTree::variantReparented, this,
             [this](int id, int /*oldParent: the model knows where the row is*/) { variantReparented(id); });
-    // The row goes while the session still holds the record (views may ask for its data meanwhile);
+    // The row goes while the model still holds the record (views may ask for its data meanwhile);
     // variantRemoved only catches a removal that was not announced.
-    connect(session, &Session::variantAboutToBeRemoved, this, &VariantsModel::variantAboutToBeRemoved);
-    connect(session, &Session::variantRemoved, this, &VariantsModel::variantAboutToBeRemoved);
-    connect(session, &Session::variantChanged, this, &VariantsModel::variantChanged);
-    connect(session, &Session::currentVariantChanged, this, &VariantsModel::currentVariantChanged);
+    connect(variants, &VariantTree::variantAboutToBeRemoved, this, &VariantsModel::variantAboutToBeRemoved);
+    connect(variants, &VariantTree::variantRemoved, this, &VariantsModel::variantAboutToBeRemoved);
+    connect(variants, &VariantTree::variantChanged, this, [this](int id) {
+        if (const VariantRecord* v = m_variants->variant(id); v && m_records.count(id)) m_records[id] = *v;
+        variantChanged(id);
+    });
+    connect(variants, &VariantTree::currentVariantChanged, this, &VariantsModel::currentVariantChanged);
     auto measuring = [this](int id, bool on) {
         m_measuring[id] = on;
         variantChanged(id);
     };
-    connect(session, &Session::measureStarted, this, [measuring](int id) { measuring(id, true); });
-    connect(session, &Session::measureFinished, this, [measuring](int id) { measuring(id, false); });
-    connect(session, &Session::measureFailed, this,
+    connect(measure, &MeasureQueue::measureStarted, this, [measuring](int id) { measuring(id, true); });
+    connect(measure, &MeasureQueue::measureFinished, this, [measuring](int id) { measuring(id, false); });
+    connect(measure, &MeasureQueue::measureFailed, this,
             [measuring](int id, const QString&) { measuring(id, false); });
     rebuild();
 }
@@ -37,9 +41,13 @@ void VariantsModel::rebuild()
     beginResetModel();
     m_children.clear();
     m_parent.clear();
-    const std::vector<VariantRecord>& variants = m_session->variants();
-    for (const VariantRecord& v : variants)
-        m_parent[v.id] = m_session->variant(v.parent) ? v.parent : -1;
+    m_records.clear();
+    const std::vector<VariantRecord>& variants = m_variants->variants();
+    m_records.reserve(variants.size());
+    for (const VariantRecord& v : variants) {
+        m_records[v.id] = v;
+        m_parent[v.id] = m_variants->variant(v.parent) ? v.parent : -1;
+    }
     // A cycle of parents (only a hand-made restoreVariant can make one) would leave its members
     // unreachable from the root: the member whose parent closes the loop hangs at the root instead.
     std::unordered_map<int, int> state; // 1: on the walk in progress, 2: known to reach the root
@@ -57,14 +65,16 @@ void VariantsModel::rebuild()
     }
     for (const VariantRecord& v : variants) // ascending ids: every child list comes out sorted
         m_children[m_parent[v.id]].push_back(v.id);
-    m_current = m_session->currentVariantId();
+    m_current = m_variants->currentVariantId();
     endResetModel();
 }
 
 int VariantsModel::treeParentOf(int id) const
 {
-    const VariantRecord* v = m_session->variant(id);
-    return v && v->parent >= 0 && m_parent.count(v->parent) ? v->parent : -1;
+    auto v = m_records.find(id);
+    return v != m_records.end() && v->second.parent >= 0 && m_parent.count(v->second.parent)
+               ? v->second.parent
+               : -1;
 }
 
 int VariantsModel::rowOf(int id, int parent) const
@@ -107,13 +117,15 @@ bool VariantsModel::moveTo(int id, int newParent)
 
 void VariantsModel::variantAdded(int id)
 {
-    if (!m_session->variant(id)) return;
+    const VariantRecord* added = m_variants->variant(id);
+    if (!added) return;
     // Out of step with the session (its list was replaced without variantsChanged, or an id came
     // twice): a reset is the only consistent answer. The size test is O(1) and catches both.
-    if (m_parent.count(id) || m_parent.size() + 1 != m_session->variants().size()) {
+    if (m_parent.count(id) || m_parent.size() + 1 != m_variants->variants().size()) {
         rebuild();
         return;
     }
+    m_records[id] = *added;
     const int parent = treeParentOf(id);
     std::vector<int>& siblings = m_children[parent];
     const int row = int(std::lower_bound(siblings.begin(), siblings.end(), id) - siblings.begin());
@@ -125,8 +137,8 @@ void VariantsModel::variantAdded(int id)
     // under it, so the rows move there. The root holds the original and such orphans only.
     const std::vector<int> roots = m_children[-1];
     for (int orphan : roots) {
-        const VariantRecord* o = orphan == id ? nullptr : m_session->variant(orphan);
-        if (o && o->parent == id && !moveTo(orphan, id)) {
+        auto o = orphan == id ? m_records.end() : m_records.find(orphan);
+        if (o != m_records.end() && o->second.parent == id && !moveTo(orphan, id)) {
             rebuild();
             return;
         }
@@ -136,10 +148,12 @@ void VariantsModel::variantAdded(int id)
 void VariantsModel::variantReparented(int id)
 {
     auto at = m_parent.find(id);
-    if (at == m_parent.end() || !m_session->variant(id)) {
+    const VariantRecord* v = m_variants->variant(id);
+    if (at == m_parent.end() || !v) {
         rebuild();
         return;
     }
+    m_records[id] = *v;
     const int parent = treeParentOf(id);
     // Under one of its own descendants (a cycle): rebuild() breaks it deterministically.
     if (parent != at->second && !moveTo(id, parent)) rebuild();
@@ -165,6 +179,7 @@ void VariantsModel::variantAboutToBeRemoved(int id)
     m_children.erase(id);
     m_measuring.erase(id);
     endRemoveRows();
+    m_records.erase(id);
 }
 
 void VariantsModel::variantChanged(int id)
@@ -197,7 +212,9 @@ int VariantsModel::variantIdOf(const QModelIndex& index) const
 
 const VariantRecord* VariantsModel::record(const QModelIndex& index) const
 {
-    return index.isValid() ? m_session->variant(int(index.internalId())) : nullptr;
+    if (!index.isValid()) return nullptr;
+    auto v = m_records.find(int(index.internalId()));
+    return v == m_records.end() ? nullptr : &v->second;
 }
 
 QModelIndex VariantsModel::index(int row, int column, const QModelIndex& parent) const
@@ -278,7 +295,7 @@ bool VariantsModel::setData(const QModelIndex& index, const QVariant& value, int
     if (!v || role != Qt::EditRole || index.column() != NameColumn || v->isOriginal()) return false;
     const QString name = value.toString().trimmed();
     if (name.isEmpty()) return false;
-    m_session->renameVariant(v->id, name);
+    m_variants->renameVariant(v->id, name);
     return true;
 }
 
@@ -293,7 +310,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case VariantIdRole:
         return v->id;
     case IsCurrentRole:
-        return v->id == m_session->currentVariantId();
+        return v->id == m_current;
     case HasFiguresRole:
         return v->figures.has_value();
     case SpeedupRole:
@@ -303,7 +320,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case MeasuringRole:
         return measuring;
     case Qt::FontRole:
-        if (v->id == m_session->currentVariantId() && index.column() == NameColumn) {
+        if (v->id == m_current && index.column() == NameColumn) {
             QFont f;
             f.setBold(true);
             return f;

@@ -1,18 +1,22 @@
 #pragma once
-// Tree model of the session's variants (original → edits), with each variant's figures and where they
-// came from. The name column is editable (rename).
+// Tree model of the variant tree (original → edits), with each variant's figures and where they came
+// from. The name column is editable (rename, through the tree).
 //
-// The tree follows the session's fine-grained signals with row insertions, moves and removals (a
-// search adds thousands of variants; a reset per variant would drop the views' selection and expansion
-// and cost O(n) each). Only variantsChanged (the whole list replaced) resets. The model keeps its own
-// copy of the structure because the session's data has already changed when most signals arrive.
+// The model follows the tree's fine-grained signals with row insertions, moves and removals (a search
+// adds thousands of variants; a reset per variant would drop the views' selection and expansion and
+// cost O(n) each). Only variantsChanged (the whole list replaced) resets. The model keeps its own copy
+// of the structure and of each record (taken when the tree announces it), because the tree's data has
+// already changed when most signals arrive, and so that data() never reads the tree.
+#include "core/session/variant_record.h"
+
 #include <QAbstractItemModel>
 
 #include <unordered_map>
 #include <vector>
 
 namespace sassx {
-class Session;
+class VariantTree;
+class MeasureQueue;
 struct VariantRecord;
 
 class VariantsModel : public QAbstractItemModel
@@ -39,7 +43,7 @@ public:
         MeasuringRole,                    // bool: an evaluation is running for it
     };
 
-    explicit VariantsModel(Session* session, QObject* parent = nullptr);
+    explicit VariantsModel(VariantTree* variants, MeasureQueue* measure, QObject* parent = nullptr);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -71,10 +75,11 @@ private:
     bool moveTo(int id, int newParent);
     const VariantRecord* record(const QModelIndex& index) const;
 
-    Session* m_session;
+    VariantTree* m_variants;
     std::unordered_map<int, std::vector<int>> m_children; // parent id (-1 = root) → child ids, sorted
     std::unordered_map<int, int> m_parent;                // id → parent id in this model (-1 = root)
     std::unordered_map<int, bool> m_measuring;
+    std::unordered_map<int, VariantRecord> m_records; // id → the record as last announced
     int m_current = -1; // the variant drawn as current (to repaint it when the current one changes)
 };
 

@@ -28,7 +28,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, cubin);
         Session session;
-        session.setAutosaveInterval(0);
+        session.store()->setAutosaveInterval(0);
         QSignalSpy ready(&session, &Session::analysisReady);
         QSignalSpy failed(&session, &Session::analysisFailed);
         QSignalSpy loadFailed(&session, &Session::loadFailed);
@@ -36,7 +36,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() || !failed.isEmpty() || !loadFailed.isEmpty(), 300000);
         QVERIFY2(!ready.isEmpty(), "the session could not analyse the sample");
         std::set<std::pair<uint32_t, uint32_t>> gui;
-        for (const auto& m : session.checker()->legalMoves(session.schedule(), false))
+        for (const auto& m :
+             session.variantTree()->checker()->legalMoves(session.variantTree()->schedule(), false))
             gui.insert(m);
 
         QProcess cli;

@@ -1,9 +1,9 @@
-// Session's searches (session.h, "searches"): starting one on the current kernel, keeping finished runs
-// as records, turning their best into a variant and reopening any evaluation of a run as a variant.
-#include "core/session/session.h"
+#include "core/session/search_runs.h"
 
 #include "core/rewrite/edit_compaction.h"
 #include "core/session/search_run.h"
+#include "core/session/session_store.h"
+#include "core/session/variant_tree.h"
 
 #include "core/eval/launch_spec.h"
 
@@ -74,34 +74,51 @@ QString speedupText(double s)
 
 } // namespace
 
-void Session::connectSearch()
+SearchRuns::SearchRuns(VariantTree* variants, const SessionStore* store, QObject* parent)
+    : QObject(parent), m_variants(variants), m_store(store)
 {
-    connect(m_search.get(), &SearchJob::finished, this, &Session::finishSearch);
-    connect(m_search.get(), &SearchJob::failed, this, &Session::searchFailed);
+    connect(m_search.get(), &SearchJob::finished, this, &SearchRuns::finishSearch);
+    connect(m_search.get(), &SearchJob::failed, this, &SearchRuns::searchFailed);
 }
 
-void Session::resetSearches()
+SearchRuns::~SearchRuns() = default;
+
+void SearchRuns::reset()
 {
     // A search of the old kernel stops (it still writes its outputs); its result will not be kept here.
-    if (m_search->isRunning() && m_search->kernel() != m_kernelWs) m_search->stop();
+    if (m_search->isRunning() && m_search->kernel() != m_variants->kernel()) m_search->stop();
     m_searches.clear();
     Q_EMIT searchRecordsChanged();
 }
 
-QString Session::searchUnavailableReason() const
+void SearchRuns::setLaunchSpec(const QString& path)
 {
-    if (!m_kernelWs) return tr("No kernel is open.");
-    if (m_launchSpecPath.isEmpty())
+    if (path == m_launchSpec) return;
+    m_launchSpec = path;
+    Q_EMIT launchSpecChanged();
+}
+
+void SearchRuns::replace(std::vector<SearchRecord> records)
+{
+    m_searches = std::move(records);
+    Q_EMIT searchRecordsChanged();
+}
+
+QString SearchRuns::searchUnavailableReason() const
+{
+    if (!m_variants->kernel()) return tr("No kernel is open.");
+    if (m_launchSpec.isEmpty())
         return tr("No launch spec: choose one with File ▸ Set Launch Spec… (a search evaluates the kernel "
                   "the way the spec launches it).");
     if (m_search->isRunning()) return tr("A search is already running.");
     return {};
 }
 
-QString Session::searchOutDir(const SearchConfig& config) const
+QString SearchRuns::searchOutDir(const SearchConfig& config) const
 {
-    const QString base = m_sessionPath.isEmpty() ? QFileInfo(autosavePath()).absolutePath()
-                                                 : QFileInfo(m_sessionPath).absolutePath();
+    const QString sessionPath = m_store->sessionPath();
+    const QString base = sessionPath.isEmpty() ? QFileInfo(SessionStore::autosavePath()).absolutePath()
+                                               : QFileInfo(sessionPath).absolutePath();
     QString algo = QString::fromStdString(search::algorithmName(config.algorithm));
     if (!config.preset.empty()) algo += QLatin1Char('-') + QString::fromStdString(config.preset);
     const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
@@ -114,50 +131,53 @@ QString Session::searchOutDir(const SearchConfig& config) const
     return path;
 }
 
-QString Session::startSearch(const SearchConfig& config)
+QString SearchRuns::startSearch(const SearchConfig& config)
 {
-    return startSearch(config, m_options.evaluator);
+    return startSearch(config, m_options);
 }
 
-QString Session::startSearch(const SearchConfig& config, const EvaluatorOptions& options)
+QString SearchRuns::startSearch(const SearchConfig& config, const EvaluatorOptions& options)
 {
     if (QString why = searchUnavailableReason(); !why.isEmpty()) return why;
+    const auto kernel = m_variants->kernel();
     if (Status s = config.validate(); !s) return QString::fromStdString(s.message());
     if (Status s = validate(options); !s) return QString::fromStdString(s.message());
-    auto spec = eval::loadLaunchSpec(m_launchSpecPath.toStdString());
+    auto spec = eval::loadLaunchSpec(m_launchSpec.toStdString());
     if (!spec) return tr("the launch spec: %1").arg(QString::fromStdString(spec.message()));
-    if (!spec->kernel.empty() && spec->kernel != m_kernelWs->name())
+    if (!spec->kernel.empty() && spec->kernel != kernel->name())
         return tr("the launch spec %1 launches kernel '%2', not '%3'")
-            .arg(QFileInfo(m_launchSpecPath).fileName(), QString::fromStdString(spec->kernel),
-                 kernelSymbol());
+            .arg(QFileInfo(m_launchSpec).fileName(), QString::fromStdString(spec->kernel),
+                 QString::fromStdString(m_variants->kernel()->name()));
     const QString dir = searchOutDir(config);
     if (!QDir().mkpath(dir)) return tr("cannot create %1").arg(dir);
-    if (!m_search->start(m_kernelWs, std::move(*spec), options, config, dir))
+    if (!m_search->start(kernel, std::move(*spec), options, config, dir))
         return tr("A search is already running.");
     return {};
 }
 
-QString Session::resumeSearch(const QString& dir, const EvaluatorOptions& options, int64_t budgetEvals,
-                              double budgetSeconds)
+QString SearchRuns::resumeSearch(const QString& dir, const EvaluatorOptions& options, int64_t budgetEvals,
+                                 double budgetSeconds)
 {
     if (QString why = searchUnavailableReason(); !why.isEmpty()) return why;
+    const auto kernel = m_variants->kernel();
     if (Status s = validate(options); !s) return QString::fromStdString(s.message());
     auto saved = readSearchCheckpoint(dir.toStdString());
     if (!saved) return QString::fromStdString(saved.message());
-    auto spec = eval::loadLaunchSpec(m_launchSpecPath.toStdString());
+    auto spec = eval::loadLaunchSpec(m_launchSpec.toStdString());
     if (!spec) return tr("the launch spec: %1").arg(QString::fromStdString(spec.message()));
     SearchConfig config = saved->config;
     config.budgetEvals = budgetEvals;
     config.budgetSeconds = budgetSeconds;
     // The run itself refuses a checkpoint of another kernel (search_run.h), through searchFailed.
-    if (!m_search->start(m_kernelWs, std::move(*spec), options, config, dir, {}, true))
+    if (!m_search->start(kernel, std::move(*spec), options, config, dir, {}, true))
         return tr("A search is already running.");
     return {};
 }
 
-void Session::finishSearch(const SearchJobResult& result)
+void SearchRuns::finishSearch(const SearchJobResult& result)
 {
-    if (m_search->kernel() != m_kernelWs) {
+    const auto kernel = m_variants->kernel();
+    if (m_search->kernel() != kernel) {
         Q_EMIT searchFailed(
             tr("the search finished on a kernel that is no longer open; its outputs are in %1")
                 .arg(QString::fromStdString(result.outDir)));
@@ -175,25 +195,27 @@ void Session::finishSearch(const SearchJobResult& result)
             search::speedupFiguresFromJson(best.value("final", nlohmann::json::object()));
         const QString name = QString::fromStdString(record.label()) + QStringLiteral(" best ") +
                              speedupText(final.speedup > 0 ? final.speedup : result.state.bestSpeedup);
-        variantId = addVariant(0, name, shortEdits(*m_kernelWs, result.state.editsOf(result.state.best)));
+        variantId =
+            m_variants->addVariant(0, name, shortEdits(*kernel, result.state.editsOf(result.state.best)));
         if (auto figures = figuresOf(final, baselineUsOf(record.report))) {
-            VariantRecord r = *variant(variantId);
+            VariantRecord r = *m_variants->variant(variantId);
             r.figures = std::move(figures);
-            restoreVariant(r);
+            m_variants->restoreVariant(r);
         }
     }
     m_searches.push_back(std::move(record));
-    markModified();
+    Q_EMIT edited();
     Q_EMIT searchRecorded(int(m_searches.size()) - 1, variantId);
 }
 
-int Session::openSearchEvaluation(int record, int step, QString* error)
+int SearchRuns::openSearchEvaluation(int record, int step, QString* error)
 {
     auto fail = [error](const QString& why) {
         if (error) *error = why;
         return -1;
     };
-    if (!m_kernelWs) return fail(tr("No kernel is open."));
+    const auto kernel = m_variants->kernel();
+    if (!kernel) return fail(tr("No kernel is open."));
     const std::vector<search::SearchEvaluation>* history = nullptr;
     SearchConfig config;
     double baselineUs = 0.0;
@@ -203,38 +225,39 @@ int Session::openSearchEvaluation(int record, int step, QString* error)
         config = m_searches[size_t(record)].config;
         baselineUs = baselineUsOf(m_searches[size_t(record)].report);
     } else {
-        if (m_search->kernel() != m_kernelWs) return fail(tr("the last search ran on another kernel"));
+        if (m_search->kernel() != kernel) return fail(tr("the last search ran on another kernel"));
         history = &m_search->history();
         config = m_search->config();
     }
     auto edits = editsOfEvaluation(*history, step);
     if (!edits) return fail(QString::fromStdString(edits.message()));
-    if (auto s = m_kernelWs->schedule(*edits); !s)
+    if (auto s = kernel->schedule(*edits); !s)
         return fail(tr("evaluation %1 does not replay on this kernel: %2")
                         .arg(step)
                         .arg(QString::fromStdString(s.message())));
-    *edits = shortEdits(*m_kernelWs, std::move(*edits));
+    *edits = shortEdits(*kernel, std::move(*edits));
     // The same schedule opened twice (or the original) is selected, not duplicated.
-    auto same = std::find_if(m_variants.begin(), m_variants.end(),
+    const std::vector<VariantRecord>& variants = m_variants->variants();
+    auto same = std::find_if(variants.begin(), variants.end(),
                              [&](const VariantRecord& v) { return v.edits == *edits; });
-    if (same != m_variants.end()) {
-        setCurrentVariant(same->id);
+    if (same != variants.end()) {
+        m_variants->setCurrentVariant(same->id);
         return same->id;
     }
     const search::SearchEvaluation& e = (*history)[size_t(step)];
     QString name = QString::fromStdString(searchLabel(config)) + QStringLiteral(" #%1 ").arg(step);
     name += e.figures.ok ? speedupText(e.figures.speedup) : tr("failed");
-    const int id = addVariant(0, name, std::move(*edits));
+    const int id = m_variants->addVariant(0, name, std::move(*edits));
     if (auto figures = figuresOf(e.figures, baselineUs)) {
-        VariantRecord r = *variant(id);
+        VariantRecord r = *m_variants->variant(id);
         r.figures = std::move(figures);
-        restoreVariant(r);
+        m_variants->restoreVariant(r);
     }
-    setCurrentVariant(id);
+    m_variants->setCurrentVariant(id);
     return id;
 }
 
-const SearchRecord* Session::latestPolicyRun() const
+const SearchRecord* SearchRuns::latestPolicyRun() const
 {
     for (auto it = m_searches.rbegin(); it != m_searches.rend(); ++it) {
         if (it->config.algorithm != search::Algorithm::Ppo) continue;

@@ -1,0 +1,253 @@
+#include "core/session/measure_queue.h"
+
+#include "core/eval/evaluator.h"
+#include "core/session/kernel_evaluator.h"
+#include "core/session/kernel_stalls.h"
+#include "core/session/variant_tree.h"
+
+#include <QDateTime>
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+
+namespace sassx {
+
+// The measure thread's side: one evaluator, made on that thread on first use and used only there.
+struct MeasureQueue::State
+{
+    std::unique_ptr<KernelEvaluator> evaluator;
+};
+
+MeasureQueue::MeasureQueue(VariantTree* variants, QObject* parent) : QObject(parent), m_variants(variants)
+{
+    reset();
+}
+
+// The job tracker stops its jobs and waits for them; queued results die with the object.
+MeasureQueue::~MeasureQueue() = default;
+
+void MeasureQueue::reset()
+{
+    m_state = std::make_shared<State>();
+}
+
+void MeasureQueue::setLaunchSpec(const QString& path)
+{
+    m_launchSpec = path;
+    reset(); // the baseline belongs to the old spec
+}
+
+void MeasureQueue::setEvaluatorOptions(const EvaluatorOptions& options)
+{
+    m_options = options;
+    reset();
+}
+
+void MeasureQueue::setEvaluator(std::shared_ptr<eval::Evaluator> evaluator)
+{
+    m_injectedEvaluator = std::move(evaluator);
+    reset();
+}
+
+QString MeasureQueue::measureUnavailableReason(int variantId) const
+{
+    if (!m_variants->kernel() || !m_variants->variant(variantId)) return tr("No kernel is open.");
+    if (m_launchSpec.isEmpty())
+        return tr(
+            "No launch spec: choose one with File ▸ Set Launch Spec… (the evaluator needs to know how to "
+            "run the kernel).");
+    return {};
+}
+
+namespace {
+
+// The measure thread's side: make the evaluator on first use (starting GPU workers takes seconds),
+// then measure. Only this function touches the state's inside, and jobs run one at a time.
+Result<VariantFigures> measureOnThread(KernelEvaluator*& evaluator, std::unique_ptr<KernelEvaluator>& owned,
+                                       const std::shared_ptr<const KernelWorkspace>& kernel,
+                                       const std::shared_ptr<eval::Evaluator>& injected,
+                                       const EvaluatorOptions& options, const std::string& specPath,
+                                       const Schedule& schedule, const JobControl& job)
+{
+    if (Status s = ensureKernelEvaluator(owned, kernel, injected, options, specPath); !s) return s.error();
+    evaluator = owned.get();
+    if (job.stopped()) return makeError("cancelled");
+    const auto t0 = std::chrono::steady_clock::now();
+    MeasureOptions mo;
+    mo.metrics = true;
+    mo.stop = job.stopFlag();
+    auto measured = owned->measure(schedule, mo);
+    if (!measured) return measured.error();
+    VariantFigures figures;
+    figures.result = std::move(*measured);
+    figures.result.wallMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    figures.when = QDateTime::currentDateTime().toString(Qt::ISODate).toStdString();
+    return figures;
+}
+
+} // namespace
+
+quint64 MeasureQueue::measure(int variantId)
+{
+    const QString why = measureUnavailableReason(variantId);
+    if (!why.isEmpty()) {
+        Q_EMIT measureFailed(variantId, why);
+        return 0;
+    }
+    const VariantRecord* v = m_variants->variant(variantId);
+    auto kernel = m_variants->kernel();
+    auto scheduled = kernel->schedule(v->edits);
+    if (!scheduled) {
+        Q_EMIT measureFailed(variantId, QString::fromStdString(scheduled.message()));
+        return 0;
+    }
+    const std::vector<Edit> edits = v->edits;
+    auto state = m_state;
+    auto injected = m_injectedEvaluator;
+    const EvaluatorOptions options = m_options;
+    const std::string specPath = m_launchSpec.toStdString();
+    Schedule schedule = std::move(*scheduled);
+    struct Outcome
+    {
+        Result<VariantFigures> figures = makeError("not run");
+        QString backend, reason;
+    };
+    Q_EMIT measureStarted(variantId);
+    return m_jobs.start(
+        [=](const JobControl& job) {
+            Outcome out;
+            KernelEvaluator* used = nullptr;
+            out.figures =
+                measureOnThread(used, state->evaluator, kernel, injected, options, specPath, schedule, job);
+            if (used) {
+                out.backend = QString::fromStdString(used->choice().backend);
+                out.reason = QString::fromStdString(used->choice().reason);
+            }
+            return out;
+        },
+        [this, variantId, edits, kernel](Outcome out) {
+            if (!out.backend.isEmpty() &&
+                (out.backend != m_evaluatorBackend || out.reason != m_evaluatorReason)) {
+                m_evaluatorBackend = out.backend;
+                m_evaluatorReason = out.reason;
+                Q_EMIT evaluatorChosen(out.backend, out.reason);
+            }
+            if (!out.figures) {
+                Q_EMIT measureFailed(variantId, QString::fromStdString(out.figures.message()));
+                return;
+            }
+            if (!m_variants->attachFigures(variantId, edits, kernel, std::move(*out.figures))) {
+                Q_EMIT measureFailed(variantId, tr("the variant changed while it was being measured"));
+                return;
+            }
+            Q_EMIT measureFinished(variantId);
+        },
+        [this, variantId] { Q_EMIT measureFailed(variantId, tr("cancelled")); });
+}
+
+void MeasureQueue::cancelMeasure()
+{
+    m_jobs.cancel();
+}
+
+// ---- warp-stall samples (docs/stalls.md) ------------------------------------------------------------
+// Sampling runs on the measure queue through the same evaluator as measurements; imported samples go
+// through the same checks.
+
+quint64 MeasureQueue::sampleStalls(int variantId)
+{
+    const QString why = measureUnavailableReason(variantId);
+    if (!why.isEmpty()) {
+        Q_EMIT stallsFailed(variantId, why);
+        return 0;
+    }
+    const VariantRecord* v = m_variants->variant(variantId);
+    auto kernel = m_variants->kernel();
+    auto scheduled = kernel->schedule(v->edits);
+    if (!scheduled) {
+        Q_EMIT stallsFailed(variantId, QString::fromStdString(scheduled.message()));
+        return 0;
+    }
+    const std::vector<Edit> edits = v->edits;
+    auto state = m_state;
+    auto injected = m_injectedEvaluator;
+    const EvaluatorOptions options = m_options;
+    const std::string specPath = m_launchSpec.toStdString();
+    Schedule schedule = std::move(*scheduled);
+    Q_EMIT stallsStarted(variantId);
+    // On the measure queue: one evaluator, one GPU job at a time.
+    return m_jobs.start(
+        [=](const JobControl& job) -> Result<eval::StallProfile> {
+            if (Status s = ensureKernelEvaluator(state->evaluator, kernel, injected, options, specPath); !s)
+                return s.error();
+            if (job.stopped()) return makeError("cancelled");
+            return state->evaluator->stalls(schedule);
+        },
+        [this, variantId, edits, kernel](Result<eval::StallProfile> profile) {
+            if (!profile) {
+                Q_EMIT stallsFailed(variantId, QString::fromStdString(profile.message()));
+                return;
+            }
+            QString error;
+            if (!attachStalls(variantId, edits, kernel, std::move(*profile), &error))
+                Q_EMIT stallsFailed(variantId, error);
+        },
+        [this, variantId] { Q_EMIT stallsFailed(variantId, tr("cancelled")); });
+}
+
+bool MeasureQueue::attachStalls(int variantId, const std::vector<Edit>& edits,
+                                const std::shared_ptr<const KernelWorkspace>& kernel,
+                                eval::StallProfile profile, QString* error)
+{
+    const VariantRecord* v = m_variants->variant(variantId);
+    if (!v || v->edits != edits || kernel != m_variants->kernel() || !kernel) {
+        if (error) *error = tr("the variant changed while it was being sampled");
+        return false;
+    }
+    if (profile.kernel != kernel->name()) {
+        if (error)
+            *error = tr("the samples are of kernel '%1', not '%2'")
+                         .arg(QString::fromStdString(profile.kernel), QString::fromStdString(kernel->name()));
+        return false;
+    }
+    auto schedule = kernel->schedule(edits);
+    if (!schedule) {
+        if (error) *error = QString::fromStdString(schedule.message());
+        return false;
+    }
+    if (auto mapped = mapStalls(profile, kernel->analysis(), *schedule); !mapped) {
+        if (error) *error = QString::fromStdString(mapped.message());
+        return false;
+    }
+    m_variants->attachStalls(variantId, edits, kernel, std::move(profile));
+    Q_EMIT stallsFinished(variantId);
+    return true;
+}
+
+bool MeasureQueue::importStalls(int variantId, const QString& path, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error) *error = tr("cannot read %1").arg(path);
+        return false;
+    }
+    auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+    // `sassx-cli stalls --json` wraps the profile; a bare profile is accepted too.
+    if (j.is_object() && j.contains("profile")) j = j.at("profile");
+    auto profile = eval::stallProfileFromJson(j);
+    if (!profile) {
+        if (error) *error = QString::fromStdString(profile.message());
+        return false;
+    }
+    const VariantRecord* v = m_variants->variant(variantId);
+    if (!v || !m_variants->kernel()) {
+        if (error) *error = tr("no such variant");
+        return false;
+    }
+    return attachStalls(variantId, v->edits, m_variants->kernel(), std::move(*profile), error);
+}
+
+} // namespace sassx
