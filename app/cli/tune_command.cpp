@@ -282,7 +282,12 @@ int runOnSlurm(const TuneArgs& a, const TunePlan& plan, const std::string& dbPat
     r.extraArgs = a.slurmArgs;
     r.logDir = (fs::path(runsDir) / "slurm").string();
     r.stop = &g_stop;
-    r.progress = [](const std::string& line) { std::fprintf(stderr, "sassx-cli: %s\n", line.c_str()); };
+    // Progress as the local launcher gives it off a terminal: plain lines on stdout, so that stderr
+    // holds only the one error line.
+    r.progress = [](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    };
     if (Status s = runTuneOnSlurm(r); !s) return fail(s.message());
     return 0;
 }

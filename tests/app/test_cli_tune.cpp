@@ -386,8 +386,9 @@ private Q_SLOTS:
             << (QStringList{"tune", ok, "--kernels", "nope"} + budget) << "no kernel 'nope'";
         QTest::newRow("task index outside")
             << (QStringList{"tune", ok, "--task-index", "3"} + budget) << "--task-index 3";
-        QTest::newRow("slurm") << (QStringList{"tune", ok, "--launcher", "slurm"} + budget)
-                               << "--launcher slurm";
+        // No controller answers here (SLURM_CONF unset; test_cli_tune_slurm runs a real one).
+        QTest::newRow("missing Slurm")
+            << (QStringList{"tune", ok, "--launcher", "slurm"} + budget) << "--launcher slurm: ";
         QTest::newRow("write-back and restore")
             << (QStringList{"tune", ok, "--write-back", "--restore"} + budget) << "do not go together";
         QTest::newRow("report without a database")
