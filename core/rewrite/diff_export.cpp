@@ -1,5 +1,6 @@
 #include "core/rewrite/diff_export.h"
 
+#include "core/common/text_format.h"
 #include "core/sass/control_text.h"
 
 #include <cstdio>
@@ -22,30 +23,6 @@ std::string changesText(const DiffEntry& e)
     for (const auto& c : e.control)
         s += (s.empty() ? "" : " ") + c.text();
     return s;
-}
-
-std::string escape(const std::string& s)
-{
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
 }
 
 std::string controlHtml(const Control& c, const std::vector<FieldChange>& changed)
@@ -147,7 +124,7 @@ std::string diffToHtml(const ScheduleDiff& d)
     std::ostringstream h;
     h << R"(<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>sassx diff: )"
-      << escape(d.kernel) << R"(</title>
+      << htmlEscape(d.kernel) << R"(</title>
 <style>
 body{font:13px/1.35 ui-monospace,Menlo,Consolas,monospace;margin:0;background:#fafafa;color:#222}
 header{padding:8px 14px;background:#263238;color:#eceff1}
@@ -167,7 +144,7 @@ svg path{fill:none;stroke:#fb8c00;stroke-width:1.4;opacity:.75}
 svg path.sel{stroke:#d81b60;stroke-width:2.4;opacity:1}
 </style></head><body>
 <header>sassx diff of <b>)"
-      << escape(d.kernel) << "</b>: " << d.entries.size() << " instructions, " << d.movedCount() << " moved, "
+      << htmlEscape(d.kernel) << "</b>: " << d.entries.size() << " instructions, " << d.movedCount() << " moved, "
       << d.controlChangedCount() << " with control changes. Click a line to find its partner.</header>\n"
       << "<div id=\"wrap\"><svg id=\"links\"></svg>\n";
     // Per A position: its entry (for highlighting the same instruction on both sides).
@@ -175,7 +152,7 @@ svg path.sel{stroke:#d81b60;stroke-width:2.4;opacity:1}
     for (const auto& e : d.entries)
         byA[e.aPos] = &e;
     auto column = [&](bool sideA) {
-        h << "<div class=\"col\"><h2>" << escape(sideA ? d.aLabel : d.bLabel) << "</h2>\n";
+        h << "<div class=\"col\"><h2>" << htmlEscape(sideA ? d.aLabel : d.bLabel) << "</h2>\n";
         for (uint32_t p = 0; p < d.entries.size(); ++p) {
             const DiffEntry& e = sideA ? *byA[p] : d.entries[p];
             const auto& row = sideA ? d.a.rows[p] : d.b.rows[p];
@@ -184,7 +161,7 @@ svg path.sel{stroke:#d81b60;stroke-width:2.4;opacity:1}
             if (!e.control.empty()) cls += " ctl";
             h << "<div class=\"" << cls << "\" id=\"" << (sideA ? 'a' : 'b') << p << "\" data-pair=\""
               << (sideA ? 'b' : 'a') << (sideA ? e.bPos : e.aPos) << "\"><a name=\"" << (sideA ? 'a' : 'b')
-              << p << "\"></a><span class=\"off\">" << off(p) << "</span>" << escape(row.text)
+              << p << "\"></a><span class=\"off\">" << off(p) << "</span>" << htmlEscape(row.text)
               << controlHtml(row.control, e.control) << "</div>\n";
         }
         h << "</div>\n";

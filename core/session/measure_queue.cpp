@@ -90,26 +90,32 @@ Result<VariantFigures> measureOnThread(KernelEvaluator*& evaluator, std::unique_
 
 } // namespace
 
-quint64 MeasureQueue::measure(int variantId)
+Result<MeasureQueue::JobInput> MeasureQueue::jobInput(int variantId) const
 {
     const QString why = measureUnavailableReason(variantId);
-    if (!why.isEmpty()) {
-        Q_EMIT measureFailed(variantId, why);
-        return 0;
-    }
+    if (!why.isEmpty()) return makeError(why.toStdString());
     const VariantRecord* v = m_variants->variant(variantId);
-    auto kernel = m_variants->kernel();
-    auto scheduled = kernel->schedule(v->edits);
-    if (!scheduled) {
-        Q_EMIT measureFailed(variantId, QString::fromStdString(scheduled.message()));
+    JobInput in;
+    in.kernel = m_variants->kernel();
+    auto scheduled = in.kernel->schedule(v->edits);
+    if (!scheduled) return scheduled.error();
+    in.edits = v->edits;
+    in.state = m_state;
+    in.injected = m_injectedEvaluator;
+    in.options = m_options;
+    in.specPath = m_launchSpec.toStdString();
+    in.schedule = std::move(*scheduled);
+    return in;
+}
+
+quint64 MeasureQueue::measure(int variantId)
+{
+    auto input = jobInput(variantId);
+    if (!input) {
+        Q_EMIT measureFailed(variantId, QString::fromStdString(input.message()));
         return 0;
     }
-    const std::vector<Edit> edits = v->edits;
-    auto state = m_state;
-    auto injected = m_injectedEvaluator;
-    const EvaluatorOptions options = m_options;
-    const std::string specPath = m_launchSpec.toStdString();
-    Schedule schedule = std::move(*scheduled);
+    const JobInput in = std::move(*input);
     struct Outcome
     {
         Result<VariantFigures> figures = makeError("not run");
@@ -117,18 +123,18 @@ quint64 MeasureQueue::measure(int variantId)
     };
     Q_EMIT measureStarted(variantId);
     return m_jobs.start(
-        [=](const JobControl& job) {
+        [in](const JobControl& job) {
             Outcome out;
             KernelEvaluator* used = nullptr;
-            out.figures =
-                measureOnThread(used, state->evaluator, kernel, injected, options, specPath, schedule, job);
+            out.figures = measureOnThread(used, in.state->evaluator, in.kernel, in.injected, in.options,
+                                          in.specPath, in.schedule, job);
             if (used) {
                 out.backend = QString::fromStdString(used->choice().backend);
                 out.reason = QString::fromStdString(used->choice().reason);
             }
             return out;
         },
-        [this, variantId, edits, kernel](Outcome out) {
+        [this, variantId, edits = in.edits, kernel = in.kernel](Outcome out) {
             if (!out.backend.isEmpty() &&
                 (out.backend != m_evaluatorBackend || out.reason != m_evaluatorReason)) {
                 m_evaluatorBackend = out.backend;
@@ -159,34 +165,24 @@ void MeasureQueue::cancelMeasure()
 
 quint64 MeasureQueue::sampleStalls(int variantId)
 {
-    const QString why = measureUnavailableReason(variantId);
-    if (!why.isEmpty()) {
-        Q_EMIT stallsFailed(variantId, why);
+    auto input = jobInput(variantId);
+    if (!input) {
+        Q_EMIT stallsFailed(variantId, QString::fromStdString(input.message()));
         return 0;
     }
-    const VariantRecord* v = m_variants->variant(variantId);
-    auto kernel = m_variants->kernel();
-    auto scheduled = kernel->schedule(v->edits);
-    if (!scheduled) {
-        Q_EMIT stallsFailed(variantId, QString::fromStdString(scheduled.message()));
-        return 0;
-    }
-    const std::vector<Edit> edits = v->edits;
-    auto state = m_state;
-    auto injected = m_injectedEvaluator;
-    const EvaluatorOptions options = m_options;
-    const std::string specPath = m_launchSpec.toStdString();
-    Schedule schedule = std::move(*scheduled);
+    const JobInput in = std::move(*input);
     Q_EMIT stallsStarted(variantId);
     // On the measure queue: one evaluator, one GPU job at a time.
     return m_jobs.start(
-        [=](const JobControl& job) -> Result<eval::StallProfile> {
-            if (Status s = ensureKernelEvaluator(state->evaluator, kernel, injected, options, specPath); !s)
+        [in](const JobControl& job) -> Result<eval::StallProfile> {
+            if (Status s = ensureKernelEvaluator(in.state->evaluator, in.kernel, in.injected, in.options,
+                                                 in.specPath);
+                !s)
                 return s.error();
             if (job.stopped()) return makeError("cancelled");
-            return state->evaluator->stalls(schedule);
+            return in.state->evaluator->stalls(in.schedule);
         },
-        [this, variantId, edits, kernel](Result<eval::StallProfile> profile) {
+        [this, variantId, edits = in.edits, kernel = in.kernel](Result<eval::StallProfile> profile) {
             if (!profile) {
                 Q_EMIT stallsFailed(variantId, QString::fromStdString(profile.message()));
                 return;

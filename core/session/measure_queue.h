@@ -63,6 +63,20 @@ Q_SIGNALS:
 
 private:
     struct State;
+    // What a measure or stall job takes to its thread: the variant's edits and schedule, the kernel, and
+    // the evaluator's holder and options as they are now.
+    struct JobInput
+    {
+        std::vector<Edit> edits;
+        std::shared_ptr<const KernelWorkspace> kernel;
+        std::shared_ptr<State> state;
+        std::shared_ptr<eval::Evaluator> injected;
+        EvaluatorOptions options;
+        std::string specPath;
+        Schedule schedule;
+    };
+    // The job's input, or why the variant cannot be measured now (one line).
+    Result<JobInput> jobInput(int variantId) const;
     bool attachStalls(int variantId, const std::vector<Edit>& edits,
                       const std::shared_ptr<const KernelWorkspace>& kernel, eval::StallProfile profile,
                       QString* error);

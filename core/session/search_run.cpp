@@ -4,6 +4,7 @@
 #include "core/session/search_policy.h"
 
 #include "core/common/atomic_file.h"
+#include "core/common/text_format.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/edit_compaction.h"
 #include "core/rewrite/schedule_diff.h"
@@ -21,16 +22,6 @@ using search::SearchState;
 using search::SpeedupFigures;
 
 namespace {
-
-std::string utcNow()
-{
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char b[32];
-    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return b;
-}
 
 std::string historyCsv(const SearchState& s)
 {
@@ -326,7 +317,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
 
     report.json = {
         {"tool", "sassx-cli search"},
-        {"date", utcNow()},
+        {"date", utcNowIso8601()},
         {"kernel", k.name()},
         {"spec", m_kernelEvaluator.spec().name},
         {"config", search::toJson(state.config)},

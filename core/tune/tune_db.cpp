@@ -1,5 +1,6 @@
 #include "core/tune/tune_db.h"
 
+#include "core/common/text_format.h"
 #include "core/tune/sqlite_statement.h"
 #include "core/tune/tune_plan.h"
 
@@ -94,16 +95,6 @@ CREATE TABLE bests (
   cubin TEXT NOT NULL,
   written_back TEXT NOT NULL DEFAULT '');
 )sql";
-
-std::string utcNow()
-{
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char b[32];
-    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return b;
-}
 
 json parseOr(const std::string& text, json fallback)
 {
@@ -328,7 +319,7 @@ Result<int64_t> TuneDb::startRun(int64_t kernelId, const std::string& outDir, co
 {
     int64_t id = 0;
     Status s = transaction([&]() -> Status {
-        const std::string now = utcNow();
+        const std::string now = utcNowIso8601();
         Stmt q(m_db,
                "INSERT INTO runs (kernel_id, status, out_dir, config, backend, started, updated, owner) "
                "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6)");
@@ -412,7 +403,7 @@ Status TuneDb::resumeRun(int64_t runId, int64_t keptSteps)
         Stmt q(m_db, "UPDATE runs SET status = 'running', resumed = resumed + 1, error = '', updated = ?2, "
                      "owner = ?3, "
                      "evaluations = (SELECT count(*) FROM evaluations WHERE run_id = ?1) WHERE id = ?1");
-        q.bind(1, runId).bind(2, utcNow()).bind(3, processOwner());
+        q.bind(1, runId).bind(2, utcNowIso8601()).bind(3, processOwner());
         if (!q.ok() || !q.done()) return error("cannot mark the run resumed");
         Stmt b(m_db, "DELETE FROM bests WHERE run_id = ?1");
         b.bind(1, runId);
@@ -433,7 +424,7 @@ Status TuneDb::restartRun(int64_t runId, const std::string& config, const std::s
         Stmt q(m_db,
                "UPDATE runs SET status = 'running', config = ?2, backend = ?3, updated = ?4, owner = ?5, "
                "evaluations = 0, seconds = 0, error = '', summary = '', report = NULL WHERE id = ?1");
-        q.bind(1, runId).bind(2, config).bind(3, backend).bind(4, utcNow()).bind(5, processOwner());
+        q.bind(1, runId).bind(2, config).bind(3, backend).bind(4, utcNowIso8601()).bind(5, processOwner());
         if (!q.ok() || !q.done()) return error("cannot restart the run");
         return Ok{};
     });
@@ -443,7 +434,7 @@ Status TuneDb::setDevice(int64_t runId, const std::string& device, const std::st
 {
     return transaction([&]() -> Status {
         Stmt ins(m_db, "INSERT OR IGNORE INTO devices (name, backend, first_seen) VALUES (?1, ?2, ?3)");
-        ins.bind(1, device).bind(2, backend).bind(3, utcNow());
+        ins.bind(1, device).bind(2, backend).bind(3, utcNowIso8601());
         if (!ins.ok() || !ins.done()) return error("cannot record the device");
         Stmt q(m_db, "UPDATE runs SET backend = ?3, device_id = (SELECT id FROM devices WHERE name = ?2 AND "
                      "backend = ?3) WHERE id = ?1");
@@ -480,7 +471,7 @@ Status TuneDb::addEvaluations(int64_t runId, const std::vector<search::SearchEva
         }
         Stmt r(m_db, "UPDATE runs SET evaluations = (SELECT count(*) FROM evaluations WHERE run_id = ?1), "
                      "seconds = max(seconds, ?2), updated = ?3 WHERE id = ?1");
-        r.bind(1, runId).bind(2, seconds).bind(3, utcNow());
+        r.bind(1, runId).bind(2, seconds).bind(3, utcNowIso8601());
         if (!r.ok() || !r.done()) return error("cannot update the run");
         return Ok{};
     });
@@ -523,7 +514,7 @@ Status TuneDb::finishRun(int64_t runId, const std::string& status, const json& r
             .bind(2, status)
             .bind(3, report.dump())
             .bind(4, report.value("summary", std::string()));
-        q.bind(5, utcNow()).bind(6, report.value("seconds", 0.0));
+        q.bind(5, utcNowIso8601()).bind(6, report.value("seconds", 0.0));
         if (!q.ok() || !q.done()) return error("cannot finish the run");
         if (!best) return Ok{};
         Stmt b(m_db,
@@ -547,7 +538,7 @@ Status TuneDb::failRun(int64_t runId, const std::string& message)
 {
     return transaction([&]() -> Status {
         Stmt q(m_db, "UPDATE runs SET status = 'failed', error = ?2, updated = ?3 WHERE id = ?1");
-        q.bind(1, runId).bind(2, message).bind(3, utcNow());
+        q.bind(1, runId).bind(2, message).bind(3, utcNowIso8601());
         if (!q.ok() || !q.done()) return error("cannot record the failure");
         return Ok{};
     });

@@ -1,6 +1,7 @@
 #include "core/tune/tune_report.h"
 
 #include "core/common/atomic_file.h"
+#include "core/common/text_format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -98,30 +99,6 @@ std::string programLine(const TuneReport& report)
             " on GPU time, from " + std::to_string(p.kernels) + " kernel(s)";
     if (p.fromEstimates) line += "; its terms are the estimate backend's figures";
     return line;
-}
-
-std::string htmlEscape(const std::string& s)
-{
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
 }
 
 } // namespace
