@@ -56,6 +56,8 @@ ProgramEstimate programEstimate(const std::vector<TuneReportRow>& rows)
     return p;
 }
 
+} // namespace
+
 std::string speedupCell(const TuneReportRow& r)
 {
     if (!r.best) return "-";
@@ -99,6 +101,8 @@ std::string programLine(const TuneReport& report)
     if (p.fromEstimates) line += "; its terms are the estimate backend's figures";
     return line;
 }
+
+namespace {
 
 std::string htmlEscape(const std::string& s)
 {
