@@ -160,6 +160,38 @@ private Q_SLOTS:
         QVERIFY(dash->grab().save(dir + QStringLiteral("/tune-dashboard.png")));
     }
 
+    void numericColumnsSortByNumber()
+    {
+        // Figures whose text sorts otherwise: "10.2000x" before "9.5000x", "100" before "30".
+        std::vector<TuneDashboardRow> rows(3);
+        rows[0].kernel = QStringLiteral("a");
+        rows[0].hasBest = true;
+        rows[0].speedup = 9.5;
+        rows[0].speedupText = QStringLiteral("9.5000x");
+        rows[0].evaluations = 30;
+        rows[1].kernel = QStringLiteral("b");
+        rows[1].hasBest = true;
+        rows[1].speedup = 10.2;
+        rows[1].speedupText = QStringLiteral("10.2000x");
+        rows[1].evaluations = 100;
+        rows[2].kernel = QStringLiteral("c"); // never ran: no speed-up, sorts below every figure
+        rows[2].speedupText = QStringLiteral("-");
+        rows[2].evaluations = 4;
+        TuneDashboard dash;
+        QAbstractItemModelTester tester(dash.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        dash.model()->setRows(rows);
+        auto order = [&] {
+            QString s;
+            for (int r = 0; r < dash.proxy()->rowCount(); ++r)
+                s += dash.proxy()->index(r, 0).data().toString();
+            return s;
+        };
+        dash.view()->sortByColumn(TuneKernelsModel::SpeedupColumn, Qt::DescendingOrder);
+        QCOMPARE(order(), QStringLiteral("bac"));
+        dash.view()->sortByColumn(TuneKernelsModel::EvaluationsColumn, Qt::AscendingOrder);
+        QCOMPARE(order(), QStringLiteral("cab"));
+    }
+
     void activatingOpensTheKernel()
     {
         auto window = newWindow();
@@ -223,6 +255,17 @@ private Q_SLOTS:
         QVERIFY(after.open(QIODevice::ReadOnly));
         QCOMPARE(after.readAll(), before);
 
+        // A truncated file that only begins like SQLite: classified as a database, refused with one line.
+        const QString truncated = m_tmp.filePath(QStringLiteral("truncated.sqlite"));
+        {
+            QFile f(truncated);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("SQLite format 3", 16) + QByteArray(40, '\xff'));
+        }
+        QVERIFY(classifyInput(truncated.toStdString()).sqliteDatabase);
+        QVERIFY(!openDatabase(*window, truncated, &error));
+        QVERIFY2(!error.isEmpty() && !error.contains(QLatin1Char('\n')), qPrintable(error));
+
         // An empty SQLite file is not made into a tune database either.
         const QString empty = m_tmp.filePath(QStringLiteral("empty.sqlite"));
         QVERIFY(exec(empty, "PRAGMA user_version=0"));
@@ -242,6 +285,23 @@ private Q_SLOTS:
         window->tuneDashboard()->findChild<QPushButton*>(QStringLiteral("tuneRefresh"))->click();
         QVERIFY(loaded.wait(60000));
         QCOMPARE(window->tuneDashboard()->model()->rowCount(), int(kKernels.size()));
+    }
+
+    void rereadWhenATuneWrites()
+    {
+        // A copy: the write stands for a running tune's.
+        const QString copy = m_tmp.filePath(QStringLiteral("written.sqlite"));
+        QVERIFY(QFile::copy(m_db, copy));
+        auto window = newWindow();
+        QVERIFY(openDatabase(*window, copy));
+        QSignalSpy loaded(window->tuneDashboard(), &TuneDashboard::loaded);
+        QTest::qWait(1100); // a new modification time, whatever the file system's resolution
+        QVERIFY(exec(copy, "UPDATE kernels SET time_share = 0.5 WHERE name = 'rmsnorm'"));
+        QVERIFY(loaded.wait(10000));
+        bool seen = false;
+        for (const TuneDashboardRow& r : window->tuneDashboard()->model()->rows())
+            seen = seen || (r.kernel == QStringLiteral("rmsnorm") && r.timeShare == 0.5);
+        QVERIFY(seen);
     }
 };
 
