@@ -14,6 +14,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace sassx {
 
 TuneDashboard::TuneDashboard(QWidget* parent)
@@ -60,7 +62,7 @@ TuneDashboard::TuneDashboard(QWidget* parent)
     });
     m_poll->setInterval(1000);
     connect(m_poll, &QTimer::timeout, this, [this] {
-        if (!m_jobs.isRunning() && fileStamp() != m_stamp) refresh();
+        if (!m_jobs.isRunning() && fileStamp(m_data.path) != m_stamp) refresh();
     });
 }
 
@@ -69,15 +71,18 @@ TuneDashboard::~TuneDashboard() = default;
 void TuneDashboard::open(const QString& path)
 {
     const QString abs = QFileInfo(path).absoluteFilePath();
-    m_jobs.start([abs](const JobControl&) { return loadTuneDashboard(abs); },
-                 [this](Result<TuneDashboardData> data) {
+    // The stamp is taken before the read: a write while it reads is seen by the next poll.
+    m_jobs.start([abs](const JobControl&) { return std::make_pair(fileStamp(abs), loadTuneDashboard(abs)); },
+                 [this, abs](std::pair<QString, Result<TuneDashboardData>> read) {
+                     auto& [stamp, data] = read;
+                     if (abs == m_data.path) m_stamp = stamp; // a failed re-read is not retried every poll
                      if (!data) {
                          Q_EMIT loadFailed(QString::fromStdString(data.message()));
                          return;
                      }
-                     const QString p = data->path;
-                     show(std::move(*data));
-                     Q_EMIT loaded(p);
+                     setData(std::move(*data));
+                     m_stamp = stamp;
+                     Q_EMIT loaded(abs);
                  });
 }
 
@@ -99,7 +104,7 @@ void TuneDashboard::requestKernel(const QString& kernel)
                        });
 }
 
-void TuneDashboard::show(TuneDashboardData data)
+void TuneDashboard::setData(TuneDashboardData data)
 {
     const bool same = data.path == m_data.path;
     // The selected kernel stays selected across a refresh.
@@ -118,14 +123,13 @@ void TuneDashboard::show(TuneDashboardData data)
         for (int r = 0; r < m_proxy->rowCount(); ++r)
             if (m_proxy->index(r, 0).data(TuneKernelsModel::KernelRole).toString() == kernel)
                 m_view->setCurrentIndex(m_proxy->index(r, 0));
-    m_stamp = fileStamp();
     m_poll->start();
 }
 
-QString TuneDashboard::fileStamp() const
+QString TuneDashboard::fileStamp(const QString& path)
 {
     QString stamp;
-    for (const QString& f : {m_data.path, m_data.path + QStringLiteral("-wal")}) {
+    for (const QString& f : {path, path + QStringLiteral("-wal")}) {
         const QFileInfo info(f);
         stamp += info.exists()
                      ? QStringLiteral("%1@%2;").arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch())

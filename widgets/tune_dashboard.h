@@ -47,9 +47,9 @@ Q_SIGNALS:
     void kernelReady(const sassx::TuneKernelOpen& kernel);
 
 private:
-    void show(TuneDashboardData data);
+    void setData(TuneDashboardData data);
     // The database's and its WAL file's size and time: what a tune's write changes (and a read does not).
-    QString fileStamp() const;
+    static QString fileStamp(const QString& path);
 
     TuneDashboardData m_data;
     TuneKernelsModel* m_model;
