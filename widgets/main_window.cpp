@@ -12,6 +12,7 @@
 #include "widgets/models/metrics_model.h"
 #include "widgets/search_panel.h"
 #include "widgets/stalls_panel.h"
+#include "widgets/tune_dashboard_data.h"
 #include "widgets/variants_panel.h"
 
 #include <QApplication>
@@ -222,6 +223,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
                                          15000);
             });
 
+    createTuneDock();
     createActions();
     resize(kDefaultSize);
     m_defaultState = saveState();

@@ -3,6 +3,8 @@
 // the open/save dialogs. Panels do the work; this class only connects them.
 #include <QMainWindow>
 
+#include <memory>
+
 class QAction;
 class QLabel;
 class QMenu;
@@ -17,6 +19,8 @@ class MetricsView;
 class SearchPanel;
 class StallsPanel;
 class Session;
+class TuneDashboard;
+struct TuneKernelOpen;
 class VariantsPanel;
 
 class MainWindow : public QMainWindow
@@ -26,8 +30,8 @@ public:
     explicit MainWindow(Session* session = nullptr, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // A cubin/fatbin/executable/.cu/.ptx/Triton cache directory (or its .json/.cubin), or a session
-    // file (*.sassx.json).
+    // A cubin/fatbin/executable/.cu/.ptx/Triton cache directory (or its .json/.cubin), a session
+    // file (*.sassx.json), or a tune database (a SQLite file; opens the Tune dashboard).
     void openPath(const QString& path);
 
     Session* session() const { return m_session; }
@@ -39,6 +43,7 @@ public:
     DiffView* diffView() const { return m_diff; }
     SearchPanel* searchPanel() const { return m_search; }
     StallsPanel* stallsPanel() const { return m_stalls; }
+    TuneDashboard* tuneDashboard() const { return m_tune; }
     // Shows and raises the Search dock.
     void showSearch();
     // Before the session is replaced (another file or kernel) or the window closes: a modified session is
@@ -73,6 +78,11 @@ private:
     void updateTitle();
     void showDiff(int left, int right);
     void applyDefaultLayout();
+    // main_window_tune.cpp: the Tune dock, a database opened in it, a kernel of it opened here.
+    void createTuneDock();
+    void openTuneDatabase(const QString& path);
+    void openTuneKernel(const TuneKernelOpen& kernel);
+    void showTuneKernel();
 
     Session* m_session;
     QUndoStack* m_undoStack;
@@ -83,6 +93,8 @@ private:
     DiffView* m_diff;
     SearchPanel* m_search;
     StallsPanel* m_stalls;
+    TuneDashboard* m_tune = nullptr;
+    std::unique_ptr<TuneKernelOpen> m_pendingTune; // opened from the dashboard, shown once analysed
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
     QByteArray m_defaultState; // dock arrangement before any saved layout was restored

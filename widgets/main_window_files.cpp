@@ -82,6 +82,12 @@ void MainWindow::offerAutosave()
 
 void MainWindow::openPath(const QString& path)
 {
+    // A tune database opens in its dock beside the kernel: what is open stays (a kernel of it opened
+    // later asks about unsaved changes then).
+    if (!isSessionFile(path) && classifyInput(path.toStdString()).sqliteDatabase) {
+        openTuneDatabase(path);
+        return;
+    }
     if (!maybeSaveChanges()) return;
     if (isSessionFile(path)) {
         QString error;
@@ -121,8 +127,8 @@ void MainWindow::openDialog()
     dialog.setOption(QFileDialog::DontUseNativeDialog);
     dialog.setFileMode(QFileDialog::ExistingFile);
     dialog.setNameFilters({tr("Kernels (*.cubin *.fatbin *.cu *.ptx *.so *.o *.sassx.json)"),
-                           tr("Triton cache entries (*.json *.cubin)"), tr("Session files (*.sassx.json)"),
-                           tr("All files (*)")});
+                           tr("Tune databases (*.sqlite *.db)"), tr("Triton cache entries (*.json *.cubin)"),
+                           tr("Session files (*.sassx.json)"), tr("All files (*)")});
     // A directory typed or double-clicked is entered, as usual; the button opens the one shown.
     auto* openDir = new QPushButton(tr("Open This Directory as a Triton Entry"), &dialog);
     openDir->setObjectName(QStringLiteral("openTritonDirectory"));

@@ -113,6 +113,13 @@ InputTarget classifyInput(const std::string& path)
     }
     const std::string ext = lower(fs::path(path).extension().string());
     t.needsArch = !t.tritonEntry && (ext == ".cu" || ext == ".ptx");
+    if (!t.tritonEntry && fs::is_regular_file(path, ec)) {
+        // By content, not by name: every SQLite 3 file begins with this string (sqlite.org/fileformat.html).
+        static constexpr char kMagic[] = "SQLite format 3";
+        char head[sizeof kMagic] = {};
+        std::ifstream in(path, std::ios::binary);
+        t.sqliteDatabase = in.read(head, sizeof head) && std::equal(head, head + sizeof head, kMagic);
+    }
     return t;
 }
 

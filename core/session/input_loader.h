@@ -39,6 +39,9 @@ struct InputTarget
     std::string path;         // what to load: the entry's directory when `path` is one of its files
     bool tritonEntry = false; // a Triton cache entry (write-back needs the whole entry, not its cubin)
     bool needsArch = false;   // CUDA C++ or PTX: compiled for LoadOptions::arch
+    // A SQLite file, by its header: not a kernel but a tune database (docs/tune.md), which the GUI opens
+    // as its dashboard (whether it is one of this version is the tune layer's to say).
+    bool sqliteDatabase = false;
 };
 InputTarget classifyInput(const std::string& path);
 

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <thread>
 #include <unistd.h>
 
@@ -172,6 +173,40 @@ Result<std::unique_ptr<TuneDb>> TuneDb::open(const std::string& path)
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
     if (Status s = db->checkSchema(); !s) return s.error();
     return db;
+}
+
+Status TuneDb::probe(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return makeError(path + ": no such file");
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
+    if (rc != SQLITE_OK) return makeError("cannot open the database " + path + ": " + sqlite3_errstr(rc));
+    sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+    auto pragmaInt = [&](const char* sql) -> Result<int64_t> {
+        int64_t value = 0;
+        const int step = retryBusy([&] {
+            Stmt q(raw, sql);
+            if (!q.ok()) return sqlite3_errcode(raw);
+            const int r = q.step();
+            value = r == SQLITE_ROW ? q.i64(0) : 0;
+            return r == SQLITE_ROW ? SQLITE_OK : r;
+        });
+        if (step == SQLITE_NOTADB) return makeError(path + " is not a SQLite database");
+        if (step != SQLITE_OK) return makeError(path + ": cannot read it: " + sqlite3_errmsg(raw));
+        return value;
+    };
+    auto app = pragmaInt("PRAGMA application_id");
+    if (!app) return app.error();
+    auto version = pragmaInt("PRAGMA user_version");
+    if (!version) return version.error();
+    if (*app != kApplicationId)
+        return makeError(path + " is a SQLite database of another program, not a sassx tune database");
+    if (*version != kTuneDbVersion)
+        return makeError(path + " is a tune database of schema version " + std::to_string(*version) +
+                         "; this sassx reads version " + std::to_string(kTuneDbVersion));
+    return Ok{};
 }
 
 TuneDb::~TuneDb()

@@ -79,6 +79,10 @@ public:
     // Opens (creating when missing) the database at `path`. Errors are one line: not a SQLite file, a
     // SQLite file of another program, a tune database of another schema version.
     static Result<std::unique_ptr<TuneDb>> open(const std::string& path);
+    // Whether `path` is an existing tune database of this schema version, asked read-only: nothing is
+    // created or altered (what a viewer asks before open(), which would create a missing file). The
+    // errors are open()'s lines.
+    static Status probe(const std::string& path);
     ~TuneDb();
     TuneDb(const TuneDb&) = delete;
     TuneDb& operator=(const TuneDb&) = delete;

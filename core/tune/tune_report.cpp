@@ -57,6 +57,8 @@ ProgramEstimate programEstimate(const std::vector<TuneReportRow>& rows)
     return p;
 }
 
+} // namespace
+
 std::string speedupCell(const TuneReportRow& r)
 {
     if (!r.best) return "-";
@@ -100,8 +102,6 @@ std::string programLine(const TuneReport& report)
     if (p.fromEstimates) line += "; its terms are the estimate backend's figures";
     return line;
 }
-
-} // namespace
 
 Result<TuneReport> buildReport(TuneDb& db)
 {

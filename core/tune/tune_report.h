@@ -49,6 +49,14 @@ struct TuneReport
 
 Result<TuneReport> buildReport(TuneDb& db);
 
+// The report's cells and its program line, as every rendering shows them (the GUI's dashboard too):
+// "1.0312x [1.0201, 1.0420]" with " (no gain)" / " estimate", the noise floor or "- (estimate)", the
+// verification, and "program-level ESTIMATE, not a measurement (…): …".
+std::string speedupCell(const TuneReportRow& row);
+std::string noiseCell(const TuneReportRow& row);
+std::string verifiedCell(const TuneReportRow& row);
+std::string programLine(const TuneReport& report);
+
 std::string renderText(const TuneReport& report);
 std::string renderHtml(const TuneReport& report);
 nlohmann::json toJson(const TuneReport& report);

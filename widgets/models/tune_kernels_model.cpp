@@ -1,0 +1,110 @@
+#include "widgets/models/tune_kernels_model.h"
+
+namespace sassx {
+
+void TuneKernelsModel::setRows(std::vector<TuneDashboardRow> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int TuneKernelsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int TuneKernelsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TuneKernelsModel::sortValue(const QModelIndex& index) const
+{
+    const TuneDashboardRow& r = m_rows[size_t(index.row())];
+    switch (index.column()) {
+    case ShareColumn:
+        return r.timeShare;
+    case EvaluationsColumn:
+        return r.evaluations;
+    case SpeedupColumn:
+        return r.hasBest ? r.speedup : 0.0;
+    case NoiseColumn:
+        return r.noiseFloor;
+    case EditsColumn:
+        return r.edits;
+    default:
+        return data(index, Qt::DisplayRole);
+    }
+}
+
+QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const TuneDashboardRow& r = m_rows[size_t(index.row())];
+    const int column = index.column();
+    if (role == KernelRole) return r.kernel;
+    if (role == SortRole) return sortValue(index);
+    if (role == Qt::TextAlignmentRole) {
+        const bool numeric = column == ShareColumn || column == EvaluationsColumn || column == EditsColumn;
+        return int((numeric ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    }
+    if (role == Qt::ToolTipRole) {
+        QString tip = r.kernel;
+        if (!r.note.isEmpty()) tip += QStringLiteral("\n") + r.note;
+        if (r.estimate) tip += QStringLiteral("\n") + tr("Figures from the estimate backend: not measured.");
+        return tip;
+    }
+    if (role != Qt::DisplayRole) return {};
+    switch (column) {
+    case KernelColumn:
+        return r.kernel;
+    case ShareColumn:
+        return QStringLiteral("%1%").arg(r.timeShare * 100.0, 0, 'f', 1);
+    case StatusColumn:
+        return r.status;
+    case EvaluationsColumn:
+        return r.evaluations;
+    case SpeedupColumn:
+        return r.speedupText;
+    case NoiseColumn:
+        return r.noiseText;
+    case EditsColumn:
+        return r.edits < 0 ? QStringLiteral("-") : QString::number(r.edits);
+    case VerifiedColumn:
+        return r.verifiedText;
+    case BackendColumn:
+        return r.backendLabel.isEmpty() ? QStringLiteral("-") : r.backendLabel;
+    default:
+        return {};
+    }
+}
+
+QVariant TuneKernelsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case KernelColumn:
+        return tr("Kernel");
+    case ShareColumn:
+        return tr("Time share");
+    case StatusColumn:
+        return tr("Status");
+    case EvaluationsColumn:
+        return tr("Evaluations");
+    case SpeedupColumn:
+        return tr("Speed-up [95% interval]");
+    case NoiseColumn:
+        return tr("Noise floor");
+    case EditsColumn:
+        return tr("Edits");
+    case VerifiedColumn:
+        return tr("Verified");
+    case BackendColumn:
+        return tr("Backend");
+    default:
+        return {};
+    }
+}
+
+} // namespace sassx
