@@ -88,3 +88,15 @@ void printNotices(const KernelWorkspace& kernel)
     for (const std::string& n : kernel.notices())
         std::fprintf(stderr, "sassx-cli: note: %s\n", n.c_str());
 }
+
+sassx::Status setAlgorithmAndSpace(sassx::search::SearchConfig& config, const std::string& algo,
+                                   const std::string& space)
+{
+    const auto algorithm = sassx::search::parseAlgorithm(algo);
+    const auto parsedSpace = sassx::search::parseSearchSpace(space);
+    if (!algorithm) return sassx::makeError("unknown --algo '" + algo + "'");
+    if (!parsedSpace) return sassx::makeError("unknown --space '" + space + "'");
+    config.algorithm = *algorithm;
+    config.space = *parsedSpace;
+    return sassx::Ok{};
+}

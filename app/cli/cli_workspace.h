@@ -4,6 +4,7 @@
 // forget one or give it another default.
 #include "commands.h"
 
+#include "core/search/search_config.h"
 #include "core/session/workspace.h"
 
 #include <memory>
@@ -50,6 +51,11 @@ struct EvaluatorArgs
 // --backend, --gpus, --worker, --input-sets, --input-seed, --l2-flush, --metrics-backend.
 void addEvaluatorOptions(CLI::App& command, EvaluatorArgs& args);
 sassx::Result<sassx::EvaluatorOptions> evaluatorOptions(const EvaluatorArgs& args);
+
+// --algo and --space into a search configuration (search and tune): the core's parsers stay the one
+// mapping from names; both options are already one of their choices (oneOf).
+sassx::Status setAlgorithmAndSpace(sassx::search::SearchConfig& config, const std::string& algo,
+                                   const std::string& space);
 
 // Opens `path` and analyses --kernel (or the only kernel); `kernelOverride` wins over --kernel.
 sassx::Result<CliKernel> openKernel(const std::string& path, const WorkspaceArgs& args,

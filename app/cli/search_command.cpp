@@ -71,12 +71,7 @@ Status readPpoConfig(const std::string& path, search::SearchConfig& c)
 Result<search::SearchConfig> configFrom(const SearchArgs& a)
 {
     search::SearchConfig c;
-    // Both are one of their option's choices by now (oneOf); the core's parsers stay the one mapping.
-    const auto algorithm = search::parseAlgorithm(a.algo);
-    const auto space = search::parseSearchSpace(a.space);
-    if (!algorithm) return makeError("unknown --algo '" + a.algo + "'");
-    if (!space) return makeError("unknown --space '" + a.space + "'");
-    c.algorithm = *algorithm;
+    if (Status s = setAlgorithmAndSpace(c, a.algo, a.space); !s) return s.error();
     if (a.margin) {
         if (c.algorithm != search::Algorithm::Climb) return makeError("--margin goes with --algo climb");
         if (!(*a.margin >= 0) || *a.margin > 100) {
@@ -88,7 +83,6 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
         c.climbMargin = *a.margin;
     }
     c.preset = a.preset;
-    c.space = *space;
     c.budgetEvals = a.budgetEvals;
     if (!a.budgetTime.empty()) {
         auto t = search::parseDuration(a.budgetTime);

@@ -69,12 +69,7 @@ std::vector<std::string> splitList(const std::string& text)
 Result<search::SearchConfig> configFrom(const TuneArgs& a)
 {
     search::SearchConfig c;
-    const auto algorithm = search::parseAlgorithm(a.algo);
-    const auto space = search::parseSearchSpace(a.space);
-    if (!algorithm) return makeError("unknown --algo '" + a.algo + "'");
-    if (!space) return makeError("unknown --space '" + a.space + "'");
-    c.algorithm = *algorithm;
-    c.space = *space;
+    if (Status s = setAlgorithmAndSpace(c, a.algo, a.space); !s) return s.error();
     c.seed = a.seed;
     c.budgetEvals = a.budgetEvals;
     for (const auto& [name, text, seconds] :
@@ -349,9 +344,13 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
     return 0;
 }
 
-int runTuneCommand(const TuneArgs& a)
+int runTuneCommand(const TuneArgs& given)
 {
-    if (a.writeBack && a.restore) return fail("--write-back and --restore do not go together");
+    if (given.writeBack && given.restore) return fail("--write-back and --restore do not go together");
+    // `tune DIR --write-back` without a budget writes back what the database holds (after a tune, or
+    // from another machine's); with a budget it tunes first.
+    TuneArgs a = given;
+    if (a.writeBack && a.budgetEvals == 0 && a.budgetTime.empty() && a.totalTime.empty()) a.reportOnly = true;
     auto plan = discoverPlan(a.dir);
     if (!plan) return fail(plan.message());
     if (Status s = selectKernels(*plan, splitList(a.kernels)); !s) return fail(s.message());

@@ -4,6 +4,7 @@
 // (core/session/kernel_evaluator.h). Results land on the variant tree, which drops those whose variant
 // changed meanwhile.
 #include "core/eval/stall_profile.h"
+#include "core/rewrite/variant.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/job_tracker.h"
 

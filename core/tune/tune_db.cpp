@@ -237,6 +237,12 @@ Status TuneDb::checkSchema()
     if (*app != 0 && *app != kApplicationId)
         return makeError(m_path + " is a SQLite database of another program, not a sassx tune database");
     if (*version == 0) {
+        // Another program's database is refused before anything is written to it (WAL mode included):
+        // bad input loses nothing.
+        auto tables = pragmaInt("SELECT count(*) FROM sqlite_master");
+        if (!tables) return tables.error();
+        if (*tables != 0 && *app == 0)
+            return makeError(m_path + " is a SQLite database of another program, not a sassx tune database");
         // New, or being created by another process right now: create inside the write lock, after
         // looking again.
         if (Status s = exec("PRAGMA journal_mode=WAL"); !s) return s;

@@ -3,6 +3,7 @@
 // writing one database at once; write-back of a verified best into a Triton cache entry and its restore;
 // one-line errors for bad input. Small budgets: the estimate runs hundreds of evaluations a second.
 #include "cli_test_support.h"
+#include "sqlite_query.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -33,32 +34,6 @@ QString oneLine(const CliRun& r, const QString& reason)
     if (!lines[0].contains(reason, Qt::CaseInsensitive))
         return "does not mention '" + reason + "': " + lines[0];
     return {};
-}
-
-// Rows of a query on the database, each row's columns joined by '|'.
-QStringList query(const QString& db, const QString& sql)
-{
-    QStringList rows;
-    sqlite3* h = nullptr;
-    if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-        sqlite3_close(h);
-        return {"cannot open " + db};
-    }
-    sqlite3_busy_timeout(h, 10000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, sql.toUtf8().constData(), -1, &st, nullptr) != SQLITE_OK) {
-        rows << QStringLiteral("error: ") + sqlite3_errmsg(h);
-    } else {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            QStringList cols;
-            for (int c = 0; c < sqlite3_column_count(st); ++c)
-                cols << QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
-            rows << cols.join('|');
-        }
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return rows;
 }
 
 // A directory of the named samples' specs and cubins.
@@ -129,6 +104,7 @@ class TestCliTune : public QObject
     Q_OBJECT
 private:
     QTemporaryDir m_tmp;
+    QByteArray m_foreignBytes;
     QString tmp(const QString& name) const { return m_tmp.filePath(name); }
 
 private Q_SLOTS:
@@ -331,7 +307,8 @@ private Q_SLOTS:
         const QString db = dir + "/tune.sqlite";
         QCOMPARE(query(db, "SELECT improved FROM bests"), QStringList{"1"});
         query(db, "UPDATE bests SET verified = 1, verification = 'correct on fresh inputs'");
-        const CliRun wrote = runCli({"tune", dir, "--report-only", "--write-back"});
+        // `--write-back` alone (no budget) writes back what the database holds; it tunes nothing.
+        const CliRun wrote = runCli({"tune", dir, "--write-back"});
         QVERIFY2(wrote.ok(), qPrintable(wrote.describe()));
         QVERIFY2(wrote.out.contains("sgemm_leakyrelu: ") && wrote.out.contains("wrote "),
                  wrote.out.constData());
@@ -340,6 +317,7 @@ private Q_SLOTS:
         QCOMPARE(readBytes(entry + "/sgemm_leakyrelu.cubin"), best);
         QCOMPARE(readBytes(entry + "/sgemm_leakyrelu.cubin.sassx-orig"), readBytes(original));
         QCOMPARE(query(db, "SELECT written_back FROM bests"), QStringList{entry});
+        QCOMPARE(query(db, "SELECT count(*) FROM runs"), QStringList{"1"});
 
         const CliRun restored = runCli({"tune", dir, "--restore"});
         QVERIFY2(restored.ok(), qPrintable(restored.describe()));
@@ -377,6 +355,14 @@ private Q_SLOTS:
         QTest::newRow("spec that cannot be made")
             << (QStringList{"tune", unmade} + budget)
             << "1 of 2 kernel(s) failed: rmsnorm: kernel rmsnorm takes 5";
+        // Another program's SQLite database: refused, and not a byte of it changed (no WAL switch).
+        const QString foreign = tmp("foreign.sqlite");
+        sqlite3_open(foreign.toUtf8().constData(), &h);
+        sqlite3_exec(h, "CREATE TABLE notes(a); INSERT INTO notes VALUES (1)", nullptr, nullptr, nullptr);
+        sqlite3_close(h);
+        m_foreignBytes = readBytes(foreign);
+        QTest::newRow("database of another program")
+            << (QStringList{"tune", ok, "--db", foreign} + budget) << "of another program";
         QTest::newRow("database of another version")
             << (QStringList{"tune", ok, "--db", otherDb} + budget) << "schema version 9";
         QTest::newRow("unknown option")
@@ -404,6 +390,10 @@ private Q_SLOTS:
         const CliRun r = runCli(args);
         const QString problem = oneLine(r, reason);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        if (QString(QTest::currentDataTag()) == "database of another program") {
+            QCOMPARE(readBytes(tmp("foreign.sqlite")), m_foreignBytes);
+            QVERIFY(!QFileInfo::exists(tmp("foreign.sqlite-wal")));
+        }
     }
 };
 

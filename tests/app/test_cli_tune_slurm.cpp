@@ -5,6 +5,7 @@
 // ./run.sh test installs them, and tests/test_report.py fails a run that skipped for that reason.
 #include "cli_test_support.h"
 #include "slurm_cluster.h"
+#include "sqlite_query.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -15,31 +16,6 @@
 #include <sqlite3.h>
 
 namespace {
-
-QStringList query(const QString& db, const QString& sql)
-{
-    QStringList rows;
-    sqlite3* h = nullptr;
-    if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        sqlite3_close(h);
-        return {"cannot open " + db};
-    }
-    sqlite3_busy_timeout(h, 10000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, sql.toUtf8().constData(), -1, &st, nullptr) != SQLITE_OK) {
-        rows << QStringLiteral("error: ") + sqlite3_errmsg(h);
-    } else {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            QStringList cols;
-            for (int c = 0; c < sqlite3_column_count(st); ++c)
-                cols << QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
-            rows << cols.join('|');
-        }
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return rows;
-}
 
 // The bundled samples whose cubin was built (what a spec-directory plan tunes), by stem.
 QStringList tunableSamples()

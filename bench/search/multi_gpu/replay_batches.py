@@ -7,26 +7,19 @@ out what the engine does per batch (writing cubins, the answers), which the pool
 
   replay_batches.py RUN_DIR/KERNEL.g0 [N ...]
 """
-import csv
 import heapq
-import lzma
 import os
 import sys
 
-
-def rows(d):
-    for name, opener in (("history.csv", open), ("history.csv.xz", lzma.open)):
-        p = os.path.join(d, name)
-        if os.path.exists(p):
-            with opener(p, "rt") as f:
-                return list(csv.DictReader(f))
-    sys.exit(f"no history in {d}")
+from summary import history_rows
 
 
 def main():
     d = sys.argv[1]
     workers = [int(x) for x in sys.argv[2:]] or [2, 4]
-    h = rows(d)
+    h = history_rows(d)
+    if not h:
+        sys.exit(f"no history in {d}")
     t = [float(r["seconds"]) for r in h]
     rounds = [float(r["rounds"] or 0) for r in h]
     gaps = [(t[i] - t[i - 1], rounds[i]) for i in range(1, len(h)) if h[i]["kind"] == "candidate"]
