@@ -327,34 +327,6 @@ Result<std::vector<DbKernel>> TuneDb::kernels()
     return out;
 }
 
-std::string TuneDb::processOwner()
-{
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return std::string(host) + ":" + std::to_string(getpid());
-}
-
-bool TuneDb::ownerAlive(const std::string& owner)
-{
-    const auto colon = owner.rfind(':');
-    if (colon == std::string::npos) return false;
-    const std::string self = processOwner();
-    if (owner == self || owner.substr(0, colon) != self.substr(0, self.rfind(':'))) return false;
-    const long pid = std::strtol(owner.c_str() + colon + 1, nullptr, 10);
-    return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM);
-}
-
-bool TuneDb::ownerGone(const std::string& owner)
-{
-    const auto colon = owner.rfind(':');
-    const std::string self = processOwner();
-    if (colon == std::string::npos || owner == self ||
-        owner.substr(0, colon) != self.substr(0, self.rfind(':')))
-        return false;
-    const long pid = std::strtol(owner.c_str() + colon + 1, nullptr, 10);
-    return pid > 0 && kill(pid_t(pid), 0) != 0 && errno == ESRCH;
-}
-
 Result<int64_t> TuneDb::startRun(int64_t kernelId, const std::string& outDir, const std::string& config,
                                  const std::string& backend)
 {
