@@ -2,6 +2,7 @@
 
 #include "core/common/text_format.h"
 #include "core/tune/sqlite_statement.h"
+#include "core/tune/tune_db_schema.h"
 #include "core/tune/tune_plan.h"
 
 #include <sqlite3.h>
@@ -24,78 +25,6 @@ namespace {
 // 'SASX': what PRAGMA application_id holds in a sassx tune database (sqlite.org/pragma.html).
 constexpr int kApplicationId = 0x53415358;
 constexpr int kBusyTimeoutMs = 60000;
-
-// Schema version 1 (docs/tune.md). Edits, configs and reports are JSON text; times are UTC ISO 8601.
-const char* const kSchema = R"sql(
-CREATE TABLE devices (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL,            -- the baseline's device: a GPU's name, or "model" for the estimate
-  backend TEXT NOT NULL,         -- "gpu" or "estimate"
-  first_seen TEXT NOT NULL,
-  UNIQUE (name, backend));
-CREATE TABLE kernels (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,     -- the plan's key (capture name or spec stem)
-  spec TEXT NOT NULL,
-  cubin TEXT NOT NULL,
-  time_share REAL NOT NULL,      -- of the program's GPU time (equal shares without a capture)
-  gpu_time_us REAL NOT NULL,
-  launches INTEGER NOT NULL,
-  triton_entries TEXT NOT NULL,  -- JSON array of Triton cache entry directories
-  shares_note TEXT NOT NULL,     -- where time_share came from
-  skipped TEXT NOT NULL);        -- why the plan cannot tune it ('' when it can)
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
-  device_id INTEGER REFERENCES devices(id),
-  status TEXT NOT NULL,          -- running | stopped | finished | failed
-  out_dir TEXT NOT NULL,
-  config TEXT NOT NULL,          -- the search's configuration (JSON)
-  backend TEXT NOT NULL,
-  started TEXT NOT NULL,
-  updated TEXT NOT NULL,
-  owner TEXT NOT NULL DEFAULT '', -- host:pid of the process that started or resumed it last
-  resumed INTEGER NOT NULL DEFAULT 0,
-  evaluations INTEGER NOT NULL DEFAULT 0,
-  seconds REAL NOT NULL DEFAULT 0,
-  summary TEXT NOT NULL DEFAULT '',
-  error TEXT NOT NULL DEFAULT '',
-  report TEXT);                  -- the run's report.json
-CREATE INDEX runs_kernel ON runs(kernel_id);
-CREATE TABLE evaluations (
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  step INTEGER NOT NULL,
-  seconds REAL NOT NULL,
-  base INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  outcome TEXT NOT NULL,
-  is_best INTEGER NOT NULL,
-  ok INTEGER NOT NULL,
-  speedup REAL NOT NULL,         -- > 1 = faster, against the original
-  low REAL NOT NULL,
-  high REAL NOT NULL,
-  rounds INTEGER NOT NULL,       -- 0: a deterministic estimate
-  noise_floor REAL NOT NULL,
-  source TEXT NOT NULL,
-  failure TEXT NOT NULL,
-  edits TEXT NOT NULL,           -- JSON array, applied to the schedule of step `base`
-  json TEXT NOT NULL,            -- the whole evaluation (search_state.h), what history.csv is made from
-  PRIMARY KEY (run_id, step));
-CREATE TABLE bests (
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
-  improved INTEGER NOT NULL,
-  speedup REAL NOT NULL,
-  low REAL NOT NULL,
-  high REAL NOT NULL,
-  rounds INTEGER NOT NULL,
-  noise_floor REAL NOT NULL,
-  source TEXT NOT NULL,
-  verified INTEGER,              -- 1 correct on fresh inputs, 0 wrong, NULL not checked
-  verification TEXT NOT NULL,
-  edits TEXT NOT NULL,
-  cubin TEXT NOT NULL,
-  written_back TEXT NOT NULL DEFAULT '');
-)sql";
 
 json parseOr(const std::string& text, json fallback)
 {
@@ -238,11 +167,34 @@ Status TuneDb::checkSchema()
         return makeError(m_path + " is a SQLite database of another program, not a sassx tune database");
     if (*version == 0) {
         // Another program's database is refused before anything is written to it (WAL mode included):
-        // bad input loses nothing.
-        auto tables = pragmaInt("SELECT count(*) FROM sqlite_master");
-        if (!tables) return tables.error();
-        if (*tables != 0 && *app == 0)
+        // bad input loses nothing. One read transaction, so that a schema another process creates
+        // meanwhile (in a transaction of its own) is seen whole or not at all.
+        int64_t appNow = 0, versionNow = 0, tables = 0;
+        const int rc = retryBusy([&] {
+            if (sqlite3_exec(m_db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK)
+                return sqlite3_errcode(m_db);
+            int result = SQLITE_OK;
+            for (const auto& [sql, out] :
+                 {std::pair{"PRAGMA application_id", &appNow}, std::pair{"PRAGMA user_version", &versionNow},
+                  std::pair{"SELECT count(*) FROM sqlite_master", &tables}}) {
+                Stmt q(m_db, sql);
+                const int step = q.ok() ? q.step() : sqlite3_errcode(m_db);
+                if (step != SQLITE_ROW) {
+                    result = step;
+                    break;
+                }
+                *out = q.i64(0);
+            }
+            sqlite3_exec(m_db, "COMMIT", nullptr, nullptr, nullptr);
+            return result;
+        });
+        if (rc == SQLITE_NOTADB) return error("not a SQLite database");
+        if (rc != SQLITE_OK) return error("cannot read the schema");
+        if (tables != 0 && appNow != kApplicationId)
             return makeError(m_path + " is a SQLite database of another program, not a sassx tune database");
+        version = versionNow;
+    }
+    if (*version == 0) {
         // New, or being created by another process right now: create inside the write lock, after
         // looking again.
         if (Status s = exec("PRAGMA journal_mode=WAL"); !s) return s;
@@ -255,7 +207,7 @@ Status TuneDb::checkSchema()
             if (tables.i64(0) != 0)
                 return makeError(m_path +
                                  " is a SQLite database of another program, not a sassx tune database");
-            if (Status s = exec(kSchema); !s) return s;
+            if (Status s = exec(kTuneDbSchema); !s) return s;
             return exec("PRAGMA application_id=" + std::to_string(kApplicationId) +
                         "; PRAGMA user_version=" + std::to_string(kTuneDbVersion));
         });
