@@ -5,6 +5,7 @@
 // and variants column, is remembered, and View ▸ Reset Layout restores it.
 #include "core/session/session.h"
 #include "core/session/workspace.h"
+#include "main_window_support.h"
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/listing_panel.h"
@@ -35,17 +36,9 @@
 
 using namespace sassx;
 
-namespace {
+using sassx::test::newWindow;
 
-// A main window that owns a fresh session which never autosaves.
-std::unique_ptr<MainWindow> newWindow()
-{
-    auto* session = new Session;
-    session->store()->setAutosaveInterval(0);
-    auto window = std::make_unique<MainWindow>(session);
-    session->setParent(window.get());
-    return window;
-}
+namespace {
 
 // A Triton cache entry in `dir` holding `cubin` as its <kernel>.cubin with minimal metadata; returns
 // the metadata file's path.

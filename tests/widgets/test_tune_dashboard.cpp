@@ -6,6 +6,7 @@
 // goes to <build>/tests/widgets/screenshots/tune-dashboard.png (docs/images/ holds a copy).
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
+#include "main_window_support.h"
 #include "widget_test_support.h"
 #include "widgets/main_window.h"
 #include "widgets/models/tune_kernels_model.h"
@@ -33,20 +34,13 @@
 
 using namespace sassx;
 
+using sassx::test::newWindow;
+
 namespace {
 
 // The kernels tuned: small, with a share each (a spec directory gives equal shares).
 const QStringList kKernels = {QStringLiteral("rmsnorm"), QStringLiteral("sgemm_leakyrelu"),
                               QStringLiteral("hgemm_leakyrelu")};
-
-std::unique_ptr<MainWindow> newWindow()
-{
-    auto* session = new Session;
-    session->store()->setAutosaveInterval(0);
-    auto window = std::make_unique<MainWindow>(session);
-    session->setParent(window.get());
-    return window;
-}
 
 bool exec(const QString& db, const char* sql)
 {
