@@ -1,64 +1,88 @@
 #!/usr/bin/env bash
 # The whole-model loop on one GPU (docs/tune.md, docs/capture.md): capture the Triton kernels of a
-# torch.compile'd transformer block, time the program in fresh processes, tune its largest kernels with
-# `sassx-cli tune`, write the verified bests back into the Triton cache, check that a fresh run of the
-# program really loads them (its kernels captured again and compared byte for byte with the bests), and
-# time the program again. Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and
-# torch + triton on the device.
-# Usage: OUT=$OUT [KERNELS=10] [TOTAL=150s] [RUNS=3] [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
+# torch.compile'd transformer block, tune its largest kernels with `sassx-cli tune`, write the verified
+# bests back into the Triton cache, check that a fresh run of the program really loads them (its kernels
+# captured again and compared byte for byte with the bests), and time the program before and after in
+# interleaved fresh runs (`sassx_capture time --before/--after`: restore, run; write back, run; ABBA).
+# Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and torch + triton.
+#
+# Usage: OUT=$OUT [PHASE=all|prepare|tune|time] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
+#        [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
+# The phases split the loop across device calls of at most 10 minutes: prepare (compile, capture), tune
+# (tune, write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
+# the capture with its database) stays in STATE (.deps/tune-state, git-ignored, so it survives between
+# calls on a warm machine); each phase also leaves it in $OUT/tune-state.tar.xz, which a fresh machine
+# gets back when it is carried as .deps/tune-state.tar.xz.
 set -uo pipefail
 [ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
 D=$PWD/.deps/gpusuite
-R=${OUT:-/tmp/out}/tune
-KERNELS=${KERNELS:-10}; TOTAL=${TOTAL:-150s}; RUNS=${RUNS:-3}
+O=${OUT:-/tmp/out}
+PHASE=${PHASE:-all}; SPACE=${SPACE:-yield}
+KERNELS=${KERNELS:-10}; TOTAL=${TOTAL:-150s}; PAIRS=${PAIRS:-6}
+STATE=${STATE:-$PWD/.deps/tune-state}
 read -r -a block_args <<< "${BLOCK_ARGS:---gemm triton}"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$D/bin:$PATH
 [ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 export PYTHONPATH="$PWD/app/capture${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-# Inductor's FX-graph cache can carry Triton's compiled kernels and restore them on a cache hit, which
-# would put the original cubins back over a write-back; with bundling off, a hit loads them from Triton's
-# cache, where the write-back is (step 6 checks that it is).
+# Inductor's FX-graph cache can carry Triton's compiled kernels and restore them on a cache hit; step 6
+# checks that a fresh run loads the written-back cubins all the same (NO_BUNDLE=1 turns bundling off).
 [ -n "${NO_BUNDLE:-}" ] && export TORCHINDUCTOR_BUNDLE_TRITON_INTO_FX_GRAPH_CACHE=0
 # Inductor's static launcher bypasses Triton's launch hooks, and a graph compiled with it comes back with it
 # from the FX-graph cache: every run (the warm-up included) goes through Triton's launcher, so that the
 # capture sees the kernels and the timed runs launch them the same way before and after.
 export TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER=0
-mkdir -p "$R"
+if [ ! -d "$STATE" ] && [ "$PHASE" != prepare ] && [ "$PHASE" != all ]; then
+  [ -f .deps/tune-state.tar.xz ] || { echo "no $STATE and no .deps/tune-state.tar.xz: run PHASE=prepare first"; exit 1; }
+  mkdir -p "$STATE" && tar xJf .deps/tune-state.tar.xz -C "$STATE"
+fi
+[ "$PHASE" = prepare ] || [ "$PHASE" = all ] && rm -rf "$STATE"
+R=$STATE/tune C=$STATE/caches
+mkdir -p "$R" "$C" "$O"
 # Caches of this run only: a graph compiled earlier on the machine (say, with the static launcher) must
-# not come back from Inductor's cache.
-C=$(mktemp -d /tmp/sassx-tune-caches.XXXX)
+# not come back from Inductor's cache. The paths are the same in every phase (Triton's cache entries are
+# recorded by path in the capture).
 export TORCHINDUCTOR_CACHE_DIR=$C/inductor TRITON_CACHE_DIR=$C/triton
 block=(python3 bench/tune/transformer_block.py "${block_args[@]}")
-{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "KERNELS=$KERNELS TOTAL=$TOTAL RUNS=$RUNS block: ${block_args[*]}"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; } > "$R"/env.txt 2>&1
 step() { echo "== $* ($(date -u +%T))"; }
+# Results (small) to $OUT every phase; the state as well, for a fresh machine.
+finish() {
+  tar cJf "$O"/tune.tar.xz --exclude=raw -C "$STATE" tune
+  tar cJf "$O"/tune-state.tar.xz --exclude=raw -C "$STATE" tune caches
+  du -h "$O"/tune-state.tar.xz | cut -f1 | sed 's/^/state: /'
+}
+trap finish EXIT
 
-step "1. compile once (warms Inductor's and Triton's caches)"
-"${block[@]}" --warmup 1 --steps 2 > "$R"/warm.log 2>&1 || { tail -5 "$R"/warm.log; exit 1; }
-step "2. capture"
-python3 -m sassx_capture -o "$R"/cap -- "${block[@]}" --warmup 2 --steps 3 > "$R"/capture.log 2>&1 ||
-  { tail -5 "$R"/capture.log; exit 1; }
-head -3 "$R"/capture.log
-top=$(python3 - "$R"/cap/capture.json "$KERNELS" <<'PY'
+if [ "$PHASE" = prepare ] || [ "$PHASE" = all ]; then
+  { date -u +%FT%TZ; cat "$D"/commit.txt; echo "KERNELS=$KERNELS TOTAL=$TOTAL SPACE=$SPACE PAIRS=$PAIRS block: ${block_args[*]}"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; } > "$R"/env.txt 2>&1
+  step "1. compile once (warms Inductor's and Triton's caches)"
+  "${block[@]}" --warmup 1 --steps 2 > "$R"/warm.log 2>&1 || { tail -5 "$R"/warm.log; exit 1; }
+  step "2. capture"
+  python3 -m sassx_capture -o "$R"/cap -- "${block[@]}" --warmup 2 --steps 3 > "$R"/capture.log 2>&1 ||
+    { tail -5 "$R"/capture.log; exit 1; }
+  head -3 "$R"/capture.log
+fi
+
+if [ "$PHASE" = tune ] || [ "$PHASE" = all ]; then
+  top=$(python3 - "$R"/cap/capture.json "$KERNELS" <<'PY'
 import json, sys
 cap = json.load(open(sys.argv[1]))
 ks = sorted(cap["kernels"], key=lambda k: -k["time_share"])[: int(sys.argv[2])]
 print(",".join(k["name"] for k in ks))
 PY
 )
-echo "tuning: $top"
-timing() { python3 -m sassx_capture time --runs "$RUNS" --pattern 'step_ms=([0-9.]+)' --json "$@" \
-             -- "${block[@]}" --warmup 3 --steps 20; }
-step "4. tune (total $TOTAL split by time share)"
-sassx-cli tune "$R"/cap --kernels "$top" --total-time "$TOTAL" --backend gpu --json > "$R"/tune.jsonl 2> "$R"/tune.log
-echo "tune rc=$?"; tail -3 "$R"/tune.log
-sassx-cli tune "$R"/cap --report-only > "$R"/report.txt 2>&1; cat "$R"/report.txt
-step "5. write back"
-sassx-cli tune "$R"/cap --write-back > "$R"/writeback.log 2>&1; echo "write-back rc=$?"; cat "$R"/writeback.log
-step "6. does a fresh run load the bests? capture again and compare"
-python3 -m sassx_capture -o "$R"/cap-after -- "${block[@]}" --warmup 2 --steps 3 > "$R"/capture-after.log 2>&1
-python3 - "$R" <<'PY' | tee "$R"/loaded.txt
+  echo "tuning: $top"
+  step "4. tune (space $SPACE, total $TOTAL split by time share)"
+  sassx-cli tune "$R"/cap --kernels "$top" --total-time "$TOTAL" --space "$SPACE" --backend gpu --json \
+    > "$R"/tune.jsonl 2> "$R"/tune.log
+  echo "tune rc=$?"; tail -3 "$R"/tune.log
+  sassx-cli tune "$R"/cap --report-only > "$R"/report.txt 2>&1; cat "$R"/report.txt
+  step "5. write back"
+  sassx-cli tune "$R"/cap --write-back > "$R"/writeback.log 2>&1; echo "write-back rc=$?"; cat "$R"/writeback.log
+  step "6. does a fresh run load the bests? capture again and compare"
+  python3 -m sassx_capture -o "$R"/cap-after -- "${block[@]}" --warmup 2 --steps 3 > "$R"/capture-after.log 2>&1
+  python3 - "$R" <<'PY' | tee "$R"/loaded.txt
 import hashlib, json, os, sys
 R = sys.argv[1]
 before = {k["name"]: k for k in json.load(open(f"{R}/cap/capture.json"))["kernels"]}
@@ -76,22 +100,20 @@ for name in sorted(before):
              "not seen" if got is None else "other cubin")
     print(f"{name}: {state}")
 PY
-# The tuned program first, then the original after --restore: the essential steps come first when
-# the device's time is short.
-step "7. the program with the bests: $RUNS fresh runs"
-timing > "$R"/time-after.json 2> "$R"/time-after.log
-step "8. restore, then the original program: $RUNS fresh runs"
-sassx-cli tune "$R"/cap --restore > "$R"/restore.log 2>&1; echo "restore rc=$?"; tail -2 "$R"/restore.log
-timing > "$R"/time-before.json 2> "$R"/time-before.log
-python3 - "$R" <<'PY' | tee "$R"/program.txt
+  rm -rf "$R"/cap-after/raw
+fi
+
+if [ "$PHASE" = time ] || [ "$PHASE" = all ]; then
+  step "7. the program before and after: $PAIRS interleaved pairs of fresh runs (restore / write back)"
+  python3 -m sassx_capture time --runs "$PAIRS" --pattern 'step_ms=([0-9.]+)' --json \
+    --before "sassx-cli tune '$R/cap' --restore" --after "sassx-cli tune '$R/cap' --write-back" \
+    -- "${block[@]}" --warmup 3 --steps 50 > "$R"/program.json 2> "$R"/program.log
+  echo "time rc=$?"; tail -3 "$R"/program.log
+  python3 - "$R"/program.json <<'PY' | tee "$R"/program.txt
 import json, sys
-R = sys.argv[1]
-b, a = json.load(open(f"{R}/time-before.json")), json.load(open(f"{R}/time-after.json"))
-s = b["median"] / a["median"]
-lo, hi = b["interval"][0] / a["interval"][1], b["interval"][1] / a["interval"][0]
-print(f"program step: original {b['median']:.4f} ms {b['interval']}, tuned {a['median']:.4f} ms {a['interval']}; "
-      f"speed-up {s:.4f}x [{lo:.4f}, {hi:.4f}] (>1 = faster; intervals of {len(b['values'])} fresh runs each)")
+sys.path.insert(0, "app/capture")
+from sassx_capture.timing import interleaved_report
+print(interleaved_report(json.load(open(sys.argv[1]))))
 PY
-rm -rf "$R"/cap/raw "$R"/cap-after/raw
-rm -rf "$C"
-tar cJf "${OUT:-/tmp/out}"/tune.tar.xz -C "$R/.." tune && rm -rf "$R"
+  # The cache is left with the bests written back (the last --after); --restore undoes it.
+fi

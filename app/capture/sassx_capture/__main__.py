@@ -5,6 +5,7 @@ import sys
 
 USAGE = """python -m sassx_capture [capture] -o DIR [options] -- PROGRAM [ARGS...]
        python -m sassx_capture time [--runs N] [--pattern REGEX] [--json] [--baseline FILE] -- PROGRAM [ARGS...]
+       python -m sassx_capture time --before CMD --after CMD [--runs N] [--pattern REGEX] [--json] -- PROGRAM [ARGS...]
        python -m sassx_capture specs DIR      (rewrite DIR's capture.json and specs from DIR/raw)"""
 
 
@@ -70,11 +71,20 @@ def time_main(argv):
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--baseline", help="an earlier result (JSON from --json) to report the speed-up against")
     ap.add_argument("--echo", action="store_true", help="copy the program's output to stderr")
+    ap.add_argument("--before", metavar="CMD", help="shell command that puts the program in its 'before' state")
+    ap.add_argument("--after", metavar="CMD", help="shell command that puts the program in its 'after' state; "
+                    "with --before: --runs interleaved pairs, the speed-up paired")
     args = ap.parse_args(opts)
     if not program:
         ap.error("no program after --")
     if args.runs < 1:
         ap.error("--runs must be at least 1")
+    if (args.before is None) != (args.after is None):
+        ap.error("--before and --after go together")
+    if args.before is not None:
+        if args.baseline:
+            ap.error("--baseline does not go with --before/--after (the comparison is paired)")
+        return interleaved_main(program, args)
     baseline = None
     if args.baseline:
         try:
@@ -95,6 +105,22 @@ def time_main(argv):
     for f in result["failures"]:
         print(f"sassx_capture: {f}", file=sys.stderr)
     return 0 if result["values"] and not result["failures"] else 1
+
+
+def interleaved_main(program, args):
+    from .timing import interleaved_report, measure_interleaved
+    try:
+        result = measure_interleaved(program, args.runs, args.before, args.after, args.pattern, args.skip,
+                                     args.echo)
+    except OSError as e:
+        print(f"sassx_capture: cannot run {program[0]}: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=1) if args.json else interleaved_report(result))
+    for f in result["failures"]:
+        print(f"sassx_capture: {f}", file=sys.stderr)
+    if result["error"]:
+        print(f"sassx_capture: {result['error']}", file=sys.stderr)
+    return 0 if result["speedup"]["ratios"] and not result["failures"] and not result["error"] else 1
 
 
 def main(argv=None):

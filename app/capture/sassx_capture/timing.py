@@ -4,6 +4,12 @@ Each run's figure is the median of the values a `--pattern` regex captures from 
 step time it prints), or the run's wall time without one.  The report gives the median over runs and
 a distribution-free confidence interval for it (order statistics of the runs); with `--baseline` it
 adds the speed-up baseline/this (>1 = faster) with its interval and the baseline's noise floor.
+
+`python -m sassx_capture time --before CMD --after CMD --runs N -- PROGRAM ...` compares two states of the
+same program in interleaved fresh runs: each pair runs CMD-before then the program, CMD-after then the
+program (in alternating order, ABBA), so that drift of the machine (clocks, temperature, other tenants)
+falls on both sides alike.  The speed-up is the median of the pairs' ratios before/after with its
+order-statistic interval; the unpaired medians are reported beside it.
 """
 import math
 import re
@@ -71,6 +77,76 @@ def measure(program, runs, pattern=None, skip=0, echo=False):
             "pattern": pattern, "unit": "as printed" if pattern else "s", "values": values,
             "median": statistics.median(values) if values else None, "interval": [lo, hi],
             "coverage": coverage, "failures": failures}
+
+
+def _setup(cmd, echo):
+    """Runs a state-switching shell command; its failure stops the comparison (a wrong state would be
+    timed as the other)."""
+    proc = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace")
+    if echo:
+        sys.stderr.write(proc.stdout)
+    if proc.returncode != 0:
+        last = proc.stdout.strip().splitlines()[-1:] or [""]
+        return f"{cmd!r} exited with status {proc.returncode}: {last[0][:200]}"
+    return None
+
+
+def measure_interleaved(program, pairs, before_cmd, after_cmd, pattern=None, skip=0, echo=False):
+    """`pairs` fresh runs in each state, interleaved ABBA.  Returns the two states' results (as `measure`)
+    and the paired speed-up: ratios before/after of each pair whose two runs succeeded (>1 = faster
+    after).  A failing setup command ends the comparison with its message in `error`."""
+    runs = {"before": [], "after": []}
+    failures, ratios, error = [], [], None
+    setups = {"before": before_cmd, "after": after_cmd}
+    for i in range(pairs):
+        order = ("before", "after") if i % 2 == 0 else ("after", "before")
+        got = {}
+        for state in order:
+            error = _setup(setups[state], echo)
+            if error:
+                break
+            v, err = run_once(program, pattern, skip, echo)
+            if err:
+                failures.append(f"pair {i + 1} ({state}): {err}")
+            else:
+                got[state] = v
+                runs[state].append(v)
+        if error:
+            break
+        if len(got) == 2 and got["after"] > 0:
+            ratios.append(got["before"] / got["after"])
+
+    def summary(values):
+        lo, hi, cov = median_interval(values)
+        return {"values": values, "median": statistics.median(values) if values else None,
+                "interval": [lo, hi], "coverage": cov}
+
+    lo, hi, cov = median_interval(ratios)
+    return {"program": list(program), "pairs": pairs, "order": "ABBA (before, after; then after, before)",
+            "source": "pattern" if pattern else "wall time", "pattern": pattern,
+            "before_cmd": before_cmd, "after_cmd": after_cmd,
+            "before": summary(runs["before"]), "after": summary(runs["after"]),
+            "speedup": {"ratios": ratios, "median": statistics.median(ratios) if ratios else None,
+                        "interval": [lo, hi], "coverage": cov},
+            "failures": failures, "error": error}
+
+
+def interleaved_report(result):
+    if result["error"]:
+        return f"stopped: {result['error']}"
+    b, a, s = result["before"], result["after"], result["speedup"]
+    if s["median"] is None:
+        return "no pair of runs succeeded"
+    lo, hi = s["interval"]
+    verdict = ("below what these runs resolve (the interval contains 1.0)" if lo <= 1.0 <= hi else
+               "faster after" if lo > 1.0 else "slower after")
+    return (f"before: median {b['median']:.6g} over {len(b['values'])} runs, interval "
+            f"[{b['interval'][0]:.6g}, {b['interval'][1]:.6g}]\n"
+            f"after:  median {a['median']:.6g} over {len(a['values'])} runs, interval "
+            f"[{a['interval'][0]:.6g}, {a['interval'][1]:.6g}]\n"
+            f"speed-up {s['median']:.4f}x (>1 = faster after), paired over {len(s['ratios'])} interleaved pairs, "
+            f"interval [{lo:.4f}, {hi:.4f}] ({s['coverage'] * 100:.1f}% coverage): {verdict}")
 
 
 def compare(result, baseline):

@@ -563,6 +563,40 @@ class Timing(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("run 1: exited with status 2", r.stderr)
 
+    def test_interleaved_before_after(self):
+        # The program's step time is whatever state file the setup commands last wrote: 4.0 before, 3.2
+        # after, so every pair's ratio is 1.25 and the runs alternate ABBA.
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "app", "capture"))
+        with tempfile.TemporaryDirectory() as d:
+            state, log = os.path.join(d, "state"), os.path.join(d, "log")
+            prog = (f"import sys; v=open({state!r}).read(); open({log!r},'a').write(v+' '); "
+                    "print('step_ms=' + {'b': '4.0', 'a': '3.2'}[v])")
+            cmd = [sys.executable, "-m", "sassx_capture", "time", "--runs", "4", "--json", "--pattern",
+                   r"step_ms=([0-9.]+)", "--before", f"printf b > {state}", "--after", f"printf a > {state}",
+                   "--", sys.executable, "-c", prog]
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            out = json.loads(r.stdout)
+            self.assertEqual(open(log).read().split(), ["b", "a", "a", "b", "b", "a", "a", "b"])
+            self.assertEqual(out["before"]["values"], [4.0] * 4)
+            self.assertEqual(out["after"]["values"], [3.2] * 4)
+            self.assertEqual(len(out["speedup"]["ratios"]), 4)
+            self.assertAlmostEqual(out["speedup"]["median"], 1.25)
+            text = subprocess.run([c for c in cmd if c != "--json"], env=env, capture_output=True, text=True,
+                                  timeout=120).stdout
+            self.assertIn("speed-up 1.2500x", text)
+            self.assertIn("faster after", text)
+            # A failing setup stops the comparison: a wrong state must not be timed as the other.
+            bad = cmd[:]
+            bad[bad.index("--after") + 1] = "exit 3"
+            r = subprocess.run(bad, env=env, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("'exit 3' exited with status 3", r.stderr)
+            r = subprocess.run(cmd[:6] + ["--before", "true", "--", "true"], env=env, capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--before and --after go together", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
