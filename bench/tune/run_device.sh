@@ -6,10 +6,10 @@
 # interleaved fresh runs (`sassx_capture time --before/--after`: restore, run; write back, run; ABBA).
 # Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and torch + triton.
 #
-# Usage: OUT=$OUT [PHASE=all|prepare|tune|time] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
+# Usage: OUT=$OUT [PHASE=all|prepare|tune|writeback|time] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
 #        [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
 # The phases split the loop across device calls of at most 10 minutes: prepare (compile, capture), tune
-# (tune, write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
+# (tune, then writeback: write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
 # the capture with its database) stays in STATE (.deps/tune-state, git-ignored, so it survives between
 # calls on a warm machine); each phase also leaves it in $OUT/tune-state.tar.xz, which a fresh machine
 # gets back when it is carried as .deps/tune-state.tar.xz.
@@ -77,6 +77,9 @@ PY
   sassx-cli tune "$R"/cap --kernels "$top" --total-time "$TOTAL" --space "$SPACE" --backend gpu --json \
     > "$R"/tune.jsonl 2> "$R"/tune.log
   echo "tune rc=$?"; tail -3 "$R"/tune.log
+fi
+
+if [ "$PHASE" = tune ] || [ "$PHASE" = writeback ] || [ "$PHASE" = all ]; then
   sassx-cli tune "$R"/cap --report-only > "$R"/report.txt 2>&1; cat "$R"/report.txt
   step "5. write back"
   sassx-cli tune "$R"/cap --write-back > "$R"/writeback.log 2>&1; echo "write-back rc=$?"; cat "$R"/writeback.log

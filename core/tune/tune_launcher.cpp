@@ -1,8 +1,13 @@
 #include "core/tune/tune_launcher.h"
 
+#include "core/tune/tune_deadline.h"
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace sassx::tune {
@@ -36,6 +41,15 @@ TuneOutcome runLocal(const TunePlan& plan, const TuneLaunch& launch, TuneDb& db,
 
     const size_t slots =
         std::max<size_t>(1, launch.gpus.empty() ? size_t(std::max(1, launch.jobs)) : launch.gpus.size());
+    // A total time is a deadline for a tune of several kernels; a single kernel (a Slurm task) keeps its
+    // planned part.
+    std::optional<TuneDeadline> deadline;
+    if (launch.totalSeconds > 0 && launch.seconds.size() == plan.kernels.size() && todo.size() > 1)
+        deadline.emplace(launch.totalSeconds, launch.seconds, slots);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     std::atomic_size_t next{0};
     auto worker = [&](size_t slot) {
         for (size_t n; (n = next++) < todo.size();) {
@@ -44,9 +58,35 @@ TuneOutcome runLocal(const TunePlan& plan, const TuneLaunch& launch, TuneDb& db,
             TuneRunOptions o = launch.run;
             if (i < launch.seconds.size() && launch.seconds[i] > 0)
                 o.config.budgetSeconds = launch.seconds[i];
+            if (deadline) {
+                std::unique_lock lock(mutex);
+                const std::optional<double> budget = deadline->start(i, elapsed());
+                const double overhead = deadline->overheadPerKernel();
+                lock.unlock();
+                if (!budget) {
+                    KernelProgress p = outcome.kernels[i];
+                    p.outOfTime = true;
+                    char why[160];
+                    std::snprintf(why, sizeof why,
+                                  "not started: the total time (%.0f s) was spent (opening and checking took "
+                                  "%.0f s per kernel beyond its search); a later tune runs it",
+                                  launch.totalSeconds, overhead);
+                    p.message = why;
+                    publish(i, p);
+                    continue;
+                }
+                o.config.budgetSeconds = *budget;
+            }
             if (!launch.gpus.empty()) o.workspace.evaluator.gpus = {launch.gpus[slot]};
             auto r = tuneKernel(plan.kernels[i], plan.sharesNote, o, db,
                                 [&](const KernelProgress& p) { publish(i, p); });
+            if (deadline) {
+                std::lock_guard lock(mutex);
+                if (r && r->state == KernelState::Done)
+                    deadline->release(i);
+                else
+                    deadline->finish(i, elapsed(), r ? r->searchSeconds : 0.0);
+            }
             if (!r) {
                 KernelProgress p;
                 p.kernel = plan.kernels[i].name;

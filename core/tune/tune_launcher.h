@@ -12,6 +12,7 @@ struct TuneLaunch
 {
     TuneRunOptions run;          // shared by every kernel; budgetSeconds replaced by `seconds` when given
     std::vector<double> seconds; // per kernel of the plan (--total-time split), empty: run.config's budget
+    double totalSeconds = 0.0;   // --total-time as a deadline for `seconds` (tune_deadline.h); 0: none
     std::vector<int> gpus;       // GPU ordinals: that many kernels at once, one GPU each (empty: as run says)
     int jobs = 1;                // kernels at once when no GPU list is given
 };

@@ -237,6 +237,7 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
         return failed(s.message());
     p.state = finished ? KernelState::Finished : KernelState::Stopped;
     p.evaluations = result->json.value("evaluations", p.evaluations);
+    p.searchSeconds = result->json.value("seconds", 0.0);
     p.bestSpeedup = best.improved ? best.speedup : 1.0;
     p.fraction = finished ? 1.0 : p.fraction;
     p.message = result->summary;

@@ -43,9 +43,11 @@ struct KernelProgress
     double fraction = 0.0; // of the budget
     double bestSpeedup = 1.0;
     std::string phase;
-    std::string backend; // once the evaluator is chosen
-    int resumed = 0;     // resumes of this run so far (> 0: continued from a checkpoint)
-    std::string message; // the summary when it ends, or the error
+    std::string backend;        // once the evaluator is chosen
+    int resumed = 0;            // resumes of this run so far (> 0: continued from a checkpoint)
+    std::string message;        // the summary when it ends, or the error
+    double searchSeconds = 0.0; // the search's own time (report.json's `seconds`) once it ended
+    bool outOfTime = false;     // left queued: --total-time was spent before it could start
 };
 using ProgressFn = std::function<void(const KernelProgress&)>;
 

@@ -262,7 +262,7 @@ private Q_SLOTS:
             QJsonDocument(QJsonObject{{"format", "sassx-capture"}, {"version", 1}, {"kernels", kernels}})
                 .toJson()));
         const CliRun r =
-            runCli({"tune", dir, "--backend", "estimate", "--total-time", "4s", "--budget-evals", "40"});
+            runCli({"tune", dir, "--backend", "estimate", "--total-time", "40s", "--budget-evals", "40"});
         QVERIFY2(r.ok(), qPrintable(r.describe()));
         const QStringList budgets =
             query(dir + "/tune.sqlite",
@@ -271,8 +271,38 @@ private Q_SLOTS:
         QCOMPARE(budgets.size(), 2);
         const double rms = budgets[0].section('|', 1).toDouble(),
                      sgemm = budgets[1].section('|', 1).toDouble();
-        QVERIFY2(qAbs(rms - (0.5 + 3.0 * 0.2 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
-        QVERIFY2(qAbs(sgemm - (0.5 + 3.0 * 0.6 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
+        // Floors of 40 / 2 / 4 s, the other 30 s by share; the second kernel's part stands as planned
+        // because the first ended (by its evaluation budget) long before the deadline would scale it.
+        QVERIFY2(qAbs(rms - (5.0 + 30.0 * 0.2 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
+        QVERIFY2(qAbs(sgemm - (5.0 + 30.0 * 0.6 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
+    }
+
+    // The default space: yield where kernels are measured, mem under the estimate (which scores every
+    // yield edit 1.000x and says so when asked to search them).
+    void defaultSpace()
+    {
+        const QString dir = tmp("space");
+        QVERIFY(specDir(dir, {"rmsnorm"}));
+        const auto space = [&](const QString& db) {
+            return query(db, "SELECT json_extract(config, '$.space') FROM runs");
+        };
+        const CliRun estimated = runCli({"tune", dir, "--backend", "estimate", "--budget-evals", "4", "--db",
+                                         tmp("space-est.sqlite"), "--out", tmp("space-est")});
+        QVERIFY2(estimated.ok(), qPrintable(estimated.describe()));
+        QCOMPARE(space(tmp("space-est.sqlite")), QStringList{"mem"});
+        QVERIFY2(!estimated.err.contains("does not model yield"), estimated.err.constData());
+        // Measured (here the worker cannot start, so the kernel fails after its run is recorded).
+        const CliRun measured =
+            runCli({"tune", dir, "--backend", "gpu", "--worker", tmp("no-such-worker"), "--budget-evals", "4",
+                    "--db", tmp("space-gpu.sqlite"), "--out", tmp("space-gpu")});
+        QVERIFY(!measured.ok());
+        QCOMPARE(space(tmp("space-gpu.sqlite")), QStringList{"yield"});
+        const CliRun blind =
+            runCli({"tune", dir, "--backend", "estimate", "--space", "yield", "--budget-evals", "4", "--db",
+                    tmp("space-blind.sqlite"), "--out", tmp("space-blind")});
+        QVERIFY2(blind.ok(), qPrintable(blind.describe()));
+        QVERIFY2(blind.err.contains("note: the estimate does not model yield or reuse bits"),
+                 blind.err.constData());
     }
 
     // Only a verified best is written back, into the capture's Triton cache entry, with the original

@@ -1,7 +1,9 @@
 // core/tune without running searches: the plan over the bundled samples and over a synthetic capture
-// (with entries that cannot be tuned), the budget split, the results database (round trip, refusal of a
-// file of another version or program, two connections writing at once), and the report's figures.
+// (with entries that cannot be tuned), the budget split and the total time as a deadline, the results
+// database (round trip, refusal of a file of another version or program, two connections writing at once),
+// and the report's figures.
 #include "core/tune/tune_db.h"
+#include "core/tune/tune_deadline.h"
 #include "core/tune/tune_plan.h"
 #include "core/tune/tune_report.h"
 
@@ -204,6 +206,38 @@ private slots:
         QCOMPARE(parts[2], 50.0); // the floor: 600 / 3 / 4
         QVERIFY(parts[0] > parts[1] && parts[1] > parts[2]);
         QVERIFY(qFuzzyCompare(parts[0], 50.0 + 450.0 * 0.7 / 0.9));
+    }
+
+    // --total-time as a deadline: the overhead measured on finished kernels and the kernels in flight
+    // scale the next kernel's search down; a kernel that would get under a quarter of its plan is not
+    // started; a kernel an earlier tune finished gives no overhead sample.
+    void totalTimeDeadline()
+    {
+        TuneDeadline one(100.0, {50.0, 30.0, 20.0}, 1);
+        QCOMPARE(one.start(0, 0.0).value_or(-1), 50.0); // nothing known yet: its plan
+        one.finish(0, 60.0, 50.0);                      // 10 s beyond its search
+        QCOMPARE(one.overheadPerKernel(), 10.0);
+        // 40 s left, 2 kernels x 10 s of overhead: 20 s for 30 + 20 planned, 12 s for this one.
+        QCOMPARE(one.start(1, 60.0).value_or(-1), 12.0);
+        one.finish(1, 82.0, 12.0);
+        QCOMPARE(one.start(2, 82.0).value_or(-1), 8.0); // 18 s left - 10 s of overhead
+        TuneDeadline late(100.0, {50.0, 30.0, 20.0}, 1);
+        QVERIFY(late.start(0, 0.0));
+        late.finish(0, 90.0, 50.0);
+        QVERIFY(!late.start(1, 90.0)); // 10 s left, 40 s of overhead expected: not started
+        QVERIFY(!late.start(2, 90.0));
+        QVERIFY(!late.start(7, 0.0)); // no such kernel
+
+        // Two slots: the kernel in flight holds its budget; the next gets its whole plan.
+        TuneDeadline two(100.0, {50.0, 30.0, 20.0}, 2);
+        QCOMPARE(two.start(0, 0.0).value_or(-1), 50.0);
+        QCOMPARE(two.start(1, 0.0).value_or(-1), 30.0);
+        two.release(1); // done by an earlier tune: no overhead sample
+        QCOMPARE(two.overheadPerKernel(), 0.0);
+        two.finish(0, 80.0, 50.0);
+        QCOMPARE(two.overheadPerKernel(), 30.0);
+        // 20 s left on 2 slots = 40, minus 30 s of overhead for the one pending kernel: 10 of its 20.
+        QCOMPARE(two.start(2, 80.0).value_or(-1), 10.0);
     }
 
     void dbRoundTrip()
