@@ -6,10 +6,10 @@
 # interleaved fresh runs (`sassx_capture time --before/--after`: restore, run; write back, run; ABBA).
 # Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and torch + triton.
 #
-# Usage: OUT=$OUT [PHASE=all|prepare|tune|writeback|time] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
+# Usage: OUT=$OUT [PHASE=all|prepare|tune|search|writeback|time] [GPUS=0,1,2,3] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
 #        [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
 # The phases split the loop across device calls of at most 10 minutes: prepare (compile, capture), tune
-# (tune, then writeback: write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
+# (tune = search then writeback: write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
 # the capture with its database) stays in STATE (.deps/tune-state, git-ignored, so it survives between
 # calls on a warm machine); each phase also leaves it in $OUT/tune-state.tar.xz, which a fresh machine
 # gets back when it is carried as .deps/tune-state.tar.xz.
@@ -64,7 +64,7 @@ if [ "$PHASE" = prepare ] || [ "$PHASE" = all ]; then
   head -3 "$R"/capture.log
 fi
 
-if [ "$PHASE" = tune ] || [ "$PHASE" = all ]; then
+if [ "$PHASE" = tune ] || [ "$PHASE" = search ] || [ "$PHASE" = all ]; then
   top=$(python3 - "$R"/cap/capture.json "$KERNELS" <<'PY'
 import json, sys
 cap = json.load(open(sys.argv[1]))
@@ -74,8 +74,9 @@ PY
 )
   echo "tuning: $top"
   step "4. tune (space $SPACE, total $TOTAL split by time share)"
-  sassx-cli tune "$R"/cap --kernels "$top" --total-time "$TOTAL" --space "$SPACE" --backend gpu --json \
-    > "$R"/tune.jsonl 2> "$R"/tune.log
+  gpus=(); [ -n "${GPUS:-}" ] && gpus=(--gpus "$GPUS")
+  sassx-cli tune "$R"/cap --kernels "$top" --total-time "$TOTAL" --space "$SPACE" --backend gpu "${gpus[@]}" \
+    --json >> "$R"/tune.jsonl 2>> "$R"/tune.log
   echo "tune rc=$?"; tail -3 "$R"/tune.log
 fi
 
