@@ -16,7 +16,10 @@ pack_binaries "$dst" "${bins[@]}"
 echo "$tests" > "$dst"/tests.txt
 cp "$build"/tests/core/eval/kernels/*.cubin "$dst"/kernels/
 pack_samples "$dst" "$build"
-nv=$(python3 -c 'import nvidia.cuda_nvdisasm, os; print(os.path.join(list(nvidia.cuda_nvdisasm.__path__)[0], "bin", "nvdisasm"))' 2>/dev/null || command -v nvdisasm || true)
+# The pinned wheel's nvdisasm (run.sh installs it; it lands in nvidia/cu*/bin), else the one on PATH: the
+# device's own CUDA may be older than the samples need (it listed 822 of flash_attn_fwd's 888).
+nv=$(python3 -c 'import glob, site; print((glob.glob(site.getsitepackages()[0] + "/nvidia/cu*/bin/nvdisasm") + [""])[0])' 2>/dev/null)
+[ -n "$nv" ] || nv=$(command -v nvdisasm || true)
 [ -n "$nv" ] && [ -x "$nv" ] && cp "$nv" "$dst"/bin/
 git rev-parse --short HEAD > "$dst"/commit.txt
 git diff --quiet HEAD -- core app tests || echo "(with uncommitted changes)" >> "$dst"/commit.txt
