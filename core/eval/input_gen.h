@@ -24,6 +24,8 @@ public:
     double uniform() { return double(next() >> 11) * 0x1.0p-53; }
     // Uniform integer in [0, n); the modulo bias is below 2^-40 for any n we use.
     uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+    // As if `n` draws had been made: the state is a counter, so any draw can be reached directly.
+    void skip(uint64_t n) { m_state += n * 0x9e3779b97f4a7c15ull; }
 
 private:
     uint64_t m_state;
@@ -33,8 +35,14 @@ private:
 uint64_t bufferSeed(uint64_t seed, uint32_t inputSet, uint32_t paramIndex);
 
 // Host bytes of buffer parameter `paramIndex` for input set `inputSet` (count * dtype size bytes).
+// Element i uses the stream's draw i (a normal pair uses draws i and i + 1), so a large buffer is
+// generated in chunks on several threads with the same bytes as one pass: two 134M-element arguments
+// over three input sets cost a worker's set-up about 15 s of one core (docs/evaluator.md).
 std::vector<uint8_t> generateBuffer(const ParamSpec& param, uint64_t seed, uint32_t inputSet,
                                     uint32_t paramIndex);
+// Elements [begin, end) of that buffer into `dst` (its start), in one pass on this thread; `begin` even.
+void generateRange(const ParamSpec& param, uint64_t seed, uint32_t inputSet, uint32_t paramIndex,
+                   uint64_t begin, uint64_t end, uint8_t* dst);
 
 // Bytes of a scalar parameter as the kernel receives it.
 std::vector<uint8_t> scalarBytes(const ParamSpec& param);
