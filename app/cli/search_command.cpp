@@ -193,6 +193,12 @@ int runSearch(const SearchArgs& a)
             progressBar(s, options->config);
         }
     };
+    bool phaseShown = false;
+    callbacks.onPhase = [&](const std::string& phase) { // on the terminal only: --json keeps stdout clean
+        if (!bar) return;
+        std::fprintf(stderr, "%s%s ...", phaseShown ? ", " : "\n", phase.c_str());
+        phaseShown = true;
+    };
     auto report = (*run)->run(*options, callbacks);
     if (bar) std::fputc('\n', stderr);
     if (!report) return fail(report.message());

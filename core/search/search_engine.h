@@ -46,6 +46,10 @@ struct SearchCallbacks
 {
     std::function<void(const SearchEvaluation&, const SearchStatus&)> onEvaluation;
     std::function<void(const SearchState&)> onCheckpoint;
+    // After the search, what the run is doing with its best (SearchRun: "re-measuring the best",
+    // "verifying on fresh inputs"): for kernels with large arguments this takes minutes, and a progress
+    // display stuck at 100% would not say why.
+    std::function<void(const std::string&)> onPhase;
 };
 
 struct SearchControl

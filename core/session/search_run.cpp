@@ -165,7 +165,7 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     };
     const SearchState& state = engine.run(cb, options.control);
     if (!checkpointError.empty()) return makeError(checkpointError);
-    return finish(options, state);
+    return finish(options, state, callbacks.onPhase);
 }
 
 nlohmann::json SearchRun::verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const
@@ -227,7 +227,8 @@ Result<std::vector<double>> SearchRun::guideWeights(const SearchRunOptions& opti
     return stallGuideWeights(*mapped, k.analysis());
 }
 
-Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const SearchState& state)
+Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const SearchState& state,
+                                       const std::function<void(const std::string&)>& phase)
 {
     const KernelWorkspace& k = kernel();
     auto edits = state.editsOf(state.best);
@@ -241,6 +242,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     SpeedupFigures final;
     SearchEvaluator evaluator(m_kernelEvaluator, options.plan);
     if (state.best >= 0) {
+        if (phase) phase("re-measuring the best");
         search::EvalRequest request{1.0, true};
         request.report = true;
         auto r = evaluator.evaluate({*schedule}, request);
@@ -261,6 +263,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     } else if (choice().backend != "gpu") {
         verification["note"] = "unverified: the estimate backend runs nothing";
     } else if (options.verifyFreshInputs) {
+        if (phase) phase("verifying on fresh inputs");
         verification = verifyOnFreshInputs(bytes);
     }
 

@@ -69,7 +69,8 @@ public:
     Result<SearchReport> run(const SearchRunOptions& options, const search::SearchCallbacks& callbacks = {});
 
 private:
-    Result<SearchReport> finish(const SearchRunOptions& options, const search::SearchState& state);
+    Result<SearchReport> finish(const SearchRunOptions& options, const search::SearchState& state,
+                                const std::function<void(const std::string&)>& phase = {});
     nlohmann::json verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const;
 
     Result<std::vector<double>> guideWeights(const SearchRunOptions& options);

@@ -227,6 +227,10 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
         report();
     };
     callbacks.onCheckpoint = [&](const search::SearchState&) { sink.flush(); };
+    callbacks.onPhase = [&](const std::string& phase) {
+        p.phase = phase;
+        report();
+    };
     auto result = (*run)->run(ro, callbacks);
     sink.flush();
     if (!sink.error().empty()) return failed(sink.error());

@@ -277,6 +277,24 @@ private Q_SLOTS:
         QVERIFY2(qAbs(sgemm - (5.0 + 30.0 * 0.6 / 0.8)) < 1e-9, qPrintable(budgets.join(' ')));
     }
 
+    // After its search a kernel reports what it does with its best (re-measuring it, then verifying it
+    // on a GPU), so the progress does not sit at 100% without saying why.
+    void phasesAfterTheSearch()
+    {
+        const QString dir = tmp("phases");
+        QVERIFY(specDir(dir, {"sgemm_leakyrelu"}));
+        const CliRun r = runCli({"tune", dir, "--backend", "estimate", "--budget-evals", "40", "--json"});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        QStringList phases;
+        for (const QByteArray& line : r.out.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            if (o.value("kernel").toString() == "sgemm_leakyrelu") phases << o.value("phase").toString();
+        }
+        QVERIFY2(phases.contains("re-measuring the best"), qPrintable(phases.join(", ")));
+        QVERIFY2(phases.indexOf("re-measuring the best") > phases.indexOf("opening"),
+                 qPrintable(phases.join(", ")));
+    }
+
     // The default space: yield where kernels are measured, mem under the estimate (which scores every
     // yield edit 1.000x and says so when asked to search them).
     void defaultSpace()
