@@ -30,7 +30,8 @@ enum class RewardMode
 
 // The PPO hyper-parameters (ppo_config.h reads and writes them as JSON; docs/ppo.md documents each).
 // The defaults are the "sassx" preset: CuAsmRL's with the learning rate, the epochs and the target-KL stop
-// that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability").
+// that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability"), episode-end
+// rewards and reward normalisation.
 struct PpoSettings
 {
     double learningRate = 1e-3;
@@ -48,7 +49,9 @@ struct PpoSettings
     int maxActions = 1024;    // legal actions shown per step (a seeded sample when there are more)
     double rewardScale = 100; // reward = Δ speed-up × this (100: percentage points)
     double targetKl = 0.05;   // an update stops its epochs once approx-KL passes this (0: never)
-    RewardMode reward = RewardMode::Step;
+    // Episode-end rewards by default: on the estimate they learned faster than step rewards on
+    // sgemm_leakyrelu (docs/ppo.md, "Rewards"), and on a GPU they carry one measurement's noise, not two.
+    RewardMode reward = RewardMode::Episode;
     // Rewards divided by a running std of the discounted return (CleanRL's NormalizeReward), clipped to
     // ±10; the search keeps the running statistics in its checkpoint (strategy_ppo.cpp).
     bool normalizeReward = true;
