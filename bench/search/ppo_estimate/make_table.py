@@ -41,7 +41,7 @@ def main(d):
         else:
             losses += 1
         cell = lambda x: f"{x:.4f}×" if x > 1.0 else "none"
-        print(f"| {kernel} | {seed} | {cell(rb)} | {cell(pb)} | {diff * 100:+.2f} pts | {ent} "
+        print(f"| {kernel} | {seed.lstrip('s')} | {cell(rb)} | {cell(pb)} | {diff * 100:+.2f} pts | {ent} "
               f"| {r['evaluations']} / {p['evaluations']} "
               f"| {r['evaluations_per_second']:.0f} / {p['evaluations_per_second']:.1f} |")
     n = wins + ties + losses
