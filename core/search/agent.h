@@ -16,11 +16,22 @@
 
 namespace sassx::search {
 
-inline constexpr int kAgentAbiVersion = 2;
+inline constexpr int kAgentAbiVersion = 3;
+
+// What a step's reward is (docs/ppo.md, "Rewards"). Step: the change in speed-up the step made. Episode: 0
+// for every step but an episode's last, which gets the speed-up of the episode's final schedule over the
+// original − 1, from that schedule's own evaluation (one paired measurement against the original on a
+// GPU), with γ = 1.
+enum class RewardMode
+{
+    Step,
+    Episode
+};
 
 // The PPO hyper-parameters (ppo_config.h reads and writes them as JSON; docs/ppo.md documents each).
 // The defaults are the "sassx" preset: CuAsmRL's with the learning rate, the epochs and the target-KL stop
-// that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability").
+// that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability"), episode-end
+// rewards and reward normalisation.
 struct PpoSettings
 {
     double learningRate = 1e-3;
@@ -38,7 +49,20 @@ struct PpoSettings
     int maxActions = 1024;    // legal actions shown per step (a seeded sample when there are more)
     double rewardScale = 100; // reward = Δ speed-up × this (100: percentage points)
     double targetKl = 0.05;   // an update stops its epochs once approx-KL passes this (0: never)
+    // Episode-end rewards by default: on the estimate they learned faster than step rewards on
+    // sgemm_leakyrelu (docs/ppo.md, "Rewards"), and on a GPU they carry one measurement's noise, not two.
+    RewardMode reward = RewardMode::Episode;
+    // Rewards divided by a running std of the discounted return (CleanRL's NormalizeReward), clipped to
+    // ±10; the search keeps the running statistics in its checkpoint (strategy_ppo.cpp).
+    bool normalizeReward = true;
 };
+
+// The discount the update and the reward normaliser use: an episode-end reward is the episode's whole
+// return, so it reaches every step of its episode undiscounted.
+inline double effectiveGamma(const PpoSettings& s)
+{
+    return s.reward == RewardMode::Episode ? 1.0 : s.gamma;
+}
 
 // One step's view of the schedule. Rows of `actions` are actionDim floats each.
 struct Observation

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <stdexcept>
 
 namespace sassx::search {
 
@@ -13,10 +14,39 @@ struct Field
     std::function<void(PpoSettings&, const nlohmann::json&)> set;
 };
 
+// A setter throws std::invalid_argument with the reason, which follows the key in the error.
 template <typename T> Field field(T PpoSettings::*m)
 {
     return {[m](const PpoSettings& s) { return nlohmann::json(s.*m); },
-            [m](PpoSettings& s, const nlohmann::json& v) { s.*m = v.get<T>(); }};
+            [m](PpoSettings& s, const nlohmann::json& v) {
+                if (!v.is_number()) throw std::invalid_argument("takes a number");
+                s.*m = v.get<T>();
+            }};
+}
+
+Field flag(bool PpoSettings::*m)
+{
+    return {[m](const PpoSettings& s) { return nlohmann::json(s.*m); },
+            [m](PpoSettings& s, const nlohmann::json& v) {
+                if (!v.is_boolean()) throw std::invalid_argument("takes true or false");
+                s.*m = v.get<bool>();
+            }};
+}
+
+Field rewardField()
+{
+    return {[](const PpoSettings& s) {
+                return nlohmann::json(s.reward == RewardMode::Episode ? "episode" : "step");
+            },
+            [](PpoSettings& s, const nlohmann::json& v) {
+                const std::string mode = v.is_string() ? v.get<std::string>() : std::string();
+                if (mode == "step")
+                    s.reward = RewardMode::Step;
+                else if (mode == "episode")
+                    s.reward = RewardMode::Episode;
+                else
+                    throw std::invalid_argument("takes \"step\" or \"episode\"");
+            }};
 }
 
 const std::map<std::string, Field>& fields()
@@ -37,6 +67,8 @@ const std::map<std::string, Field>& fields()
         {"max_actions", field(&PpoSettings::maxActions)},
         {"reward_scale", field(&PpoSettings::rewardScale)},
         {"target_kl", field(&PpoSettings::targetKl)},
+        {"reward", rewardField()},
+        {"normalize_reward", flag(&PpoSettings::normalizeReward)},
     };
     return f;
 }
@@ -51,6 +83,8 @@ Result<PpoSettings> ppoPreset(const std::string& name)
         s.learningRate = 2.5e-4;
         s.epochs = 4; // CleanRL's default, which CuAsmRL kept
         s.targetKl = 0.0;
+        s.reward = RewardMode::Step; // Δ speed-up per step, unnormalised
+        s.normalizeReward = false;
         return s;
     }
     return makeError("unknown PPO preset '" + name + "' (known: sassx, cuasmrl)");
@@ -72,9 +106,10 @@ Result<PpoSettings> ppoSettingsFromJson(const nlohmann::json& j, PpoSettings bas
         auto it = fields().find(key);
         if (it == fields().end())
             return makeError("unknown PPO setting '" + key + "' (docs/ppo.md lists them)");
-        if (!value.is_number()) return makeError("PPO setting '" + key + "' takes a number");
         try {
             it->second.set(base, value);
+        } catch (const std::invalid_argument& e) {
+            return makeError("PPO setting '" + key + "' " + e.what());
         } catch (const std::exception& e) {
             return makeError("PPO setting '" + key + "': " + e.what());
         }

@@ -11,7 +11,7 @@ namespace sassx::search {
 // "cuasmrl": CuAsmRL's published settings (CGO 2025): lr 2.5e-4, γ 0.99, λ 0.95, clip 0.2, 64 steps per
 // update, with CleanRL's PPO defaults for the rest (4 epochs, no target KL). Its policy does not move
 // (docs/ppo.md, "Learnability"). "sassx", the default: the same with lr 1e-3, 10 epochs and a target-KL
-// stop at 0.05.
+// stop at 0.05, episode-end rewards (γ = 1) and running reward normalisation.
 Result<PpoSettings> ppoPreset(const std::string& name);
 nlohmann::json toJson(const PpoSettings& s);
 // Reads keys over `base`; an unknown key or a value out of range is an error naming it.

@@ -90,6 +90,26 @@ std::vector<float> FeatureExtractor::instructionRows(const Schedule& schedule) c
     return rows;
 }
 
+uint64_t scheduleHash(const Schedule& schedule)
+{
+    // FNV-1a over the order and the encoded control fields, then SplitMix64's finaliser so that
+    // schedules one edit apart give unrelated seeds.
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) {
+        for (int b = 0; b < 8; ++b) {
+            h ^= (v >> (8 * b)) & 0xFF;
+            h *= 1099511628211ull;
+        }
+    };
+    for (size_t p = 0; p < schedule.order.size(); ++p)
+        mix(schedule.order[p]);
+    for (const Control& c : schedule.control)
+        mix(c.encode(0));
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
 Observation FeatureExtractor::observe(const Schedule& schedule, const std::vector<Edit>& actions,
                                       double progress, double speedup) const
 {
@@ -97,6 +117,7 @@ Observation FeatureExtractor::observe(const Schedule& schedule, const std::vecto
     o.actionDim = kActionDim;
     o.stateDim = kStateDim;
     const auto rows = instructionRows(schedule);
+    const size_t n = schedule.order.size(), blocks = m_analysis.cfg.blocks.size();
     o.actions.assign(actions.size() * kActionDim, 0.0f);
     for (size_t k = 0; k < actions.size(); ++k) {
         const Edit& e = actions[k];
@@ -120,9 +141,13 @@ Observation FeatureExtractor::observe(const Schedule& schedule, const std::vecto
             tail[4] = 1.0f;
             tail[6] = *e.reuse ? 1.0f : 0.0f;
         }
+        float* identity = tail + 7;
+        const uint32_t i = schedule.order[at];
+        identity[int(m_analysis.listing.instructions[i].cls)] = 1.0f;
+        identity[kClassCount] = blocks > 1 ? float(m_analysis.cfg.blockOf[i]) / float(blocks - 1) : 0.0f;
+        identity[kClassCount + 1] = n > 1 ? float(at) / float(n - 1) : 0.0f;
     }
     o.state.assign(kStateDim, 0.0f);
-    const size_t n = schedule.order.size();
     size_t displaced = 0;
     for (uint32_t p = 0; p < n; ++p)
         displaced += schedule.order[p] != p;

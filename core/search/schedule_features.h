@@ -21,10 +21,15 @@ public:
     // block (positions, /16, capped at 1; 1 when none), live registers/255, position in its block
     // (0..1), displacement from its original position (/16, clamped to ±1).
     static constexpr int kInstructionDim = 18;
+    // The edited instruction's identity, so that actions on different instructions never look alike:
+    // its opcode class (one-hot over every InstrClass, finer than the 7 groups: FP32 apart from
+    // integer), its basic block's index and its position in the kernel (both 0..1).
+    static constexpr int kClassCount = int(InstrClass::Other) + 1;
+    static constexpr int kIdentityDim = kClassCount + 2;
     // Per action: the instruction it edits, the instruction at the target position (zeros for a
     // control edit), then signed and absolute distance (/32), kind (move, yield, reuse, stall) and the
-    // new value (yield bit, reuse ≠ 0, stall/15).
-    static constexpr int kActionDim = 2 * kInstructionDim + 7;
+    // new value (yield bit, reuse ≠ 0, stall/15), then the edited instruction's identity.
+    static constexpr int kActionDim = 2 * kInstructionDim + 7 + kIdentityDim;
     // Episode progress, speed-up − 1 (×10, clamped to ±1), share of instructions displaced, log of the
     // action count (/10), then the mean instruction row.
     static constexpr int kStateDim = kInstructionDim + 4;
@@ -41,5 +46,9 @@ public:
 private:
     const KernelAnalysis& m_analysis;
 };
+
+// A hash of the schedule's order and control codes: it seeds the subset of actions shown when there
+// are more than max_actions, so the same schedule always shows the same rows (docs/ppo.md).
+uint64_t scheduleHash(const Schedule& schedule);
 
 } // namespace sassx::search

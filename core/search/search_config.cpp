@@ -125,7 +125,11 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.guide = j.value("guide", std::string("uniform"));
         c.ppoPreset = j.value("ppo_preset", std::string("sassx"));
         if (j.contains("ppo")) {
-            auto ppo = ppoSettingsFromJson(j.at("ppo"));
+            // A checkpoint written before the reward settings existed ran step rewards, unnormalised.
+            PpoSettings before;
+            before.reward = RewardMode::Step;
+            before.normalizeReward = false;
+            auto ppo = ppoSettingsFromJson(j.at("ppo"), before);
             if (!ppo) return ppo.error();
             c.ppo = *ppo;
         }

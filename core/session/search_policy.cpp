@@ -57,6 +57,11 @@ nlohmann::json agentReport(const std::string& dir, const search::SearchState& st
                      {"policy", (fs::path(dir) / "policy.pt").string()},
                      {"warm_start", warmStart.empty() ? nlohmann::json(nullptr) : nlohmann::json(warmStart)}};
     if (a.contains("learning")) j["learning"] = a.at("learning");
+    // What one reward unit is: 1 / the noise floor on a GPU, reward_scale on the estimate (docs/ppo.md).
+    if (a.contains("reward_unit")) {
+        j["reward_unit"] = a.at("reward_unit");
+        j["reward_unit_is"] = a.value("reward_unit_is", "reward_scale");
+    }
     return j;
 }
 

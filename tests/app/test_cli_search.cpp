@@ -278,6 +278,7 @@ private Q_SLOTS:
         QCOMPARE(ppo["updates"].toInt(), 2);
         QCOMPARE(ppo["settings"].toObject()["episode_length"].toInt(), 4);
         QCOMPARE(ppo["learning"].toArray().size(), 2);
+        QCOMPARE(ppo["reward_unit_is"].toString(), QStringLiteral("reward_scale")); // the estimate: no floor
         QCOMPARE(csvRows(out + "/history.csv"), 40);
 
         const QString warm = m_tmp.filePath("ppo-warm");

@@ -165,13 +165,14 @@ UpdateStats PpoAgent::update(const Observation& next, std::mt19937_64& rng)
         nextValue = m_net->value(tensors(next).second).item<float>();
     }
     std::vector<float> advantages(n), returns(n);
+    const double gamma = effectiveGamma(m_settings);
     float last = 0;
     for (size_t k = n; k-- > 0;) {
         const Transition& t = m_rollout[k];
         const float nonTerminal = t.end ? 0.0f : 1.0f;
         const float v1 = k + 1 < n ? m_rollout[k + 1].value : nextValue;
-        const float delta = t.reward + float(m_settings.gamma) * v1 * nonTerminal - t.value;
-        last = delta + float(m_settings.gamma * m_settings.lambda) * nonTerminal * last;
+        const float delta = t.reward + float(gamma) * v1 * nonTerminal - t.value;
+        last = delta + float(gamma * m_settings.lambda) * nonTerminal * last;
         advantages[k] = last;
         returns[k] = last + t.value;
     }

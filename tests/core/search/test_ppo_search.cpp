@@ -115,13 +115,23 @@ private Q_SLOTS:
         }
     }
 
+    void reproducibleAndResumesExactly_data()
+    {
+        // Both reward modes, normalised: the running statistics of the return travel in the checkpoint.
+        QTest::addColumn<int>("reward");
+        QTest::newRow("step rewards") << int(RewardMode::Step);
+        QTest::newRow("episode rewards") << int(RewardMode::Episode);
+    }
     void reproducibleAndResumesExactly()
     {
         REQUIRE_PLUGIN();
         REQUIRE_SAMPLE(kSample);
+        QFETCH(int, reward);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
-        const SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5);
+        SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5);
+        c.ppo.reward = RewardMode(reward);
+        c.ppo.normalizeReward = true;
         auto straight = [&] {
             SearchEngine engine(f->kernel->checker(), *f->evaluator);
             engine.setAgent(agentFor(c));
@@ -148,18 +158,31 @@ private Q_SLOTS:
         }
         QCOMPARE(half.evaluations(), int64_t(45));
         QVERIFY(!half.agent.at("rollout").empty());
+        // The estimate has no noise floor: rewards keep reward_scale's units.
+        QCOMPARE(half.agent.at("reward_unit").get<double>(), c.ppo.rewardScale);
+        // Every step's reward joined the normaliser's statistics (the count starts at 1e-4).
+        QCOMPARE(std::round(half.agent.at("reward_norm").at("count").get<double>()), 45.0);
+        for (const auto& t : half.agent.at("rollout")) {
+            const double raw = t.at("raw_reward").get<double>(), given = t.at("reward").get<double>();
+            // Episode rewards come only at an episode's end; a normalised reward keeps its sign.
+            if (RewardMode(reward) == RewardMode::Episode && !t.at("end").get<bool>()) QCOMPARE(raw, 0.0);
+            QVERIFY(std::abs(given) <= 10.0 && (raw > 0) == (given > 0) && (raw < 0) == (given < 0));
+        }
         // Through JSON, as a checkpoint goes; the policy travels beside it.
         auto back = searchStateFromJson(toJson(half));
         QVERIFY(back);
         back->agentBytes = half.agentBytes;
         SearchEngine engine(f->kernel->checker(), *f->evaluator);
-        engine.setAgent(agentFor(ppoConfig(SearchSpace::AllControl, 90, 77))); // weights come from the file
+        SearchConfig other = ppoConfig(SearchSpace::AllControl, 90, 77);
+        other.ppo = c.ppo;
+        engine.setAgent(agentFor(other)); // weights come from the file
         QVERIFY(engine.resume(std::move(*back)));
         const SearchState resumed = engine.run();
         // The update at 64 ran on the replayed rollout; the steps after it follow the updated policy,
         // so an equal trajectory to the end means an equal update.
         QCOMPARE(trajectory(resumed), trajectory(one));
         QCOMPARE(resumed.agent.at("updates"), one.agent.at("updates"));
+        QCOMPARE(resumed.agent.at("reward_norm").dump(), one.agent.at("reward_norm").dump());
     }
 
     void improvesTheEstimate()

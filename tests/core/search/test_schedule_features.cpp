@@ -8,6 +8,9 @@
 
 #include <QtTest>
 
+#include <map>
+#include <set>
+
 using namespace sassx;
 using namespace sassx::search;
 
@@ -91,6 +94,8 @@ private Q_SLOTS:
         QCOMPARE(o.state[2], 0.0f); // nothing displaced yet
         const auto rows = x.instructionRows(s);
         bool sawMove = false, sawYield = false;
+        std::set<std::vector<float>> identities;
+        constexpr int kC = FeatureExtractor::kClassCount;
         for (int k = 0; k < o.count(); ++k) {
             const Edit& e = actions[size_t(k)];
             const float* r = o.actions.data() + size_t(k) * size_t(o.actionDim);
@@ -98,6 +103,14 @@ private Q_SLOTS:
             for (int d = 0; d < kI; ++d)
                 QCOMPARE(r[d], rows[size_t(at) * kI + size_t(d)]);
             const float* tail = r + 2 * kI;
+            // The edited instruction's identity: its opcode class, block and position in the kernel.
+            const float* id = tail + 7;
+            const uint32_t i = s.order[at];
+            for (int c = 0; c < kC; ++c)
+                QCOMPARE(id[c], c == int(a.listing.instructions[i].cls) ? 1.0f : 0.0f);
+            QCOMPARE(id[kC], float(a.cfg.blockOf[i]) / float(a.cfg.blocks.size() - 1));
+            QCOMPARE(id[kC + 1], float(at) / float(s.order.size() - 1));
+            identities.insert(std::vector<float>(id, id + FeatureExtractor::kIdentityDim));
             if (e.kind == Edit::Kind::Move) {
                 sawMove = true;
                 for (int d = 0; d < kI; ++d)
@@ -112,6 +125,8 @@ private Q_SLOTS:
             }
         }
         QVERIFY(sawMove && sawYield);
+        QVERIFY(a.cfg.blocks.size() > 1);
+        QVERIFY(identities.size() > 50); // actions on different instructions do not look alike
         // Every instruction is in exactly one class group; a move shows up as displacement.
         for (size_t p2 = 0; p2 < s.order.size(); ++p2) {
             float groups = 0;
@@ -126,6 +141,33 @@ private Q_SLOTS:
         const auto moved = x.instructionRows(s);
         QVERIFY(moved[size_t(move.to) * kI + 17] > 0);
         QVERIFY(x.observe(s, actions, 0.0, 1.0).state[2] > 0);
+    }
+
+    void scheduleHashNamesTheSchedule()
+    {
+        // It seeds the rows shown when there are more legal actions than max_actions: equal schedules
+        // give equal seeds (the same rows), one edit gives another.
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const auto& a = f->kernel->analysis();
+        const EditProposer p(f->kernel->checker(), SearchSpace::AllControl);
+        const Schedule s = Schedule::identity(a);
+        QCOMPARE(scheduleHash(s), scheduleHash(Schedule::identity(a)));
+        const auto actions = p.legalActions(s);
+        // Different schedules, different seeds (two moves may give one schedule: an adjacent swap).
+        std::map<uint64_t, Schedule> seen{{scheduleHash(s), s}};
+        for (size_t k = 0; k < actions.size(); k += 1 + actions.size() / 40) {
+            Schedule t = s;
+            if (p.applyAction(t, actions[k]).empty()) continue;
+            Schedule again = s;
+            p.applyAction(again, actions[k]);
+            QCOMPARE(scheduleHash(again), scheduleHash(t));
+            auto [it, fresh] = seen.emplace(scheduleHash(t), t);
+            QVERIFY2(fresh || (it->second.order == t.order && it->second.control == t.control),
+                     actions[k].describe().c_str());
+        }
+        QVERIFY(seen.size() > 20);
     }
 
     void ppoSettingsRead_data()
@@ -146,6 +188,14 @@ private Q_SLOTS:
                                     << "clip must be in (0, 1)";
         QTest::newRow("minibatches") << R"({"steps_per_update": 8, "minibatches": 9})"
                                      << "minibatches";
+        QTest::newRow("episode rewards") << R"({"reward": "episode", "normalize_reward": false})"
+                                         << "";
+        QTest::newRow("reward mode") << R"({"reward": "final"})"
+                                     << "'reward' takes \"step\" or \"episode\"";
+        QTest::newRow("reward as number") << R"({"reward": 1})"
+                                          << "'reward' takes";
+        QTest::newRow("normalise flag") << R"({"normalize_reward": 1})"
+                                        << "takes true or false";
         QTest::newRow("not object") << "[1]"
                                     << "JSON object";
     }
@@ -176,6 +226,7 @@ private Q_SLOTS:
         QCOMPARE(p->stepsPerUpdate, 64);
         QCOMPARE(p->epochs, 4);
         QCOMPARE(p->targetKl, 0.0);
+        QVERIFY(p->reward == RewardMode::Step && !p->normalizeReward);
         // The default moves its policy (test_ppo_learnability): more learning per sample, a KL stop.
         auto d = ppoPreset("sassx");
         QVERIFY(d);
@@ -194,6 +245,14 @@ private Q_SLOTS:
         QVERIFY(back);
         QCOMPARE(back->algorithm, Algorithm::Ppo);
         QCOMPARE(back->ppo.episodeLength, 7);
+        // A checkpoint of a run from before the reward settings resumes as it ran: step rewards,
+        // unnormalised.
+        auto old = toJson(c);
+        old["ppo"].erase("reward");
+        old["ppo"].erase("normalize_reward");
+        auto before = searchConfigFromJson(old);
+        QVERIFY(before);
+        QVERIFY(before->ppo.reward == RewardMode::Step && !before->ppo.normalizeReward);
         c.guide = "stalls";
         QVERIFY(!c.validate());
     }
