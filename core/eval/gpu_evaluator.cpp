@@ -3,13 +3,10 @@
 #include "core/common/paths.h"
 #include "core/cubin/cubin.h"
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <sstream>
-#include <thread>
 
 namespace sassx::eval {
 
@@ -125,16 +122,13 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
     po.plan = options.plan;
     po.checkOnly = options.checkOnly;
     po.race = options.race;
-    // Writing a candidate's cubin, checking it and encoding its request is CPU work of a few ms each;
-    // done one after another it kept a 4-GPU pool waiting
-    // (bench/results/search-multigpu-h200x4-2026-11-26.md), so a batch prepares its candidates on several
-    // threads (Candidate::bytes() is thread-safe).
-    std::vector<std::optional<json>> requests(candidates.size());
-    auto prepare = [&](size_t i) {
+    std::vector<PoolJob> jobs;
+    std::vector<size_t> jobOf;
+    for (size_t i = 0; i < candidates.size(); ++i) {
         auto bytes = candidates[i].bytes();
         if (!bytes) {
             results[i] = failedResult(failure::kError, "the writer refused the schedule: " + bytes.message());
-            return;
+            continue;
         }
         const std::vector<uint8_t>& cubin = candidates[i].isOriginal() ? m_baselineCubin : **bytes;
         if (m_options.precheck) {
@@ -147,34 +141,12 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
                                                     : failure::kParams,
                                           s.message());
                 results[i].source = m_baseline.source;
-                return;
+                continue;
             }
         }
         json request = protocol::makeEvaluate(0, cubin, po);
         if (*reference) protocol::setReference(request, **reference);
-        requests[i] = std::move(request);
-    };
-    const size_t threads =
-        std::min<size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency()));
-    if (threads <= 1) {
-        for (size_t i = 0; i < candidates.size(); ++i)
-            prepare(i);
-    } else {
-        std::atomic_size_t next{0};
-        std::vector<std::thread> pool;
-        for (size_t t = 0; t < threads; ++t)
-            pool.emplace_back([&] {
-                for (size_t i; (i = next++) < candidates.size();)
-                    prepare(i);
-            });
-        for (std::thread& t : pool)
-            t.join();
-    }
-    std::vector<PoolJob> jobs;
-    std::vector<size_t> jobOf;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-        if (!requests[i]) continue;
-        jobs.push_back({std::move(*requests[i]), evaluateTimeout(options)});
+        jobs.push_back({std::move(request), evaluateTimeout(options)});
         jobOf.push_back(i);
     }
     std::vector<PoolReply> replies = m_pool->run(std::move(jobs));
