@@ -63,8 +63,13 @@ TuneOutcome runLocal(const TunePlan& plan, const TuneLaunch& launch, TuneDb& db,
                 const std::optional<double> budget = deadline->start(i, elapsed());
                 const double overhead = deadline->overheadPerKernel();
                 lock.unlock();
-                if (!budget) {
-                    KernelProgress p = outcome.kernels[i];
+                // A kernel an earlier tune finished costs nothing: tuneKernel reports it done.
+                auto latest =
+                    budget ? Result<std::optional<DbRun>>(std::nullopt) : db.latestRun(plan.kernels[i].name);
+                const bool done = latest && *latest && (*latest)->status == "finished";
+                if (!budget && !done) {
+                    KernelProgress p;
+                    p.kernel = plan.kernels[i].name;
                     p.outOfTime = true;
                     char why[160];
                     std::snprintf(why, sizeof why,
@@ -75,7 +80,7 @@ TuneOutcome runLocal(const TunePlan& plan, const TuneLaunch& launch, TuneDb& db,
                     publish(i, p);
                     continue;
                 }
-                o.config.budgetSeconds = *budget;
+                if (budget) o.config.budgetSeconds = *budget;
             }
             if (!launch.gpus.empty()) o.workspace.evaluator.gpus = {launch.gpus[slot]};
             auto r = tuneKernel(plan.kernels[i], plan.sharesNote, o, db,
