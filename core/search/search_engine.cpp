@@ -190,9 +190,7 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
             m_strategy->step(*this);
         }
         m_state.seconds = now();
-        if (m_state.evaluations() - m_lastCheckpointEvals >= control.checkpointEvery ||
-            m_state.seconds - m_lastCheckpointSeconds >= control.checkpointSeconds)
-            checkpoint();
+        if (checkpointDue(control)) checkpoint();
     }
     m_state.seconds = now();
     if (m_state.finished && m_strategy->restoresBestAtEnd()) restoreBest();
@@ -200,6 +198,17 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
     m_callbacks = nullptr;
     m_control = nullptr;
     return m_state;
+}
+
+bool SearchEngine::checkpointDue(const SearchControl& control) const
+{
+    // A checkpoint writes the whole history, so past a few hundred evaluations they are spaced by a share
+    // of it: the writing stays a bounded share of the run (it was most of a long one: docs/search.md,
+    // "Checkpoints"), and a kill loses at most that share of the evaluations.
+    const int64_t since = m_state.evaluations() - m_lastCheckpointEvals;
+    const auto share = int64_t(std::ceil(control.checkpointShare * double(m_state.evaluations())));
+    if (since >= std::max<int64_t>(control.checkpointEvery, share)) return true;
+    return m_state.seconds - m_lastCheckpointSeconds >= control.checkpointSeconds && since >= share;
 }
 
 void SearchEngine::checkpoint()

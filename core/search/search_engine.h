@@ -58,6 +58,8 @@ struct SearchControl
     const std::atomic_bool* pause = nullptr; // holds the run between evaluations while set
     int checkpointEvery = 25;                // evaluations between checkpoints
     double checkpointSeconds = 10.0;         // ... or seconds, whichever comes first
+    // ... but at least this share of the evaluations made: a checkpoint writes the whole history.
+    double checkpointShare = 0.05;
 };
 
 class SearchEngine
@@ -138,6 +140,7 @@ public:
 private:
     bool listPhase() const;
     void listStep();
+    bool checkpointDue(const SearchControl& control) const;
     void checkpoint();
 
     const LegalityChecker& m_checker;

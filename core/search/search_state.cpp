@@ -222,6 +222,13 @@ nlohmann::json toJson(const SearchState& s)
     nlohmann::json history = nlohmann::json::array();
     for (const auto& e : s.history)
         history.push_back(toJson(e));
+    nlohmann::json j = toJsonWithoutHistory(s);
+    j["history"] = std::move(history);
+    return j;
+}
+
+nlohmann::json toJsonWithoutHistory(const SearchState& s)
+{
     return {{"format", "sassx-search-state"},
             {"version", 1},
             {"config", toJson(s.config)},
@@ -240,8 +247,7 @@ nlohmann::json toJson(const SearchState& s)
             {"legal_at_start", s.legalAtStart},
             {"refused_by_check", s.refusedByCheck},
             {"agent", s.agent},
-            {"climb", s.climb},
-            {"history", history}};
+            {"climb", s.climb}};
 }
 
 Result<SearchState> searchStateFromJson(const nlohmann::json& j)

@@ -113,6 +113,8 @@ SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const SearchEvaluation& e);
 Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const SearchState& s);
+// toJson(s) less its "history" (search_state_writer.h adds it from text kept between checkpoints).
+nlohmann::json toJsonWithoutHistory(const SearchState& s);
 Result<SearchState> searchStateFromJson(const nlohmann::json& j);
 
 // history.csv: step, seconds, kind, base, move, ok, failure, speedup, low, high, rounds, confirmed,

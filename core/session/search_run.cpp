@@ -8,6 +8,7 @@
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/edit_compaction.h"
 #include "core/rewrite/schedule_diff.h"
+#include "core/search/search_state_writer.h"
 
 #include <cstdio>
 #include <ctime>
@@ -150,15 +151,16 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     }
     std::string checkpointError;
     search::SearchCallbacks cb = callbacks;
+    search::SearchStateWriter writer; // the history's text, kept between checkpoints
     cb.onCheckpoint = [&](const SearchState& s) {
         // The history and the policy first, then the checkpoint that refers to them: a kill between
         // leaves a checkpoint no newer than its history. The policy only changes at an update, and the
         // checkpoint's rollout starts there.
-        Status h = writeFileAtomically((fs::path(options.outDir) / "history.csv").string(), historyCsv(s));
+        Status h =
+            writeFileAtomically((fs::path(options.outDir) / "history.csv").string(), writer.historyCsv(s));
         if (Status p = writePolicy(options.outDir, s); !p) checkpointError = p.message();
-        nlohmann::json j = search::toJson(s);
-        j["kernel"] = identity;
-        Status c = writeFileAtomically((fs::path(options.outDir) / "checkpoint.json").string(), j.dump());
+        Status c = writeFileAtomically((fs::path(options.outDir) / "checkpoint.json").string(),
+                                       writer.checkpointJson(s, {{"kernel", identity}}));
         if (!h) checkpointError = h.message();
         if (!c) checkpointError = c.message();
         if (callbacks.onCheckpoint) callbacks.onCheckpoint(s);

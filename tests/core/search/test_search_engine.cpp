@@ -5,6 +5,7 @@
 
 #include "core/rewrite/edit_compaction.h"
 #include "core/search/list_schedule.h"
+#include "core/search/search_state_writer.h"
 
 #include <QtTest>
 
@@ -194,7 +195,8 @@ private Q_SLOTS:
         cb.onEvaluation = [&](const SearchEvaluation& e, const SearchStatus&) {
             if (e.step + 1 >= stopAfter) stop = true;
         };
-        cb.onCheckpoint = [&](const SearchState& s) { checkpoint = toJson(s).dump(); };
+        SearchStateWriter writer; // as SearchRun writes checkpoints: the history's text kept between them
+        cb.onCheckpoint = [&](const SearchState& s) { checkpoint = writer.checkpointJson(s); };
         const SearchState half = runOnce(*f, c, control, cb);
         QVERIFY(!half.finished);
         QCOMPARE(QString::fromStdString(half.stopReason), QStringLiteral("stopped"));
@@ -210,6 +212,83 @@ private Q_SLOTS:
         QCOMPARE(trajectory(end), trajectory(whole));
         QCOMPARE(end.best, whole.best);
         QCOMPARE(end.bestSpeedup, whole.bestSpeedup);
+    }
+
+    // The checkpoint text kept between checkpoints is, at every checkpoint, the state's whole JSON and
+    // CSV, also after an earlier evaluation's outcome or best flag changed (the list phase marks its best
+    // accepted once the phase ends).
+    void checkpointTextIsTheState_data()
+    {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<int>("space");
+        QTest::newRow("anneal all") << int(Algorithm::Anneal) << int(SearchSpace::All);
+        QTest::newRow("climb all") << int(Algorithm::Climb) << int(SearchSpace::All);
+        QTest::newRow("random mem") << int(Algorithm::Random) << int(SearchSpace::Mem);
+    }
+    void checkpointTextIsTheState()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, algorithm);
+        QFETCH(int, space);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchControl control;
+        control.checkpointEvery = 1;
+        SearchStateWriter writer;
+        int compared = 0;
+        QString mismatch;
+        auto compare = [&](const SearchState& s) {
+            nlohmann::json expected = toJson(s);
+            expected["kernel"] = "k";
+            if (nlohmann::json::parse(writer.checkpointJson(s, {{"kernel", "k"}})) != expected)
+                mismatch = QStringLiteral("checkpoint JSON at %1 evaluations").arg(s.evaluations());
+            std::string csv = historyCsvHeader();
+            for (const auto& e : s.history)
+                csv += historyCsvRow(e);
+            if (writer.historyCsv(s) != csv) mismatch = QStringLiteral("CSV at %1").arg(s.evaluations());
+            ++compared;
+        };
+        SearchCallbacks cb;
+        cb.onCheckpoint = compare;
+        SearchState end =
+            runOnce(*f, config(Algorithm(algorithm), {}, SearchSpace(space), 60, 2), control, cb);
+        QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+        QVERIFY(compared >= 20);
+        QVERIFY(end.history.size() > 2);
+        end.history[1].outcome =
+            end.history[1].outcome == Outcome::Accepted ? Outcome::Rejected : Outcome::Accepted;
+        compare(end);
+        QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch + " (outcome changed)"));
+        end.history[2].best = !end.history[2].best;
+        compare(end);
+        QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch + " (best flag changed)"));
+    }
+
+    // Past a few hundred evaluations checkpoints are spaced by a share of the history, so writing them
+    // stays a bounded share of a long run; before that, every `checkpointEvery` evaluations.
+    void checkpointsSpacedByAShareOfTheHistory()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchControl control;
+        control.checkpointEvery = 1;
+        control.checkpointSeconds = 1e9;
+        std::vector<int64_t> at;
+        SearchCallbacks cb;
+        cb.onCheckpoint = [&](const SearchState& s) { at.push_back(s.evaluations()); };
+        const SearchState end =
+            runOnce(*f, config(Algorithm::Random, {}, SearchSpace::Mem, 400, 2), control, cb);
+        QCOMPARE(end.evaluations(), int64_t(400));
+        QCOMPARE(at.back(), int64_t(400));
+        for (size_t i = 1; i + 1 < at.size(); ++i) {
+            const auto due =
+                std::max<int64_t>(1, int64_t(std::ceil(control.checkpointShare * double(at[i]))));
+            QVERIFY2(at[i] - at[i - 1] >= due,
+                     qPrintable(QStringLiteral("%1 after %2").arg(at[i]).arg(at[i - 1])));
+        }
+        // Every evaluation up to 20, then about 5% apart: ~80 checkpoints, not 400.
+        QVERIFY2(at.size() >= 40 && at.size() <= 120, qPrintable(QString::number(at.size())));
     }
 
     // Only legal schedules are evaluated, and each space changes only what it may.
