@@ -161,6 +161,7 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
     m_evaluationsAtStart = m_state.evaluations();
     m_lastCheckpointEvals = m_state.evaluations();
     m_lastCheckpointSeconds = m_state.seconds;
+    const double secondsBefore = m_state.seconds;
     auto stopped = [&] { return control.stop && control.stop->load(); };
     while (!m_state.finished) {
         if (stopped()) {
@@ -195,6 +196,7 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
     m_state.seconds = now();
     if (m_state.finished && m_strategy->restoresBestAtEnd()) restoreBest();
     checkpoint();
+    m_timeSplit.runSeconds += m_state.seconds - secondsBefore;
     m_callbacks = nullptr;
     m_control = nullptr;
     return m_state;
@@ -216,7 +218,10 @@ void SearchEngine::checkpoint()
     m_state.rng = rngState(m_rng);
     m_lastCheckpointEvals = m_state.evaluations();
     m_lastCheckpointSeconds = m_state.seconds;
+    const auto t0 = std::chrono::steady_clock::now();
     if (m_callbacks && m_callbacks->onCheckpoint) m_callbacks->onCheckpoint(m_state);
+    m_timeSplit.checkpointSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void SearchEngine::publish(const SearchEvaluation& e)
@@ -240,10 +245,39 @@ std::vector<eval::EvalResult> SearchEngine::evaluate(const std::vector<Candidate
     schedules.reserve(candidates.size());
     for (const auto& c : candidates)
         schedules.push_back(c.schedule);
+    const auto t0 = std::chrono::steady_clock::now();
     auto results = m_evaluator.evaluate(schedules, request);
+    m_timeSplit.evaluateSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++m_timeSplit.batches;
+    m_timeSplit.candidates += int64_t(candidates.size());
+    for (const auto& r : results) {
+        m_timeSplit.busySeconds += r.wallMs / 1000.0;
+        for (const auto& [phase, ms] : r.phaseMs)
+            m_timeSplit.phaseSeconds[phase] += ms / 1000.0;
+    }
     results.resize(candidates.size(),
                    eval::failedResult(eval::failure::kError, "the evaluator gave no answer"));
     return results;
+}
+
+nlohmann::json toJson(const SearchTimeSplit& t, int parallelism)
+{
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& [name, seconds] : t.phaseSeconds)
+        phases[name + "_s"] = seconds;
+    const double capacity = double(std::max(1, parallelism)) * t.evaluateSeconds;
+    return {{"run_s", t.runSeconds},
+            {"evaluator_s", t.evaluateSeconds},
+            {"checkpoint_s", t.checkpointSeconds},
+            {"outside_evaluator_s", std::max(0.0, t.runSeconds - t.evaluateSeconds - t.checkpointSeconds)},
+            {"measuring_s", t.busySeconds},
+            {"worker_phases", phases},
+            {"pool_busy_share", capacity > 0 ? t.busySeconds / capacity : 0.0},
+            {"batches", t.batches},
+            {"mean_batch", t.batches > 0 ? double(t.candidates) / double(t.batches) : 0.0},
+            {"note", "measuring_s: each measurement's time as the pool saw it, summed over the GPUs; "
+                     "pool_busy_share: measuring_s / (GPUs x evaluator_s)"}};
 }
 
 SearchEvaluation& SearchEngine::record(const Candidate& c, std::string kind, const eval::EvalResult& r,

@@ -42,6 +42,21 @@ struct SearchStatus
     std::string phase;       // "list schedule", "anneal", …
 };
 
+// Where a run's wall time went (this process's part of the run, since start or resume): for a pool of
+// GPUs that does not scale, whether the GPUs were busy or waited for the search (docs/search.md, "Where
+// the time goes"). Not in the checkpoint.
+struct SearchTimeSplit
+{
+    double runSeconds = 0.0;        // the run's wall time in this process
+    double evaluateSeconds = 0.0;   // inside the evaluator: preparing, measuring, waiting for a batch's last
+    double checkpointSeconds = 0.0; // writing checkpoints
+    double busySeconds = 0.0;       // Σ of each measurement's time as the pool saw it (over all GPUs)
+    std::map<std::string, double> phaseSeconds; // Σ of the worker's own phases ("load", "check", "timing")
+    int64_t batches = 0;                        // calls of the evaluator
+    int64_t candidates = 0;                     // schedules it was handed
+};
+nlohmann::json toJson(const SearchTimeSplit& t, int parallelism);
+
 struct SearchCallbacks
 {
     std::function<void(const SearchEvaluation&, const SearchStatus&)> onEvaluation;
@@ -87,6 +102,7 @@ public:
     const SearchState& run(const SearchCallbacks& callbacks = {}, const SearchControl& control = {});
     const SearchState& state() const { return m_state; }
     SearchStatus status() const;
+    const SearchTimeSplit& timeSplit() const { return m_timeSplit; }
 
     // --- Services for the strategies (search_strategy.h) ----------------------------------------------
     struct Candidate
@@ -161,6 +177,7 @@ private:
     const SearchCallbacks* m_callbacks = nullptr;
     const SearchControl* m_control = nullptr;
     std::map<std::string, std::vector<Edit>> m_listEdits; // heuristic → its whole edit sequence
+    SearchTimeSplit m_timeSplit;
     int64_t m_lastCheckpointEvals = 0;
     double m_lastCheckpointSeconds = 0.0;
 };

@@ -167,7 +167,7 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     };
     const SearchState& state = engine.run(cb, options.control);
     if (!checkpointError.empty()) return makeError(checkpointError);
-    return finish(options, state, callbacks.onPhase);
+    return finish(options, state, callbacks.onPhase, engine.timeSplit());
 }
 
 nlohmann::json SearchRun::verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const
@@ -230,7 +230,8 @@ Result<std::vector<double>> SearchRun::guideWeights(const SearchRunOptions& opti
 }
 
 Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const SearchState& state,
-                                       const std::function<void(const std::string&)>& phase)
+                                       const std::function<void(const std::string&)>& phase,
+                                       const search::SearchTimeSplit& split)
 {
     const KernelWorkspace& k = kernel();
     auto edits = state.editsOf(state.best);
@@ -338,6 +339,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"seconds", state.seconds},
         {"evaluations_per_second", state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0},
         {"time_to_best_s", state.best >= 0 ? state.timeToBest : 0.0},
+        {"time_split", search::toJson(split, evaluator.parallelism())},
         {"stop_reason", state.stopReason},
         {"finished", state.finished},
         {"legal_edits_at_start", state.legalAtStart},

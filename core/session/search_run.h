@@ -70,7 +70,8 @@ public:
 
 private:
     Result<SearchReport> finish(const SearchRunOptions& options, const search::SearchState& state,
-                                const std::function<void(const std::string&)>& phase = {});
+                                const std::function<void(const std::string&)>& phase = {},
+                                const search::SearchTimeSplit& split = {});
     nlohmann::json verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const;
 
     Result<std::vector<double>> guideWeights(const SearchRunOptions& options);

@@ -82,6 +82,24 @@ def main():
     lines += ["", "Where the time goes (from the histories: evaluations recorded at one instant form one batch):", "",
               "| kernel | GPUs | batches | mean batch | batches/s | mean race rounds | re-measures |",
               "|---|---|---|---|---|---|---|"] + [x for x in diag if x]
+    split = []
+    for kernel, rs in sorted(rows.items()):
+        for n, gset, evals, rate, r, final in sorted(rs):
+            t = r.get("time_split")
+            if not t:
+                continue
+            ph = t.get("worker_phases", {})
+            run = t.get("run_s", 0) or 1.0
+            split.append(f"| {kernel} | {gset.replace('-', ',')} | {t.get('run_s', 0):.1f} | "
+                         f"{t.get('evaluator_s', 0) / run:.0%} | {t.get('outside_evaluator_s', 0) / run:.0%} | "
+                         f"{t.get('checkpoint_s', 0) / run:.1%} | {t.get('pool_busy_share', 0):.0%} | "
+                         f"{1e3 * ph.get('load_s', 0) / max(1, evals):.1f} / {1e3 * ph.get('check_s', 0) / max(1, evals):.1f} / "
+                         f"{1e3 * ph.get('timing_s', 0) / max(1, evals):.1f} |")
+    if split:
+        lines += ["", "The engine's own account (report.json `time_split`): shares of the search's wall time; pool busy = "
+                  "measuring time summed over the GPUs / (GPUs x time in the evaluator); worker phases per evaluation:", "",
+                  "| kernel | GPUs | search s | in the evaluator | outside it | checkpoints | pool busy | load / check / timing ms |",
+                  "|---|---|---|---|---|---|---|---|"] + split
     text = "\n".join([f"Run {env[0]}; commit {env[1]}; {env[2]}; GPUs: " + "; ".join(env[3:]), ""] + lines)
     print(text)
     if len(sys.argv) > 2:

@@ -190,6 +190,14 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(j["verification"]["note"].get<std::string>()).contains("unverified"));
         QVERIFY(QString::fromStdString(report->summary).contains("not a measurement"));
         QVERIFY(!j["date"].get<std::string>().empty());
+        // Where the time went: every evaluation passed through the evaluator, inside the run's wall time.
+        const auto& t = j["time_split"];
+        QCOMPARE(t["batches"].get<int>(), 60); // the estimate takes one candidate at a time
+        QVERIFY(t["run_s"].get<double>() > 0.0);
+        QVERIFY(t["evaluator_s"].get<double>() > 0.0);
+        QVERIFY(t["evaluator_s"].get<double>() + t["checkpoint_s"].get<double>() <=
+                t["run_s"].get<double>() + 1e-3);
+        QVERIFY(t["pool_busy_share"].get<double>() > 0.0 && t["pool_busy_share"].get<double>() <= 1.0 + 1e-6);
 
         // best.cubin is the tuned kernel: it parses, differs from the original, and replaying
         // best.json through the workspace writes the same bytes.
