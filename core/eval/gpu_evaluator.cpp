@@ -118,6 +118,9 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
             r = failedResult(failure::kError, "the reference cannot be written: " + reference.message());
         return results;
     }
+    // The reference goes with every request: encoded once per batch, not once per candidate.
+    json referenceRequest = json::object();
+    if (*reference) protocol::setReference(referenceRequest, **reference);
     protocol::EvaluateOptions po;
     po.plan = options.plan;
     po.checkOnly = options.checkOnly;
@@ -145,7 +148,8 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
             }
         }
         json request = protocol::makeEvaluate(0, cubin, po);
-        if (*reference) protocol::setReference(request, **reference);
+        for (auto it = referenceRequest.begin(); it != referenceRequest.end(); ++it)
+            request[it.key()] = it.value();
         jobs.push_back({std::move(request), evaluateTimeout(options)});
         jobOf.push_back(i);
     }

@@ -1,6 +1,7 @@
 // WorkerPool against a fake worker that crashes, hangs, answers garbage or reports faults: each bad
 // request is marked failed with its reason, the worker comes back (baseline replayed), and the
 // requests after it are answered normally.
+#include "core/common/subprocess.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/gpu_evaluator.h"
 #include "core/eval/worker_pool.h"
@@ -200,6 +201,35 @@ private slots:
         QVERIFY(!second.ok());
         QVERIFY2(second.failure.find("no worker left") != std::string::npos, second.failure.c_str());
         QCOMPARE(pool.liveWorkers(), 0);
+    }
+
+    // The real worker reads one request per line whatever its size (a candidate and its reference as
+    // base64 run to hundreds of KB), skips blank lines, answers a line that is not JSON with a protocol
+    // error and goes on. Without a GPU it answers every request with the driver's error; with one, ok:
+    // either way each answer echoes its request's id, in order.
+    void realWorkerReadsLargeRequestLines()
+    {
+        Subprocess::Options o;
+        o.argv = {SASSX_WORKER_PATH};
+        auto proc = Subprocess::spawn(o);
+        QVERIFY2(proc, proc ? "" : proc.message().c_str());
+        std::string line;
+        QVERIFY((*proc)->readLine(line, 20000ms));
+        QCOMPARE(json::parse(line).value("event", ""), std::string("ready"));
+        const std::string pad(1 << 20, 'A');
+        const std::string requests = json{{"op", "hello"}, {"id", 1}, {"pad", pad}}.dump() + "\n\n" +
+                                     "not json\n" + json{{"op", "hello"}, {"id", 2}}.dump() + "\n" +
+                                     json{{"op", "shutdown"}, {"id", 3}}.dump() + "\n";
+        QVERIFY((*proc)->writeAll(requests));
+        std::vector<json> answers;
+        while (answers.size() < 4 && (*proc)->readLine(line, 20000ms))
+            answers.push_back(json::parse(line));
+        QCOMPARE(int(answers.size()), 4);
+        QCOMPARE(answers[0].value("id", -1), 1);
+        QCOMPARE(answers[1].value("failure_kind", ""), std::string(failure::kProtocol));
+        QCOMPARE(answers[2].value("id", -1), 2);
+        QCOMPARE(answers[3].value("id", -1), 3);
+        QCOMPARE(QString::fromStdString((*proc)->wait(10000ms)), QStringLiteral("exit 0"));
     }
 
     void gpuListParsing()
