@@ -35,6 +35,7 @@ struct SearchArgs
     // climb by default: it keeps only what its paired, raced measurements confirm (docs/search.md)
     std::string algo = "climb";
     std::optional<double> margin;
+    int perGpu = search::SearchConfig{}.candidatesPerGpu;
     std::string preset;
     std::string space = "mem";
     int64_t budgetEvals = 0;
@@ -83,6 +84,7 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
         c.climbMargin = *a.margin;
     }
     c.preset = a.preset;
+    c.candidatesPerGpu = a.perGpu;
     c.budgetEvals = a.budgetEvals;
     if (!a.budgetTime.empty()) {
         auto t = search::parseDuration(a.budgetTime);
@@ -254,6 +256,10 @@ void addMeasureOptions(CLI::App& command, SearchArgs& a)
     rounds("--final-rounds", a.finalRounds, "rounds of the best's final figure");
     rounds("--final-processes", a.finalProcesses, "fresh worker processes of the final figure (1 to 64)");
     rounds("--checkpoint-every", a.checkpointEvery, "evaluations between checkpoints");
+    command
+        .add_option("--per-gpu", a.perGpu, "with several GPUs: candidates handed to the pool at once per GPU")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
     command.add_flag("--no-verify", a.noVerify, "skip re-checking the best on inputs of another seed");
     command
         .add_option("--guide", a.guide, "where proposals go (default: stalls with --stalls, else uniform)")

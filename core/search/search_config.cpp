@@ -57,6 +57,8 @@ Status SearchConfig::validate() const
     if (!(t0 > 0) || !(tEnd > 0) || tEnd > t0) return makeError("annealing needs 0 < tEnd <= t0");
     if (!(climbMargin >= 0) || climbSweeps < 1)
         return makeError("climbing needs a margin >= 0 and at least one sweep");
+    if (candidatesPerGpu < 1 || candidatesPerGpu > 64)
+        return makeError("candidates per GPU must be 1 to 64, not " + std::to_string(candidatesPerGpu));
     if (algorithm == Algorithm::Ppo) {
         if (Status s = search::validate(ppo); !s) return s;
         if (guide != "uniform") return makeError("the PPO agent learns where to look: it takes no guide");
@@ -95,6 +97,7 @@ nlohmann::json toJson(const SearchConfig& c)
             {"t_end_floors", c.tEnd},
             {"climb_margin", c.climbMargin},
             {"climb_sweeps", c.climbSweeps},
+            {"candidates_per_gpu", c.candidatesPerGpu},
             {"guide", c.guide},
             {"ppo_preset", c.ppoPreset},
             {"ppo", toJson(c.ppo)}};
@@ -122,6 +125,7 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.tEnd = j.value("t_end_floors", c.tEnd);
         c.climbMargin = j.value("climb_margin", c.climbMargin);
         c.climbSweeps = j.value("climb_sweeps", c.climbSweeps);
+        c.candidatesPerGpu = j.value("candidates_per_gpu", c.candidatesPerGpu);
         c.guide = j.value("guide", std::string("uniform"));
         c.ppoPreset = j.value("ppo_preset", std::string("sassx"));
         if (j.contains("ppo")) {

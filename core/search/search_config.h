@@ -55,6 +55,10 @@ struct SearchConfig
     // every legal single edit found nothing.
     double climbMargin = 0.5;
     int climbSweeps = 2;
+    // With a pool of several GPUs, the candidates handed to it at once per GPU (SearchEngine::batchSize):
+    // the pool gives each idle worker the next one, so a batch waits for its slowest race less the more
+    // it holds; one GPU always takes one at a time.
+    int candidatesPerGpu = 4;
     double sipT0 = 0.4;
     double sipCooling = 0.003;
     double sipTMin = 0.05;

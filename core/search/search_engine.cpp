@@ -333,9 +333,8 @@ int SearchEngine::batchSize() const
     // 1.57x (attention_fwd) and 1.38x (hgemm_leakyrelu) its one-GPU rate; with four candidates per GPU
     // (the pool hands each idle worker the next one) at 2.09x and 1.88x, and on two GPUs at 1.77x and
     // 1.51x instead of 1.37x and 1.12x (bench/results/search-multigpu-h200x4-2026-11-26.md).
-    constexpr int kCandidatesPerWorker = 4;
     const int workers = std::max(1, m_evaluator.parallelism());
-    int64_t batch = workers == 1 ? 1 : int64_t(workers) * kCandidatesPerWorker;
+    int64_t batch = workers == 1 ? 1 : int64_t(workers) * m_state.config.candidatesPerGpu;
     if (m_state.config.budgetEvals > 0)
         batch = std::min(batch, std::max<int64_t>(1, m_state.config.budgetEvals - m_state.evaluations()));
     return int(batch);

@@ -371,6 +371,7 @@ void TestCli::help_data()
                         "--final-rounds",
                         "--final-processes",
                         "--checkpoint-every",
+                        "--per-gpu",
                         "--no-verify",
                         "--guide",
                         "--stalls",

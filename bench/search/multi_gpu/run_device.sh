@@ -5,6 +5,7 @@
 # worker pool. Needs the GPU suite's pack (.deps/gpusuite, bench/gpu_suite/pack.sh). Writes
 # $OUT/multigpu/KERNEL.gGPUS/{report.json,history.csv,log} and $OUT/multigpu.tar.xz; summary.py
 # tabulates evaluations/s, the speed-up of the pool over one GPU, and time-to-best.
+# SEARCH_ARGS: more sassx-cli search options for every run (e.g. "--per-gpu 8").
 # Usage: KERNELS="attention_fwd hgemm_leakyrelu" GPU_SETS="0 0,1" BUDGET=60 OUT=$OUT bash bench/search/multi_gpu/run_device.sh
 set -uo pipefail
 [ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
@@ -15,14 +16,14 @@ read -r -a sets <<< "${GPU_SETS:-0 0,1}"
 export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
 [ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 mkdir -p "$R"
-{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "BUDGET=$BUDGET SEED=$SEED SPACE=$SPACE kernels=${kernels[*]} sets=${sets[*]}"
+{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "BUDGET=$BUDGET SEED=$SEED SPACE=$SPACE SEARCH_ARGS=${SEARCH_ARGS:-} kernels=${kernels[*]} sets=${sets[*]}"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$R"/env.txt 2>&1
 for k in "${kernels[@]}"; do
   for g in "${sets[@]}"; do
     dir=$R/$k.g${g//,/-}
     mkdir -p "$dir"
     timeout $((BUDGET + 240)) "$D"/bin/sassx-cli search "$D/data/$k.launch.json" --backend gpu --gpus "$g" \
-      --space "$SPACE" --budget-time "${BUDGET}s" --seed "$SEED" -o "$dir/out" > "$dir/log" 2>&1
+      --space "$SPACE" --budget-time "${BUDGET}s" --seed "$SEED" ${SEARCH_ARGS:-} -o "$dir/out" > "$dir/log" 2>&1
     echo "$k gpus=$g rc=$?" >> "$R"/runs.txt
     cp "$dir/out/report.json" "$dir/" 2>/dev/null
     # Histories are kept (xz): batch timing and race rounds are what explain a pool that does not scale.
