@@ -57,8 +57,9 @@ struct SearchConfig
     int climbSweeps = 2;
     // With a pool of several GPUs, the candidates handed to it at once per GPU (SearchEngine::batchSize):
     // the pool gives each idle worker the next one, so a batch waits for its slowest race less the more
-    // it holds; one GPU always takes one at a time.
-    int candidatesPerGpu = 4;
+    // it holds; one GPU always takes one at a time. On four H200s 16 measured 23-24% more race rounds per
+    // second than 4 (bench/results/multigpu-h200x4-2026-11-27b.md).
+    int candidatesPerGpu = 16;
     double sipT0 = 0.4;
     double sipCooling = 0.003;
     double sipTMin = 0.05;

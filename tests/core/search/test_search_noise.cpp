@@ -90,8 +90,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("gpus");
         QTest::addColumn<int>("batch");
         QTest::newRow("one GPU: one candidate at a time") << 1 << 1;
-        // A pool takes four candidates per GPU at once (SearchEngine::batchSize).
-        QTest::newRow("four GPUs: batches of 16") << 4 << 16;
+        // A pool takes 16 candidates per GPU at once (SearchConfig::candidatesPerGpu).
+        QTest::newRow("four GPUs: batches of 64") << 4 << 64;
     }
     void plantedGainIsFoundByClimbing()
     {
