@@ -110,6 +110,21 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
             results[i] = evaluateAcrossProcesses(candidates[i], options);
         return results;
     }
+    // One candidate measured on many fresh rounds (a climb's re-measure of its incumbent after a win)
+    // would leave all but one GPU of a pool idle: its rounds are split over the workers and the parts
+    // combined as fresh processes' parts are. On four H200s the default search re-measured 22-32 times in
+    // 25 s with three GPUs waiting each time (bench/results/multigpu-h200x4-2026-11-27b.md).
+    const int workers = parallelism();
+    if (candidates.size() == 1 && workers > 1 && !options.checkOnly && !options.race.enabled() &&
+        options.plan.processes < 2 && options.plan.confirmRounds >= 2 * workers) {
+        EvalOptions part = options;
+        part.plan.confirmRounds = (options.plan.confirmRounds + workers - 1) / workers;
+        std::vector<EvalResult> parts =
+            evaluateBatch(std::vector<Candidate>(size_t(workers), candidates.front()), part);
+        for (EvalResult& p : parts)
+            if (p.timing) p.timing->noiseFloor = m_baseline.noiseFloor;
+        return {combineProcessResults(parts)};
+    }
     // The original as the reference is the baseline the worker already holds: no bytes to send.
     auto reference =
         options.reference ? options.reference->bytes() : Result<const std::vector<uint8_t>*>(nullptr);

@@ -103,6 +103,32 @@ private slots:
               m_eval->baseline().launchesPerSample, m_eval->baseline().source.device.c_str());
     }
 
+    // With two workers (here both on GPU 0), one candidate's fresh rounds are split between them and
+    // combined: every round runs, and the interval is over the two parts.
+    void oneCandidateSpreadsOverThePool()
+    {
+        GpuEvaluatorOptions o;
+        o.pool.workerPath = workerPath();
+        o.pool.gpus = {0, 0};
+        o.baseline.noiseRounds = 20;
+        auto made = GpuEvaluator::create(o);
+        QVERIFY2(made, made ? "" : made.message().c_str());
+        auto& two = *made.value();
+        QCOMPARE(two.parallelism(), 2);
+        Status s = two.setBaseline(addSpec(1 << 20), cubin("eval_add"));
+        QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+        EvalOptions e;
+        e.plan.incumbentRatio = 10; // force confirmation rounds
+        e.plan.confirmStage = 0;
+        e.plan.confirmRounds = 40;
+        EvalResult r = two.evaluate(candidate("eval_add"), e);
+        QVERIFY2(r.ok(), r.failure.c_str());
+        QVERIFY(r.timing && r.timing->confirmed);
+        QCOMPARE(r.timing->ratio.rounds, 40);
+        QCOMPARE(r.timing->ratio.instances, 2);
+        QVERIFY(r.timing->ratio.low <= 1.0 + 0.02 && r.timing->ratio.high >= 1.0 - 0.02);
+    }
+
     void baselineAgainstItself()
     {
         EvalOptions o;
