@@ -16,7 +16,7 @@
 
 namespace sassx::search {
 
-inline constexpr int kAgentAbiVersion = 3;
+inline constexpr int kAgentAbiVersion = 4;
 
 // What a step's reward is (docs/ppo.md, "Rewards"). Step: the change in speed-up the step made. Episode: 0
 // for every step but an episode's last, which gets the speed-up of the episode's final schedule over the
@@ -49,6 +49,11 @@ struct PpoSettings
     int maxActions = 1024;    // legal actions shown per step (a seeded sample when there are more)
     double rewardScale = 100; // reward = Δ speed-up × this (100: percentage points)
     double targetKl = 0.05;   // an update stops its epochs once approx-KL passes this (0: never)
+    // Environments played in lock-step, their N candidates measured as one batch (0: the evaluator's
+    // parallelism, one per GPU of the pool; kAutoEstimateEnvs on the estimate). docs/ppo.md.
+    int numEnvs = 0;
+    // The share of episodes that start from the run's best schedule instead of ptxas' (exploitation).
+    double startFromBest = 0.0;
     // Episode-end rewards by default: on the estimate they learned faster than step rewards on
     // sgemm_leakyrelu (docs/ppo.md, "Rewards"), and on a GPU they carry one measurement's noise, not two.
     RewardMode reward = RewardMode::Episode;
@@ -88,17 +93,24 @@ public:
     virtual ~ScheduleAgent() = default;
     virtual std::string describe() const = 0; // "PPO (libtorch 2.11.0), 2×64 hidden, 12,345 parameters"
 
-    // Samples an action of `obs` (a row index) with `rng` and keeps the transition for the next update.
-    virtual int act(const Observation& obs, std::mt19937_64& rng) = 0;
+    // Samples an action of `obs` (a row index) with `rng` and keeps the transition, of environment `env`
+    // (several play in lock-step: docs/ppo.md), for the next update.
+    virtual int act(const Observation& obs, std::mt19937_64& rng, int env = 0) = 0;
     // Keeps a transition whose action is already known (replaying a checkpoint's rollout).
-    virtual void replay(const Observation& obs, int action) = 0;
-    // The reward of the last action, and whether its episode ended with it.
-    virtual void reward(double r, bool episodeEnd) = 0;
-    // Transitions kept since the last update.
+    virtual void replay(const Observation& obs, int action, int env = 0) = 0;
+    // The reward of environment `env`'s last action, and whether its episode ended with it.
+    virtual void reward(double r, bool episodeEnd, int env = 0) = 0;
+    // Transitions kept since the last update, all environments together.
     virtual int pending() const = 0;
-    // PPO's update over the kept transitions; `next` is the observation after the last one (its value
-    // bootstraps an episode cut by the rollout). Shuffles minibatches with `rng`. Clears the rollout.
-    virtual UpdateStats update(const Observation& next, std::mt19937_64& rng) = 0;
+    // PPO's update over the kept transitions, GAE along each environment's own transitions; `next[e]` is
+    // environment e's observation after its last one (its value bootstraps an episode cut by the
+    // rollout; missing or empty: 0). Shuffles minibatches with `rng`. Clears the rollout.
+    virtual UpdateStats update(const std::vector<Observation>& next, std::mt19937_64& rng) = 0;
+    // One environment's.
+    UpdateStats update(const Observation& next, std::mt19937_64& rng)
+    {
+        return update(std::vector<Observation>{next}, rng);
+    }
 
     // The policy's probabilities of the rows of `obs` (no sampling, nothing kept): suggestions.
     virtual std::vector<double> probabilities(const Observation& obs) = 0;

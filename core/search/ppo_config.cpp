@@ -69,6 +69,8 @@ const std::map<std::string, Field>& fields()
         {"target_kl", field(&PpoSettings::targetKl)},
         {"reward", rewardField()},
         {"normalize_reward", flag(&PpoSettings::normalizeReward)},
+        {"num_envs", field(&PpoSettings::numEnvs)},
+        {"start_from_best", field(&PpoSettings::startFromBest)},
     };
     return f;
 }
@@ -137,6 +139,8 @@ Status validate(const PpoSettings& s)
     if (s.maxActions < 2 || s.maxActions > 1000000) return bad("max_actions must be in [2, 1000000]");
     if (!(s.rewardScale > 0)) return bad("reward_scale must be > 0");
     if (!(s.targetKl >= 0)) return bad("target_kl cannot be negative (0: no early stop)");
+    if (s.numEnvs < 0 || s.numEnvs > 1024) return bad("num_envs must be in [0, 1024] (0: automatic)");
+    if (!(s.startFromBest >= 0 && s.startFromBest <= 1)) return bad("start_from_best must be in [0, 1]");
     return Ok{};
 }
 

@@ -196,6 +196,18 @@ private Q_SLOTS:
                                           << "'reward' takes";
         QTest::newRow("normalise flag") << R"({"normalize_reward": 1})"
                                         << "takes true or false";
+        QTest::newRow("environments") << R"({"num_envs": 4, "start_from_best": 0.25})"
+                                      << "";
+        QTest::newRow("automatic environments") << R"({"num_envs": 0})"
+                                                << "";
+        QTest::newRow("negative environments") << R"({"num_envs": -1})"
+                                               << "num_envs must be in [0, 1024]";
+        QTest::newRow("too many environments") << R"({"num_envs": 5000})"
+                                               << "num_envs must be in [0, 1024]";
+        QTest::newRow("environments as text") << R"({"num_envs": "all"})"
+                                              << "'num_envs' takes a number";
+        QTest::newRow("start from best range") << R"({"start_from_best": 1.5})"
+                                               << "start_from_best must be in [0, 1]";
         QTest::newRow("not object") << "[1]"
                                     << "JSON object";
     }
