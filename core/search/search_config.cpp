@@ -130,9 +130,11 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
             before.reward = RewardMode::Step;
             before.normalizeReward = false;
             // ... and, before several environments, one environment whose episodes all started from the
-            // original (strategy_ppo.cpp upgrades its state the same way).
+            // original, with no list schedule first (strategy_ppo.cpp upgrades its state the same way).
             before.numEnvs = 1;
             before.startFromBest = 0.0;
+            before.listSeed = false;
+            before.editsPerEvaluation = 1;
             auto ppo = ppoSettingsFromJson(j.at("ppo"), before);
             if (!ppo) return ppo.error();
             c.ppo = *ppo;

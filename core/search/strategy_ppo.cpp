@@ -59,11 +59,30 @@ nlohmann::json statsJson(const UpdateStats& s, int64_t evaluations)
             {"explained_variance", s.explainedVariance}};
 }
 
-// An environment's episode as the checkpoint keeps it: its step, the evaluation its schedule is (-1: the
-// original), that schedule's speed-up, and the speed-up the episode started from (its reward's zero).
+// An environment's episode as the checkpoint keeps it: its step, the last evaluation of its walk (-1: the
+// original) and the edits it made since (edits_per_evaluation > 1), the speed-up last evaluated, and the
+// speed-up the episode started from (its reward's zero).
 nlohmann::json freshEpisode(int base = -1, double speedup = 1.0)
 {
-    return {{"step", 0}, {"base", base}, {"speedup", speedup}, {"start_speedup", speedup}};
+    return {{"step", 0},
+            {"base", base},
+            {"edits", nlohmann::json::array()},
+            {"speedup", speedup},
+            {"start_speedup", speedup}};
+}
+
+nlohmann::json editsJson(const std::vector<Edit>& edits)
+{
+    Variant v;
+    v.edits = edits;
+    return v.toJson()["edits"];
+}
+
+std::vector<Edit> editsOfJson(const nlohmann::json& j)
+{
+    if (j.is_null() || j.empty()) return {};
+    auto v = Variant::fromJson(nlohmann::json{{"edits", j}});
+    return v ? std::move(v->edits) : std::vector<Edit>{};
 }
 
 // Checkpoints from before several environments kept one episode at the top level and one return: they
@@ -88,8 +107,12 @@ class PpoStrategy : public SearchStrategy
 public:
     Status begin(SearchEngine& eng, bool resuming) override;
     void step(SearchEngine& eng) override;
-    // PPO's episodes start from ptxas' own schedule (docs/ppo.md), so no list schedule seeds them.
-    bool wantsListPhase(const SearchConfig&) const override { return false; }
+    // With list_seed, the list-schedule heuristics seed the run as they seed the others, and episodes
+    // start from the best of them (docs/ppo.md); without it, from ptxas' own schedule.
+    bool wantsListPhase(const SearchConfig& c) const override
+    {
+        return c.ppo.listSeed && SearchStrategy::wantsListPhase(c);
+    }
     bool restoresBestAtEnd() const override { return false; }
 
 private:
@@ -105,15 +128,20 @@ private:
         int env = 0, row = 0, step = 0, base = -1;
         double speedup = 1.0;
         uint64_t subsetSeed = 0;
+        std::vector<Edit> walked; // the edits since `base` before this step's (not yet evaluated)
         SearchEngine::Candidate candidate;
-        bool applied = false;
+        bool applied = false;   // the action changed the schedule
+        bool evaluated = false; // the candidate goes to the evaluator in this step
     };
     PpoView observeEpisode(const SearchEngine& eng, const Schedule& s, int step, double speedup,
                            uint64_t subsetSeed) const;
     PpoView observeEnv(const SearchEngine& eng, int env) const;
+    // Evaluation `base`'s schedule with `walked` applied after it.
+    Schedule scheduleAt(const SearchEngine& eng, int base, const std::vector<Edit>& walked) const;
     std::optional<Move> choose(SearchEngine& eng, int env);
     void learn(SearchEngine& eng, const Move& m, const eval::EvalResult* result);
     void endEpisode(SearchEngine& eng, int env);
+    void startEpisodes(SearchEngine& eng);
     void updateAgent(SearchEngine& eng);
     double rewardOf(SearchEngine& eng, int env, double raw, bool end);
 
@@ -141,10 +169,9 @@ Status PpoStrategy::begin(SearchEngine& eng, bool resuming)
     nlohmann::json& a = eng.state().agent;
     if (!resuming || !a.is_object()) {
         const int envs = resolvedEnvs(eng);
+        // The environments' episodes start at the first step, after the list phase (startEpisodes).
         a = {{"num_envs", envs}, {"envs", nlohmann::json::array()},    {"episodes", 0},
              {"updates", 0},     {"rollout", nlohmann::json::array()}, {"learning", nlohmann::json::array()}};
-        for (int e = 0; e < envs; ++e)
-            a["envs"].push_back(freshEpisode());
         // Rewards in noise floors (the baseline's, ratio units); a backend without one (the estimate:
         // deterministic) keeps reward_scale. Fixed for the run, so a resumed run keeps its units.
         const double floor = eng.evaluator().noiseFloor();
@@ -153,7 +180,7 @@ Status PpoStrategy::begin(SearchEngine& eng, bool resuming)
         a["reward_norm"] = freshNormaliser(envs);
         a["agent"] = eng.agent()->describe();
         eng.state().agentBytes = eng.agent()->save();
-        m_envSchedules.assign(size_t(envs), eng.startSchedule());
+        m_envSchedules.clear();
         return Ok{};
     }
     if (!eng.state().agentBytes.empty())
@@ -164,13 +191,15 @@ Status PpoStrategy::begin(SearchEngine& eng, bool resuming)
     if (!a.contains("reward_norm")) a["reward_norm"] = freshNormaliser(1);
     upgradeSingleEnvironment(a);
     const int envs = a.at("num_envs").get<int>();
-    if (envs < 1 || int(a.at("envs").size()) != envs || int(a["reward_norm"].at("return").size()) != envs)
+    const int started = int(a.at("envs").size()); // 0: stopped before its first step
+    if (envs < 1 || (started != 0 && started != envs) || int(a["reward_norm"].at("return").size()) != envs)
         return makeError("the checkpoint's PPO environments do not match its num_envs");
     // The rollout since the last update: same weights, same observations, same log-probabilities.
     for (const auto& t : a.at("rollout")) {
         const int env = t.value("env", 0);
         if (env < 0 || env >= envs) return makeError("the checkpoint's rollout names an unknown environment");
-        const Schedule s = eng.scheduleOf(t.at("base").get<int>());
+        const Schedule s =
+            scheduleAt(eng, t.at("base").get<int>(), editsOfJson(t.value("walked", nlohmann::json())));
         const PpoView v = observeEpisode(eng, s, t.at("episode_step").get<int>(),
                                          t.at("speedup").get<double>(), t.at("subset_seed").get<uint64_t>());
         const int action = t.at("action").get<int>();
@@ -181,8 +210,20 @@ Status PpoStrategy::begin(SearchEngine& eng, bool resuming)
     }
     m_envSchedules.clear();
     for (const auto& e : a.at("envs"))
-        m_envSchedules.push_back(eng.scheduleOf(e.at("base").get<int>()));
+        m_envSchedules.push_back(
+            scheduleAt(eng, e.at("base").get<int>(), editsOfJson(e.value("edits", nlohmann::json()))));
     return Ok{};
+}
+
+Schedule PpoStrategy::scheduleAt(const SearchEngine& eng, int base, const std::vector<Edit>& walked) const
+{
+    Schedule s = eng.scheduleOf(base);
+    if (walked.empty()) return s;
+    std::vector<Edit> all = eng.state().editsOf(base);
+    all.insert(all.end(), walked.begin(), walked.end());
+    const auto& checker = eng.checker();
+    auto applied = applyEdits(checker.analysis(), all, [&checker](Schedule& x) { checker.fixReuse(x); });
+    return applied ? std::move(*applied) : s;
 }
 
 PpoStrategy::PpoView PpoStrategy::observeEpisode(const SearchEngine& eng, const Schedule& s, int step,
@@ -218,6 +259,23 @@ PpoStrategy::PpoView PpoStrategy::observeEnv(const SearchEngine& eng, int env) c
     return observeEpisode(eng, s, e.at("step").get<int>(), e.at("speedup").get<double>(), scheduleHash(s));
 }
 
+// The start's speed-up: 1 for the original, the list schedule's figure when one seeded the run.
+double startSpeedup(const SearchEngine& eng)
+{
+    const SearchState& st = eng.state();
+    return st.start >= 0 ? st.history[size_t(st.start)].figures.speedup : 1.0;
+}
+
+void PpoStrategy::startEpisodes(SearchEngine& eng)
+{
+    nlohmann::json& a = eng.state().agent;
+    const int envs = a.at("num_envs").get<int>();
+    a["envs"] = nlohmann::json::array();
+    for (int e = 0; e < envs; ++e)
+        a["envs"].push_back(freshEpisode(eng.state().start, startSpeedup(eng)));
+    m_envSchedules.assign(size_t(envs), eng.startSchedule());
+}
+
 void PpoStrategy::endEpisode(SearchEngine& eng, int env)
 {
     const PpoSettings& p = eng.state().config.ppo;
@@ -234,10 +292,10 @@ void PpoStrategy::endEpisode(SearchEngine& eng, int env)
         a["envs"][size_t(env)] = freshEpisode(st.best, st.bestSpeedup);
         m_envSchedules[size_t(env)] = eng.scheduleOf(st.best);
     } else {
-        a["envs"][size_t(env)] = freshEpisode();
+        a["envs"][size_t(env)] = freshEpisode(st.start, startSpeedup(eng));
         m_envSchedules[size_t(env)] = eng.startSchedule();
     }
-    eng.setIncumbent(-1, 1.0, eng.startSchedule());
+    eng.setIncumbent(eng.state().start, startSpeedup(eng), eng.startSchedule());
 }
 
 void PpoStrategy::updateAgent(SearchEngine& eng)
@@ -269,6 +327,7 @@ std::optional<PpoStrategy::Move> PpoStrategy::choose(SearchEngine& eng, int env)
     m.step = e.at("step").get<int>();
     m.base = e.at("base").get<int>();
     m.speedup = e.at("speedup").get<double>();
+    m.walked = editsOfJson(e.value("edits", nlohmann::json()));
     const Schedule& from = m_envSchedules[size_t(env)];
     m.subsetSeed = scheduleHash(from);
     const PpoView v = observeEpisode(eng, from, m.step, m.speedup, m.subsetSeed);
@@ -282,12 +341,21 @@ std::optional<PpoStrategy::Move> PpoStrategy::choose(SearchEngine& eng, int env)
     m.row = eng.agent()->act(v.observation, eng.rng(), env);
     m.candidate.base = m.base;
     m.candidate.schedule = from;
-    m.candidate.edits = eng.proposer().applyAction(m.candidate.schedule, v.actions[size_t(m.row)]);
-    m.applied = !m.candidate.edits.empty();
+    const std::vector<Edit> edits =
+        eng.proposer().applyAction(m.candidate.schedule, v.actions[size_t(m.row)]);
+    m.applied = !edits.empty();
     if (m.applied && !eng.quickLegal(from, m.candidate.schedule)) {
         ++eng.state().refusedByCheck;
         m.applied = false;
     }
+    if (!m.applied) m.candidate.schedule = from;
+    // The candidate is the walk since the last evaluation: the edits before this step's and its own.
+    m.candidate.edits = m.walked;
+    if (m.applied) m.candidate.edits.insert(m.candidate.edits.end(), edits.begin(), edits.end());
+    // Measured every edits_per_evaluation steps and at the episode's end, when the walk changed anything.
+    const PpoSettings& p = eng.state().config.ppo;
+    const bool due = (m.step + 1) % p.editsPerEvaluation == 0 || m.step + 1 >= p.episodeLength;
+    m.evaluated = due && !m.candidate.edits.empty();
     return m;
 }
 
@@ -308,6 +376,7 @@ void PpoStrategy::learn(SearchEngine& eng, const Move& m, const eval::EvalResult
             raw = e.figures.speedup - m.speedup;
             finalSpeedup = e.figures.speedup;
             ep["base"] = e.step;
+            ep["edits"] = nlohmann::json::array();
             ep["speedup"] = e.figures.speedup;
             m_envSchedules[size_t(m.env)] = m.candidate.schedule;
             eng.setIncumbent(e.step, e.figures.speedup, m.candidate.schedule);
@@ -320,17 +389,22 @@ void PpoStrategy::learn(SearchEngine& eng, const Move& m, const eval::EvalResult
         }
         const SearchEvaluation copy = e;
         eng.publish(copy);
+    } else if (m.applied) {
+        // Walked on without a measurement (edits_per_evaluation > 1): the edits wait for the next one.
+        ep["edits"] = editsJson(m.candidate.edits);
+        m_envSchedules[size_t(m.env)] = m.candidate.schedule;
     }
     // An action whose codes could not be derived (rescheduled space) changes nothing and earns nothing.
     // Episode rewards: nothing until the end, then the final schedule's speed-up over the episode's start
-    // (the original's 1 unless it started from the best) from its own evaluation (a paired screen against
-    // the original on a GPU, confirmed on fresh rounds when it beats the best: the engine's one path), not
-    // a difference of two evaluations.
+    // (1, the original, unless it started from a list schedule or the best) from its own evaluation (a paired
+    // screen against the original on a GPU, confirmed on fresh rounds when it beats the best: the engine's
+    // one path), not a difference of two evaluations.
     if (p.reward == RewardMode::Episode) raw = end ? finalSpeedup - ep.value("start_speedup", 1.0) : 0.0;
     const double reward = rewardOf(eng, m.env, raw, end);
     ep["step"] = m.step + 1;
     a["rollout"].push_back({{"env", m.env},
                             {"base", m.base},
+                            {"walked", editsJson(m.walked)},
                             {"episode_step", m.step},
                             {"speedup", m.speedup},
                             {"subset_seed", m.subsetSeed},
@@ -346,6 +420,7 @@ void PpoStrategy::learn(SearchEngine& eng, const Move& m, const eval::EvalResult
 void PpoStrategy::step(SearchEngine& eng)
 {
     const PpoSettings& p = eng.state().config.ppo;
+    if (m_envSchedules.empty()) startEpisodes(eng);
     // Every environment chooses, in order, with the search's engine; their candidates go to the evaluator
     // as one batch (a pool measures them on its GPUs at once); then each learns its outcome, in order.
     // The last lock-step of a budget lets only as many environments move as evaluations are left, so
@@ -364,12 +439,12 @@ void PpoStrategy::step(SearchEngine& eng)
     eng.emptyProposals() = 0;
     std::vector<SearchEngine::Candidate> batch;
     for (const Move& m : moves)
-        if (m.applied) batch.push_back(m.candidate);
+        if (m.evaluated) batch.push_back(m.candidate);
     std::vector<eval::EvalResult> results;
     if (!batch.empty()) results = eng.evaluate(batch, EvalRequest{1.0 / eng.state().bestSpeedup, false});
     size_t next = 0;
     for (const Move& m : moves)
-        learn(eng, m, m.applied ? &results[next++] : nullptr);
+        learn(eng, m, m.evaluated ? &results[next++] : nullptr);
     if (eng.agent()->pending() >= p.stepsPerUpdate) updateAgent(eng);
 }
 

@@ -39,6 +39,12 @@ SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1, int 
     c.ppo.stepsPerUpdate = 32;
     c.ppo.episodeLength = 8;
     c.ppo.numEnvs = envs;
+    // Every step measured, episodes from ptxas' schedule: the tests below follow their bases, and set
+    // these where they test them.
+    c.ppo.listSeed = false;
+    c.ppo.startFromBest = 0.0;
+    c.ppo.editsPerEvaluation = 1;
+    c.ppo.maxActions = 1024;
     return c;
 }
 
@@ -158,10 +164,15 @@ private Q_SLOTS:
         QTest::addColumn<int>("reward");
         QTest::addColumn<int>("envs");
         QTest::addColumn<double>("fromBest");
-        QTest::newRow("step rewards") << int(RewardMode::Step) << 1 << 0.0;
-        QTest::newRow("episode rewards") << int(RewardMode::Episode) << 1 << 0.0;
-        QTest::newRow("4 environments, episode rewards") << int(RewardMode::Episode) << 4 << 0.0;
-        QTest::newRow("3 environments, step rewards, from the best") << int(RewardMode::Step) << 3 << 0.5;
+        QTest::addColumn<int>("editsPerEvaluation");
+        QTest::newRow("step rewards") << int(RewardMode::Step) << 1 << 0.0 << 1;
+        QTest::newRow("episode rewards") << int(RewardMode::Episode) << 1 << 0.0 << 1;
+        QTest::newRow("4 environments, episode rewards") << int(RewardMode::Episode) << 4 << 0.0 << 1;
+        QTest::newRow("3 environments, step rewards, from the best")
+            << int(RewardMode::Step) << 3 << 0.5 << 1;
+        // Walks between evaluations: the unmeasured edits travel in the checkpoint.
+        QTest::newRow("2 environments, 2 edits per evaluation, from the best")
+            << int(RewardMode::Episode) << 2 << 0.5 << 2;
     }
     void reproducibleAndResumesExactly()
     {
@@ -170,12 +181,14 @@ private Q_SLOTS:
         QFETCH(int, reward);
         QFETCH(int, envs);
         QFETCH(double, fromBest);
+        QFETCH(int, editsPerEvaluation);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
         SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5, envs);
         c.ppo.reward = RewardMode(reward);
         c.ppo.normalizeReward = true;
         c.ppo.startFromBest = fromBest;
+        c.ppo.editsPerEvaluation = editsPerEvaluation;
         auto straight = [&] {
             SearchEngine engine(f->kernel->checker(), *f->evaluator);
             engine.setAgent(agentFor(c));
@@ -184,6 +197,9 @@ private Q_SLOTS:
         };
         const SearchState one = straight();
         QCOMPARE(trajectory(straight()), trajectory(one));
+        // Each evaluation measures the walk since the environment's last one: edits_per_evaluation edits.
+        for (const SearchEvaluation& e : one.history)
+            QVERIFY(int(e.edits.size()) >= editsPerEvaluation);
 
         // Stopped 45 evaluations in (with several environments, at the end of that lock-step): 13 to 15
         // transitions into the second rollout.
@@ -211,9 +227,11 @@ private Q_SLOTS:
         QCOMPARE(int(envsSeen.size()), envs);
         // The estimate has no noise floor: rewards keep reward_scale's units.
         QCOMPARE(half.agent.at("reward_unit").get<double>(), c.ppo.rewardScale);
-        // Every step's reward joined the normaliser's statistics (the count starts at 1e-4).
-        QCOMPARE(std::round(half.agent.at("reward_norm").at("count").get<double>()),
-                 double(half.evaluations()));
+        // Every step's reward joined the normaliser's statistics (the count starts at 1e-4): one per
+        // evaluation, and with walks between evaluations the unmeasured steps too.
+        const double rewards = std::round(half.agent.at("reward_norm").at("count").get<double>());
+        const double measured = double(half.evaluations() * editsPerEvaluation);
+        QVERIFY(rewards >= measured && rewards < measured + envs * editsPerEvaluation);
         for (const auto& t : half.agent.at("rollout")) {
             const double raw = t.at("raw_reward").get<double>(), given = t.at("reward").get<double>();
             // Episode rewards come only at an episode's end; a normalised reward keeps its sign.
@@ -403,6 +421,38 @@ private Q_SLOTS:
             }
             QVERIFY(distinct.size() > 3); // different schedules, different figures: not one answer copied
         }
+    }
+
+    void episodesStartFromTheListSchedule()
+    {
+        // list_seed: the list-schedule heuristics are evaluated first, as for the other searches, and
+        // every episode starts from the best of them (sgemm_leakyrelu has one on the estimate).
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchConfig c = ppoConfig(SearchSpace::All, 40, 1, 2);
+        c.ppo.listSeed = true;
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState& s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(40));
+        QVERIFY(s.start >= 0);
+        QVERIFY(QString::fromStdString(s.history[size_t(s.start)].kind).startsWith("list:"));
+        int fromStart = 0, ppo = 0;
+        for (int i = 0; i < int(s.history.size()); ++i) {
+            const SearchEvaluation& e = s.history[size_t(i)];
+            if (QString::fromStdString(e.kind).startsWith("list:")) {
+                QCOMPARE(ppo, 0); // the list phase comes first
+                continue;
+            }
+            ++ppo;
+            QVERIFY(e.base == s.start || (e.base > s.start && s.history[size_t(e.base)].kind == "ppo"));
+            fromStart += e.base == s.start;
+        }
+        QVERIFY(ppo > 20);
+        QVERIFY(fromStart >= 4); // both environments' first episodes and their second
     }
 
     void improvesTheEstimate()

@@ -246,7 +246,15 @@ private Q_SLOTS:
         QCOMPARE(d->learningRate, 1e-3);
         QCOMPARE(d->epochs, 10);
         QCOMPARE(d->targetKl, 0.05);
-        QCOMPARE(d->stepsPerUpdate, p->stepsPerUpdate);
+        // ... and the walks the estimate table chose (docs/ppo.md): half the rollout, 4 edits per
+        // measurement, half the episodes from the best, the list schedule as the start; CuAsmRL's none.
+        QCOMPARE(d->stepsPerUpdate, p->stepsPerUpdate / 2);
+        QCOMPARE(d->editsPerEvaluation, 4);
+        QCOMPARE(p->editsPerEvaluation, 1);
+        QCOMPARE(d->startFromBest, 0.5);
+        QCOMPARE(p->startFromBest, 0.0);
+        QVERIFY(d->listSeed && !p->listSeed);
+        QCOMPARE(p->maxActions, 1024);
         QVERIFY(!ppoPreset("fast"));
         // A search configuration keeps its settings through a checkpoint.
         SearchConfig c;
@@ -265,6 +273,16 @@ private Q_SLOTS:
         auto before = searchConfigFromJson(old);
         QVERIFY(before);
         QVERIFY(before->ppo.reward == RewardMode::Step && !before->ppo.normalizeReward);
+        // ... and one from before several environments as one environment, every step measured, episodes
+        // from ptxas' schedule.
+        for (const char* key : {"num_envs", "start_from_best", "list_seed", "edits_per_evaluation"})
+            old["ppo"].erase(key);
+        auto single = searchConfigFromJson(old);
+        QVERIFY(single);
+        QCOMPARE(single->ppo.numEnvs, 1);
+        QCOMPARE(single->ppo.editsPerEvaluation, 1);
+        QCOMPARE(single->ppo.startFromBest, 0.0);
+        QVERIFY(!single->ppo.listSeed);
         c.guide = "stalls";
         QVERIFY(!c.validate());
     }
