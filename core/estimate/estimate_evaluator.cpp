@@ -6,7 +6,9 @@
 #include "core/cubin/cubin.h"
 #include "core/sass/listing.h"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace sassx::eval {
 
@@ -193,15 +195,52 @@ EvalResult EstimateEvaluator::evaluate(const Candidate& candidate, const EvalOpt
         reference = referenceRatio(*options.reference);
         if (!reference) return failedResult(failure::kError, reference.message());
     }
+    return pairedResult(candidate, *reference, options);
+}
+
+EvalResult EstimateEvaluator::pairedResult(const Candidate& candidate, double reference,
+                                           const EvalOptions& options) const
+{
     EvalResult r = resultFor(estimateOf(candidate));
     if (!options.reference || !r.timing) return r;
     // Deterministic: candidate / reference is the quotient of the two estimates, decided at once.
     TimingFigures& t = *r.timing;
-    const double q = *reference > 0 ? t.ratio.median / *reference : 0.0;
+    const double q = reference > 0 ? t.ratio.median / reference : 0.0;
     t.ratio.median = t.ratio.low = t.ratio.high = q;
     t.paired = true;
     if (options.race.enabled()) t.race = q < options.race.bar ? "won" : "dropped";
     return r;
+}
+
+std::vector<EvalResult> EstimateEvaluator::evaluateBatch(const std::vector<Candidate>& candidates,
+                                                         const EvalOptions& options)
+{
+    // Only schedules of the baseline's kernel go to threads: the model over them reads shared constant
+    // data alone, while a candidate given as bytes runs the cubin writer and nvdisasm, kept on this
+    // thread as evaluate() runs them.
+    const bool bySchedule = std::all_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+        return c.isOriginal() ||
+               (c.schedule() && c.analysis() && m_analysis &&
+                c.analysis()->listing.instructions.size() == m_analysis->listing.instructions.size());
+    });
+    constexpr size_t kMaxThreads = 8;
+    const size_t threads =
+        std::min({candidates.size(), kMaxThreads, size_t(std::max(1u, std::thread::hardware_concurrency()))});
+    if (!m_hasBaseline || !bySchedule || threads < 2) return Evaluator::evaluateBatch(candidates, options);
+    Result<double> reference = 1.0;
+    if (options.reference) reference = referenceRatio(*options.reference); // the cache: this thread only
+    if (!reference)
+        return std::vector<EvalResult>(candidates.size(), failedResult(failure::kError, reference.message()));
+    std::vector<EvalResult> out(candidates.size());
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            for (size_t i = t; i < candidates.size(); i += threads)
+                out[i] = pairedResult(candidates[i], *reference, options);
+        });
+    for (std::thread& t : pool)
+        t.join();
+    return out;
 }
 
 Result<std::vector<MetricValue>> EstimateEvaluator::metrics(const Candidate& candidate,

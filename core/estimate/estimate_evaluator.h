@@ -38,6 +38,10 @@ public:
     // interval collapses to that point (rounds = 0) and the noise floor is 0: the model is
     // deterministic.
     EvalResult evaluate(const Candidate& candidate, const EvalOptions& options = {}) override;
+    // Candidates made from schedules are estimated on several threads (a PPO run's environments, a
+    // batch of proposals), each exactly as evaluate() would: the results do not depend on the threads.
+    std::vector<EvalResult> evaluateBatch(const std::vector<Candidate>& candidates,
+                                          const EvalOptions& options = {}) override;
     // Figures named estimate__cycles, estimate__duration_us, estimate__warps_per_smsp,
     // estimate__blocks_per_sm, estimate__waves (all source "estimate"); Nsight Compute names are
     // refused: the model has no hardware counters.
@@ -61,6 +65,8 @@ private:
     Result<std::shared_ptr<const KernelAnalysis>> analyse(const std::vector<uint8_t>& cubin,
                                                           LaunchShape* shape) const;
     EvalResult resultFor(const Result<Estimate>& e) const;
+    // A candidate's result against the reference's ratio (1: the original), as evaluate() gives it.
+    EvalResult pairedResult(const Candidate& candidate, double reference, const EvalOptions& options) const;
 
     BaselineInfo m_baseline;
     LaunchSpec m_spec;

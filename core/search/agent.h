@@ -16,7 +16,7 @@
 
 namespace sassx::search {
 
-inline constexpr int kAgentAbiVersion = 3;
+inline constexpr int kAgentAbiVersion = 4;
 
 // What a step's reward is (docs/ppo.md, "Rewards"). Step: the change in speed-up the step made. Episode: 0
 // for every step but an episode's last, which gets the speed-up of the episode's final schedule over the
@@ -31,14 +31,15 @@ enum class RewardMode
 // The PPO hyper-parameters (ppo_config.h reads and writes them as JSON; docs/ppo.md documents each).
 // The defaults are the "sassx" preset: CuAsmRL's with the learning rate, the epochs and the target-KL stop
 // that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability"), episode-end
-// rewards and reward normalisation.
+// rewards and reward normalisation, and the rollout, rows, walks and starts that the estimate table
+// chose (bench/results/ppo-estimate-cpu-2026-11-27b.md).
 struct PpoSettings
 {
     double learningRate = 1e-3;
     double gamma = 0.99;
     double lambda = 0.95; // GAE
     double clip = 0.2;
-    int stepsPerUpdate = 64; // transitions collected before each update
+    int stepsPerUpdate = 32; // transitions collected before each update, all environments together
     int epochs = 10;         // passes over each rollout (at most: see targetKl)
     int minibatches = 4;
     double entropyCoef = 0.01;
@@ -46,9 +47,20 @@ struct PpoSettings
     double maxGradNorm = 0.5;
     int hidden = 64;          // width of the two hidden layers of both heads
     int episodeLength = 16;   // moves per episode from the start schedule
-    int maxActions = 1024;    // legal actions shown per step (a seeded sample when there are more)
+    int maxActions = 256;     // legal actions shown per step (a seeded sample when there are more)
     double rewardScale = 100; // reward = Δ speed-up × this (100: percentage points)
     double targetKl = 0.05;   // an update stops its epochs once approx-KL passes this (0: never)
+    // Environments played in lock-step, their N candidates measured as one batch (0: the evaluator's
+    // parallelism, one per GPU of the pool; kAutoEstimateEnvs on the estimate). docs/ppo.md.
+    int numEnvs = 0;
+    // The share of episodes that start from the run's best schedule instead of the start (exploitation).
+    double startFromBest = 0.5;
+    // Edits an episode makes between two evaluations of its schedule (1: every step is measured); an
+    // episode's last step is always measured. Rewards of the steps between are 0.
+    int editsPerEvaluation = 4;
+    // The list-schedule heuristics seed the run first, as they seed the other searches (unless the run
+    // says --no-list-seed), and episodes start from the best of them instead of ptxas' schedule.
+    bool listSeed = true;
     // Episode-end rewards by default: on the estimate they learned faster than step rewards on
     // sgemm_leakyrelu (docs/ppo.md, "Rewards"), and on a GPU they carry one measurement's noise, not two.
     RewardMode reward = RewardMode::Episode;
@@ -88,17 +100,24 @@ public:
     virtual ~ScheduleAgent() = default;
     virtual std::string describe() const = 0; // "PPO (libtorch 2.11.0), 2×64 hidden, 12,345 parameters"
 
-    // Samples an action of `obs` (a row index) with `rng` and keeps the transition for the next update.
-    virtual int act(const Observation& obs, std::mt19937_64& rng) = 0;
+    // Samples an action of `obs` (a row index) with `rng` and keeps the transition, of environment `env`
+    // (several play in lock-step: docs/ppo.md), for the next update.
+    virtual int act(const Observation& obs, std::mt19937_64& rng, int env = 0) = 0;
     // Keeps a transition whose action is already known (replaying a checkpoint's rollout).
-    virtual void replay(const Observation& obs, int action) = 0;
-    // The reward of the last action, and whether its episode ended with it.
-    virtual void reward(double r, bool episodeEnd) = 0;
-    // Transitions kept since the last update.
+    virtual void replay(const Observation& obs, int action, int env = 0) = 0;
+    // The reward of environment `env`'s last action, and whether its episode ended with it.
+    virtual void reward(double r, bool episodeEnd, int env = 0) = 0;
+    // Transitions kept since the last update, all environments together.
     virtual int pending() const = 0;
-    // PPO's update over the kept transitions; `next` is the observation after the last one (its value
-    // bootstraps an episode cut by the rollout). Shuffles minibatches with `rng`. Clears the rollout.
-    virtual UpdateStats update(const Observation& next, std::mt19937_64& rng) = 0;
+    // PPO's update over the kept transitions, GAE along each environment's own transitions; `next[e]` is
+    // environment e's observation after its last one (its value bootstraps an episode cut by the
+    // rollout; missing or empty: 0). Shuffles minibatches with `rng`. Clears the rollout.
+    virtual UpdateStats update(const std::vector<Observation>& next, std::mt19937_64& rng) = 0;
+    // One environment's.
+    UpdateStats update(const Observation& next, std::mt19937_64& rng)
+    {
+        return update(std::vector<Observation>{next}, rng);
+    }
 
     // The policy's probabilities of the rows of `obs` (no sampling, nothing kept): suggestions.
     virtual std::vector<double> probabilities(const Observation& obs) = 0;

@@ -69,6 +69,10 @@ const std::map<std::string, Field>& fields()
         {"target_kl", field(&PpoSettings::targetKl)},
         {"reward", rewardField()},
         {"normalize_reward", flag(&PpoSettings::normalizeReward)},
+        {"num_envs", field(&PpoSettings::numEnvs)},
+        {"start_from_best", field(&PpoSettings::startFromBest)},
+        {"list_seed", flag(&PpoSettings::listSeed)},
+        {"edits_per_evaluation", field(&PpoSettings::editsPerEvaluation)},
     };
     return f;
 }
@@ -85,6 +89,12 @@ Result<PpoSettings> ppoPreset(const std::string& name)
         s.targetKl = 0.0;
         s.reward = RewardMode::Step; // Δ speed-up per step, unnormalised
         s.normalizeReward = false;
+        // CuAsmRL's rollout of 64 steps, every step measured, episodes from ptxas' schedule; all rows.
+        s.stepsPerUpdate = 64;
+        s.maxActions = 1024;
+        s.editsPerEvaluation = 1;
+        s.startFromBest = 0.0;
+        s.listSeed = false;
         return s;
     }
     return makeError("unknown PPO preset '" + name + "' (known: sassx, cuasmrl)");
@@ -137,6 +147,10 @@ Status validate(const PpoSettings& s)
     if (s.maxActions < 2 || s.maxActions > 1000000) return bad("max_actions must be in [2, 1000000]");
     if (!(s.rewardScale > 0)) return bad("reward_scale must be > 0");
     if (!(s.targetKl >= 0)) return bad("target_kl cannot be negative (0: no early stop)");
+    if (s.numEnvs < 0 || s.numEnvs > 1024) return bad("num_envs must be in [0, 1024] (0: automatic)");
+    if (!(s.startFromBest >= 0 && s.startFromBest <= 1)) return bad("start_from_best must be in [0, 1]");
+    if (s.editsPerEvaluation < 1 || s.editsPerEvaluation > s.episodeLength)
+        return bad("edits_per_evaluation must be in [1, episode_length]");
     return Ok{};
 }
 

@@ -129,10 +129,16 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.guide = j.value("guide", std::string("uniform"));
         c.ppoPreset = j.value("ppo_preset", std::string("sassx"));
         if (j.contains("ppo")) {
-            // A checkpoint written before the reward settings existed ran step rewards, unnormalised.
+            // A checkpoint written before the reward settings existed ran step rewards, unnormalised ...
             PpoSettings before;
             before.reward = RewardMode::Step;
             before.normalizeReward = false;
+            // ... and, before several environments, one environment whose episodes all started from the
+            // original, with no list schedule first (strategy_ppo.cpp upgrades its state the same way).
+            before.numEnvs = 1;
+            before.startFromBest = 0.0;
+            before.listSeed = false;
+            before.editsPerEvaluation = 1;
             auto ppo = ppoSettingsFromJson(j.at("ppo"), before);
             if (!ppo) return ppo.error();
             c.ppo = *ppo;

@@ -54,6 +54,8 @@ nlohmann::json agentReport(const std::string& dir, const search::SearchState& st
                      {"settings", search::toJson(state.config.ppo)},
                      {"updates", a.value("updates", 0)},
                      {"episodes", a.value("episodes", 0)},
+                     // num_envs as the run resolved it (settings' 0: automatic; docs/ppo.md).
+                     {"num_envs", a.value("num_envs", 1)},
                      {"policy", (fs::path(dir) / "policy.pt").string()},
                      {"warm_start", warmStart.empty() ? nlohmann::json(nullptr) : nlohmann::json(warmStart)}};
     if (a.contains("learning")) j["learning"] = a.at("learning");

@@ -264,7 +264,10 @@ private Q_SLOTS:
     {
         // A short PPO run writes its policy beside the checkpoint and says so in the report; a second run
         // warm-starts from it.
-        QVERIFY(writeBytes(m_tmp.filePath("ppo.json"), R"({"steps_per_update": 16, "episode_length": 4})"));
+        // Every step measured and no list phase, so 40 evaluations are 40 transitions: two updates.
+        QVERIFY(writeBytes(m_tmp.filePath("ppo.json"),
+                           R"({"steps_per_update": 16, "episode_length": 4, "edits_per_evaluation": 1,
+                               "list_seed": false})"));
         const QString out = m_tmp.filePath("ppo");
         const CliRun r =
             runCli({"search", kSpec, "--algo", "ppo", "--space", "all", "--budget-evals", "40",

@@ -5,10 +5,12 @@
 # report.json to REPORTS/, and the table to TABLE (make_table.py).
 # usage: [EVALS=1000] [SPACE=all] [SEEDS="1"] [KERNELS="..."] [OUT=/tmp/ppo-est-table]
 #        [REPORTS=bench/results/ppo-estimate-cpu-DATE] [TABLE=REPORTS/table.md]
+#        [PPO_CONFIG=settings.json (--ppo-config; default: the preset)] [ALGOS="random ppo"]
 #        bench/search/ppo_estimate/run_table.sh
 set -euo pipefail
 BUILD=${SASSX_BUILD_DIR:-build}
 EVALS=${EVALS:-1000}; SPACE=${SPACE:-all}; SEEDS=${SEEDS:-1}; OUT=${OUT:-/tmp/ppo-est-table}
+ALGOS=${ALGOS:-random ppo}; PPO_CONFIG=${PPO_CONFIG:-}
 DATE=$(date -u +%F)
 REPORTS=${REPORTS:-bench/results/ppo-estimate-cpu-$DATE}; TABLE=${TABLE:-$REPORTS/table.md}
 if [ -z "${KERNELS:-}" ]; then
@@ -18,12 +20,14 @@ cli="$BUILD/app/cli/sassx-cli"
 mkdir -p "$OUT" "$REPORTS"
 for seed in $SEEDS; do
   for k in $KERNELS; do
-    for algo in random ppo; do
+    for algo in $ALGOS; do
       name="$k.$algo.s$seed"
       rm -rf "${OUT:?}/$name"
+      extra=()
+      if [ "$algo" = ppo ] && [ -n "$PPO_CONFIG" ]; then extra=(--ppo-config "$PPO_CONFIG"); fi
       # nice: the machine is shared; sequential: equal budgets, comparable evaluations/s.
       if nice -n 10 "$cli" search "$BUILD/samples/$k.launch.json" --algo "$algo" --space "$SPACE" \
-          --budget-evals "$EVALS" --backend estimate --seed "$seed" -o "$OUT/$name" > "$OUT/$name.log" 2>&1; then
+          --budget-evals "$EVALS" --backend estimate --seed "$seed" "${extra[@]}" -o "$OUT/$name" > "$OUT/$name.log" 2>&1; then
         cp "$OUT/$name/report.json" "$REPORTS/$name.json"
       else
         echo "$name failed: $(tail -1 "$OUT/$name.log")" >&2
@@ -33,7 +37,8 @@ for seed in $SEEDS; do
 done
 { echo "date: $(date -u +%FT%TZ)"
   echo "machine: $(uname -n), $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), no GPU"
-  echo "command: EVALS=$EVALS SPACE=$SPACE SEEDS=\"$SEEDS\" KERNELS=\"$KERNELS\" $0"
+  echo "command: EVALS=$EVALS SPACE=$SPACE SEEDS=\"$SEEDS\" KERNELS=\"$KERNELS\" PPO_CONFIG=\"$PPO_CONFIG\" $0"
+  [ -n "$PPO_CONFIG" ] && echo "ppo config: $(tr -d '\n' < "$PPO_CONFIG")"
   echo "commit: $(git rev-parse --short HEAD)"; } > "$REPORTS/env.txt"
 python3 "$(dirname "$0")/make_table.py" "$REPORTS" > "$TABLE"
 cat "$TABLE"

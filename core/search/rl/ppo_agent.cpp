@@ -39,19 +39,23 @@ std::pair<torch::Tensor, torch::Tensor> PpoAgent::tensors(const Observation& obs
     return {a, s};
 }
 
-void PpoAgent::keep(torch::Tensor actions, torch::Tensor state, int action, const torch::Tensor& logProbs)
+void PpoAgent::keep(torch::Tensor actions, torch::Tensor state, int action, int env,
+                    const torch::Tensor& logProbs)
 {
     torch::NoGradGuard guard;
     Transition t;
+    t.env = env;
     t.logProb = logProbs[action].item<float>();
     t.value = m_net->value(state).item<float>();
     t.actions = std::move(actions);
     t.state = std::move(state);
     t.action = action;
+    if (env >= int(m_lastOf.size())) m_lastOf.resize(size_t(env) + 1, -1);
+    m_lastOf[size_t(env)] = int(m_rollout.size());
     m_rollout.push_back(std::move(t));
 }
 
-int PpoAgent::act(const Observation& obs, std::mt19937_64& rng)
+int PpoAgent::act(const Observation& obs, std::mt19937_64& rng, int env)
 {
     auto [a, s] = tensors(obs);
     torch::Tensor logp;
@@ -64,11 +68,11 @@ int PpoAgent::act(const Observation& obs, std::mt19937_64& rng)
     }
     // Sampled with the search's engine, not torch's: the run's seed and checkpoint fix every draw.
     const int action = int(std::discrete_distribution<size_t>(p.begin(), p.end())(rng));
-    keep(std::move(a), std::move(s), action, logp);
+    keep(std::move(a), std::move(s), action, env, logp);
     return action;
 }
 
-void PpoAgent::replay(const Observation& obs, int action)
+void PpoAgent::replay(const Observation& obs, int action, int env)
 {
     auto [a, s] = tensors(obs);
     torch::Tensor logp;
@@ -76,14 +80,15 @@ void PpoAgent::replay(const Observation& obs, int action)
         torch::NoGradGuard guard;
         logp = torch::log_softmax(m_net->logits(a, s), 0);
     }
-    keep(std::move(a), std::move(s), action, logp);
+    keep(std::move(a), std::move(s), action, env, logp);
 }
 
-void PpoAgent::reward(double r, bool episodeEnd)
+void PpoAgent::reward(double r, bool episodeEnd, int env)
 {
-    if (m_rollout.empty()) return;
-    m_rollout.back().reward = float(r);
-    m_rollout.back().end = episodeEnd;
+    if (env < 0 || env >= int(m_lastOf.size()) || m_lastOf[size_t(env)] < 0) return;
+    Transition& t = m_rollout[size_t(m_lastOf[size_t(env)])];
+    t.reward = float(r);
+    t.end = episodeEnd;
 }
 
 std::vector<double> PpoAgent::probabilities(const Observation& obs)
@@ -153,28 +158,32 @@ double PpoAgent::minibatchStep(const std::vector<size_t>& batch, const std::vect
     return ((ratio - 1).abs() > clip).to(torch::kFloat64).mean().item<double>();
 }
 
-UpdateStats PpoAgent::update(const Observation& next, std::mt19937_64& rng)
+UpdateStats PpoAgent::update(const std::vector<Observation>& next, std::mt19937_64& rng)
 {
     UpdateStats stats;
     const size_t n = m_rollout.size();
     if (n == 0) return stats;
-    // GAE over the rollout; an episode cut by the rollout bootstraps from the next observation's value.
-    float nextValue = 0;
-    if (next.stateDim == m_stateDim && !next.state.empty()) {
-        torch::NoGradGuard guard;
-        nextValue = m_net->value(tensors(next).second).item<float>();
-    }
+    // GAE along each environment's own transitions (interleaved in the rollout when several play in
+    // lock-step); an episode cut by the rollout bootstraps from that environment's next observation.
     std::vector<float> advantages(n), returns(n);
     const double gamma = effectiveGamma(m_settings);
-    float last = 0;
-    for (size_t k = n; k-- > 0;) {
-        const Transition& t = m_rollout[k];
-        const float nonTerminal = t.end ? 0.0f : 1.0f;
-        const float v1 = k + 1 < n ? m_rollout[k + 1].value : nextValue;
-        const float delta = t.reward + float(gamma) * v1 * nonTerminal - t.value;
-        last = delta + float(gamma * m_settings.lambda) * nonTerminal * last;
-        advantages[k] = last;
-        returns[k] = last + t.value;
+    for (size_t env = 0; env < m_lastOf.size(); ++env) {
+        float v1 = 0;
+        if (env < next.size() && next[env].stateDim == m_stateDim && !next[env].state.empty()) {
+            torch::NoGradGuard guard;
+            v1 = m_net->value(tensors(next[env]).second).item<float>();
+        }
+        float last = 0;
+        for (size_t k = n; k-- > 0;) {
+            const Transition& t = m_rollout[k];
+            if (size_t(t.env) != env) continue;
+            const float nonTerminal = t.end ? 0.0f : 1.0f;
+            const float delta = t.reward + float(gamma) * v1 * nonTerminal - t.value;
+            last = delta + float(gamma * m_settings.lambda) * nonTerminal * last;
+            advantages[k] = last;
+            returns[k] = last + t.value;
+            v1 = t.value;
+        }
     }
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
@@ -211,6 +220,7 @@ UpdateStats PpoAgent::update(const Observation& next, std::mt19937_64& rng)
     }
     stats.explainedVariance = varRet > 0 ? 1.0 - varRes / varRet : 0.0;
     m_rollout.clear();
+    m_lastOf.clear();
     stats.updates = ++m_updates;
     return stats;
 }
@@ -256,6 +266,7 @@ std::string PpoAgent::load(const std::string& bytes, bool withOptimizer)
             m_updates = int(d[4].item<int64_t>());
         }
         m_rollout.clear();
+        m_lastOf.clear();
         return {};
     } catch (const std::exception& e) {
         std::string what = e.what();

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fstream>
 
@@ -28,7 +29,7 @@ const QString kSample = QStringLiteral("sgemm_leakyrelu");
 #define REQUIRE_PLUGIN()                                                                                     \
     if (auto path = ppoPluginPath(); !path) QSKIP(path.message().c_str())
 
-SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1)
+SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1, int envs = 1)
 {
     SearchConfig c;
     c.algorithm = Algorithm::Ppo;
@@ -37,8 +38,41 @@ SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1)
     c.seed = seed;
     c.ppo.stepsPerUpdate = 32;
     c.ppo.episodeLength = 8;
+    c.ppo.numEnvs = envs;
+    // Every step measured, episodes from ptxas' schedule: the tests below follow their bases, and set
+    // these where they test them.
+    c.ppo.listSeed = false;
+    c.ppo.startFromBest = 0.0;
+    c.ppo.editsPerEvaluation = 1;
+    c.ppo.maxActions = 1024;
     return c;
 }
+
+// The engine's evaluator, with a record of every call's batch size, and a parallelism and kind of its
+// own (a pool of GPUs as the automatic num_envs sees it).
+class CountingEvaluator : public CandidateEvaluator
+{
+public:
+    CountingEvaluator(CandidateEvaluator& inner, int parallel = 1, std::string kind = {})
+        : m_inner(inner), m_parallel(parallel), m_kind(std::move(kind))
+    {
+    }
+    std::vector<eval::EvalResult> evaluate(const std::vector<Schedule>& schedules,
+                                           const EvalRequest& request) override
+    {
+        batches.push_back(int(schedules.size()));
+        return m_inner.evaluate(schedules, request);
+    }
+    int parallelism() const override { return m_parallel; }
+    double noiseFloor() const override { return m_inner.noiseFloor(); }
+    std::string sourceKind() const override { return m_kind.empty() ? m_inner.sourceKind() : m_kind; }
+    std::vector<int> batches;
+
+private:
+    CandidateEvaluator& m_inner;
+    int m_parallel;
+    std::string m_kind;
+};
 
 std::unique_ptr<ScheduleAgent> agentFor(const SearchConfig& c)
 {
@@ -79,18 +113,21 @@ private Q_SLOTS:
     void everyStepIsLegal_data()
     {
         QTest::addColumn<int>("space");
-        QTest::newRow("mem") << int(SearchSpace::Mem);
-        QTest::newRow("all+control") << int(SearchSpace::AllControl);
-        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled);
+        QTest::addColumn<int>("envs");
+        QTest::newRow("mem") << int(SearchSpace::Mem) << 1;
+        QTest::newRow("all+control") << int(SearchSpace::AllControl) << 1;
+        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled) << 1;
+        QTest::newRow("all+control, 4 environments") << int(SearchSpace::AllControl) << 4;
     }
     void everyStepIsLegal()
     {
         REQUIRE_PLUGIN();
         REQUIRE_SAMPLE(kSample);
         QFETCH(int, space);
+        QFETCH(int, envs);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
-        const SearchConfig c = ppoConfig(SearchSpace(space), 70);
+        const SearchConfig c = ppoConfig(SearchSpace(space), 70, 1, envs);
         SearchEngine engine(f->kernel->checker(), *f->evaluator);
         engine.setAgent(agentFor(c));
         QVERIFY(engine.start(c));
@@ -98,13 +135,17 @@ private Q_SLOTS:
         QCOMPARE(s.evaluations(), int64_t(70));
         QCOMPARE(s.refusedByCheck, 0);
         QVERIFY(s.agent.value("updates", 0) >= 2);
-        QVERIFY(s.agent.value("episodes", 0) >= 8);
+        // 70 evaluations in episodes of 8 edits: 8 episodes, or two for each of 4 environments.
+        QVERIFY(s.agent.value("episodes", 0) >= (envs == 1 ? 8 : 2 * envs));
+        QCOMPARE(s.agent.at("num_envs").get<int>(), envs);
         for (int i = 0; i < int(s.history.size()); ++i) {
             const SearchEvaluation& e = s.history[size_t(i)];
             QCOMPARE(QString::fromStdString(e.kind), QStringLiteral("ppo"));
             QVERIFY(e.figures.ok);
-            // Episodes walk from ptxas' schedule: a base is the original or the step before.
-            QVERIFY(e.base == -1 || e.base == i - 1);
+            // Episodes walk from ptxas' schedule: a base is the original or the environment's step before
+            // (in lock-step, every environment's move measured: `envs` evaluations back).
+            QVERIFY2(e.base == -1 || e.base == i - envs,
+                     qPrintable(QStringLiteral("step %1 base %2").arg(i).arg(e.base)));
             auto schedule = f->kernel->schedule(s.editsOf(i));
             QVERIFY2(schedule, schedule ? "" : schedule.message().c_str());
             QVERIFY2(f->kernel->checker().check(*schedule).legal(),
@@ -118,20 +159,36 @@ private Q_SLOTS:
     void reproducibleAndResumesExactly_data()
     {
         // Both reward modes, normalised: the running statistics of the return travel in the checkpoint.
+        // Several environments: each one's episode and return travel in the checkpoint, its transitions
+        // carry its index, and episodes that start from the best draw with the search's engine.
         QTest::addColumn<int>("reward");
-        QTest::newRow("step rewards") << int(RewardMode::Step);
-        QTest::newRow("episode rewards") << int(RewardMode::Episode);
+        QTest::addColumn<int>("envs");
+        QTest::addColumn<double>("fromBest");
+        QTest::addColumn<int>("editsPerEvaluation");
+        QTest::newRow("step rewards") << int(RewardMode::Step) << 1 << 0.0 << 1;
+        QTest::newRow("episode rewards") << int(RewardMode::Episode) << 1 << 0.0 << 1;
+        QTest::newRow("4 environments, episode rewards") << int(RewardMode::Episode) << 4 << 0.0 << 1;
+        QTest::newRow("3 environments, step rewards, from the best")
+            << int(RewardMode::Step) << 3 << 0.5 << 1;
+        // Walks between evaluations: the unmeasured edits travel in the checkpoint.
+        QTest::newRow("2 environments, 2 edits per evaluation, from the best")
+            << int(RewardMode::Episode) << 2 << 0.5 << 2;
     }
     void reproducibleAndResumesExactly()
     {
         REQUIRE_PLUGIN();
         REQUIRE_SAMPLE(kSample);
         QFETCH(int, reward);
+        QFETCH(int, envs);
+        QFETCH(double, fromBest);
+        QFETCH(int, editsPerEvaluation);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
-        SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5);
+        SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5, envs);
         c.ppo.reward = RewardMode(reward);
         c.ppo.normalizeReward = true;
+        c.ppo.startFromBest = fromBest;
+        c.ppo.editsPerEvaluation = editsPerEvaluation;
         auto straight = [&] {
             SearchEngine engine(f->kernel->checker(), *f->evaluator);
             engine.setAgent(agentFor(c));
@@ -140,8 +197,12 @@ private Q_SLOTS:
         };
         const SearchState one = straight();
         QCOMPARE(trajectory(straight()), trajectory(one));
+        // Each evaluation measures the walk since the environment's last one: edits_per_evaluation edits.
+        for (const SearchEvaluation& e : one.history)
+            QVERIFY(int(e.edits.size()) >= editsPerEvaluation);
 
-        // Stopped 45 evaluations in: 13 transitions into the second rollout.
+        // Stopped 45 evaluations in (with several environments, at the end of that lock-step): 13 to 15
+        // transitions into the second rollout.
         std::atomic_bool stop{false};
         SearchControl control;
         control.stop = &stop;
@@ -156,12 +217,21 @@ private Q_SLOTS:
             QVERIFY(engine.start(c));
             half = engine.run(cb, control);
         }
-        QCOMPARE(half.evaluations(), int64_t(45));
+        QVERIFY(half.evaluations() >= 45 && half.evaluations() < 45 + envs);
         QVERIFY(!half.agent.at("rollout").empty());
+        QCOMPARE(half.agent.at("envs").size(), size_t(envs));
+        QCOMPARE(half.agent.at("reward_norm").at("return").size(), size_t(envs));
+        std::set<int> envsSeen;
+        for (const auto& t : half.agent.at("rollout"))
+            envsSeen.insert(t.at("env").get<int>());
+        QCOMPARE(int(envsSeen.size()), envs);
         // The estimate has no noise floor: rewards keep reward_scale's units.
         QCOMPARE(half.agent.at("reward_unit").get<double>(), c.ppo.rewardScale);
-        // Every step's reward joined the normaliser's statistics (the count starts at 1e-4).
-        QCOMPARE(std::round(half.agent.at("reward_norm").at("count").get<double>()), 45.0);
+        // Every step's reward joined the normaliser's statistics (the count starts at 1e-4): one per
+        // evaluation, and with walks between evaluations the unmeasured steps too.
+        const double rewards = std::round(half.agent.at("reward_norm").at("count").get<double>());
+        const double measured = double(half.evaluations() * editsPerEvaluation);
+        QVERIFY(rewards >= measured && rewards < measured + envs * editsPerEvaluation);
         for (const auto& t : half.agent.at("rollout")) {
             const double raw = t.at("raw_reward").get<double>(), given = t.at("reward").get<double>();
             // Episode rewards come only at an episode's end; a normalised reward keeps its sign.
@@ -173,7 +243,7 @@ private Q_SLOTS:
         QVERIFY(back);
         back->agentBytes = half.agentBytes;
         SearchEngine engine(f->kernel->checker(), *f->evaluator);
-        SearchConfig other = ppoConfig(SearchSpace::AllControl, 90, 77);
+        SearchConfig other = ppoConfig(SearchSpace::AllControl, 90, 77, 1);
         other.ppo = c.ppo;
         engine.setAgent(agentFor(other)); // weights come from the file
         QVERIFY(engine.resume(std::move(*back)));
@@ -183,6 +253,206 @@ private Q_SLOTS:
         QCOMPARE(trajectory(resumed), trajectory(one));
         QCOMPARE(resumed.agent.at("updates"), one.agent.at("updates"));
         QCOMPARE(resumed.agent.at("reward_norm").dump(), one.agent.at("reward_norm").dump());
+    }
+
+    void checkpointOfOneEnvironmentResumesAsItRan()
+    {
+        // A checkpoint written before several environments existed (one episode at the top level of the
+        // agent's state, one return, rollout records without an environment, settings without num_envs
+        // or start_from_best) resumes as the run it came from continues.
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = ppoConfig(SearchSpace::All, 80, 4, 1);
+        auto run = [&](const SearchCallbacks& cb = {}, const SearchControl& control = {}) {
+            SearchEngine engine(f->kernel->checker(), *f->evaluator);
+            engine.setAgent(agentFor(c));
+            if (!engine.start(c)) qFatal("start");
+            return engine.run(cb, control);
+        };
+        const SearchState one = run();
+        std::atomic_bool stop{false};
+        SearchControl control;
+        control.stop = &stop;
+        SearchCallbacks cb;
+        cb.onEvaluation = [&](const SearchEvaluation&, const SearchStatus& st) {
+            if (st.evaluations >= 37) stop = true;
+        };
+        const SearchState half = run(cb, control);
+        QCOMPARE(half.evaluations(), int64_t(37));
+        nlohmann::json j = toJson(half);
+        nlohmann::json& a = j.at("agent");
+        const nlohmann::json env = a.at("envs").at(0);
+        QVERIFY(env.at("step").get<int>() > 0); // mid-episode
+        a["episode_step"] = env.at("step");
+        a["episode_base"] = env.at("base");
+        a["episode_speedup"] = env.at("speedup");
+        a.erase("envs");
+        a.erase("num_envs");
+        a["reward_norm"]["return"] = a.at("reward_norm").at("return").at(0);
+        for (auto& t : a.at("rollout"))
+            t.erase("env");
+        j.at("config").at("ppo").erase("num_envs");
+        j.at("config").at("ppo").erase("start_from_best");
+        auto back = searchStateFromJson(j);
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QCOMPARE(back->config.ppo.numEnvs, 1);
+        back->agentBytes = half.agentBytes;
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.resume(std::move(*back)));
+        const SearchState resumed = engine.run();
+        QCOMPARE(trajectory(resumed), trajectory(one));
+        QCOMPARE(resumed.agent.at("reward_norm").dump(), one.agent.at("reward_norm").dump());
+
+        // A checkpoint whose environments disagree with its count is refused in one line.
+        nlohmann::json broken = toJson(half);
+        broken["agent"]["num_envs"] = 3;
+        auto bad = searchStateFromJson(broken);
+        QVERIFY(bad);
+        bad->agentBytes = half.agentBytes;
+        SearchEngine refused(f->kernel->checker(), *f->evaluator);
+        refused.setAgent(agentFor(c));
+        const Status st = refused.resume(std::move(*bad));
+        QVERIFY(!st);
+        QVERIFY2(st.message().find("num_envs") != std::string::npos &&
+                     st.message().find('\n') == std::string::npos,
+                 st.message().c_str());
+    }
+
+    void aLockStepIsOneBatch()
+    {
+        // Every environment's candidate of a lock-step reaches the evaluator in one call (a pool measures
+        // them on its GPUs at once); the last lock-step moves only as many environments as evaluations
+        // are left, so the budget is met exactly.
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = ppoConfig(SearchSpace::All, 42, 2, 4);
+        CountingEvaluator counting(*f->evaluator);
+        SearchEngine engine(f->kernel->checker(), counting);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState& s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(42));
+        std::vector<int> expected(10, 4);
+        expected.push_back(2);
+        QCOMPARE(counting.batches, expected);
+        // steps_per_update counts transitions of all environments: 32 = 8 lock-steps of 4.
+        QCOMPARE(s.agent.at("learning").size(), size_t(1));
+        QCOMPARE(s.agent.at("learning").at(0).at("evaluations").get<int64_t>(), int64_t(32));
+
+        // num_envs 0: one environment per GPU of the pool, 8 on the estimate.
+        SearchConfig autoEnvs = c;
+        autoEnvs.ppo.numEnvs = 0;
+        autoEnvs.budgetEvals = 6;
+        CountingEvaluator pool(*f->evaluator, 3, "measured");
+        SearchEngine onPool(f->kernel->checker(), pool);
+        onPool.setAgent(agentFor(autoEnvs));
+        QVERIFY(onPool.start(autoEnvs));
+        QCOMPARE(onPool.run().agent.at("num_envs").get<int>(), 3);
+        QCOMPARE(pool.batches, (std::vector<int>{3, 3}));
+        SearchEngine onEstimate(f->kernel->checker(), *f->evaluator);
+        onEstimate.setAgent(agentFor(autoEnvs));
+        QVERIFY(onEstimate.start(autoEnvs));
+        QCOMPARE(onEstimate.run().agent.at("num_envs").get<int>(), 8);
+    }
+
+    void episodesStartFromTheBest()
+    {
+        // start_from_best 1: after the first episode every episode starts from the best schedule found
+        // before it (the original while there is none), and its first evaluation is based on it.
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchConfig c = ppoConfig(SearchSpace::All, 60, 1, 1);
+        c.ppo.episodeLength = 4;
+        c.ppo.startFromBest = 1.0;
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState& s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(60));
+        int best = -1, fromBest = 0;
+        for (int i = 0; i < int(s.history.size()); ++i) {
+            const SearchEvaluation& e = s.history[size_t(i)];
+            if (i % 4 == 0) {
+                QCOMPARE(e.base, best);
+                fromBest += best >= 0;
+            } else {
+                QCOMPARE(e.base, i - 1);
+            }
+            if (e.best) best = i;
+        }
+        QVERIFY(fromBest >= 5);
+    }
+
+    void estimateBatchIsEstimatedAsOneByOne()
+    {
+        // The estimate backend estimates a batch on several threads; each figure equals the one a
+        // candidate gets alone, against the original and paired against a reference.
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const EditProposer p(f->kernel->checker(), SearchSpace::All);
+        std::mt19937_64 rng(11);
+        std::vector<Schedule> schedules;
+        for (int k = 0; k < 13; ++k) {
+            Schedule s = Schedule::identity(f->kernel->analysis());
+            p.propose(s, rng, 1 + k % 6);
+            schedules.push_back(s);
+        }
+        EvalRequest plain;
+        EvalRequest paired;
+        paired.reference = &schedules[3];
+        for (const EvalRequest& r : {plain, paired}) {
+            const auto batch = f->evaluator->evaluate(schedules, r);
+            QCOMPARE(batch.size(), schedules.size());
+            std::set<double> distinct;
+            for (size_t k = 0; k < schedules.size(); ++k) {
+                const auto alone = f->evaluator->evaluate({schedules[k]}, r);
+                QVERIFY(batch[k].timing && alone[0].timing);
+                QCOMPARE(batch[k].timing->ratio.median, alone[0].timing->ratio.median);
+                QCOMPARE(batch[k].timing->paired, alone[0].timing->paired);
+                distinct.insert(batch[k].timing->ratio.median);
+            }
+            QVERIFY(distinct.size() > 3); // different schedules, different figures: not one answer copied
+        }
+    }
+
+    void episodesStartFromTheListSchedule()
+    {
+        // list_seed: the list-schedule heuristics are evaluated first, as for the other searches, and
+        // every episode starts from the best of them (sgemm_leakyrelu has one on the estimate).
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchConfig c = ppoConfig(SearchSpace::All, 40, 1, 2);
+        c.ppo.listSeed = true;
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState& s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(40));
+        QVERIFY(s.start >= 0);
+        QVERIFY(QString::fromStdString(s.history[size_t(s.start)].kind).startsWith("list:"));
+        int fromStart = 0, ppo = 0;
+        for (int i = 0; i < int(s.history.size()); ++i) {
+            const SearchEvaluation& e = s.history[size_t(i)];
+            if (QString::fromStdString(e.kind).startsWith("list:")) {
+                QCOMPARE(ppo, 0); // the list phase comes first
+                continue;
+            }
+            ++ppo;
+            QVERIFY(e.base == s.start || (e.base > s.start && s.history[size_t(e.base)].kind == "ppo"));
+            fromStart += e.base == s.start;
+        }
+        QVERIFY(ppo > 20);
+        QVERIFY(fromStart >= 4); // both environments' first episodes and their second
     }
 
     void improvesTheEstimate()

@@ -196,6 +196,18 @@ private Q_SLOTS:
                                           << "'reward' takes";
         QTest::newRow("normalise flag") << R"({"normalize_reward": 1})"
                                         << "takes true or false";
+        QTest::newRow("environments") << R"({"num_envs": 4, "start_from_best": 0.25})"
+                                      << "";
+        QTest::newRow("automatic environments") << R"({"num_envs": 0})"
+                                                << "";
+        QTest::newRow("negative environments") << R"({"num_envs": -1})"
+                                               << "num_envs must be in [0, 1024]";
+        QTest::newRow("too many environments") << R"({"num_envs": 5000})"
+                                               << "num_envs must be in [0, 1024]";
+        QTest::newRow("environments as text") << R"({"num_envs": "all"})"
+                                              << "'num_envs' takes a number";
+        QTest::newRow("start from best range") << R"({"start_from_best": 1.5})"
+                                               << "start_from_best must be in [0, 1]";
         QTest::newRow("not object") << "[1]"
                                     << "JSON object";
     }
@@ -234,7 +246,15 @@ private Q_SLOTS:
         QCOMPARE(d->learningRate, 1e-3);
         QCOMPARE(d->epochs, 10);
         QCOMPARE(d->targetKl, 0.05);
-        QCOMPARE(d->stepsPerUpdate, p->stepsPerUpdate);
+        // ... and the walks the estimate table chose (docs/ppo.md): half the rollout, 4 edits per
+        // measurement, half the episodes from the best, the list schedule as the start; CuAsmRL's none.
+        QCOMPARE(d->stepsPerUpdate, p->stepsPerUpdate / 2);
+        QCOMPARE(d->editsPerEvaluation, 4);
+        QCOMPARE(p->editsPerEvaluation, 1);
+        QCOMPARE(d->startFromBest, 0.5);
+        QCOMPARE(p->startFromBest, 0.0);
+        QVERIFY(d->listSeed && !p->listSeed);
+        QCOMPARE(p->maxActions, 1024);
         QVERIFY(!ppoPreset("fast"));
         // A search configuration keeps its settings through a checkpoint.
         SearchConfig c;
@@ -253,6 +273,16 @@ private Q_SLOTS:
         auto before = searchConfigFromJson(old);
         QVERIFY(before);
         QVERIFY(before->ppo.reward == RewardMode::Step && !before->ppo.normalizeReward);
+        // ... and one from before several environments as one environment, every step measured, episodes
+        // from ptxas' schedule.
+        for (const char* key : {"num_envs", "start_from_best", "list_seed", "edits_per_evaluation"})
+            old["ppo"].erase(key);
+        auto single = searchConfigFromJson(old);
+        QVERIFY(single);
+        QCOMPARE(single->ppo.numEnvs, 1);
+        QCOMPARE(single->ppo.editsPerEvaluation, 1);
+        QCOMPARE(single->ppo.startFromBest, 0.0);
+        QVERIFY(!single->ppo.listSeed);
         c.guide = "stalls";
         QVERIFY(!c.validate());
     }
