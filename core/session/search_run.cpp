@@ -24,14 +24,6 @@ using search::SpeedupFigures;
 
 namespace {
 
-std::string historyCsv(const SearchState& s)
-{
-    std::string out = search::historyCsvHeader();
-    for (const auto& e : s.history)
-        out += search::historyCsvRow(e);
-    return out;
-}
-
 std::string pct(double ratioUnits)
 {
     char b[32];
@@ -380,7 +372,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     const std::string bytesStr(bytes.begin(), bytes.end());
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"best.cubin", bytesStr},
                                      {"best.json", best.toJson().dump(2) + "\n"},
-                                     {"history.csv", historyCsv(state)},
+                                     {"history.csv", search::SearchStateWriter().historyCsv(state)},
                                      {"report.json", report.json.dump(2) + "\n"},
                                      {"diff.html", diffToHtml(*diff)}})
         if (Status s = writeFileAtomically((dir / name).string(), text); !s) return s.error();

@@ -3,7 +3,7 @@
 // (KernelWorkspace::write), and framing it as a worker request (base64 and JSON, as
 // GpuEvaluator::evaluateBatch does with the candidate and its reference). The search prepares a batch's
 // candidates one after another before the pool measures them, so this cost does not shrink with more
-// GPUs (docs/search.md, "Checkpoints" and bench/results/multigpu-*).
+// GPUs (docs/evaluator.md, "Requests").
 //
 // usage: sassx-candidate-prep SPEC.json [--n 200] [--edits 8]
 #include "core/eval/launch_spec.h"
