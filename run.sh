@@ -17,8 +17,10 @@ APT_PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev n
 TEST_APT_PACKAGES=(slurm-wlm munge)
 
 # Optional: libtorch for the PPO plug-in (--algo ppo). Without it everything else builds and runs, and
-# the PPO tests skip with the reason.
-OPTIONAL_APT_PACKAGES=(libtorch-dev)
+# the PPO tests skip with the reason. OpenBLAS (single-threaded) takes over Debian's libblas.so.3, which
+# libtorch calls: with the reference BLAS it links, the agent's matrix products were 73% of a PPO run and
+# the agent 4.5x slower (docs/ppo.md, "Agent cost").
+OPTIONAL_APT_PACKAGES=(libtorch-dev libopenblas0-serial)
 
 log() { printf '[run.sh] %s\n' "$*" >&2; }
 

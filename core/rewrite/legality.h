@@ -66,6 +66,26 @@ public:
     std::vector<uint32_t> legalTargets(const Schedule& current, uint32_t pos) const;
     // Every legal single move (from position, to position) of the current schedule, computed in one pass.
     std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
+    // Single moves of one schedule tested one (from, to) pair at a time, by the same rules as
+    // legalTargets and legalMoves (which are built on it): for a search that needs a sample of the legal
+    // moves rather than all of them (EditProposer::sampleActions). Holds references to both arguments.
+    class MoveTester
+    {
+    public:
+        MoveTester(const LegalityChecker& checker, const Schedule& current);
+        // Positions the instruction at `from` may reach before distances and scoreboards are weighed
+        // (its block, its dependencies, walls): [first, second], empty when first > second.
+        std::pair<uint32_t, uint32_t> range(uint32_t from) const;
+        bool legal(uint32_t from, uint32_t to) const;
+
+    private:
+        const LegalityChecker& m_checker;
+        const Schedule& m_current;
+        std::vector<uint32_t> m_pos;
+        std::vector<std::vector<int>> m_cycles; // per block: issue cycle of each position, then the end
+        mutable std::vector<std::pair<uint32_t, uint32_t>> m_ranges; // per position, computed on demand
+        mutable std::vector<bool> m_rangeKnown;
+    };
 
     // Every single control edit of the current schedule in `space` that keeps it legal: yield flips
     // (Edit::control(pos, {}, newYield, {}); a flip to Y0 of an instruction with reuse flags clears them
@@ -151,6 +171,10 @@ private:
     void computeCrossBlockDistances();
     std::vector<uint32_t> targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
                                      const std::vector<int>& blockCycles, uint32_t position) const;
+    std::pair<uint32_t, uint32_t> targetRange(const Schedule& current, const std::vector<uint32_t>& pos,
+                                              uint32_t position) const;
+    bool targetLegal(const Schedule& current, const std::vector<uint32_t>& pos,
+                     const std::vector<int>& blockCycles, uint32_t position, uint32_t target) const;
     bool reuseValid(const Schedule& s, uint32_t instruction, uint32_t position, uint8_t flags) const;
 
     std::shared_ptr<const KernelAnalysis> m_analysis;

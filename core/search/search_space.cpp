@@ -1,6 +1,7 @@
 #include "core/search/search_space.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace sassx::search {
 
@@ -250,6 +251,94 @@ std::vector<Edit> EditProposer::legalActions(const Schedule& schedule) const
     if (spaceHasControl(m_space)) {
         const auto& control = controlEditsOf(schedule);
         out.insert(out.end(), control.begin(), control.end());
+    }
+    return out;
+}
+
+namespace {
+
+// A uniform subset of `max` of `all`, kept in order, fixed by `seed`.
+std::vector<Edit> subsetOf(std::vector<Edit> all, size_t max, uint64_t seed)
+{
+    if (all.size() <= max) return all;
+    std::vector<size_t> idx(all.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::mt19937_64 rng(seed);
+    std::shuffle(idx.begin(), idx.end(), rng);
+    idx.resize(max);
+    std::sort(idx.begin(), idx.end());
+    std::vector<Edit> kept;
+    kept.reserve(max);
+    for (size_t i : idx)
+        kept.push_back(all[i]);
+    return kept;
+}
+
+} // namespace
+
+std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t max, uint64_t seed) const
+{
+    if (m_space == SearchSpace::Rescheduled || !spaceHasMoves(m_space))
+        return subsetOf(legalActions(schedule), max, seed);
+    // Candidates, in legalActions' order: every target in each position's range (LegalityChecker::
+    // MoveTester::range: block, dependencies and walls), legal or not, then the control edits (all
+    // legal). The first `max` legal ones of a seeded random order of the candidates are a uniform
+    // subset of the legal actions; with fewer than `max` legal, every candidate is tested.
+    const LegalityChecker::MoveTester tester(m_checker, schedule);
+    const auto& insts = m_checker.analysis().listing.instructions;
+    const bool memoryOnly = m_space == SearchSpace::Mem;
+    std::vector<uint32_t> from;
+    std::vector<size_t> firstOf; // index of each position's first candidate
+    size_t moves = 0;
+    for (uint32_t p = 0; p < schedule.order.size(); ++p) {
+        if (memoryOnly && !insts[schedule.order[p]].isMemory()) continue;
+        const auto [lo, hi] = tester.range(p);
+        if (lo > hi) continue;
+        const size_t n = hi - lo + 1 - ((p >= lo && p <= hi) ? 1 : 0);
+        if (n == 0) continue;
+        from.push_back(p);
+        firstOf.push_back(moves);
+        moves += n;
+    }
+    static const std::vector<Edit> kNone;
+    const std::vector<Edit>& control = spaceHasControl(m_space) ? controlEditsOf(schedule) : kNone;
+    const size_t total = moves + control.size();
+    auto moveAt = [&](size_t k) {
+        const size_t j = size_t(std::upper_bound(firstOf.begin(), firstOf.end(), k) - firstOf.begin()) - 1;
+        const uint32_t p = from[j];
+        uint32_t t = tester.range(p).first + uint32_t(k - firstOf[j]);
+        if (t >= p) ++t; // the position itself is not a target
+        return std::pair<uint32_t, uint32_t>(p, t);
+    };
+    auto legal = [&](size_t k) {
+        if (k >= moves) return true;
+        const auto [p, t] = moveAt(k);
+        return tester.legal(p, t);
+    };
+    std::vector<size_t> kept;
+    if (total <= max) {
+        for (size_t k = 0; k < total; ++k)
+            if (legal(k)) kept.push_back(k);
+    } else {
+        // A Fisher-Yates shuffle drawn only as far as needed.
+        std::vector<size_t> order(total);
+        std::iota(order.begin(), order.end(), 0);
+        std::mt19937_64 rng(seed);
+        for (size_t i = 0; i < total && kept.size() < max; ++i) {
+            std::swap(order[i], order[std::uniform_int_distribution<size_t>(i, total - 1)(rng)]);
+            if (legal(order[i])) kept.push_back(order[i]);
+        }
+        std::sort(kept.begin(), kept.end());
+    }
+    std::vector<Edit> out;
+    out.reserve(kept.size());
+    for (size_t k : kept) {
+        if (k >= moves) {
+            out.push_back(control[k - moves]);
+            continue;
+        }
+        const auto [p, t] = moveAt(k);
+        out.push_back(Edit::move(p, t));
     }
     return out;
 }

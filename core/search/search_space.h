@@ -54,6 +54,11 @@ public:
     // its order is legal (orderTargets, up to 32 positions away); applyAction derives its codes and may
     // still refuse it.
     std::vector<Edit> legalActions(const Schedule& schedule) const;
+    // A uniformly drawn subset of `max` legal actions (all of them when there are at most `max`), in
+    // legalActions' order, fixed by `seed`. Moves are drawn from every position's reachable range and
+    // tested one at a time (LegalityChecker::MoveTester) until `max` pass, so a kernel with thousands of
+    // legal moves is not enumerated whole for the few hundred an agent is shown.
+    std::vector<Edit> sampleActions(const Schedule& schedule, size_t max, uint64_t seed) const;
     // Applies one action of legalActions(schedule) as the search replays it (reuse fix-up after a
     // move; derived codes in the rescheduled space) and returns the edits applied, empty when the
     // rescheduled space could not derive codes for it (`schedule` is then unchanged).

@@ -232,22 +232,10 @@ PpoStrategy::PpoView PpoStrategy::observeEpisode(const SearchEngine& eng, const 
     const PpoSettings& p = eng.state().config.ppo;
     PpoView v;
     v.subsetSeed = subsetSeed;
-    v.actions = eng.proposer().legalActions(s);
-    if (int(v.actions.size()) > p.maxActions) {
-        // A sample seeded by the schedule's hash (scheduleHash), kept in action order: the same schedule
-        // shows the same rows whenever it is met, so a row keeps its meaning between visits; the seed
-        // is also in the rollout record, so a replay draws the same rows.
-        std::vector<size_t> idx(v.actions.size());
-        std::iota(idx.begin(), idx.end(), 0);
-        std::mt19937_64 sub(subsetSeed);
-        std::shuffle(idx.begin(), idx.end(), sub);
-        idx.resize(size_t(p.maxActions));
-        std::sort(idx.begin(), idx.end());
-        std::vector<Edit> kept;
-        for (size_t i : idx)
-            kept.push_back(v.actions[i]);
-        v.actions = std::move(kept);
-    }
+    // A sample seeded by the schedule's hash (scheduleHash), kept in action order: the same schedule
+    // shows the same rows whenever it is met, so a row keeps its meaning between visits; the seed is
+    // also in the rollout record, so a replay draws the same rows.
+    v.actions = eng.proposer().sampleActions(s, size_t(p.maxActions), subsetSeed);
     v.observation = m_features->observe(s, v.actions, double(step) / double(p.episodeLength), speedup);
     return v;
 }

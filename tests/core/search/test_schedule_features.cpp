@@ -8,7 +8,9 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <map>
+#include <random>
 #include <set>
 
 using namespace sassx;
@@ -73,6 +75,65 @@ private Q_SLOTS:
                 n += a.kind == Edit::Kind::Move;
             QCOMPARE(n, checker.legalMoves(s, SearchSpace(space) == SearchSpace::Mem).size());
         }
+    }
+
+    // The agent's rows (EditProposer::sampleActions) are drawn from every position's reachable range and
+    // tested one at a time; they must be exactly the legal actions when there are few enough, and
+    // otherwise a subset of them, in their order, fixed by the seed and uniform over them (a sampler that
+    // drew from the untested candidates would over-show control edits, which are all legal).
+    void sampledActionsAreAUniformSubsetOfTheLegalOnes_data() { actionsAreTheLegalEditsOfTheSpace_data(); }
+    void sampledActionsAreAUniformSubsetOfTheLegalOnes()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const EditProposer p(f->kernel->checker(), SearchSpace(space));
+        Schedule s = Schedule::identity(f->kernel->analysis());
+        std::mt19937_64 rng(7);
+        p.propose(s, rng, 6); // away from ptxas' schedule
+        const auto all = p.legalActions(s);
+        QVERIFY(all.size() > 40);
+        QVERIFY(p.sampleActions(s, all.size(), 3) == all);
+        QVERIFY(p.sampleActions(s, all.size() + 100, 3) == all);
+        const size_t max = 20;
+        std::map<std::vector<uint32_t>, size_t> where; // an action's index in `all`
+        auto key = [](const Edit& e) {
+            return std::vector<uint32_t>{
+                uint32_t(e.kind),    e.from, e.to, e.at, e.stall.value_or(99), e.yield.value_or(99),
+                e.reuse.value_or(99)};
+        };
+        for (size_t k = 0; k < all.size(); ++k)
+            where[key(all[k])] = k;
+        size_t moves = 0, drawn = 0;
+        std::set<std::vector<size_t>> distinct;
+        const int seeds = 300;
+        for (int seed = 0; seed < seeds; ++seed) {
+            const auto sample = p.sampleActions(s, max, uint64_t(seed));
+            QCOMPARE(sample.size(), max);
+            QVERIFY(p.sampleActions(s, max, uint64_t(seed)) == sample);
+            std::vector<size_t> idx;
+            for (const Edit& e : sample) {
+                auto it = where.find(key(e));
+                QVERIFY2(it != where.end(), qPrintable("not legal: " + QString::fromStdString(e.describe())));
+                QVERIFY(idx.empty() || it->second > idx.back()); // in legalActions' order
+                idx.push_back(it->second);
+                moves += e.kind == Edit::Kind::Move;
+                ++drawn;
+            }
+            distinct.insert(idx);
+        }
+        QVERIFY(distinct.size() > size_t(seeds) * 9 / 10);
+        size_t allMoves = 0;
+        for (const Edit& e : all)
+            allMoves += e.kind == Edit::Kind::Move;
+        // The share of moves shown matches the legal set's: 6,000 draws put the share within ~0.7 points
+        // (one standard deviation) of it; 4 points is far outside chance.
+        const double shown = double(moves) / double(drawn), legal = double(allMoves) / double(all.size());
+        QVERIFY2(std::abs(shown - legal) < 0.04,
+                 qPrintable(QStringLiteral("moves: %1 of the rows shown, %2 of the legal actions")
+                                .arg(shown)
+                                .arg(legal)));
     }
 
     void rowsDescribeTheEditedInstructions()
