@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Table of one ppo_compare run directory (run_device.sh): per contender, the best's final figure from
+fresh worker processes with its interval and noise floor, time to best, the best so far at fixed times
+(history.csv: the search's own figure of each new best), evaluations, and PPO's learning.
+usage: summary.py DIR   (DIR holds ppo-warm/, ppo-cold/, climb/, random/, env.txt)"""
+import csv, json, os, sys
+
+ORDER = ["ppo-warm", "ppo-cold", "climb", "random"]
+
+
+def best_by(history, seconds):
+    """The search's figure of the newest best at or before `seconds` (1.0: none yet)."""
+    best = 1.0
+    for row in history:
+        if float(row["seconds"]) > seconds:
+            break
+        if row.get("best") == "1":
+            best = float(row["speedup"])
+    return best
+
+
+def main(root):
+    env = open(os.path.join(root, "env.txt")).read() if os.path.exists(os.path.join(root, "env.txt")) else ""
+    budget = next((float(w.split("=")[1]) for line in env.splitlines() for w in line.split()
+                    if w.startswith("BUDGET=")), 360.0)
+    marks = sorted({budget / 6, budget / 3, budget / 2, budget})
+    head = ["contender", "best: final figure (fresh processes) [interval]", "noise floor", "time to best",
+            *[f"best by {m:g} s" for m in marks], "evaluations", "PPO updates, entropy first → last"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name in ORDER:
+        d = os.path.join(root, name)
+        try:
+            r = json.load(open(os.path.join(d, "report.json")))
+        except (OSError, ValueError):
+            print(f"| {name} | no report (see {name}/log) |" + " |" * (len(head) - 2))
+            continue
+        history = []
+        try:
+            with open(os.path.join(d, "history.csv")) as f:
+                history = list(csv.DictReader(f))
+        except OSError:
+            pass
+        b = r.get("best") or {}
+        fin = b.get("final") or {}
+        if r.get("improved") and fin:
+            final = f"{fin['speedup']:.4f}× [{fin['low']:.4f}, {fin['high']:.4f}] ({fin.get('instances')} processes)"
+            floor = f"{100 * fin.get('noise_floor', 0):.2f}%"
+            ttb = f"{r.get('time_to_best_s', 0):.0f} s"
+        else:
+            final, floor, ttb = "none above the original", "–", "–"
+        at = [f"{best_by(history, m):.4f}×" for m in marks]
+        p = r.get("ppo") or {}
+        L = p.get("learning") or []
+        learn = f"{len(L)}, {L[0]['entropy']:.2f} → {L[-1]['entropy']:.2f}" if L else "–"
+        print(f"| {name} | {final} | {floor} | {ttb} | " + " | ".join(at) + f" | {r.get('evaluations')} | {learn} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
