@@ -117,6 +117,44 @@ std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::
     return {};
 }
 
+std::vector<Edit> EditProposer::controlEditsByBlock(const Schedule& schedule, ControlSpace space) const
+{
+    // A block's legal control edits depend on its own order and control bits only (legality.h,
+    // legalControlEdits: cycles, reuse pairs and scoreboard spacing are per block); the instruction
+    // after it is in the key too, to be safe about reuse pairs at the boundary. So a move, which
+    // changes one block, leaves the others' edits as they were, and several environments walking from
+    // one start keep meeting the same blocks. The key is the block's whole content, compared exactly.
+    const auto& blocks = m_checker.analysis().cfg.blocks;
+    const uint32_t n = uint32_t(schedule.order.size());
+    auto packed = [](const Control& c) {
+        return uint32_t(c.stall) | uint32_t(c.yield) << 4 | uint32_t(c.wbar) << 5 | uint32_t(c.rbar) << 8 |
+               uint32_t(c.wait) << 11 | uint32_t(c.reuse) << 17;
+    };
+    std::vector<Edit> out;
+    for (const auto& b : blocks) {
+        std::vector<uint32_t> key;
+        key.reserve(2 * (b.size() + 1) + 1);
+        key.push_back(uint32_t(b.index));
+        for (uint32_t q = b.first; q < std::min(b.end + 1, n); ++q) {
+            const uint32_t i = schedule.order[q];
+            key.push_back(i);
+            key.push_back(packed(schedule.control[i]));
+        }
+        auto it = m_blockControl.find(key);
+        if (it == m_blockControl.end()) {
+            std::vector<uint32_t> positions(b.size());
+            std::iota(positions.begin(), positions.end(), b.first);
+            // Bounded: a long run meets many block contents; dropping all is simplest and rare.
+            if (m_blockControl.size() >= 4096) m_blockControl.clear();
+            it = m_blockControl
+                     .emplace(std::move(key), m_checker.legalControlEdits(schedule, space, positions))
+                     .first;
+        }
+        out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+    return out;
+}
+
 const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) const
 {
     const ControlSpace cs = m_space == SearchSpace::Yield         ? ControlSpace::Yield
@@ -148,7 +186,7 @@ const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) 
             return m_cachedControl;
         }
     }
-    m_cachedControl = m_checker.legalControlEdits(schedule, cs);
+    m_cachedControl = controlEditsByBlock(schedule, cs);
     m_cachedFor = schedule;
     m_cacheValid = true;
     return m_cachedControl;

@@ -6,6 +6,7 @@
 #include "core/rewrite/legality.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -81,6 +82,7 @@ private:
     std::optional<Edit> proposeControl(Schedule& schedule, std::mt19937_64& rng,
                                        std::vector<Edit>& candidates) const;
     const std::vector<Edit>& controlEditsOf(const Schedule& schedule) const;
+    std::vector<Edit> controlEditsByBlock(const Schedule& schedule, ControlSpace space) const;
 
     const LegalityChecker& m_checker;
     SearchSpace m_space;
@@ -90,6 +92,8 @@ private:
     mutable Schedule m_cachedFor;
     mutable std::vector<Edit> m_cachedControl;
     mutable bool m_cacheValid = false;
+    // Legal control edits per block content (controlEditsByBlock).
+    mutable std::map<std::vector<uint32_t>, std::vector<Edit>> m_blockControl;
 };
 
 } // namespace sassx::search

@@ -42,7 +42,7 @@ run() { # NAME GPU ARGS...
     --backend "$BACKEND" --space "$SPACE" --seed "$SEED" --budget-time "${BUDGET}s" -o "$R/$name/out" "$@" \
     > "$R/$name/log" 2>&1
   echo "$name rc=$?" >> "$R"/runs.txt
-  cp "$R/$name/out/report.json" "$R/$name/out/history.csv" "$R/$name/" 2>/dev/null
+  cp "$R/$name/out/report.json" "$R/$name/out/history.csv" "$R/$name/out/policy.pt" "$R/$name/" 2>/dev/null
   rm -rf "$R/$name/out"
 }
 run ppo-warm 0 --algo ppo --policy "$policy" &

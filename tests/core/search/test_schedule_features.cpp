@@ -136,6 +136,42 @@ private Q_SLOTS:
                                 .arg(legal)));
     }
 
+    // The proposer keeps each block's legal control edits by the block's content (a move changes one
+    // block): whatever it has met before, its answer for a schedule must be the checker's own.
+    void controlEditsKeptPerBlockAreTheCheckers_data()
+    {
+        QTest::addColumn<int>("space");
+        QTest::addColumn<int>("control");
+        QTest::newRow("all+control") << int(SearchSpace::AllControl) << int(ControlSpace::YieldAndReuse);
+        QTest::newRow("rescheduled") << int(SearchSpace::Rescheduled) << int(ControlSpace::All);
+    }
+    void controlEditsKeptPerBlockAreTheCheckers()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        QFETCH(int, control);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const LegalityChecker& checker = f->kernel->checker();
+        const EditProposer p(checker, SearchSpace(space));
+        const Schedule start = Schedule::identity(f->kernel->analysis());
+        // Four walkers from one start, met in turn, as lock-step environments are.
+        std::vector<Schedule> walkers(4, start);
+        std::mt19937_64 rng(11);
+        int compared = 0;
+        for (int step = 0; step < 6; ++step)
+            for (Schedule& w : walkers) {
+                p.propose(w, rng, 2);
+                std::vector<Edit> mine;
+                for (const Edit& e : p.legalActions(w))
+                    if (e.kind == Edit::Kind::Control) mine.push_back(e);
+                QVERIFY(mine == checker.legalControlEdits(w, ControlSpace(control)));
+                QVERIFY(!mine.empty());
+                ++compared;
+            }
+        QCOMPARE(compared, 24);
+    }
+
     void rowsDescribeTheEditedInstructions()
     {
         REQUIRE_SAMPLE(kSample);
