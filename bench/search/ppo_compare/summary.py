@@ -56,5 +56,31 @@ def main(root):
         print(f"| {name} | {final} | {floor} | {ttb} | " + " | ".join(at) + f" | {r.get('evaluations')} | {learn} |")
 
 
+def first_reaching(history, target):
+    """Seconds at which the search's newest best first reached `target` (None: never)."""
+    for row in history:
+        if row.get("best") == "1" and float(row["speedup"]) >= target:
+            return float(row["seconds"])
+    return None
+
+
+def warm_against_cold(root):
+    """When each PPO run first reached the other's final best (both in the search's own figures)."""
+    runs = {}
+    for name in ("ppo-warm", "ppo-cold"):
+        try:
+            with open(os.path.join(root, name, "history.csv")) as f:
+                runs[name] = list(csv.DictReader(f))
+        except OSError:
+            return
+    best = {n: max([float(r["speedup"]) for r in h if r.get("best") == "1"] or [1.0]) for n, h in runs.items()}
+    for a, b in (("ppo-warm", "ppo-cold"), ("ppo-cold", "ppo-warm")):
+        t = first_reaching(runs[a], best[b]) if best[b] > 1.0 else None
+        when = f"at {t:.0f} s" if t is not None else "never"
+        print(f"\n{a} reached {b}'s best ({best[b]:.4f}×, search figure) {when}.", end="")
+    print()
+
+
 if __name__ == "__main__":
     main(sys.argv[1])
+    warm_against_cold(sys.argv[1])
