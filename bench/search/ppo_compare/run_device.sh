@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# PPO on the GPU against the default search and random search (docs/ppo.md, "On the GPU"): on KERNEL,
+# PPO on the GPU against the default search and random search (docs/ppo.md, "Evidence"): on KERNEL,
 # four runs side by side, one per GPU of a four-GPU host, with the same space, seed and time budget:
-#   ppo-warm  PPO from the policy pretrained on the estimate over the other samples (.deps/ppo-pretrained/KERNEL.pt,
-#             bench/search/ppo_compare/pretrain_all.sh), then trained online;
+#   ppo-warm  PPO from the policy pretrained on the estimate over the other samples, then trained online:
+#             .deps/ppo-pretrained/KERNEL.pt, made by `HELD_OUT=KERNEL SPACE=all+control PRE_EVALS=600
+#             OUT=/tmp/pre/KERNEL bench/search/ppo_estimate/pretrain.sh` (its /tmp/pre/KERNEL/pretrained.pt);
 #   ppo-cold  PPO from a fresh policy;
 #   climb     the default search;
 #   random    random search.
 # Each run's best gets its final figure from fresh worker processes (--final-processes). Needs
 # .deps/gpusuite.tar.xz (bench/gpu_suite/pack.sh), carried; builds the PPO plug-in against the machine's
 # libtorch first (bench/search/build_ppo_plugin.sh; kept in .deps/ppo-plugin for the next call).
-# Writes $OUT/ppo-compare-KERNEL.tar.xz (report.json, history.csv and log of each run, env.txt, table.md).
+# Writes $OUT/ppo-compare-KERNEL.tar.xz (report.json, history.csv, policy.pt and log of each run, env.txt,
+# table.md). Results: bench/results/ppo-device-compare-2026-11-27.md.
 # Usage: KERNEL=attention_fwd BUDGET=360 OUT=$OUT bash bench/search/ppo_compare/run_device.sh
 # (a dry run without a GPU: SUITE=DIR (bin/, data/ as pack.sh lays them out) BACKEND=estimate
 #  SASSX_PPO_PLUGIN=build/.../libsassx_ppo.so BUDGET=20 ...)
