@@ -344,8 +344,9 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
     auto moveAt = [&](size_t k) {
         const size_t j = size_t(std::upper_bound(firstOf.begin(), firstOf.end(), k) - firstOf.begin()) - 1;
         const uint32_t p = from[j];
-        uint32_t t = tester.range(p).first + uint32_t(k - firstOf[j]);
-        if (t >= p) ++t; // the position itself is not a target
+        const auto [lo, hi] = tester.range(p);
+        uint32_t t = lo + uint32_t(k - firstOf[j]);
+        if (p >= lo && p <= hi && t >= p) ++t; // the position itself is not a target (as `n` above)
         return std::pair<uint32_t, uint32_t>(p, t);
     };
     auto legal = [&](size_t k) {
