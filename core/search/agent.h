@@ -16,7 +16,7 @@
 
 namespace sassx::search {
 
-inline constexpr int kAgentAbiVersion = 4;
+inline constexpr int kAgentAbiVersion = 5;
 
 // What a step's reward is (docs/ppo.md, "Rewards"). Step: the change in speed-up the step made. Episode: 0
 // for every step but an episode's last, which gets the speed-up of the episode's final schedule over the
@@ -61,6 +61,10 @@ struct PpoSettings
     // The list-schedule heuristics seed the run first, as they seed the other searches (unless the run
     // says --no-list-seed), and episodes start from the best of them instead of ptxas' schedule.
     bool listSeed = true;
+    // An episode keeps an evaluated step only when it is faster than the episode's schedule before it
+    // (by the noise floor on a GPU); otherwise the episode stays where it was, and the step's reward is
+    // still what it would have changed. Off: every step is taken, better or worse (CuAsmRL's walk).
+    bool improvingOnly = false;
     // Episode-end rewards by default: on the estimate they learned faster than step rewards on
     // sgemm_leakyrelu (docs/ppo.md, "Rewards"), and on a GPU they carry one measurement's noise, not two.
     RewardMode reward = RewardMode::Episode;

@@ -73,6 +73,7 @@ const std::map<std::string, Field>& fields()
         {"start_from_best", field(&PpoSettings::startFromBest)},
         {"list_seed", flag(&PpoSettings::listSeed)},
         {"edits_per_evaluation", field(&PpoSettings::editsPerEvaluation)},
+        {"improving_only", flag(&PpoSettings::improvingOnly)},
     };
     return f;
 }
@@ -95,6 +96,7 @@ Result<PpoSettings> ppoPreset(const std::string& name)
         s.editsPerEvaluation = 1;
         s.startFromBest = 0.0;
         s.listSeed = false;
+        s.improvingOnly = false;
         return s;
     }
     return makeError("unknown PPO preset '" + name + "' (known: sassx, cuasmrl)");

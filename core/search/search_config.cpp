@@ -139,6 +139,8 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
             before.startFromBest = 0.0;
             before.listSeed = false;
             before.editsPerEvaluation = 1;
+            // ... and, before improving_only, walks that took every step.
+            before.improvingOnly = false;
             auto ppo = ppoSettingsFromJson(j.at("ppo"), before);
             if (!ppo) return ppo.error();
             c.ppo = *ppo;

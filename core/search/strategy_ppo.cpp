@@ -307,6 +307,16 @@ double PpoStrategy::rewardOf(SearchEngine& eng, int env, double raw, bool end)
     return p.normalizeReward ? normalised(a["reward_norm"], env, effectiveGamma(p), raw, end) : raw;
 }
 
+// Whether an episode walks on from an evaluated step: always, unless improving_only, where the step must
+// be faster than the schedule it left (deterministic figures: clearly, at the printed precision; measured
+// ones: by more than the run's noise floor, both figures being paired against the original).
+bool keeps(const SearchEngine& eng, const SpeedupFigures& f, double current)
+{
+    if (!eng.state().config.ppo.improvingOnly) return true;
+    if (f.rounds == 0) return f.clearlyAbove(current);
+    return f.speedup > current * (1.0 + eng.evaluator().noiseFloor());
+}
+
 std::optional<PpoStrategy::Move> PpoStrategy::choose(SearchEngine& eng, int env)
 {
     const nlohmann::json& e = eng.state().agent.at("envs").at(size_t(env));
@@ -359,8 +369,14 @@ void PpoStrategy::learn(SearchEngine& eng, const Move& m, const eval::EvalResult
     if (result) {
         SearchEvaluation& e = eng.record(m.candidate, "ppo", *result, 0.0);
         evaluated = e.step;
-        if (e.figures.ok) {
-            e.outcome = Outcome::Accepted; // every action is taken: the episode walks on from it
+        if (e.figures.ok && !keeps(eng, e.figures, m.speedup)) {
+            // improving_only: the episode goes back to its last evaluated schedule; the reward is what
+            // the step would have changed, so the agent still learns which edits lose.
+            raw = e.figures.speedup - m.speedup;
+            ep["edits"] = nlohmann::json::array();
+            m_envSchedules[size_t(m.env)] = eng.scheduleOf(m.base);
+        } else if (e.figures.ok) {
+            e.outcome = Outcome::Accepted; // the action is taken: the episode walks on from it
             raw = e.figures.speedup - m.speedup;
             finalSpeedup = e.figures.speedup;
             ep["base"] = e.step;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PPO on the GPU against the default search and random search (docs/ppo.md, "Evidence"): on KERNEL,
-# four runs side by side, one per GPU of a four-GPU host, with the same space, seed and time budget:
+# runs side by side, one per GPU (four on a four-GPU host; CONTENDERS picks fewer), with the same space, seed and time budget:
 #   ppo-warm  PPO from the policy pretrained on the estimate over the other samples, then trained online:
 #             .deps/ppo-pretrained/KERNEL.pt, made by `HELD_OUT=KERNEL SPACE=all+control PRE_EVALS=600
 #             OUT=/tmp/pre/KERNEL bench/search/ppo_estimate/pretrain.sh` (its /tmp/pre/KERNEL/pretrained.pt);
@@ -12,7 +12,8 @@
 # libtorch first (bench/search/build_ppo_plugin.sh; kept in .deps/ppo-plugin for the next call).
 # Writes $OUT/ppo-compare-KERNEL.tar.xz (report.json, history.csv, policy.pt and log of each run, env.txt,
 # table.md). Results: bench/results/ppo-device-compare-2026-11-27.md.
-# Usage: KERNEL=attention_fwd BUDGET=360 OUT=$OUT bash bench/search/ppo_compare/run_device.sh
+# Usage: KERNEL=attention_fwd BUDGET=360 [CONTENDERS="ppo-warm climb"] [PPO_CONFIG=file]
+#          [STOP_AFTER=seconds | RESUME=1] OUT=$OUT bash bench/search/ppo_compare/run_device.sh
 # (a dry run without a GPU: SUITE=DIR (bin/, data/ as pack.sh lays them out) BACKEND=estimate
 #  SASSX_PPO_PLUGIN=build/.../libsassx_ppo.so BUDGET=20 ...)
 set -uo pipefail
@@ -28,7 +29,7 @@ export SASSX_PPO_PLUGIN=${SASSX_PPO_PLUGIN:-$PWD/.deps/ppo-plugin/libsassx_ppo.s
 export SASSX_RESOURCES=$PWD/resources QT_QPA_PLATFORM=offscreen
 [ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 { date -u +%FT%TZ; cat "$D"/commit.txt; git rev-parse --short HEAD 2>/dev/null
-  echo "KERNEL=$K BUDGET=$BUDGET SPACE=$SPACE SEED=$SEED BACKEND=$BACKEND"
+  echo "KERNEL=$K BUDGET=$BUDGET SPACE=$SPACE SEED=$SEED BACKEND=$BACKEND CONTENDERS=${CONTENDERS:-all four} PPO_CONFIG=${PPO_CONFIG:-preset} STOP_AFTER=${STOP_AFTER:-0} RESUME=${RESUME:-0}"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
   python3 -c "import torch; print('torch', torch.__version__)"; nproc; } > "$R"/env.txt 2>&1
 policy=${POLICIES:-$PWD/.deps/ppo-pretrained}/$K.pt
@@ -37,20 +38,38 @@ policy=${POLICIES:-$PWD/.deps/ppo-pretrained}/$K.pt
 "$D"/bin/sassx-cli search "$D/data/$K.launch.json" --algo ppo --backend estimate --space "$SPACE" \
   --budget-evals 4 --policy "$policy" -o /tmp/policy-check > "$R"/policy-check.log 2>&1
 echo "policy check rc=$?" >> "$R"/env.txt
+# A run longer than one device call (10 minutes at most) is split: the first call passes STOP_AFTER=S,
+# which stops each search gracefully after S seconds (SIGTERM: the CLI checkpoints, as Ctrl-C does) and
+# keeps its directory in RUNS (git-ignored; it stays on the device machine while it is held); the next
+# call passes RESUME=1 and the same BUDGET, and each search continues its checkpoint exactly
+# (--resume: its own settings and policy) until its whole budget, counted across the calls, is spent.
+RUNS=${RUNS:-$PWD/.deps/ppo-compare-runs}; RESUME=${RESUME:-0}; STOP_AFTER=${STOP_AFTER:-0}
 run() { # NAME GPU ARGS...
   local name=$1 g=$2; shift 2
+  local dir="$RUNS/$K.s$SEED.$name" limit=$((BUDGET + 300))
   mkdir -p "$R/$name"
-  CUDA_VISIBLE_DEVICES=$g timeout $((BUDGET + 300)) "$D"/bin/sassx-cli search "$D/data/$K.launch.json" \
-    --backend "$BACKEND" --space "$SPACE" --seed "$SEED" --budget-time "${BUDGET}s" -o "$R/$name/out" "$@" \
+  [ "$STOP_AFTER" -gt 0 ] && limit=$STOP_AFTER
+  if [ "$RESUME" = 1 ]; then set -- --resume; else rm -rf "$dir"; fi
+  CUDA_VISIBLE_DEVICES=$g timeout -s TERM -k 120 $limit "$D"/bin/sassx-cli search "$D/data/$K.launch.json" \
+    --backend "$BACKEND" --space "$SPACE" --seed "$SEED" --budget-time "${BUDGET}s" -o "$dir" "$@" \
     > "$R/$name/log" 2>&1
   echo "$name rc=$?" >> "$R"/runs.txt
-  cp "$R/$name/out/report.json" "$R/$name/out/history.csv" "$R/$name/out/policy.pt" "$R/$name/" 2>/dev/null
-  rm -rf "$R/$name/out"
+  cp "$dir/report.json" "$dir/history.csv" "$dir/policy.pt" "$R/$name/" 2>/dev/null
+  [ "$STOP_AFTER" -gt 0 ] || rm -rf "$dir"
 }
-run ppo-warm 0 --algo ppo --policy "$policy" &
-run ppo-cold 1 --algo ppo &
-run climb 2 --algo climb &
-run random 3 --algo random &
+# CONTENDERS: which runs, in the order of the GPUs they get (a two-GPU host runs two of them at a time).
+# PPO_CONFIG: a --ppo-config file for both PPO runs (default: the preset).
+ppo_extra=(); [ -n "${PPO_CONFIG:-}" ] && ppo_extra=(--ppo-config "$PPO_CONFIG")
+g=0
+for c in ${CONTENDERS:-ppo-warm ppo-cold climb random}; do
+  case $c in
+    ppo-warm) run ppo-warm $g --algo ppo --policy "$policy" "${ppo_extra[@]}" & ;;
+    ppo-cold) run ppo-cold $g --algo ppo "${ppo_extra[@]}" & ;;
+    climb|random) run $c $g --algo $c & ;;
+    *) echo "unknown contender $c" >&2 ;;
+  esac
+  g=$((g + 1))
+done
 wait
 python3 "$(dirname "$0")"/summary.py "$R" | tee "$R"/table.md
 tar cJf "$OUT"/ppo-compare-$K.tar.xz -C "$OUT" ppo-compare-$K && rm -rf "$R"

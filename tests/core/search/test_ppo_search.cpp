@@ -165,14 +165,19 @@ private Q_SLOTS:
         QTest::addColumn<int>("envs");
         QTest::addColumn<double>("fromBest");
         QTest::addColumn<int>("editsPerEvaluation");
-        QTest::newRow("step rewards") << int(RewardMode::Step) << 1 << 0.0 << 1;
-        QTest::newRow("episode rewards") << int(RewardMode::Episode) << 1 << 0.0 << 1;
-        QTest::newRow("4 environments, episode rewards") << int(RewardMode::Episode) << 4 << 0.0 << 1;
+        QTest::addColumn<bool>("improvingOnly");
+        QTest::newRow("step rewards") << int(RewardMode::Step) << 1 << 0.0 << 1 << false;
+        QTest::newRow("episode rewards") << int(RewardMode::Episode) << 1 << 0.0 << 1 << false;
+        QTest::newRow("4 environments, episode rewards")
+            << int(RewardMode::Episode) << 4 << 0.0 << 1 << false;
         QTest::newRow("3 environments, step rewards, from the best")
-            << int(RewardMode::Step) << 3 << 0.5 << 1;
+            << int(RewardMode::Step) << 3 << 0.5 << 1 << false;
         // Walks between evaluations: the unmeasured edits travel in the checkpoint.
         QTest::newRow("2 environments, 2 edits per evaluation, from the best")
-            << int(RewardMode::Episode) << 2 << 0.5 << 2;
+            << int(RewardMode::Episode) << 2 << 0.5 << 2 << false;
+        // Steps that lose are undone: where each environment stands travels in the checkpoint.
+        QTest::newRow("3 environments, 2 edits per evaluation, improving only")
+            << int(RewardMode::Episode) << 3 << 0.5 << 2 << true;
     }
     void reproducibleAndResumesExactly()
     {
@@ -182,9 +187,11 @@ private Q_SLOTS:
         QFETCH(int, envs);
         QFETCH(double, fromBest);
         QFETCH(int, editsPerEvaluation);
+        QFETCH(bool, improvingOnly);
         auto f = SearchFixture::open(kSample);
         QVERIFY2(f->error.empty(), f->error.c_str());
         SearchConfig c = ppoConfig(SearchSpace::AllControl, 90, 5, envs);
+        c.ppo.improvingOnly = improvingOnly;
         c.ppo.reward = RewardMode(reward);
         c.ppo.normalizeReward = true;
         c.ppo.startFromBest = fromBest;
@@ -388,6 +395,43 @@ private Q_SLOTS:
             if (e.best) best = i;
         }
         QVERIFY(fromBest >= 5);
+    }
+
+    void improvingOnlyUndoesTheStepsThatLose()
+    {
+        // improving_only: an evaluated step is kept (and the next one based on it) exactly when it is
+        // faster than the schedule the episode stood on; otherwise the episode stays there.
+        REQUIRE_PLUGIN();
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchConfig c = ppoConfig(SearchSpace::All, 120, 3, 1);
+        c.ppo.episodeLength = 6;
+        c.ppo.improvingOnly = true;
+        SearchEngine engine(f->kernel->checker(), *f->evaluator);
+        engine.setAgent(agentFor(c));
+        QVERIFY(engine.start(c));
+        const SearchState& s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(120));
+        int kept = 0, undone = 0;
+        int stand = -1; // the evaluation the episode stands on (-1: ptxas' schedule)
+        double standSpeedup = 1.0;
+        for (int i = 0; i < int(s.history.size()); ++i) {
+            const SearchEvaluation& e = s.history[size_t(i)];
+            if (i % 6 == 0) stand = -1, standSpeedup = 1.0; // every step measured: 6 per episode
+            QCOMPARE(e.base, stand);
+            const bool faster = e.figures.speedup > standSpeedup * (1.0 + 5e-5);
+            QCOMPARE(e.outcome == Outcome::Accepted, faster);
+            if (faster) {
+                stand = i;
+                standSpeedup = e.figures.speedup;
+                ++kept;
+            } else {
+                ++undone;
+            }
+        }
+        QVERIFY2(kept > 0 && undone > 0,
+                 qPrintable(QStringLiteral("%1 kept, %2 undone").arg(kept).arg(undone)));
     }
 
     void estimateBatchIsEstimatedAsOneByOne()

@@ -305,6 +305,10 @@ private Q_SLOTS:
                                               << "'num_envs' takes a number";
         QTest::newRow("start from best range") << R"({"start_from_best": 1.5})"
                                                << "start_from_best must be in [0, 1]";
+        QTest::newRow("improving only") << R"({"improving_only": true, "edits_per_evaluation": 2})"
+                                        << "";
+        QTest::newRow("improving only as number") << R"({"improving_only": 1})"
+                                                  << "takes true or false";
         QTest::newRow("not object") << "[1]"
                                     << "JSON object";
     }
@@ -372,7 +376,8 @@ private Q_SLOTS:
         QVERIFY(before->ppo.reward == RewardMode::Step && !before->ppo.normalizeReward);
         // ... and one from before several environments as one environment, every step measured, episodes
         // from ptxas' schedule.
-        for (const char* key : {"num_envs", "start_from_best", "list_seed", "edits_per_evaluation"})
+        for (const char* key :
+             {"num_envs", "start_from_best", "list_seed", "edits_per_evaluation", "improving_only"})
             old["ppo"].erase(key);
         auto single = searchConfigFromJson(old);
         QVERIFY(single);
@@ -380,6 +385,7 @@ private Q_SLOTS:
         QCOMPARE(single->ppo.editsPerEvaluation, 1);
         QCOMPARE(single->ppo.startFromBest, 0.0);
         QVERIFY(!single->ppo.listSeed);
+        QVERIFY(!single->ppo.improvingOnly);
         c.guide = "stalls";
         QVERIFY(!c.validate());
     }
