@@ -44,6 +44,7 @@ SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1, int 
     c.ppo.listSeed = false;
     c.ppo.startFromBest = 0.0;
     c.ppo.editsPerEvaluation = 1;
+    c.ppo.improvingOnly = false;
     c.ppo.maxActions = 1024;
     return c;
 }
