@@ -77,6 +77,11 @@ void EditProposer::setGuide(std::vector<double> weights)
     for (uint32_t i : m_movable)
         w.push_back(i < m_guide.size() ? m_guide[i] : 0.0);
     m_movableDraw = std::discrete_distribution<size_t>(w.begin(), w.end());
+    const size_t n = m_checker.analysis().listing.instructions.size();
+    std::vector<double> all(n, 0.0);
+    for (size_t i = 0; i < n && i < m_guide.size(); ++i)
+        all[i] = m_guide[i];
+    m_guideDraw = std::discrete_distribution<size_t>(all.begin(), all.end());
 }
 
 uint32_t EditProposer::drawMovable(std::mt19937_64& rng) const
@@ -223,19 +228,57 @@ std::optional<Edit> EditProposer::proposeControl(Schedule& schedule, std::mt1993
     return e;
 }
 
+std::optional<Edit> EditProposer::proposeControlAfterMove(Schedule& schedule, std::mt19937_64& rng,
+                                                          std::vector<uint32_t>& edited) const
+{
+    const ControlSpace cs =
+        m_space == SearchSpace::Rescheduled ? ControlSpace::All : ControlSpace::YieldAndReuse;
+    // The most edits legalControlEdits gives one instruction: a yield flip, a stall decrease (All only)
+    // and one flip per reuse slot (core/rewrite/control_edits.cpp).
+    const size_t most = cs == ControlSpace::All ? 6 : 5;
+    const uint32_t n = uint32_t(schedule.order.size());
+    if (n == 0) return std::nullopt;
+    // Bounded: a kernel whose instructions mostly have no legal control edit would otherwise spin; the
+    // caller's retries draw again.
+    for (int tries = 0; tries < 64; ++tries) {
+        const uint32_t inst = m_guide.empty() ? std::uniform_int_distribution<uint32_t>(0, n - 1)(rng)
+                                              : uint32_t(m_guideDraw(rng));
+        if (inst >= n || std::find(edited.begin(), edited.end(), inst) != edited.end()) continue;
+        const uint32_t p = schedule.positionOf()[inst];
+        const auto edits = m_checker.legalControlEdits(schedule, cs, {p});
+        if (edits.empty() ||
+            std::uniform_int_distribution<size_t>(1, most)(rng) > std::min(edits.size(), most))
+            continue;
+        const Edit e = edits[std::uniform_int_distribution<size_t>(0, edits.size() - 1)(rng)];
+        Control& c = schedule.control[inst];
+        if (e.stall) c.stall = *e.stall;
+        if (e.yield) c.yield = *e.yield;
+        if (e.reuse) c.reuse = *e.reuse;
+        edited.push_back(inst);
+        return e;
+    }
+    return std::nullopt;
+}
+
 std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng, int count) const
 {
     std::vector<Edit> applied;
     std::uniform_int_distribution<int> coin(0, 1);
     std::vector<Edit> control;
     bool controlFresh = false; // `control` lists the legal control edits of `schedule` as it is now
+    bool moved = false;        // a move changed `schedule`: control edits are drawn without the list
+    std::vector<uint32_t> editedSinceMove;
     // A draw can find nothing (an instruction with no legal target): a few retries per wanted edit.
     for (int tries = 0; int(applied.size()) < count && tries < count * 8; ++tries) {
         bool wantControl = m_space == SearchSpace::Yield;
         if (m_space == SearchSpace::AllControl || m_space == SearchSpace::Rescheduled)
             wantControl = coin(rng) == 1;
         std::optional<Edit> e;
-        if (wantControl) {
+        if (wantControl && moved) {
+            // Rebuilding the list after every move cost a whole block's edits per move: random search in
+            // all+control spent 79% of a GPU run on it (bench/results/ppo-device-compare-2026-11-27b.md).
+            e = proposeControlAfterMove(schedule, rng, editedSinceMove);
+        } else if (wantControl) {
             if (!controlFresh) {
                 control = controlEditsOf(schedule);
                 controlFresh = true;
@@ -244,13 +287,17 @@ std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng
         } else if (m_space == SearchSpace::Rescheduled) {
             auto edits = proposeRescheduledMove(schedule, rng);
             if (!edits.empty()) {
-                controlFresh = false;
+                moved = true;
+                editedSinceMove.clear();
                 applied.insert(applied.end(), edits.begin(), edits.end());
             }
             continue;
         } else {
             e = proposeMove(schedule, rng);
-            if (e) controlFresh = false; // a move changes neighbours: the list must be rebuilt
+            if (e) {
+                moved = true; // a move changes neighbours: the list no longer holds
+                editedSinceMove.clear();
+            }
         }
         if (e) applied.push_back(*e);
     }

@@ -72,6 +72,14 @@ public:
     // an instruction to stay reachable (the caller adds a floor).
     void setGuide(std::vector<double> weights);
     bool guided() const { return !m_guide.empty(); }
+    // One random legal control edit of `schedule` (all+control, rescheduled), as propose draws it after a
+    // move: an instruction drawn uniformly (or by the guide), its legal control edits judged alone, kept
+    // with probability (their count / the most one instruction can have), then one of them uniformly.
+    // Each legal edit is as likely as in a draw from the whole list (by the guide: in proportion to its
+    // instruction's weight), at the cost of a few instructions' edits instead of a whole block's.
+    // `edited`: instructions to skip (already edited since the move), the drawn one added.
+    std::optional<Edit> proposeControlAfterMove(Schedule& schedule, std::mt19937_64& rng,
+                                                std::vector<uint32_t>& edited) const;
 
 private:
     uint32_t drawMovable(std::mt19937_64& rng) const;
@@ -89,6 +97,7 @@ private:
     std::vector<uint32_t> m_movable; // original indices
     std::vector<double> m_guide;     // per original instruction; empty = uniform
     mutable std::discrete_distribution<size_t> m_movableDraw;
+    mutable std::discrete_distribution<size_t> m_guideDraw; // an instruction by m_guide
     mutable Schedule m_cachedFor;
     mutable std::vector<Edit> m_cachedControl;
     mutable bool m_cacheValid = false;

@@ -81,6 +81,55 @@ private Q_SLOTS:
     // tested one at a time; they must be exactly the legal actions when there are few enough, and
     // otherwise a subset of them, in their order, fixed by the seed and uniform over them (a sampler that
     // drew from the untested candidates would over-show control edits, which are all legal).
+    void controlEditsAfterAMoveAreDrawnAsFromTheList()
+    {
+        // After a move, propose draws control edits one instruction at a time instead of listing a whole
+        // block's: every edit drawn must be one the checker lists, and kinds must come in the list's
+        // proportions (a draw by instruction without the acceptance step would favour instructions with
+        // few edits, so yield flips over reuse flips).
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const auto& checker = f->kernel->checker();
+        Schedule s = Schedule::identity(f->kernel->analysis());
+        std::mt19937_64 rng(11);
+        QVERIFY(!EditProposer(checker, SearchSpace::All).propose(s, rng, 4).empty());
+        const EditProposer p(checker, SearchSpace::AllControl);
+        const auto legal = checker.legalControlEdits(s, ControlSpace::YieldAndReuse);
+        QVERIFY(legal.size() > 40);
+        auto key = [](const Edit& e) {
+            return std::vector<uint32_t>{e.at, e.yield.value_or(99), e.reuse.value_or(99),
+                                         e.stall.value_or(99)};
+        };
+        std::set<std::vector<uint32_t>> listed;
+        size_t listedYield = 0;
+        for (const Edit& e : legal) {
+            listed.insert(key(e));
+            listedYield += e.yield.has_value();
+        }
+        size_t drawn = 0, yields = 0;
+        std::set<std::vector<uint32_t>> seen;
+        for (int k = 0; k < 6000; ++k) {
+            Schedule t = s;
+            std::vector<uint32_t> edited;
+            const auto e = p.proposeControlAfterMove(t, rng, edited);
+            if (!e) continue;
+            QVERIFY2(listed.count(key(*e)),
+                     qPrintable("not listed: " + QString::fromStdString(e->describe())));
+            QCOMPARE(edited.size(), size_t(1));
+            ++drawn;
+            yields += e->yield.has_value();
+            seen.insert(key(*e));
+        }
+        QVERIFY(drawn > 5000);
+        QVERIFY(seen.size() > legal.size() / 2);
+        const double shown = double(yields) / double(drawn),
+                     share = double(listedYield) / double(legal.size());
+        QVERIFY2(
+            std::abs(shown - share) < 0.04,
+            qPrintable(QStringLiteral("yield flips: %1 of the draws, %2 of the list").arg(shown).arg(share)));
+    }
+
     void sampledActionsAreAUniformSubsetOfTheLegalOnes_data() { actionsAreTheLegalEditsOfTheSpace_data(); }
     void sampledActionsAreAUniformSubsetOfTheLegalOnes()
     {
