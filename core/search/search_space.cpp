@@ -122,49 +122,121 @@ std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::
     return {};
 }
 
-std::vector<Edit> EditProposer::controlEditsByBlock(const Schedule& schedule, ControlSpace space) const
+EditProposer::BlockControl& EditProposer::blockControl(const Schedule& schedule, uint32_t block) const
 {
     // A block's legal control edits depend on its own order and control bits only (legality.h,
     // legalControlEdits: cycles, reuse pairs and scoreboard spacing are per block); the instruction
     // after it is in the key too, to be safe about reuse pairs at the boundary. So a move, which
     // changes one block, leaves the others' edits as they were, and several environments walking from
     // one start keep meeting the same blocks. The key is the block's whole content, compared exactly.
-    const auto& blocks = m_checker.analysis().cfg.blocks;
+    const auto& b = m_checker.analysis().cfg.blocks[block];
     const uint32_t n = uint32_t(schedule.order.size());
     auto packed = [](const Control& c) {
         return uint32_t(c.stall) | uint32_t(c.yield) << 4 | uint32_t(c.wbar) << 5 | uint32_t(c.rbar) << 8 |
                uint32_t(c.wait) << 11 | uint32_t(c.reuse) << 17;
     };
+    std::vector<uint32_t> key;
+    key.reserve(2 * (b.size() + 1) + 1);
+    key.push_back(uint32_t(b.index));
+    for (uint32_t q = b.first; q < std::min(b.end + 1, n); ++q) {
+        const uint32_t i = schedule.order[q];
+        key.push_back(i);
+        key.push_back(packed(schedule.control[i]));
+    }
+    auto it = m_blockControl.find(key);
+    if (it == m_blockControl.end()) {
+        BlockControl fresh;
+        fresh.at.resize(b.size());
+        fresh.known.assign(b.size(), 0);
+        inheritControl(block, key, fresh);
+        it = m_blockControl.emplace(key, std::move(fresh)).first;
+    }
+    if (m_lastBlockKey.size() < m_checker.analysis().cfg.blocks.size())
+        m_lastBlockKey.resize(m_checker.analysis().cfg.blocks.size());
+    m_lastBlockKey[block] = std::move(key);
+    return it->second;
+}
+
+void EditProposer::inheritControl(uint32_t block, const std::vector<uint32_t>& key, BlockControl& fresh) const
+{
+    // The same order as the block's last content, with yield or reuse bits changed at a few positions
+    // (an edit the walk took): yield and reuse edits of different instructions are independent
+    // (legality.h, legalControlEdits), so the other positions' edits are the last content's, as
+    // controlEditsOf has it for the whole list. A changed stall or scoreboard shifts the block: nothing
+    // is inherited.
+    if (block >= m_lastBlockKey.size() || m_lastBlockKey[block].size() != key.size()) return;
+    const auto parent = m_blockControl.find(m_lastBlockKey[block]);
+    if (parent == m_blockControl.end()) return;
+    const auto& last = parent->first;
+    constexpr uint32_t kYieldAndReuse = 1u << 4 | 0xfu << 17;
+    std::vector<size_t> changed;
+    for (size_t k = 1; k + 1 < key.size(); k += 2) {
+        if (key[k] != last[k]) return; // another order
+        if (key[k + 1] == last[k + 1]) continue;
+        if ((key[k + 1] ^ last[k + 1]) & ~kYieldAndReuse) return;
+        changed.push_back((k - 1) / 2);
+    }
+    if (changed.size() > 16) return;
+    fresh = parent->second;
+    // The changed positions and, to be safe about reuse pairs, their neighbours are judged afresh (the
+    // instruction after the block is in the key, not the entry: its neighbour is the block's last).
+    for (size_t q : changed)
+        for (size_t r = q == 0 ? 0 : q - 1; r <= q + 1; ++r)
+            if (r < fresh.known.size()) {
+                fresh.known[r] = 0;
+                fresh.at[r].clear();
+            }
+}
+
+void EditProposer::trimBlockControl() const
+{
+    // Bounded: a long run meets many block contents; dropping all is simplest and rare.
+    if (m_blockControl.size() >= 4096) {
+        m_blockControl.clear();
+        m_lastBlockKey.clear();
+    }
+}
+
+void EditProposer::judgeControl(const Schedule& schedule, uint32_t block, BlockControl& entry, uint32_t from,
+                                uint32_t to) const
+{
+    const auto& b = m_checker.analysis().cfg.blocks[block];
+    std::vector<uint32_t> positions;
+    for (uint32_t p = from; p < to; ++p)
+        if (!entry.known[p - b.first]) positions.push_back(p);
+    if (positions.empty()) return;
+    // Edits of different instructions are judged independently (legalControlEdits), so judging a few
+    // positions gives each the edits a whole-block pass would.
+    for (const Edit& e : m_checker.legalControlEdits(schedule, controlSpace(), positions))
+        entry.at[e.at - b.first].push_back(e);
+    for (uint32_t p : positions)
+        entry.known[p - b.first] = 1;
+}
+
+ControlSpace EditProposer::controlSpace() const
+{
+    return m_space == SearchSpace::Yield         ? ControlSpace::Yield
+           : m_space == SearchSpace::Rescheduled ? ControlSpace::All
+                                                 : ControlSpace::YieldAndReuse;
+}
+
+std::vector<Edit> EditProposer::controlEditsByBlock(const Schedule& schedule) const
+{
     std::vector<Edit> out;
-    for (const auto& b : blocks) {
-        std::vector<uint32_t> key;
-        key.reserve(2 * (b.size() + 1) + 1);
-        key.push_back(uint32_t(b.index));
-        for (uint32_t q = b.first; q < std::min(b.end + 1, n); ++q) {
-            const uint32_t i = schedule.order[q];
-            key.push_back(i);
-            key.push_back(packed(schedule.control[i]));
-        }
-        auto it = m_blockControl.find(key);
-        if (it == m_blockControl.end()) {
-            std::vector<uint32_t> positions(b.size());
-            std::iota(positions.begin(), positions.end(), b.first);
-            // Bounded: a long run meets many block contents; dropping all is simplest and rare.
-            if (m_blockControl.size() >= 4096) m_blockControl.clear();
-            it = m_blockControl
-                     .emplace(std::move(key), m_checker.legalControlEdits(schedule, space, positions))
-                     .first;
-        }
-        out.insert(out.end(), it->second.begin(), it->second.end());
+    const auto& blocks = m_checker.analysis().cfg.blocks;
+    trimBlockControl();
+    for (uint32_t k = 0; k < blocks.size(); ++k) {
+        BlockControl& entry = blockControl(schedule, k);
+        judgeControl(schedule, k, entry, blocks[k].first, blocks[k].end);
+        for (const auto& edits : entry.at)
+            out.insert(out.end(), edits.begin(), edits.end());
     }
     return out;
 }
 
 const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) const
 {
-    const ControlSpace cs = m_space == SearchSpace::Yield         ? ControlSpace::Yield
-                            : m_space == SearchSpace::Rescheduled ? ControlSpace::All
-                                                                  : ControlSpace::YieldAndReuse;
+    const ControlSpace cs = controlSpace();
     if (m_cacheValid && schedule.order == m_cachedFor.order) {
         // Same order, some control bits changed (an accepted control edit): only those instructions'
         // edits change, as edits of different instructions are independent (legality.h).
@@ -191,7 +263,7 @@ const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) 
             return m_cachedControl;
         }
     }
-    m_cachedControl = controlEditsByBlock(schedule, cs);
+    m_cachedControl = controlEditsByBlock(schedule);
     m_cachedFor = schedule;
     m_cacheValid = true;
     return m_cachedControl;
@@ -366,40 +438,67 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
     if (m_space == SearchSpace::Rescheduled || !spaceHasMoves(m_space))
         return subsetOf(legalActions(schedule), max, seed);
     // Candidates, in legalActions' order: every target in each position's range (LegalityChecker::
-    // MoveTester::range: block, dependencies and walls), legal or not, then the control edits (all
-    // legal). The first `max` legal ones of a seeded random order of the candidates are a uniform
-    // subset of the legal actions; with fewer than `max` legal, every candidate is tested.
+    // MoveTester::range: block, dependencies and walls), legal or not, then kMostControl slots per
+    // position, slot j standing for the position's j-th legal control edit if it has one. Every legal
+    // action is exactly one candidate, so the first `max` legal ones of a seeded random order of the
+    // candidates are a uniform subset of the legal actions; with fewer than `max` legal, every candidate
+    // is tested. A slot is judged by its position's own edits (blockControl), so a moved block's
+    // edits are judged for the few positions drawn, not the whole block.
     const LegalityChecker::MoveTester tester(m_checker, schedule);
     const auto& insts = m_checker.analysis().listing.instructions;
+    const auto& blocks = m_checker.analysis().cfg.blocks;
     const bool memoryOnly = m_space == SearchSpace::Mem;
+    const uint32_t n = uint32_t(schedule.order.size());
     std::vector<uint32_t> from;
     std::vector<size_t> firstOf; // index of each position's first candidate
     size_t moves = 0;
-    for (uint32_t p = 0; p < schedule.order.size(); ++p) {
+    for (uint32_t p = 0; p < n; ++p) {
         if (memoryOnly && !insts[schedule.order[p]].isMemory()) continue;
         const auto [lo, hi] = tester.range(p);
         if (lo > hi) continue;
-        const size_t n = hi - lo + 1 - ((p >= lo && p <= hi) ? 1 : 0);
-        if (n == 0) continue;
+        const size_t m = hi - lo + 1 - ((p >= lo && p <= hi) ? 1 : 0);
+        if (m == 0) continue;
         from.push_back(p);
         firstOf.push_back(moves);
-        moves += n;
+        moves += m;
     }
-    static const std::vector<Edit> kNone;
-    const std::vector<Edit>& control = spaceHasControl(m_space) ? controlEditsOf(schedule) : kNone;
-    const size_t total = moves + control.size();
+    // The most legal control edits one position has: a yield flip and one flip per reuse slot
+    // (core/rewrite/control_edits.cpp; the all+control space has no stall edits).
+    constexpr size_t kMostControl = 5;
+    const size_t slots = spaceHasControl(m_space) ? size_t(n) * kMostControl : 0;
+    const size_t total = moves + slots;
     auto moveAt = [&](size_t k) {
         const size_t j = size_t(std::upper_bound(firstOf.begin(), firstOf.end(), k) - firstOf.begin()) - 1;
         const uint32_t p = from[j];
         const auto [lo, hi] = tester.range(p);
         uint32_t t = lo + uint32_t(k - firstOf[j]);
-        if (p >= lo && p <= hi && t >= p) ++t; // the position itself is not a target (as `n` above)
+        if (p >= lo && p <= hi && t >= p) ++t; // the position itself is not a target (as `m` above)
         return std::pair<uint32_t, uint32_t>(p, t);
     };
+    // Each block's entry, looked up once per call (its key is the block's content); kept as pointers,
+    // so the cache is trimmed before, never during, the call.
+    trimBlockControl();
+    std::vector<BlockControl*> entries(blocks.size(), nullptr);
+    bool overflow = false;
+    auto controlAt = [&](uint32_t p) -> const std::vector<Edit>* {
+        const auto bi = std::upper_bound(blocks.begin(), blocks.end(), p,
+                                         [](uint32_t q, const auto& b) { return q < b.first; });
+        if (bi == blocks.begin()) return nullptr;
+        const uint32_t k = uint32_t(bi - blocks.begin()) - 1;
+        if (p >= blocks[k].end) return nullptr;
+        if (!entries[k]) entries[k] = &blockControl(schedule, k);
+        judgeControl(schedule, k, *entries[k], p, p + 1);
+        const auto& edits = entries[k]->at[p - blocks[k].first];
+        overflow |= edits.size() > kMostControl;
+        return &edits;
+    };
     auto legal = [&](size_t k) {
-        if (k >= moves) return true;
-        const auto [p, t] = moveAt(k);
-        return tester.legal(p, t);
+        if (k < moves) {
+            const auto [p, t] = moveAt(k);
+            return tester.legal(p, t);
+        }
+        const auto* edits = controlAt(uint32_t((k - moves) / kMostControl));
+        return edits && edits->size() > (k - moves) % kMostControl;
     };
     std::vector<size_t> kept;
     if (total <= max) {
@@ -416,11 +515,14 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
         }
         std::sort(kept.begin(), kept.end());
     }
+    // A position with more edits than slots would leave some unreachable: never seen (the rules give
+    // at most kMostControl), but if it were, the whole list is the answer that stays uniform.
+    if (overflow) return subsetOf(legalActions(schedule), max, seed);
     std::vector<Edit> out;
     out.reserve(kept.size());
     for (size_t k : kept) {
         if (k >= moves) {
-            out.push_back(control[k - moves]);
+            out.push_back((*controlAt(uint32_t((k - moves) / kMostControl)))[(k - moves) % kMostControl]);
             continue;
         }
         const auto [p, t] = moveAt(k);

@@ -90,7 +90,22 @@ private:
     std::optional<Edit> proposeControl(Schedule& schedule, std::mt19937_64& rng,
                                        std::vector<Edit>& candidates) const;
     const std::vector<Edit>& controlEditsOf(const Schedule& schedule) const;
-    std::vector<Edit> controlEditsByBlock(const Schedule& schedule, ControlSpace space) const;
+    std::vector<Edit> controlEditsByBlock(const Schedule& schedule) const;
+    ControlSpace controlSpace() const;
+    // One block's legal control edits, per position, judged when first asked for and kept by the
+    // block's content (a move changes one block): whole blocks for the lists, single positions for the
+    // agent's sampled rows (sampleActions), which mostly need a few of a moved block's instructions.
+    struct BlockControl
+    {
+        std::vector<std::vector<Edit>> at; // by position - block.first
+        std::vector<char> known;
+    };
+    BlockControl& blockControl(const Schedule& schedule, uint32_t block) const;
+    void trimBlockControl() const; // before a call keeps entries; never while one holds them
+    void inheritControl(uint32_t block, const std::vector<uint32_t>& key, BlockControl& fresh) const;
+    // Fills the entry's positions in [from, to) that are not known yet, in one pass of the checker.
+    void judgeControl(const Schedule& schedule, uint32_t block, BlockControl& entry, uint32_t from,
+                      uint32_t to) const;
 
     const LegalityChecker& m_checker;
     SearchSpace m_space;
@@ -101,8 +116,9 @@ private:
     mutable Schedule m_cachedFor;
     mutable std::vector<Edit> m_cachedControl;
     mutable bool m_cacheValid = false;
-    // Legal control edits per block content (controlEditsByBlock).
-    mutable std::map<std::vector<uint32_t>, std::vector<Edit>> m_blockControl;
+    // Legal control edits per block content (blockControl).
+    mutable std::map<std::vector<uint32_t>, BlockControl> m_blockControl;
+    mutable std::vector<std::vector<uint32_t>> m_lastBlockKey; // per block: the content last looked up
 };
 
 } // namespace sassx::search

@@ -30,16 +30,23 @@ PolicyNetworkImpl::PolicyNetworkImpl(int actionDim, int stateDim, int hidden)
 
 torch::Tensor PolicyNetworkImpl::logits(const torch::Tensor& actions, const torch::Tensor& state)
 {
-    const auto n = actions.size(0);
-    auto input = torch::cat({actions, state.unsqueeze(0).expand({n, state.size(0)})}, 1);
-    return actor->forward(input).squeeze(1);
+    return batchLogits(actions.unsqueeze(0), state.unsqueeze(0)).squeeze(0);
 }
 
 torch::Tensor PolicyNetworkImpl::batchLogits(const torch::Tensor& actions, const torch::Tensor& states)
 {
-    const auto b = actions.size(0), n = actions.size(1);
-    auto input = torch::cat({actions, states.unsqueeze(1).expand({b, n, states.size(1)})}, 2);
-    return actor->forward(input).squeeze(2);
+    // The first layer sees [action row, schedule features]; its product with the schedule's part is
+    // the same for every row of a transition, so it is computed once per transition and broadcast
+    // instead of copying the schedule's features beside every row (a quarter of that layer's work,
+    // and the copy). Same parameters as the concatenated layer, so saved policies load unchanged.
+    const auto first = actor[0]->as<torch::nn::Linear>();
+    const int64_t actionDim = actions.size(2);
+    const auto w = first->weight;
+    auto h = torch::matmul(actions, w.narrow(1, 0, actionDim).t()) +
+             torch::addmm(first->bias, states, w.narrow(1, actionDim, states.size(1)).t()).unsqueeze(1);
+    h = torch::tanh(h);
+    h = torch::tanh(actor[2]->as<torch::nn::Linear>()->forward(h));
+    return actor[4]->as<torch::nn::Linear>()->forward(h).squeeze(2);
 }
 
 torch::Tensor PolicyNetworkImpl::value(const torch::Tensor& state)

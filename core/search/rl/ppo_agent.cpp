@@ -2,10 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <sstream>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace sassx::search::rl {
+
+namespace {
+
+// Every minibatch allocates and frees the same few CPU tensors of 0.1-1 MB. glibc hands blocks of that
+// size back to the kernel when they are freed (mmap above its threshold, trimming the heap's top), and the
+// kernel zeroes fresh pages on the next fault: on flash_attn_fwd under the estimate that was 7 s of system
+// time in a 33 s run (bench/results/ppo-agent-cpu-2026-11-27.md). Fixed thresholds keep those blocks in
+// the heap, at ~15 MB more resident memory. Process-wide, so set once, by the first agent.
+void keepTensorMemory()
+{
+#if defined(__GLIBC__)
+    static std::once_flag once;
+    std::call_once(once, [] {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 128 << 20);
+    });
+#endif
+}
+
+} // namespace
 
 PpoAgent::PpoAgent(const PpoSettings& settings, int actionDim, int stateDim, uint64_t seed)
     : m_settings(settings), m_actionDim(actionDim), m_stateDim(stateDim), m_net(nullptr)
@@ -13,6 +37,7 @@ PpoAgent::PpoAgent(const PpoSettings& settings, int actionDim, int stateDim, uin
     // One thread: the networks are small, and a fixed reduction order keeps seeded runs reproducible.
     torch::set_num_threads(1);
     torch::manual_seed(seed);
+    keepTensorMemory();
     m_net = PolicyNetwork(actionDim, stateDim, settings.hidden);
     m_optimizer = std::make_unique<torch::optim::Adam>(
         m_net->parameters(), torch::optim::AdamOptions(settings.learningRate).eps(1e-5));

@@ -221,6 +221,65 @@ private Q_SLOTS:
         QCOMPARE(compared, 24);
     }
 
+    // The agent's rows are judged one position at a time and kept by block content; a block whose yield
+    // or reuse bits changed at a few positions inherits the others' edits from its last content. Along
+    // an agent's walk (its own actions, some undone, as improving walks do), every row must be legal by
+    // the checker's own lists, and with room for all, the rows must be exactly those lists. A stale
+    // position (an edit the walk just took, still offered) fails the second comparison.
+    void sampledRowsFollowAWalk()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const LegalityChecker& checker = f->kernel->checker();
+        const EditProposer p(checker, SearchSpace::AllControl);
+        auto key = [](const Edit& e) {
+            return std::vector<uint32_t>{
+                uint32_t(e.kind),    e.from, e.to, e.at, e.stall.value_or(99), e.yield.value_or(99),
+                e.reuse.value_or(99)};
+        };
+        Schedule w = Schedule::identity(f->kernel->analysis());
+        Schedule before = w;
+        std::mt19937_64 rng(5);
+        int controlSteps = 0, undone = 0;
+        for (int step = 0; step < 24; ++step) {
+            std::set<std::vector<uint32_t>> legal;
+            for (const auto& [from, to] : checker.legalMoves(w, false))
+                legal.insert(key(Edit::move(from, to)));
+            for (const Edit& e : checker.legalControlEdits(w, ControlSpace::YieldAndReuse))
+                legal.insert(key(e));
+            const auto rows = p.sampleActions(w, 40, uint64_t(step));
+            QCOMPARE(rows.size(), size_t(40));
+            for (const Edit& e : rows)
+                QVERIFY2(legal.count(key(e)),
+                         qPrintable("not legal: " + QString::fromStdString(e.describe())));
+            std::set<std::vector<uint32_t>> all;
+            for (const Edit& e : p.sampleActions(w, legal.size() + 10, uint64_t(step)))
+                all.insert(key(e));
+            QVERIFY2(all == legal, qPrintable(QStringLiteral("step %1: %2 rows, %3 legal actions")
+                                                  .arg(step)
+                                                  .arg(all.size())
+                                                  .arg(legal.size())));
+            // Mostly control edits (what the inheritance serves), a move every fourth step, and every
+            // fifth step undone.
+            std::vector<Edit> pick;
+            for (const Edit& e : rows)
+                if ((e.kind == Edit::Kind::Control) == (step % 4 != 3)) pick.push_back(e);
+            QVERIFY(!pick.empty());
+            if (step % 5 == 4) {
+                w = before;
+                ++undone;
+                continue;
+            }
+            before = w;
+            const Edit a = pick[std::uniform_int_distribution<size_t>(0, pick.size() - 1)(rng)];
+            QVERIFY(!p.applyAction(w, a).empty());
+            controlSteps += a.kind == Edit::Kind::Control;
+        }
+        QVERIFY(controlSteps >= 10);
+        QVERIFY(undone >= 4);
+    }
+
     void rowsDescribeTheEditedInstructions()
     {
         REQUIRE_SAMPLE(kSample);
