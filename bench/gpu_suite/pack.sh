@@ -2,14 +2,18 @@
 # Packs the GPU suite for the device machine into .deps/gpusuite.tar.xz (git-ignored; carry it):
 # every test ctest labels `gpu`, the CLI and the worker with their runtime libraries, the test kernels,
 # the sm_90 samples and nvdisasm. The device machine has no Qt and no build tree (bench/pack_lib.sh).
-# Usage (repo root, after a build): bench/gpu_suite/pack.sh [BUILD_DIR]
+# Usage (repo root, after a build): [SEARCH_ONLY=1] bench/gpu_suite/pack.sh [BUILD_DIR]
+# SEARCH_ONLY=1: the CLI, the worker and the samples only, without the GPU tests and nvdisasm (14 MB
+# instead of 19): a call carries at most 64 MiB with the tracked tree, which is past 50 MB.
+# run_device.sh then uses the nvdisasm Triton bundles on the device.
 set -euo pipefail
 source "$(dirname "$0")/../pack_lib.sh"
 build=${1:-build}
 dst=.deps/gpusuite
 rm -rf "$dst" && mkdir -p "$dst"/kernels
-tests=$(ctest --test-dir "$build" -L gpu -N | awk '/Test +#/{print $3}')
-[ -n "$tests" ] || { echo "no test labelled gpu in $build" >&2; exit 1; }
+tests=""
+[ "${SEARCH_ONLY:-0}" = 1 ] || tests=$(ctest --test-dir "$build" -L gpu -N | awk '/Test +#/{print $3}')
+[ -n "$tests" ] || [ "${SEARCH_ONLY:-0}" = 1 ] || { echo "no test labelled gpu in $build" >&2; exit 1; }
 bins=("$build"/app/cli/sassx-cli "$build"/app/worker/sassx-worker)
 for t in $tests; do bins+=("$(find "$build"/tests -name "$t" -type f -executable | head -1)"); done
 pack_binaries "$dst" "${bins[@]}"
@@ -20,8 +24,9 @@ pack_samples "$dst" "$build"
 # device's own CUDA may be older than the samples need (it listed 822 of flash_attn_fwd's 888).
 nv=$(python3 -c 'import glob, site; print((glob.glob(site.getsitepackages()[0] + "/nvidia/cu*/bin/nvdisasm") + [""])[0])' 2>/dev/null)
 [ -n "$nv" ] || nv=$(command -v nvdisasm || true)
-[ -n "$nv" ] && [ -x "$nv" ] && cp "$nv" "$dst"/bin/
+[ "${SEARCH_ONLY:-0}" = 1 ] && nv=""
+if [ -n "$nv" ] && [ -x "$nv" ]; then cp "$nv" "$dst"/bin/; fi
 git rev-parse --short HEAD > "$dst"/commit.txt
 git diff --quiet HEAD -- core app tests || echo "(with uncommitted changes)" >> "$dst"/commit.txt
-tar cJf .deps/gpusuite.tar.xz -C .deps gpusuite
+tar cf - -C .deps gpusuite | xz -9e -T2 > .deps/gpusuite.tar.xz
 du -h .deps/gpusuite.tar.xz; echo "tests: $tests"

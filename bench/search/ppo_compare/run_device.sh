@@ -8,7 +8,7 @@
 #   climb     the default search;
 #   random    random search.
 # Each run's best gets its final figure from fresh worker processes (--final-processes). Needs
-# .deps/gpusuite.tar.xz (bench/gpu_suite/pack.sh), carried; builds the PPO plug-in against the machine's
+# .deps/gpusuite.tar.xz (bench/gpu_suite/pack.sh; SEARCH_ONLY=1 fits the carry limit), carried; builds the PPO plug-in against the machine's
 # libtorch first (bench/search/build_ppo_plugin.sh; kept in .deps/ppo-plugin for the next call).
 # Writes $OUT/ppo-compare-KERNEL.tar.xz (report.json, history.csv, policy.pt and log of each run, env.txt,
 # table.md). Results: bench/results/ppo-device-compare-2026-11-27.md.
@@ -27,11 +27,17 @@ if [ -z "${SASSX_PPO_PLUGIN:-}" ] && [ ! -f .deps/ppo-plugin/libsassx_ppo.so ]; 
 fi
 export SASSX_PPO_PLUGIN=${SASSX_PPO_PLUGIN:-$PWD/.deps/ppo-plugin/libsassx_ppo.so} SASSX_WORKER=$D/bin/sassx-worker
 export SASSX_RESOURCES=$PWD/resources QT_QPA_PLATFORM=offscreen
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
+# The suite's nvdisasm, else the one Triton bundles (a suite packed with SEARCH_ONLY=1 has none): the
+# device's own CUDA lists flash_attn_fwd incompletely (822 of 888 instructions), which the CLI refuses.
+if [ -x "$D/bin/nvdisasm" ]; then export SASSX_NVDISASM=$D/bin/nvdisasm
+else
+  tnv=$(python3 -c 'import os, triton; print(os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/nvdisasm"))' 2>/dev/null || true)
+  [ -n "$tnv" ] && [ -x "$tnv" ] && export SASSX_NVDISASM=$tnv
+fi
 { date -u +%FT%TZ; cat "$D"/commit.txt; git rev-parse --short HEAD 2>/dev/null
   echo "KERNEL=$K BUDGET=$BUDGET SPACE=$SPACE SEED=$SEED BACKEND=$BACKEND CONTENDERS=${CONTENDERS:-all four} PPO_CONFIG=${PPO_CONFIG:-preset} STOP_AFTER=${STOP_AFTER:-0} RESUME=${RESUME:-0}"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
-  python3 -c "import torch; print('torch', torch.__version__)"; nproc; } > "$R"/env.txt 2>&1
+  python3 -c "import torch; print('torch', torch.__version__)"; nproc; echo "nvdisasm: ${SASSX_NVDISASM:-from PATH}"; } > "$R"/env.txt 2>&1
 policy=${POLICIES:-$PWD/.deps/ppo-pretrained}/$K.pt
 # The pretrained policy was saved by this machine's libtorch's predecessor: check that it loads (a few
 # estimate evaluations) before four GPUs wait on it.
