@@ -266,6 +266,9 @@ nlohmann::json toJson(const SearchTimeSplit& t, int parallelism)
     nlohmann::json phases = nlohmann::json::object();
     for (const auto& [name, seconds] : t.phaseSeconds)
         phases[name + "_s"] = seconds;
+    nlohmann::json strategy = nlohmann::json::object();
+    for (const auto& [name, seconds] : t.strategySeconds)
+        strategy[name + "_s"] = seconds;
     const double capacity = double(std::max(1, parallelism)) * t.evaluateSeconds;
     return {{"run_s", t.runSeconds},
             {"evaluator_s", t.evaluateSeconds},
@@ -273,6 +276,7 @@ nlohmann::json toJson(const SearchTimeSplit& t, int parallelism)
             {"outside_evaluator_s", std::max(0.0, t.runSeconds - t.evaluateSeconds - t.checkpointSeconds)},
             {"measuring_s", t.busySeconds},
             {"worker_phases", phases},
+            {"strategy_phases", strategy},
             {"pool_busy_share", capacity > 0 ? t.busySeconds / capacity : 0.0},
             {"batches", t.batches},
             {"mean_batch", t.batches > 0 ? double(t.candidates) / double(t.batches) : 0.0},

@@ -52,8 +52,11 @@ struct SearchTimeSplit
     double checkpointSeconds = 0.0; // writing checkpoints
     double busySeconds = 0.0;       // Σ of each measurement's time as the pool saw it (over all GPUs)
     std::map<std::string, double> phaseSeconds; // Σ of the worker's own phases ("load", "check", "timing")
-    int64_t batches = 0;                        // calls of the evaluator
-    int64_t candidates = 0;                     // schedules it was handed
+    // Σ of a strategy's own phases outside the evaluator (PPO: "observe", "act", "apply", "learn",
+    // "update"): where the search's side of the run goes.
+    std::map<std::string, double> strategySeconds;
+    int64_t batches = 0;    // calls of the evaluator
+    int64_t candidates = 0; // schedules it was handed
 };
 nlohmann::json toJson(const SearchTimeSplit& t, int parallelism);
 
@@ -103,6 +106,10 @@ public:
     const SearchState& state() const { return m_state; }
     SearchStatus status() const;
     const SearchTimeSplit& timeSplit() const { return m_timeSplit; }
+    void addStrategySeconds(const std::string& phase, double seconds)
+    {
+        m_timeSplit.strategySeconds[phase] += seconds;
+    }
 
     // --- Services for the strategies (search_strategy.h) ----------------------------------------------
     struct Candidate

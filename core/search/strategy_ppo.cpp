@@ -10,6 +10,7 @@
 #include "core/search/search_strategy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <optional>
@@ -17,6 +18,30 @@
 namespace sassx::search {
 
 namespace {
+
+// Adds the scope's wall time to one of the strategy's phases of the run's time split (report.json
+// time_split.strategy_phases): PPO spent 54-61% of a GPU run outside the evaluator
+// (bench/results/ppo-device-compare-2026-11-27c.md), and the device, not the CPU, must say which part.
+class PhaseTimer
+{
+public:
+    PhaseTimer(SearchEngine& eng, const char* phase)
+        : m_eng(eng), m_phase(phase), m_start(std::chrono::steady_clock::now())
+    {
+    }
+    ~PhaseTimer()
+    {
+        m_eng.addStrategySeconds(
+            m_phase, std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count());
+    }
+    PhaseTimer(const PhaseTimer&) = delete;
+    PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+private:
+    SearchEngine& m_eng;
+    const char* m_phase;
+    std::chrono::steady_clock::time_point m_start;
+};
 
 // The reward normaliser's start: gymnasium's RunningMeanStd (count ε, mean 0, var 1) and no return yet
 // in any environment.
@@ -288,6 +313,7 @@ void PpoStrategy::endEpisode(SearchEngine& eng, int env)
 
 void PpoStrategy::updateAgent(SearchEngine& eng)
 {
+    const PhaseTimer timer(eng, "update");
     nlohmann::json& a = eng.state().agent;
     std::vector<Observation> next;
     for (int env = 0; env < int(m_envSchedules.size()); ++env)
@@ -328,7 +354,9 @@ std::optional<PpoStrategy::Move> PpoStrategy::choose(SearchEngine& eng, int env)
     m.walked = editsOfJson(e.value("edits", nlohmann::json()));
     const Schedule& from = m_envSchedules[size_t(env)];
     m.subsetSeed = scheduleHash(from);
+    std::optional<PhaseTimer> timer(std::in_place, eng, "observe");
     const PpoView v = observeEpisode(eng, from, m.step, m.speedup, m.subsetSeed);
+    timer.reset();
     if (v.actions.empty()) {
         // Nothing legal from here: a fresh episode (from the start, a space with no edit at all ends
         // the run through the engine's empty-step limit).
@@ -336,7 +364,9 @@ std::optional<PpoStrategy::Move> PpoStrategy::choose(SearchEngine& eng, int env)
         return std::nullopt;
     }
     ++eng.state().steps;
+    timer.emplace(eng, "act");
     m.row = eng.agent()->act(v.observation, eng.rng(), env);
+    timer.emplace(eng, "apply");
     m.candidate.base = m.base;
     m.candidate.schedule = from;
     const std::vector<Edit> edits =
@@ -359,6 +389,7 @@ std::optional<PpoStrategy::Move> PpoStrategy::choose(SearchEngine& eng, int env)
 
 void PpoStrategy::learn(SearchEngine& eng, const Move& m, const eval::EvalResult* result)
 {
+    const PhaseTimer timer(eng, "learn");
     const PpoSettings& p = eng.state().config.ppo;
     nlohmann::json& a = eng.state().agent;
     nlohmann::json& ep = a["envs"][size_t(m.env)];

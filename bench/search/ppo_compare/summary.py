@@ -81,6 +81,26 @@ def warm_against_cold(root):
     print()
 
 
+def time_split(root):
+    """Where each run's time went (report.json time_split, this call's part of the run): ms per
+    evaluation inside and outside the evaluator, and the strategy's own phases where it times them."""
+    print("\n| contender | evaluations (this call) | evaluator ms/eval | outside ms/eval | strategy phases, ms/eval |")
+    print("|---|---|---|---|---|")
+    for name in ORDER:
+        try:
+            r = json.load(open(os.path.join(root, name, "report.json")))
+        except (OSError, ValueError):
+            continue
+        t = r.get("time_split") or {}
+        n = round(t.get("batches", 0) * t.get("mean_batch", 0))  # candidates evaluated in this call
+        if not n:
+            continue
+        phases = ", ".join(f"{k[:-2]} {1000 * v / n:.1f}" for k, v in (t.get("strategy_phases") or {}).items()) or "–"
+        print(f"| {name} | {n} | {1000 * t.get('evaluator_s', 0) / n:.1f} | "
+              f"{1000 * t.get('outside_evaluator_s', 0) / n:.1f} | {phases} |")
+
+
 if __name__ == "__main__":
     main(sys.argv[1])
     warm_against_cold(sys.argv[1])
+    time_split(sys.argv[1])

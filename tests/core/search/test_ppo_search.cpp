@@ -140,6 +140,18 @@ private Q_SLOTS:
         // 70 evaluations in episodes of 8 edits: 8 episodes, or two for each of 4 environments.
         QVERIFY(s.agent.value("episodes", 0) >= (envs == 1 ? 8 : 2 * envs));
         QCOMPARE(s.agent.at("num_envs").get<int>(), envs);
+        // The run's account of the strategy's own time (time_split.strategy_phases): every phase timed,
+        // none overlapping the evaluator or one another.
+        const SearchTimeSplit& t = engine.timeSplit();
+        double phases = 0;
+        for (const char* phase : {"observe", "act", "apply", "learn", "update"}) {
+            QVERIFY2(t.strategySeconds.count(phase) && t.strategySeconds.at(phase) > 0, phase);
+            phases += t.strategySeconds.at(phase);
+        }
+        QVERIFY2(phases <= t.runSeconds - t.evaluateSeconds - t.checkpointSeconds + 1e-6,
+                 qPrintable(QStringLiteral("%1 s in phases, %2 s outside the evaluator")
+                                .arg(phases)
+                                .arg(t.runSeconds - t.evaluateSeconds - t.checkpointSeconds)));
         for (int i = 0; i < int(s.history.size()); ++i) {
             const SearchEvaluation& e = s.history[size_t(i)];
             QCOMPARE(QString::fromStdString(e.kind), QStringLiteral("ppo"));
