@@ -481,11 +481,11 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
     std::vector<BlockControl*> entries(blocks.size(), nullptr);
     bool overflow = false;
     auto controlAt = [&](uint32_t p) -> const std::vector<Edit>* {
-        const auto bi = std::upper_bound(blocks.begin(), blocks.end(), p,
-                                         [](uint32_t q, const auto& b) { return q < b.first; });
-        if (bi == blocks.begin()) return nullptr;
-        const uint32_t k = uint32_t(bi - blocks.begin()) - 1;
-        if (p >= blocks[k].end) return nullptr;
+        // Blocks are ranges of positions (moves stay inside them), so the block holding position p is
+        // the one that held instruction p.
+        const int b = m_checker.analysis().cfg.blockOf[p];
+        if (b < 0) return nullptr;
+        const uint32_t k = uint32_t(b);
         if (!entries[k]) entries[k] = &blockControl(schedule, k);
         judgeControl(schedule, k, *entries[k], p, p + 1);
         const auto& edits = entries[k]->at[p - blocks[k].first];
