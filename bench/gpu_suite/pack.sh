@@ -4,11 +4,11 @@
 # the sm_90 samples and nvdisasm. The device machine has no Qt and no build tree (bench/pack_lib.sh).
 # Usage (repo root, after a build): [SEARCH_ONLY=1] bench/gpu_suite/pack.sh [BUILD_DIR]
 # SEARCH_ONLY=1: the CLI, the worker and the samples only, without the GPU tests and nvdisasm (14 MB
-# instead of 19): a call carries at most 64 MiB with the tracked tree, which is past 50 MB. When the
-# two together exceed it (this script warns), move the largest committed archives out of the tree for the
-# call and put them back after: a tracked file missing from the working tree does not travel (tried
-# 2026-11-27 with tune.tar.xz, 6 MB, set aside).
-# run_device.sh then uses the nvdisasm Triton bundles on the device.
+# instead of 19); run_device.sh then uses the nvdisasm Triton bundles on the device.
+# A call carries at most 64 MiB with the tracked tree, which is past 50 MB. When the two together exceed
+# it (this script warns), move the largest committed archives out of the tree for the call and put them
+# back after: a tracked file missing from the working tree does not travel (tried 2026-11-27 with
+# tune.tar.xz, 6 MB, set aside).
 set -euo pipefail
 source "$(dirname "$0")/../pack_lib.sh"
 build=${1:-build}
