@@ -25,7 +25,8 @@ def main(root):
                     if w.startswith("BUDGET=")), 360.0)
     marks = sorted({budget / 6, budget / 3, budget / 2, budget})
     head = ["contender", "best: final figure (fresh processes) [interval]", "noise floor", "time to best",
-            *[f"best by {m:g} s" for m in marks], "evaluations", "PPO updates, entropy first → last"]
+            *[f"best by {m:g} s" for m in marks], "evaluations",
+            "PPO updates, entropy first → last, critic's explained variance (median)"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name in ORDER:
@@ -52,7 +53,12 @@ def main(root):
         at = [f"{best_by(history, m):.4f}×" for m in marks]
         p = r.get("ppo") or {}
         L = p.get("learning") or []
-        learn = f"{len(L)}, {L[0]['entropy']:.2f} → {L[-1]['entropy']:.2f}" if L else "–"
+        learn = "–"
+        if L:
+            # The critic's explained variance: below 0 means its values predict the returns worse than
+            # a constant would (docs/ppo.md, "What would have to change").
+            ev = sorted(u.get("explained_variance", 0.0) for u in L)
+            learn = f"{len(L)}, {L[0]['entropy']:.2f} → {L[-1]['entropy']:.2f}, {ev[len(ev) // 2]:.2f}"
         print(f"| {name} | {final} | {floor} | {ttb} | " + " | ".join(at) + f" | {r.get('evaluations')} | {learn} |")
 
 
