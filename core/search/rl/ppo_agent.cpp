@@ -1,5 +1,7 @@
 #include "core/search/rl/ppo_agent.h"
 
+#include "core/search/rl/explained_variance.h"
+
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -233,17 +235,11 @@ UpdateStats PpoAgent::update(const std::vector<Observation>& next, std::mt19937_
         if (m_settings.targetKl > 0 && stats.approxKl > m_settings.targetKl) break;
     }
     stats.clipFraction = batches ? clipFraction / batches : 0.0;
-    // How much of the returns' variance the value head explains (1 = all, ≤ 0 = none).
-    double meanRet = 0, varRet = 0, varRes = 0;
+    // How much of the returns' variance the value head explains (explained_variance.h).
+    std::vector<double> values(n);
     for (size_t k = 0; k < n; ++k)
-        meanRet += returns[k];
-    meanRet /= double(n);
-    for (size_t k = 0; k < n; ++k) {
-        varRet += (returns[k] - meanRet) * (returns[k] - meanRet);
-        const double res = returns[k] - m_rollout[k].value;
-        varRes += res * res;
-    }
-    stats.explainedVariance = varRet > 0 ? 1.0 - varRes / varRet : 0.0;
+        values[k] = m_rollout[k].value;
+    stats.explainedVariance = explainedVariance(std::vector<double>(returns.begin(), returns.end()), values);
     m_rollout.clear();
     m_lastOf.clear();
     stats.updates = ++m_updates;
