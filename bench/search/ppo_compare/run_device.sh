@@ -35,6 +35,11 @@ else
   [ -n "$tnv" ] && [ -x "$tnv" ] && export SASSX_NVDISASM=$tnv
 fi
 { date -u +%FT%TZ; cat "$D"/commit.txt; git rev-parse --short HEAD 2>/dev/null
+  # On the device the checkout's HEAD was the landed main while the files were the caller's working
+  # tree (seen 2026-11-27, bench/results/ppo-critic-h200-2026-11-27.md): say when they differ, and
+  # fingerprint the plug-in's source, which is built here from those files.
+  git diff --quiet HEAD -- core bench 2>/dev/null || echo "(core/ or bench/ differ from that commit: it is not all that ran)"
+  echo "plug-in source sha256: $(cat core/search/agent.h core/search/rl/*.h core/search/rl/*.cpp | sha256sum | cut -c1-16)"
   echo "KERNEL=$K BUDGET=$BUDGET SPACE=$SPACE SEED=$SEED BACKEND=$BACKEND CONTENDERS=${CONTENDERS:-all four} PPO_CONFIG=${PPO_CONFIG:-preset} STOP_AFTER=${STOP_AFTER:-0} RESUME=${RESUME:-0}"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
   python3 -c "import torch; print('torch', torch.__version__)"; nproc; echo "nvdisasm: ${SASSX_NVDISASM:-from PATH}"; } > "$R"/env.txt 2>&1
