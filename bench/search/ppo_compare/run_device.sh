@@ -8,10 +8,12 @@
 #   climb     the default search;
 #   random    random search.
 # Each run's best gets its final figure from fresh worker processes (--final-processes). Needs
-# .deps/gpusuite.tar.xz (bench/gpu_suite/pack.sh; SEARCH_ONLY=1 fits the carry limit), carried; builds the PPO plug-in against the machine's
-# libtorch first (bench/search/build_ppo_plugin.sh; kept in .deps/ppo-plugin for the next call).
+# .deps/gpusuite.tar.xz (bench/gpu_suite/pack.sh; SEARCH_ONLY=1, and its warning, for the carry limit),
+# carried; builds the PPO plug-in against the machine's libtorch first (bench/search/build_ppo_plugin.sh;
+# kept in .deps/ppo-plugin for the next call).
 # Writes $OUT/ppo-compare-KERNEL.tar.xz (report.json, history.csv, policy.pt and log of each run, env.txt,
-# table.md). Results: bench/results/ppo-device-compare-2026-11-27.md.
+# table.md). Results: bench/results/ppo-device-compare-2026-11-27.md (6 minutes), -27b/c/d.md (10 minutes;
+# the warm starts' policies in ppo-pretrain-cpu-2026-11-27b/K/pretrained.pt).
 # Usage: KERNEL=attention_fwd BUDGET=360 [CONTENDERS="ppo-warm climb"] [PPO_CONFIG=file]
 #          [STOP_AFTER=seconds | RESUME=1] OUT=$OUT bash bench/search/ppo_compare/run_device.sh
 # (a dry run without a GPU: SUITE=DIR (bin/, data/ as pack.sh lays them out) BACKEND=estimate

@@ -55,8 +55,8 @@ def main(root):
         L = p.get("learning") or []
         learn = "–"
         if L:
-            # The critic's explained variance: below 0 means its values predict the returns worse than
-            # a constant would (docs/ppo.md, "What would have to change").
+            # The critic's explained variance: below 0, its values predict the returns worse than their
+            # mean would; when the returns hardly vary it says little (bench/results/ppo-critic-h200-2026-11-27.md).
             ev = sorted(u.get("explained_variance", 0.0) for u in L)
             learn = f"{len(L)}, {L[0]['entropy']:.2f} → {L[-1]['entropy']:.2f}, {ev[len(ev) // 2]:.2f}"
         print(f"| {name} | {final} | {floor} | {ttb} | " + " | ".join(at) + f" | {r.get('evaluations')} | {learn} |")
