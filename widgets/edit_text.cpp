@@ -34,6 +34,9 @@ QString describeEdit(const VariantTree& variants, const Edit& edit)
     QStringList fields;
     if (edit.stall) fields << tr("stall %1").arg(*edit.stall);
     if (edit.yield) fields << tr("yield %1").arg(*edit.yield);
+    // A cleared yield bit on an instruction with reuse flags: say which of the two distinct edits.
+    if (edit.yield && *edit.yield == 0 && (s.control[s.order[at]].reuse & 7))
+        fields << (edit.reuse && (*edit.reuse & 7) == 0 ? tr("reuse flags cleared") : tr("reuse flags kept"));
     if (edit.reuse) fields << tr("reuse mask %1").arg(*edit.reuse);
     return tr("%1 of %2 at %3").arg(fields.join(QStringLiteral(", ")), opcode, address(edit.at));
 }

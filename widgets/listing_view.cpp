@@ -1,5 +1,7 @@
 #include "widgets/listing_view.h"
 
+#include "core/rewrite/ffma_interleave.h"
+
 #include "widgets/edit_text.h"
 
 #include "core/session/search_runs.h"
@@ -496,13 +498,25 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
             applyEdit(Edit::control(uint32_t(position), uint8_t(s), std::nullopt, std::nullopt), row);
         });
     }
-    QAction* yield = menu.addAction(tr("Yield bit"));
-    yield->setCheckable(true);
-    yield->setChecked(c.yield);
-    connect(yield, &QAction::triggered, this, [this, position, c, row] {
-        applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt),
-                  row);
-    });
+    if (c.yield && (c.reuse & 7)) {
+        // Clearing the bit of an instruction with reuse flags is two distinct edits: the flags kept
+        // (nvdisasm then prints no .reuse marks) or cleared with it (what ptxas writes).
+        QMenu* yield = menu.addMenu(tr("Yield bit"));
+        yield->addAction(tr("Clear, Keep Reuse Flags"), this, [this, position, row] {
+            applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(0), std::nullopt), row);
+        });
+        yield->addAction(tr("Clear with Reuse Flags"), this, [this, position, row] {
+            applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(0), uint8_t(0)), row);
+        });
+    } else {
+        QAction* yield = menu.addAction(tr("Yield bit"));
+        yield->setCheckable(true);
+        yield->setChecked(c.yield);
+        connect(yield, &QAction::triggered, this, [this, position, c, row] {
+            applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt),
+                      row);
+        });
+    }
     QMenu* reuse = menu.addMenu(tr("Reuse flags"));
     static const char* slotNames[] = {"a", "b", "c"};
     for (int k = 0; k < 3; ++k) {
@@ -515,18 +529,23 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
                 row);
         });
     }
-    // DeepGEMM's named edit over the whole kernel, each of its edits judged like a hand-made one.
-    menu.addAction(tr("Yield/Reuse Interleave (FFMA Runs)"), this, [this, row] {
-        const EditOutcome outcome = m_controller->applyFfmaInterleave();
-        if (!outcome.accepted) {
-            showRefusal(row, outcome.reason, tr("Yield/reuse interleave"));
-            return;
-        }
-        m_banner->hide();
-        Q_EMIT statusMessage(outcome.reason.isEmpty()
-                                 ? tr("Done: yield/reuse interleave")
-                                 : tr("Done: yield/reuse interleave, %1").arg(outcome.reason));
-    });
+    // DeepGEMM's named edit over the whole kernel, each of its edits judged like a hand-made one, in
+    // both forms: the Rb flag cleared with the flip (DeepGEMM's) or kept.
+    for (InterleaveReuse form : {InterleaveReuse::Clear, InterleaveReuse::Keep}) {
+        const QString label = form == InterleaveReuse::Clear ? tr("Yield/Reuse Interleave (FFMA Runs)")
+                                                             : tr("Yield Interleave, Reuse Kept (FFMA Runs)");
+        menu.addAction(label, this, [this, row, form] {
+            const EditOutcome outcome = m_controller->applyFfmaInterleave(form);
+            if (!outcome.accepted) {
+                showRefusal(row, outcome.reason, tr("Yield/reuse interleave"));
+                return;
+            }
+            m_banner->hide();
+            Q_EMIT statusMessage(outcome.reason.isEmpty()
+                                     ? tr("Done: yield/reuse interleave")
+                                     : tr("Done: yield/reuse interleave, %1").arg(outcome.reason));
+        });
+    }
     addPolicySuggestions(menu, position, row);
     menu.addSeparator();
     QAction* up = menu.addAction(tr("Move Up"), this, [this] { moveCurrent(-1); });

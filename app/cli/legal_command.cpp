@@ -143,8 +143,16 @@ nlohmann::json controlEdits(const sassx::KernelWorkspace& k, const sassx::Schedu
                                : control == "reuse" ? ControlSpace::Reuse
                                : control == "stall" ? ControlSpace::Stall
                                                     : ControlSpace::All;
-    for (const sassx::Edit& e : k.checker().legalControlEdits(identity, space))
-        edits.push_back(sassx::Variant{"", "", {e}}.toJson().at("edits").at(0));
+    const auto& rules = k.checker().controlRules();
+    for (const sassx::Edit& e : k.checker().legalControlEdits(identity, space)) {
+        nlohmann::json j = sassx::Variant{"", "", {e}}.toJson().at("edits").at(0);
+        // Reuse flags kept under Y0: the evidence row that allows it (nvdisasm prints no marks there).
+        sassx::Control c = identity.control[identity.order[e.at]];
+        if (e.yield) c.yield = *e.yield;
+        if (e.reuse) c.reuse = *e.reuse;
+        if (auto note = rules.keptReuseNote(identity.order[e.at], c)) j["note"] = *note;
+        edits.push_back(std::move(j));
+    }
     return edits;
 }
 
@@ -171,6 +179,7 @@ void printText(const sassx::KernelWorkspace& k, const LegalArgs& args, const Leg
         const uint32_t at = e["control"]["at"];
         std::printf("  %5u %-22s %s\n", at, e["control"].dump().c_str(),
                     a.listing.instructions[at].text().c_str());
+        if (e.contains("note")) std::printf("        %s\n", e["note"].get<std::string>().c_str());
     }
 }
 

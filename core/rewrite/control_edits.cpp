@@ -48,13 +48,14 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
                 trial.control[i] = before;
             };
             if (hasSpace(space, ControlSpace::Yield)) {
-                // The flip keeping the reuse flags where Y0 with them is measured and decodes; otherwise
-                // the flip that clears them too (Y0 without flags is what ptxas itself writes).
+                // Two distinct edits where the instruction carries reuse flags and the flip clears the
+                // bit: Y0 with the flags kept (where the class and mask are measured; nvdisasm prints
+                // no marks then) and Y0 with them cleared (what ptxas itself writes). They differ on the
+                // GPU: keeping the flags held a held-out attention's gain that clearing them lost.
                 Control edited = before;
                 edited.yield = uint8_t((before.yield & 1) ^ 1);
-                const size_t had = out.size();
                 consider(edited, Edit::control(p, std::nullopt, edited.yield, std::nullopt));
-                if (out.size() == had && edited.yield == 0 && edited.reuse != 0) {
+                if (edited.yield == 0 && edited.reuse != 0) {
                     edited.reuse = 0;
                     consider(edited, Edit::control(p, std::nullopt, edited.yield, uint8_t(0)));
                 }

@@ -53,13 +53,21 @@ std::string formOf(const Instruction& ins)
 
 } // namespace
 
+YieldRule ControlRules::yieldRule()
+{
+    static const YieldRule rule = [] {
+        const char* v = std::getenv("SASSX_YIELD_RULE");
+        const std::string value = v ? v : "";
+        if (value == "ptxas-habits") return YieldRule::PtxasHabits;
+        if (value == "reuse-printed") return YieldRule::ReusePrinted;
+        return YieldRule::Evidence;
+    }();
+    return rule;
+}
+
 bool ControlRules::habitsOnly()
 {
-    static const bool on = [] {
-        const char* v = std::getenv("SASSX_YIELD_RULE");
-        return v && std::string(v) == "ptxas-habits";
-    }();
-    return on;
+    return yieldRule() == YieldRule::PtxasHabits;
 }
 
 bool issueGapIgnoresYield(uint8_t stall)
@@ -126,16 +134,10 @@ std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& 
                                             "bench/results/yield-semantics-h100-2026-11-22.md)");
     if (auto why = stallRefusal(i, c)) out.push_back(std::move(*why));
     if (auto why = yieldRefusal(i, c)) out.push_back(std::move(*why));
-    // Reuse flags with Y0: ptxas pairs them only with Y1, but the pairing was measured (Y0 with the
-    // Ra/Rc flags of an FFMA run computed what Y1 does); where it was not, the flags stay with Y1.
-    if (c.reuse != 0 && (c.yield & 1) == 0 && (c.reuse != orig.reuse || c.yield != orig.yield)) {
-        const auto& ev = yieldEvidenceFor(ins);
-        if (!ev.reuseWithY0Safe || habitsOnly())
-            out.push_back(instructionAt(a, i) + ": reuse flags with Y0 were not measured on " +
-                          (*ev.name ? std::string(ev.name) : ins.baseOpcode) +
-                          " (ptxas pairs them only with Y1; the measured rows are in " +
-                          "bench/results/yield-classes-h200-2026-11-26.md)");
-    }
+    // Reuse flags with Y0: ptxas pairs them only with Y1; the pairing is allowed per class and mask where
+    // the probe measured it (reuseUnderY0Refusal).
+    if ((c.reuse & 7) != 0 && (c.yield & 1) == 0 && (c.reuse != orig.reuse || c.yield != orig.yield))
+        if (auto why = reuseUnderY0Refusal(i, uint8_t(c.reuse & 7))) out.push_back(std::move(*why));
     if (c.wbar != orig.wbar || c.rbar != orig.rbar || c.wait != orig.wait)
         out.push_back(instructionAt(a, i) + ": scoreboard fields are not editable");
     if ((c.reuse & 8) && !(orig.reuse & 8))
@@ -149,8 +151,56 @@ std::optional<std::string> ControlRules::encodingRefusal(uint32_t i, const Contr
 {
     const auto& ins = m_analysis->listing.instructions[i];
     if (c == ins.control || !m_gate) return std::nullopt;
-    if (auto why = m_gate->refusal(i, c.encode(ins.hi))) return instructionAt(*m_analysis, i) + ": " + *why;
+    const auto judged = m_gate->judge(i, c.encode(ins.hi));
+    switch (judged.verdict) {
+    case DecodeVerdict::Same:
+        return std::nullopt;
+    case DecodeVerdict::SameReuseUnprinted:
+        // The flags stay in the word; nvdisasm only hides them under Y0. Whether the hardware computes
+        // the same with them is the measured table's answer.
+        if (yieldRule() == YieldRule::ReusePrinted)
+            return instructionAt(*m_analysis, i) + ": " + judged.why +
+                   " (SASSX_YIELD_RULE=reuse-printed refuses such words)";
+        if (auto why = reuseUnderY0Refusal(i, uint8_t(c.reuse & 7))) return why;
+        return std::nullopt;
+    case DecodeVerdict::Other:
+        break;
+    }
+    return instructionAt(*m_analysis, i) + ": " + judged.why;
+}
+
+std::optional<std::string> ControlRules::reuseUnderY0Refusal(uint32_t i, uint8_t mask) const
+{
+    const auto& ins = m_analysis->listing.instructions[i];
+    const std::string who =
+        instructionAt(*m_analysis, i) + ": reuse flags " + reuseMaskName(mask) + " with Y0 ";
+    if (yieldRule() == YieldRule::PtxasHabits)
+        return who + "are never written by ptxas (SASSX_YIELD_RULE=ptxas-habits)";
+    const auto& row = reuseUnderY0EvidenceFor(ins);
+    if (!*row.name)
+        return who + "were not measured on " + ins.baseOpcode +
+               " (no class row of bench/results/yield-reuse-h200-2026-11-28.md covers it; ptxas pairs reuse "
+               "flags only with Y1)";
+    if ((row.unsafeMasks >> mask) & 1)
+        return who + "changed a result, faulted or hung on " + row.name + " (" + row.source + ", row " +
+               row.name + ")";
+    if (!((row.safeMasks >> mask) & 1))
+        return who + "were not measured on " + row.name + " (" + row.source + ", row " + row.name +
+               ", has no run of that mask)";
     return std::nullopt;
+}
+
+std::optional<std::string> ControlRules::keptReuseNote(uint32_t i, const Control& c) const
+{
+    const auto& ins = m_analysis->listing.instructions[i];
+    const uint8_t mask = uint8_t(c.reuse & 7);
+    if (mask == 0 || (c.yield & 1) || (mask == (ins.control.reuse & 7) && c.yield == ins.control.yield))
+        return std::nullopt;
+    const auto& row = reuseUnderY0EvidenceFor(ins);
+    if (!*row.name || !((row.safeMasks >> mask) & 1)) return std::nullopt;
+    return instructionAt(*m_analysis, i) + ": yield cleared with the reuse flags " + reuseMaskName(mask) +
+           " kept (nvdisasm prints no .reuse marks under Y0; measured safe: " + row.source + ", row " +
+           row.name + ")";
 }
 
 std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control& c) const

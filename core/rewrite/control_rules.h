@@ -59,6 +59,17 @@ inline bool hasSpace(ControlSpace space, ControlSpace part)
     return (uint8_t(space) & uint8_t(part)) != 0;
 }
 
+// Which evidence the yield rules take (SASSX_YIELD_RULE): the measured tables (the default), or an
+// earlier rule kept for measuring what the widening adds, never for tuning.
+enum class YieldRule : uint8_t
+{
+    Evidence,     // the class tables and the decode gate
+    ReusePrinted, // "reuse-printed": as Evidence, but a word whose reuse marks nvdisasm leaves out under
+                  // Y0 is refused (bench/results/yield-reuse-*)
+    PtxasHabits,  // "ptxas-habits": a yield bit only where ptxas used it on the opcode in this kernel,
+                  // no reuse flags with Y0 (bench/results/yield-widening-*)
+};
+
 // Per-kernel control-value rules. Edits are judged against ptxas' own bits for the same instruction, the
 // measured tables and nvdisasm's decoding of the edited word.
 class ControlRules
@@ -68,9 +79,9 @@ public:
 
     // Why instruction i may not carry `c` in place of ptxas' control bits: a stall of 0 where ptxas had
     // none, stallRefusal, yieldRefusal, reuse flags with Y0 on a class where that pairing was not
-    // measured (yieldEvidenceFor), changed scoreboard fields, and, when all those hold, encodingRefusal.
-    // One sentence per broken rule, naming the instruction; empty when every rule holds. Where each
-    // reuse flag may stand depends on the order: reuseRefusal.
+    // measured on the class and mask (reuseUnderY0Refusal), changed scoreboard fields, and, when all those
+    // hold, encodingRefusal. One sentence per broken rule, naming the instruction; empty when every rule
+    // holds. Where each reuse flag may stand depends on the order: reuseRefusal.
     std::vector<std::string> valueRefusals(uint32_t i, const Control& c) const;
 
     // The stall rule alone: a changed stall must form a (stall, yield) pair ptxas used on the opcode, or
@@ -103,17 +114,22 @@ public:
     // the instruction ptxas wrote (EncodingGate); nvdisasm's complaint otherwise. Listings built from
     // text have no words and no gate.
     std::optional<std::string> encodingRefusal(uint32_t i, const Control& c) const;
+    // The class-and-mask rule for reuse flags kept under Y0 (`mask` = the Ra/Rb/Rc bits): allowed only
+    // where the probe measured that mask on the instruction's class (reuseUnderY0EvidenceFor); the
+    // refusal cites the row, or says that none covers the class.
+    std::optional<std::string> reuseUnderY0Refusal(uint32_t i, uint8_t mask) const;
+    // For an allowed value that keeps reuse flags under Y0 where ptxas had Y1: the sentence that says the
+    // flags are kept although nvdisasm prints none, citing the measured row; nullopt otherwise.
+    std::optional<std::string> keptReuseNote(uint32_t i, const Control& c) const;
+
     // Decodes every word the control edits of this kernel can produce now, not at the first edit.
     void primeEncodings() const
     {
         if (m_gate) m_gate->prime();
     }
 
-    // SASSX_YIELD_RULE=ptxas-habits puts back the yield rule the decode gate and the class table
-    // replaced (a yield bit only where ptxas used it on the opcode in this kernel, fixed-latency
-    // instructions only, no reuse flags with Y0): for measuring what the widening adds
-    // (bench/results/yield-widening-*), never for tuning.
-    static bool habitsOnly();
+    static YieldRule yieldRule();
+    static bool habitsOnly(); // yieldRule() == YieldRule::PtxasHabits
 
 private:
     std::string reuseWho(uint32_t i, int slot) const;

@@ -17,11 +17,21 @@ std::string off(uint32_t pos)
     return buf;
 }
 
-std::string changesText(const DiffEntry& e)
+// The note a row gets when its reuse flags stay in the word under Y0: nvdisasm prints no `.reuse`
+// marks there, so the instruction text alone would hide them.
+std::string keptReuseNote(const Control& c)
+{
+    if (!(c.reuse & 7) || (c.yield & 1)) return {};
+    return "reuse " + controlFieldTexts(c).reuse + " kept under Y0, not printed by nvdisasm";
+}
+
+std::string changesText(const DiffEntry& e, const Control& b)
 {
     std::string s;
     for (const auto& c : e.control)
         s += (s.empty() ? "" : " ") + c.text();
+    if (!s.empty())
+        if (std::string note = keptReuseNote(b); !note.empty()) s += "; " + note;
     return s;
 }
 
@@ -84,7 +94,7 @@ std::string diffToText(const ScheduleDiff& d, const TextDiffOptions& options)
             std::string from = e.aPos != e.bPos ? "<" + off(e.aPos) : "     ";
             std::string line =
                 std::string(1, mark) + " " + off(uint32_t(p)) + " " + from + "  " + d.b.rows[p].text;
-            const std::string ch = changesText(e);
+            const std::string ch = changesText(e, d.b.rows[p].control);
             if (!ch.empty()) {
                 if (line.size() < 72) line.resize(72, ' ');
                 line += "  [" + ch + "]";
@@ -107,6 +117,7 @@ nlohmann::json diffToJson(const ScheduleDiff& d)
                 c[f.field] = {{"from", f.from}, {"to", f.to}};
             j["control"] = c;
         }
+        if (!keptReuseNote(d.b.rows[e.bPos].control).empty()) j["reuse_kept_under_y0"] = true;
         entries.push_back(std::move(j));
     }
     return {{"kernel", d.kernel},
@@ -163,7 +174,10 @@ svg path.sel{stroke:#d81b60;stroke-width:2.4;opacity:1}
             h << "<div class=\"" << cls << "\" id=\"" << (sideA ? 'a' : 'b') << p << "\" data-pair=\""
               << (sideA ? 'b' : 'a') << (sideA ? e.bPos : e.aPos) << "\"><a name=\"" << (sideA ? 'a' : 'b')
               << p << "\"></a><span class=\"off\">" << off(p) << "</span>" << htmlEscape(row.text)
-              << controlHtml(row.control, e.control) << "</div>\n";
+              << controlHtml(row.control, e.control);
+            if (const std::string note = keptReuseNote(row.control); !note.empty())
+                h << "<span class=\"f\" title=\"" << htmlEscape(note) << "\">reuse kept under Y0</span>";
+            h << "</div>\n";
         }
         h << "</div>\n";
     };

@@ -20,8 +20,20 @@ int keyRegister(const Instruction& ins)
 
 } // namespace
 
+const char* interleavePatternName(InterleaveReuse reuse)
+{
+    return reuse == InterleaveReuse::Keep ? "ffma-interleave-keep-reuse" : "ffma-interleave";
+}
+
+std::optional<InterleaveReuse> interleavePatternFromName(const std::string& name)
+{
+    for (InterleaveReuse r : {InterleaveReuse::Clear, InterleaveReuse::Keep})
+        if (name == interleavePatternName(r)) return r;
+    return std::nullopt;
+}
+
 PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current, uint32_t first,
-                                 uint32_t end)
+                                 uint32_t end, InterleaveReuse reuse)
 {
     PatternEdits out;
     const auto& a = checker.analysis();
@@ -51,15 +63,17 @@ PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule&
                 const Control before = trial.control[i];
                 bool kept = (before.reuse & kRbFlag) != 0;
                 if (kept && (!seen.count(key) || (lastKept && key == lastKey))) {
-                    const Edit edit = Edit::control(k, std::nullopt, uint8_t((before.yield & 1) ^ 1),
-                                                    uint8_t(before.reuse & ~kRbFlag));
+                    const bool clear = reuse == InterleaveReuse::Clear;
+                    const Edit edit = Edit::control(
+                        k, std::nullopt, uint8_t((before.yield & 1) ^ 1),
+                        clear ? std::optional<uint8_t>(uint8_t(before.reuse & ~kRbFlag)) : std::nullopt);
                     trial.control[i].yield = *edit.yield;
-                    trial.control[i].reuse = *edit.reuse;
+                    if (edit.reuse) trial.control[i].reuse = *edit.reuse;
                     const auto report =
                         checker.check(trial, CheckOptions{.stopAtFirst = true, .blocks = {block}});
                     if (report.legal()) {
                         out.edits.push_back(edit);
-                        kept = false;
+                        kept = !clear;
                     } else {
                         trial.control[i] = before;
                         out.refused.push_back(report.summary());

@@ -6,10 +6,23 @@
 #include "core/rewrite/legality.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace sassx {
+
+// What the interleave does with the reuse flags of an FFMA whose yield bit it clears.
+enum class InterleaveReuse : uint8_t
+{
+    Clear, // DeepGEMM's: the Rb flag is cleared with the flip ("yield=0, reuse cleared")
+    Keep,  // the flip alone, every flag kept ("yield=0, reuse kept"; nvdisasm prints no marks then)
+};
+
+// The pattern's names on the command line and in the GUI: "ffma-interleave" (Clear) and
+// "ffma-interleave-keep-reuse" (Keep).
+const char* interleavePatternName(InterleaveReuse reuse);
+std::optional<InterleaveReuse> interleavePatternFromName(const std::string& name);
 
 struct PatternEdits
 {
@@ -21,9 +34,10 @@ struct PatternEdits
 // The interleave over positions [first, end) of `current` (the whole kernel by default). The rule, in
 // sassx's terms: a run is 8 or more FFMAs one after another in a block; in the first 9/16 of each run,
 // an FFMA whose Rb reuse flag is set, whose second-to-last register operand ("the key") was not seen
-// earlier in the run, or that follows an FFMA that kept its Rb flag on the same key, clears that flag
-// and flips its yield bit. Published as deep_gemm/jit/interleave_ffma.py (cited in docs/legality.md).
+// earlier in the run, or that follows an FFMA that kept its Rb flag on the same key, flips its yield bit
+// and, with InterleaveReuse::Clear, clears that flag. Published as deep_gemm/jit/interleave_ffma.py
+// (cited in docs/legality.md).
 PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current, uint32_t first = 0,
-                                 uint32_t end = UINT32_MAX);
+                                 uint32_t end = UINT32_MAX, InterleaveReuse reuse = InterleaveReuse::Clear);
 
 } // namespace sassx

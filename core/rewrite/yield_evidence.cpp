@@ -1,6 +1,7 @@
 #include "core/rewrite/yield_evidence.h"
 
 #include <array>
+#include <vector>
 
 namespace sassx {
 namespace {
@@ -24,23 +25,23 @@ struct Row
 const std::array<Row, 14>& rows()
 {
     static const std::array<Row, 14> table{{
-        {{Op::MUFU}, {"MUFU", true, false, false, kClassSource, ""}},
-        {{Op::LDG}, {"LDG", true, false, false, kClassSource, ""}},
-        {{Op::STG}, {"STG", true, false, false, kClassSource, ""}},
-        {{Op::LDS}, {"LDS", true, false, false, kClassSource, ""}},
-        {{Op::STS}, {"STS", true, false, false, kClassSource, ""}},
-        {{Op::LDGSTS}, {"LDGSTS", true, false, false, kClassSource, ""}},
-        {{Op::LDSM}, {"LDSM", true, false, false, kClassSource, ""}},
-        {{Op::CS2R}, {"CS2R", true, false, false, kClassSource, ""}},
-        {{Op::SHFL}, {"SHFL", true, false, false, kClassSource, ""}},
-        {{Op::HMMA}, {"HMMA", true, false, false, kClassSource, ""}},
-        {{Op::DEPBAR}, {"DEPBAR", true, false, false, kClassSource, ""}},
-        {{Op::BAR}, {"BAR", true, false, false, kClassSource, ""}},
-        {{Op::MEMBAR}, {"MEMBAR", true, false, false, kClassSource, ""}},
+        {{Op::MUFU}, {"MUFU", true, false, kClassSource, ""}},
+        {{Op::LDG}, {"LDG", true, false, kClassSource, ""}},
+        {{Op::STG}, {"STG", true, false, kClassSource, ""}},
+        {{Op::LDS}, {"LDS", true, false, kClassSource, ""}},
+        {{Op::STS}, {"STS", true, false, kClassSource, ""}},
+        {{Op::LDGSTS}, {"LDGSTS", true, false, kClassSource, ""}},
+        {{Op::LDSM}, {"LDSM", true, false, kClassSource, ""}},
+        {{Op::CS2R}, {"CS2R", true, false, kClassSource, ""}},
+        {{Op::SHFL}, {"SHFL", true, false, kClassSource, ""}},
+        {{Op::HMMA}, {"HMMA", true, false, kClassSource, ""}},
+        {{Op::DEPBAR}, {"DEPBAR", true, false, kClassSource, ""}},
+        {{Op::BAR}, {"BAR", true, false, kClassSource, ""}},
+        {{Op::MEMBAR}, {"MEMBAR", true, false, kClassSource, ""}},
         // The probe's S2R run is latency-bound (each read waits for the one before), so its issue gap
         // was not measured, though its results were unchanged.
         {{Op::S2R, Op::S2UR},
-         {"S2R", false, false, false, kClassSource, "its issue gap (the probe's S2R run is latency-bound)"}},
+         {"S2R", false, false, kClassSource, "its issue gap (the probe's S2R run is latency-bound)"}},
     }};
     return table;
 }
@@ -50,12 +51,11 @@ const std::array<Row, 14>& rows()
 const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins)
 {
     // Fixed-latency ALU and FMA operations: the gap, every read-after-write bound and the results were
-    // measured under both bits at stalls 1-11, and Y0 with the Ra/Rc reuse flags of an FFMA run computed
-    // correctly in every configuration.
-    static const YieldClassEvidence fixedAluFma{"fixed-latency ALU/FMA", true, true, true, kFixedSource, ""};
+    // measured under both bits at stalls 1-11 (reuse flags with Y0: reuseUnderY0EvidenceFor).
+    static const YieldClassEvidence fixedAluFma{"fixed-latency ALU/FMA", true, true, kFixedSource, ""};
     // Other fixed-latency instructions (uniform datapath, fixed-latency MMA): the issue gap is the same
-    // measured gap; no reuse flags were measured on them.
-    static const YieldClassEvidence fixedOther{"fixed-latency", true, false, true, kFixedSource, ""};
+    // measured gap.
+    static const YieldClassEvidence fixedOther{"fixed-latency", true, true, kFixedSource, ""};
     // ALU/FMA first: CS2R of a zero register is one (CS2R of the clock is a special-register read).
     const bool fixed = !ins.variableLatency && !ins.opaque;
     if (fixed && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma)) return fixedAluFma;
@@ -63,8 +63,57 @@ const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins)
         for (Op op : row.opcodes)
             if (op != Op::Unknown && op == ins.op) return row.evidence;
     if (fixed) return fixedOther;
-    static const YieldClassEvidence unmeasured{"", false, false, false, "", ""};
+    static const YieldClassEvidence unmeasured{"", false, false, "", ""};
     return unmeasured;
+}
+
+namespace {
+
+constexpr const char* kReuseSource = "bench/results/yield-reuse-h200-2026-11-28.md";
+
+// Bits of ReuseUnderY0Evidence's masks: M(a) is mask Ra, M(a | c) mask Ra+Rc.
+constexpr uint8_t M(int mask)
+{
+    return uint8_t(1u << mask);
+}
+constexpr int a = 1, b = 2, c = 4;
+
+struct ReuseRow
+{
+    std::array<const char*, 3> opcodes; // base opcodes ("" ends the list)
+    ReuseUnderY0Evidence evidence;
+};
+
+// One row per class of the probe (bench/yield/reuse/README.md lists its kernels). The masks are those
+// the probe ran with Y0 in every launch shape; a mask nvdisasm cannot decode under Y0 never reaches
+// this table (the encoding gate refuses it first).
+const std::vector<ReuseRow>& reuseRows()
+{
+    static const std::vector<ReuseRow> table{
+        {{"FFMA"}, {"FFMA", 0, 0, kReuseSource}},
+    };
+    return table;
+}
+
+} // namespace
+
+const ReuseUnderY0Evidence& reuseUnderY0EvidenceFor(const Instruction& ins)
+{
+    static const ReuseUnderY0Evidence none{};
+    // The probe ran fixed-latency forms: a variable-latency form reads its operands later.
+    if (ins.variableLatency || ins.opaque) return none;
+    for (const auto& row : reuseRows())
+        for (const char* op : row.opcodes)
+            if (op && *op && ins.baseOpcode == op) return row.evidence;
+    return none;
+}
+
+std::string reuseMaskName(uint8_t mask)
+{
+    std::string out;
+    for (int slot = 0; slot < 3; ++slot)
+        if ((mask >> slot) & 1) out += std::string(out.empty() ? "" : "+") + "R" + char('a' + slot);
+    return out.empty() ? "none" : out;
 }
 
 } // namespace sassx

@@ -4,7 +4,8 @@
 // keeps ptxas' bit, and its refusal names the measurement that is missing. The measurements:
 // bench/results/yield-semantics-h100-2026-11-22.md (fixed-latency ALU/FMA) and
 // bench/results/yield-classes-h200-2026-11-26.md (the variable-latency and special classes, yield with
-// reuse flags), method in bench/yield/README.md and bench/yield/classes/README.md.
+// reuse flags), method in bench/yield/README.md and bench/yield/classes/README.md; reuse flags under
+// Y0: bench/results/yield-reuse-h200-2026-11-28.md, method in bench/yield/reuse/README.md.
 #include "core/sass/instruction.h"
 
 #include <string>
@@ -13,9 +14,8 @@ namespace sassx {
 
 struct YieldClassEvidence
 {
-    const char* name = "";        // "MUFU", "fixed-latency ALU/FMA", ...
-    bool flipSafe = false;        // at stall 1-11 the flip leaves the issue gap, scoreboards and results
-    bool reuseWithY0Safe = false; // Y0 together with reuse flags computes what Y1 does
+    const char* name = ""; // "MUFU", "fixed-latency ALU/FMA", ...
+    bool flipSafe = false; // at stall 1-11 the flip leaves the issue gap, scoreboards and results
     // A Y0 → Y1 flip at stall 1 shortens the gap from 2 cycles to 1. Measured harmless on fixed-latency
     // ALU/FMA; loads issued 1 cycle apart faulted (LDG, LDS, LDSM, LDGSTS), so on the other classes
     // only the Y1 → Y0 direction is allowed at stall 1.
@@ -26,5 +26,26 @@ struct YieldClassEvidence
 
 // The row that covers this instruction (by opcode and latency class).
 const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins);
+
+// Operand-reuse flags kept under a cleared yield bit (Y0), a pairing ptxas never writes and nvdisasm
+// prints without the `.reuse` marks, per opcode class and reuse mask. A mask is a 3-bit value (Ra 1,
+// Rb 2, Rc 4); bit m of safeMasks / unsafeMasks stands for mask m. Measured by the probe family of
+// bench/yield/reuse (many resident warps per scheduler with their own values in the reused registers,
+// reuse chains on each slot, Y0 between the chain's instructions): a mask is safe where every output was
+// bit-identical in every launch shape, unsafe where any result changed, a launch faulted or hung.
+struct ReuseUnderY0Evidence
+{
+    const char* name = "";   // the probe's class: "FFMA", "IMAD", ...
+    uint8_t safeMasks = 0;   // measured: results unchanged in every launch shape
+    uint8_t unsafeMasks = 0; // measured: a changed result, a fault or a hang (stays refused)
+    const char* source = ""; // the results file and its row
+};
+
+// The row of this instruction's class (by base opcode; fixed-latency forms only), or an empty row
+// (name "") for a class the probe did not cover.
+const ReuseUnderY0Evidence& reuseUnderY0EvidenceFor(const Instruction& ins);
+
+// "Ra+Rc": how refusals and notes name a reuse mask.
+std::string reuseMaskName(uint8_t mask);
 
 } // namespace sassx

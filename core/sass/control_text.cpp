@@ -17,6 +17,8 @@ ControlFieldTexts controlFieldTexts(const Control& c)
     for (int k = 0; k < 3; ++k)
         t.reuse += (c.reuse >> k) & 1 ? char('a' + k) : '-';
     if ((c.reuse >> 3) & 1) t.reuse += 'd';
+    // Flags kept under Y0: in the word, though nvdisasm prints no `.reuse` marks there.
+    if ((c.reuse & 7) && !(c.yield & 1)) t.reuse += '*';
     return t;
 }
 

@@ -244,11 +244,8 @@ void EncodingGate::prime() const
     decodeLocked(m_grid);
 }
 
-std::optional<std::string> EncodingGate::refusal(uint32_t i, uint64_t hi) const
+const EncodingGate::Verdict& EncodingGate::verdictLocked(uint32_t i, uint64_t hi) const
 {
-    if (i >= m_hi.size()) return "no such instruction";
-    if (hi == m_hi[i]) return std::nullopt; // ptxas' own word
-    std::lock_guard lock(m_mutex);
     if (!m_primed) {
         m_primed = true;
         decodeLocked(m_grid);
@@ -266,10 +263,44 @@ std::optional<std::string> EncodingGate::refusal(uint32_t i, uint64_t hi) const
                 }
         decodeLocked(std::move(all));
         it = m_verdicts.find({i, hi});
-        if (it == m_verdicts.end()) return "nvdisasm gave no answer for the edited word";
+        if (it == m_verdicts.end()) {
+            static const Verdict none{false, 0, "nvdisasm gave no answer for the edited word"};
+            return none;
+        }
     }
-    if (it->second.valid) return std::nullopt;
-    return it->second.why;
+    return it->second;
+}
+
+DecodeJudgement EncodingGate::judge(uint32_t i, uint64_t hi) const
+{
+    if (i >= m_hi.size()) return {DecodeVerdict::Other, "no such instruction"};
+    if (hi == m_hi[i]) return {DecodeVerdict::Same, {}}; // ptxas' own word
+    std::lock_guard lock(m_mutex);
+    const Verdict v = verdictLocked(i, hi); // a copy: the twin's decode may rehash the map
+    if (!v.sameText) return {DecodeVerdict::Other, v.why};
+    const int flags = std::popcount(unsigned((hi >> kReuseShift) & 7));
+    if (v.marks == flags) return {DecodeVerdict::Same, {}};
+    const std::string counted = "nvdisasm prints " + std::to_string(v.marks) +
+                                " reuse flag(s) on the edited word, not the " + std::to_string(flags) +
+                                " written";
+    // Marks left out under Y0 only when the same word with Y1 prints every flag: then the field means
+    // the same flags and only the yield bit hides them. Anything else (a form that reads the field
+    // differently, some marks printed) stays another instruction.
+    if (!(hi & kYieldBit) && v.marks == 0) {
+        const Verdict twin = verdictLocked(i, hi | kYieldBit);
+        if (twin.sameText && twin.marks == flags)
+            return {DecodeVerdict::SameReuseUnprinted,
+                    counted + " (it leaves out the marks under Y0; with Y1 it prints all " +
+                        std::to_string(flags) + ")"};
+    }
+    return {DecodeVerdict::Other, counted};
+}
+
+std::optional<std::string> EncodingGate::refusal(uint32_t i, uint64_t hi) const
+{
+    auto j = judge(i, hi);
+    if (j.verdict == DecodeVerdict::Same) return std::nullopt;
+    return std::move(j.why);
 }
 
 size_t EncodingGate::decodedWords() const
@@ -329,21 +360,16 @@ void EncodingGate::decodeLocked(std::vector<Word> words) const
     for (size_t k = 0; k < words.size(); ++k) {
         const auto& w = words[k];
         Verdict v;
+        v.marks = marks[k];
         const std::string& ref = m_refText[w.instruction];
-        if (!error[k].empty()) {
+        if (!error[k].empty())
             v.why = "nvdisasm cannot decode the edited word (" + error[k] + ")";
-        } else if (ref.empty()) {
+        else if (ref.empty())
             v.why = "nvdisasm cannot decode ptxas' own word, so no edit of it can be checked";
-        } else if (text[k] != ref) {
+        else if (text[k] != ref)
             v.why = "nvdisasm decodes the edited word as '" + text[k] + "', not '" + ref + "'";
-        } else if (const int flags = std::popcount(unsigned((w.hi >> kReuseShift) & 7)); marks[k] != flags) {
-            // The flags are part of the meaning: on some forms nvdisasm reads the field differently
-            // once the yield bit changes (an IMAD.SHL with Y0 drops its printed flag).
-            v.why = "nvdisasm prints " + std::to_string(marks[k]) +
-                    " reuse flag(s) on the edited word, not the " + std::to_string(flags) + " written";
-        } else {
-            v.valid = true;
-        }
+        else
+            v.sameText = true;
         m_verdicts[{w.instruction, w.hi}] = std::move(v);
     }
 }

@@ -6,6 +6,13 @@
 // ptxas happened to use, every edited word is decoded: valid when nvdisasm decodes it to the same
 // instruction text apart from `.reuse` marks (the control fields themselves are not printed).
 //
+// The marks are part of the meaning, with one exception the gate names rather than hides: under a
+// cleared yield bit (Y0) nvdisasm leaves out the `.reuse` marks of many ALU/FMA words (published accounts
+// of Volta-era control codes describe Y0 as invalidating the operand-reuse cache), although the flags
+// stay in the word and the same word with Y1 prints every one. Such a word is DecodeVerdict::
+// SameReuseUnprinted: whether the hardware computes the same with it is not the decoder's question but
+// the measured class table's (core/rewrite/yield_evidence.h, ControlRules::encodingRefusal).
+//
 // Decoding is batched: the first question about a kernel decodes every word its control edits can
 // produce (each instruction with either yield bit and every reuse mask the rules can reach, at ptxas'
 // stall, and every stall with ptxas' reuse flags and either yield bit) as one raw instruction binary
@@ -24,6 +31,21 @@
 
 namespace sassx {
 
+// What nvdisasm makes of an edited word, against ptxas' own word for the instruction.
+enum class DecodeVerdict : uint8_t
+{
+    Same,               // the same instruction text, every reuse flag written printed as `.reuse`
+    SameReuseUnprinted, // the same text; the word has Y0 and reuse flags, nvdisasm prints none of
+                        // them, and the same word with Y1 prints them all
+    Other,              // undecodable, another instruction, or marks other than the flags for another reason
+};
+
+struct DecodeJudgement
+{
+    DecodeVerdict verdict = DecodeVerdict::Other;
+    std::string why; // empty for Same; the decoder's words otherwise
+};
+
 class EncodingGate
 {
 public:
@@ -33,9 +55,11 @@ public:
     // bits): such a listing is never written to a cubin, so there is nothing to decode.
     static std::shared_ptr<EncodingGate> forListing(const KernelListing& listing);
 
-    // nullopt when instruction i with high word `hi` (its low word unchanged) decodes to ptxas'
-    // instruction; otherwise why not, in the decoder's words. Thread-safe; the first call decodes the
-    // kernel's batch (about a second per thousand instructions).
+    // How instruction i with high word `hi` (its low word unchanged) decodes. Thread-safe; the first
+    // call decodes the kernel's batch (about a second per thousand instructions).
+    DecodeJudgement judge(uint32_t i, uint64_t hi) const;
+    // nullopt when judge() says Same; otherwise why not, in the decoder's words (a word whose marks
+    // nvdisasm leaves out under Y0 is named as such).
     std::optional<std::string> refusal(uint32_t i, uint64_t hi) const;
 
     // Decodes the batch now (a load job calls it so that the first edit does not wait).
@@ -50,8 +74,9 @@ public:
 private:
     struct Verdict
     {
-        bool valid = false;
-        std::string why;
+        bool sameText = false; // decodes, to ptxas' instruction apart from `.reuse` marks
+        int marks = 0;         // `.reuse` marks printed
+        std::string why;       // why not sameText
     };
     struct Word
     {
@@ -66,6 +91,7 @@ private:
         }
     };
     void decodeLocked(std::vector<Word> words) const;
+    const Verdict& verdictLocked(uint32_t i, uint64_t hi) const;
 
     std::string m_arch; // "SM90a"
     std::vector<uint64_t> m_lo, m_hi;

@@ -137,6 +137,8 @@ Observation FeatureExtractor::observe(const Schedule& schedule, const std::vecto
         } else if (e.yield) {
             tail[3] = 1.0f;
             tail[6] = float(*e.yield);
+            // The flip to Y0 that clears the reuse flags too is another edit than the one keeping them.
+            if (e.reuse) tail[4] = 1.0f;
         } else if (e.reuse) {
             tail[4] = 1.0f;
             tail[6] = *e.reuse ? 1.0f : 0.0f;

@@ -117,7 +117,9 @@ nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
           {"wbar", ins.control.wbar},
           {"rbar", ins.control.rbar},
           {"wait", ins.control.wait},
-          {"reuse", ins.control.reuse}}},
+          {"reuse", ins.control.reuse},
+          // Flags under Y0 stay in the word though nvdisasm prints no `.reuse` marks there.
+          {"reuse_unprinted", (ins.control.reuse & 7) != 0 && !(ins.control.yield & 1)}}},
         {"defs", regNames(ins.defs)},
         {"uses", regNames(ins.uses)},
         {"class", instrClassName(ins.cls)},

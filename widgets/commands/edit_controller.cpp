@@ -52,11 +52,11 @@ EditOutcome EditController::apply(const Edit& edit)
     return {true, derived};
 }
 
-EditOutcome EditController::applyFfmaInterleave()
+EditOutcome EditController::applyFfmaInterleave(InterleaveReuse reuse)
 {
     const LegalityChecker* checker = m_variants->checker();
     if (!checker) return {false, tr("No kernel is open")};
-    const PatternEdits named = ffmaInterleaveEdits(*checker, m_variants->schedule());
+    const PatternEdits named = ffmaInterleaveEdits(*checker, m_variants->schedule(), 0, UINT32_MAX, reuse);
     if (named.edits.empty()) {
         if (named.runs == 0) return {false, tr("No run of 8 or more FFMAs in this kernel")};
         return {false, named.refused.empty()
@@ -64,7 +64,8 @@ EditOutcome EditController::applyFfmaInterleave()
                                 nullptr, named.runs)
                            : QString::fromStdString(named.refused.front())};
     }
-    const QString text = tr("yield/reuse interleave: %n edit(s)", nullptr, int(named.edits.size())) +
+    const QString text = QString::fromLatin1(interleavePatternName(reuse)) + QStringLiteral(": ") +
+                         tr("%n edit(s)", nullptr, int(named.edits.size())) +
                          tr(" in %n FFMA run(s)", nullptr, named.runs);
     push(named.edits, text);
     return {true, named.refused.empty()

@@ -2,6 +2,7 @@
 // The one path every edit takes, whatever the gesture (drag, Alt+Up/Down, context menu): ask the
 // legality checker, refuse with its reason, or push an undoable command onto the variant it belongs
 // to (the first edit on the original creates a variant).
+#include "core/rewrite/ffma_interleave.h"
 #include "core/rewrite/variant.h"
 
 #include <QObject>
@@ -40,7 +41,7 @@ public:
     EditOutcome apply(const Edit& edit);
     // DeepGEMM's FFMA yield/reuse interleave over the whole current variant (ffmaInterleaveEdits): one
     // undoable step holding every edit the checker accepts; refused when there is none, with the reason.
-    EditOutcome applyFfmaInterleave();
+    EditOutcome applyFfmaInterleave(InterleaveReuse reuse = InterleaveReuse::Clear);
     void setDeriveControlCodes(bool on) { m_derive = on; }
     bool deriveControlCodes() const { return m_derive; }
     // Same verdict as apply() without editing.

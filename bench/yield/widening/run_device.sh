@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device evidence for the widened yield/reuse space (docs/legality.md, "Yield bit"; bench/yield/widening/README.md).
 #   bench/yield/widening/run_device.sh correctness    run_variants.py over .deps/control-variants (made by
-#                                                    make_variants.sh here): every variant on 3 input sets
+#                                                    make_variants.sh here): every variant on 3 input sets,
+#                                                    the samples spread over the GPUs (NGPU)
 #   MODES="old new" KERNELS="attention_fwd" BUDGET=200 bench/yield/widening/run_device.sh search
 #                                                    greedy over the yield space per kernel and mode, one
 #                                                    search at a time on GPU 0, each best benched twice
@@ -17,10 +18,17 @@ nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --forma
 date -u +%FT%TZ >> "$OUT/env-$what.txt"
 case "$what" in
   correctness)
-    jobs=""
-    for f in .deps/control-variants/*.control.jsonl; do jobs="$jobs $(basename "$f" .control.jsonl):control"; done
+    # One sample after another per GPU, the GPUs side by side (NGPU, default all).
+    ngpu=${NGPU:-$(nvidia-smi -L | wc -l)}
     mkdir -p "$OUT/correctness"
-    bash "$HERE/../../legality/run_all.sh" .deps/control-variants "$OUT/correctness" "$jobs" "${EACH:-40}"
+    files=(.deps/control-variants/*.control.jsonl)
+    for ((g = 0; g < ngpu; ++g)); do
+      jobs=""
+      for ((i = g; i < ${#files[@]}; i += ngpu)); do jobs="$jobs $(basename "${files[$i]}" .control.jsonl):control"; done
+      [ -n "$jobs" ] && CUDA_VISIBLE_DEVICES=$g bash "$HERE/../../legality/run_all.sh" .deps/control-variants \
+        "$OUT/correctness" "$jobs" "${EACH:-40}" &
+    done
+    wait
     ;;
   search)
     for k in ${KERNELS:?}; do

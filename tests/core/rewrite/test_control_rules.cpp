@@ -10,6 +10,7 @@
 #include "core/rewrite/ffma_interleave.h"
 #include "core/rewrite/legality.h"
 #include "core/rewrite/yield_evidence.h"
+#include "core/sass/encoding_gate.h"
 #include "core/sass/listing.h"
 #include "core/sass/nvdisasm.h"
 #include "core/search/random_variants.h"
@@ -97,10 +98,12 @@ void replay(const Loaded& l, const LegalityChecker& checker, const std::vector<E
         QCOMPARE(have.lo, want.lo);
         QVERIFY2(have.control == s->control[i], want.text().c_str());
         QCOMPARE(have.opcode, want.opcode);
-        // nvdisasm prints exactly the reuse flags written.
+        // nvdisasm prints exactly the reuse flags written, or, under Y0, none of them (the flags kept
+        // under Y0 are in the word: have.control says so).
         const auto printed = std::count_if(have.operands.begin(), have.operands.end(),
                                            [](const Operand& op) { return op.reuse; });
-        QVERIFY2(printed == std::popcount(unsigned(s->control[i].reuse & 7)), have.text().c_str());
+        const int written = std::popcount(unsigned(s->control[i].reuse & 7));
+        QVERIFY2(printed == written || (printed == 0 && !(s->control[i].yield & 1)), have.text().c_str());
     }
 }
 
@@ -109,7 +112,8 @@ struct Tally
 {
     int kernels = 0, yieldLegal = 0, yieldWidened = 0, yieldUndecodable = 0, yieldAboveEleven = 0,
         reuseSetLegal = 0, reuseSetRefused = 0, reuseCleared = 0, enumerated = 0, ptxasPairsModelled = 0,
-        interleaveEdits = 0, interleaveRefused = 0, reuseSetOnY0 = 0;
+        interleaveEdits = 0, interleaveRefused = 0, reuseSetOnY0 = 0, bothYieldForms = 0, keptUnprinted = 0,
+        keptRefusedByRow = 0, interleaveKeptEdits = 0;
 } g_tally;
 
 } // namespace
@@ -181,8 +185,10 @@ private slots:
                 } else if (ins.control.stall >= 1 && !a.facts[i].wall && ev.flipSafe &&
                            !(ins.control.stall == 1 && flipped == 1 && !ev.stallOneToY1Safe)) {
                     const auto encoding = rules.encodingRefusal(i, c);
-                    if (flipped == 0 && ins.control.reuse != 0 && !ev.reuseWithY0Safe) {
-                        QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure, "reuse flags with Y0"),
+                    const uint8_t mask = uint8_t(ins.control.reuse & 7);
+                    if (flipped == 0 && mask != 0 && rules.reuseUnderY0Refusal(i, mask)) {
+                        QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure,
+                                                        "reuse flags " + reuseMaskName(mask) + " with Y0"),
                                  where.c_str());
                     } else if (encoding) {
                         QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure, "nvdisasm"), where.c_str());
@@ -275,7 +281,8 @@ private slots:
                     ++offered;
                     continue;
                 }
-                QVERIFY2(!(ins.control.yield & 1) && yieldEvidenceFor(ins).reuseWithY0Safe,
+                const uint8_t mask = uint8_t((ins.control.reuse | *e.reuse) & 7);
+                QVERIFY2(!(ins.control.yield & 1) && ((reuseUnderY0EvidenceFor(ins).safeMasks >> mask) & 1),
                          e.describe().c_str());
                 ++g_tally.reuseSetOnY0;
             }
@@ -312,10 +319,11 @@ private slots:
                 offered.insert(key(e));
             QCOMPARE(offered.size(), both.size());
             for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
+                const auto& ins = a.listing.instructions[i];
                 std::vector<Edit> candidates{yieldFlip(a, i)};
-                // The flip that drops the reuse flags is offered only where the flip keeping them is not.
-                if (a.listing.instructions[i].control.reuse && !checker.check({yieldFlip(a, i)}).legal())
-                    candidates.push_back(Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0)));
+                // To Y0 with reuse flags, two distinct edits: the flags kept (yieldFlip) and cleared.
+                const bool twoWays = (ins.control.yield & 1) && (ins.control.reuse & 7);
+                if (twoWays) candidates.push_back(Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0)));
                 for (int slot = 0; slot < 4; ++slot)
                     candidates.push_back(reuseToggle(a, i, slot));
                 for (const auto& e : candidates) {
@@ -323,6 +331,8 @@ private slots:
                     QVERIFY2(r.legal() == (offered.count(key(e)) > 0),
                              (a.listing.kernel + ": " + e.describe() + ": " + r.summary()).c_str());
                 }
+                if (twoWays && offered.count(key(candidates[0])) && offered.count(key(candidates[1])))
+                    ++g_tally.bothYieldForms;
             }
             g_tally.enumerated += int(both.size());
             ++g_tally.kernels;
@@ -408,9 +418,10 @@ private slots:
         }
     }
 
-    // DeepGEMM's interleave as a named edit: every edit it makes flips the yield bit of an FFMA in a run
-    // of 8 or more and clears that FFMA's Rb flag, the edits pass the checker together, and written,
-    // disassembled and replayed they give exactly those bits.
+    // DeepGEMM's interleave as a named edit, in both forms: every edit it makes flips the yield bit of
+    // an FFMA in a run of 8 or more that caches its Rb operand, and clears that flag (Clear) or keeps
+    // every flag (Keep); the edits pass the checker together, and written, disassembled and replayed
+    // they give exactly those bits.
     void ffmaInterleave_data() { samples_data(); }
     void ffmaInterleave()
     {
@@ -421,22 +432,93 @@ private slots:
             const auto& a = *ap;
             LegalityChecker checker(ap);
             const Schedule identity = Schedule::identity(a);
-            const auto named = ffmaInterleaveEdits(checker, identity);
-            Schedule s = identity;
-            for (const auto& e : named.edits) {
-                const auto& ins = a.listing.instructions[e.at];
-                QCOMPARE(ins.baseOpcode, std::string("FFMA"));
-                QVERIFY(e.yield && *e.yield == ((ins.control.yield & 1) ^ 1));
-                QVERIFY(ins.control.reuse & 2);
-                QVERIFY(e.reuse && *e.reuse == (ins.control.reuse & ~2));
-                s.control[e.at].yield = *e.yield;
-                s.control[e.at].reuse = *e.reuse;
+            for (InterleaveReuse form : {InterleaveReuse::Clear, InterleaveReuse::Keep}) {
+                const auto named = ffmaInterleaveEdits(checker, identity, 0, UINT32_MAX, form);
+                Schedule s = identity;
+                for (const auto& e : named.edits) {
+                    const auto& ins = a.listing.instructions[e.at];
+                    QCOMPARE(ins.baseOpcode, std::string("FFMA"));
+                    QVERIFY(e.yield && *e.yield == ((ins.control.yield & 1) ^ 1));
+                    QVERIFY(ins.control.reuse & 2);
+                    if (form == InterleaveReuse::Clear)
+                        QVERIFY(e.reuse && *e.reuse == (ins.control.reuse & ~2));
+                    else
+                        QVERIFY(!e.reuse);
+                    s.control[e.at].yield = *e.yield;
+                    if (e.reuse) s.control[e.at].reuse = *e.reuse;
+                }
+                QVERIFY2(checker.check(s).legal(), checker.check(s).summary().c_str());
+                if (named.edits.empty()) continue;
+                replay(*l, checker, named.edits);
+                if (form == InterleaveReuse::Clear) {
+                    g_tally.interleaveEdits += int(named.edits.size());
+                    g_tally.interleaveRefused += int(named.refused.size());
+                } else {
+                    g_tally.interleaveKeptEdits += int(named.edits.size());
+                }
             }
-            QVERIFY2(checker.check(s).legal(), checker.check(s).summary().c_str());
-            if (named.edits.empty()) continue;
-            replay(*l, checker, named.edits);
-            g_tally.interleaveEdits += int(named.edits.size());
-            g_tally.interleaveRefused += int(named.refused.size());
+        }
+    }
+
+    // The encoding gate on words whose reuse marks nvdisasm leaves out under Y0: ptxas' Y1 words with
+    // flags, the yield bit cleared and the flags kept. Where nvdisasm decodes the same instruction and
+    // only hides the marks (SameReuseUnprinted), the edit is legal exactly where the measured class
+    // table has a safe row for that class and mask, and a refusal cites the table; the edit clearing the
+    // flags too is judged apart. A word the decoder reads as another instruction stays refused.
+    void reuseKeptUnderY0_data() { samples_data(); }
+    void reuseKeptUnderY0()
+    {
+        QFETCH(QString, path);
+        auto l = load(path);
+        QVERIFY(l);
+        for (const auto& ap : l->kernels) {
+            const auto& a = *ap;
+            LegalityChecker checker(ap);
+            const auto& rules = checker.controlRules();
+            auto gate = EncodingGate::forListing(a.listing);
+            QVERIFY(gate);
+            for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
+                const auto& ins = a.listing.instructions[i];
+                const uint8_t mask = uint8_t(ins.control.reuse & 7);
+                if (!(ins.control.yield & 1) || !mask || ins.control.stall < 1 || ins.control.stall > 11 ||
+                    a.facts[i].wall)
+                    continue;
+                Control kept = ins.control;
+                kept.yield = 0;
+                const auto judged = gate->judge(i, kept.encode(ins.hi));
+                const auto r = checker.check({yieldFlip(a, i)});
+                const std::string where = a.listing.kernel + ": " + ins.text() + ": " + r.summary();
+                const auto& row = reuseUnderY0EvidenceFor(ins);
+                const bool rowSafe = *row.name && ((row.safeMasks >> mask) & 1);
+                if (judged.verdict == DecodeVerdict::Other) {
+                    // Refused; by the decoder's words where the class table would allow the mask.
+                    QVERIFY2(!r.legal() && (!rowSafe || mentions(r, HazardKind::Structure, "nvdisasm")),
+                             where.c_str());
+                    continue;
+                }
+                // The twin with Y1 is ptxas' own word: it prints every flag.
+                QCOMPARE(int(gate->judge(i, ins.hi).verdict), int(DecodeVerdict::Same));
+                if (judged.verdict == DecodeVerdict::SameReuseUnprinted) {
+                    ++g_tally.keptUnprinted;
+                    QVERIFY2(judged.why.find("leaves out the marks under Y0") != std::string::npos,
+                             judged.why.c_str());
+                }
+                if (!rowSafe) {
+                    ++g_tally.keptRefusedByRow;
+                    QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure, "with Y0") &&
+                                 mentions(r, HazardKind::Structure, "yield-reuse-h200"),
+                             where.c_str());
+                    continue;
+                }
+                // Allowed by the row: legal unless another rule of the flip refuses it (its class's
+                // yield row, the gap at stall 1), and then not for the reuse flags.
+                const auto values = rules.valueRefusals(i, kept);
+                QCOMPARE(r.legal(), values.empty());
+                if (r.legal()) {
+                    const auto note = rules.keptReuseNote(i, kept);
+                    QVERIFY(note && note->find(row.source) != std::string::npos);
+                }
+            }
         }
     }
 
@@ -457,6 +539,13 @@ private slots:
         qInfo("ffma-interleave: %d edits, %d refused; %d reuse flags settable on Y0 instructions",
               g_tally.interleaveEdits, g_tally.interleaveRefused, g_tally.reuseSetOnY0);
         QVERIFY(g_tally.interleaveEdits > 0);
+        qInfo("yield cleared with reuse kept: %d words whose marks nvdisasm leaves out, %d refused by the "
+              "class "
+              "table, %d instructions offered both Y0 edits; ffma-interleave-keep-reuse: %d edits",
+              g_tally.keptUnprinted, g_tally.keptRefusedByRow, g_tally.bothYieldForms,
+              g_tally.interleaveKeptEdits);
+        QVERIFY(g_tally.keptUnprinted > 0);
+        QVERIFY(g_tally.bothYieldForms > 0);
         QVERIFY(g_tally.reuseCleared > 0);
         QVERIFY(g_tally.reuseSetLegal > 0);
         QVERIFY(g_tally.reuseSetRefused > 0);

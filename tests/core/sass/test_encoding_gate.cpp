@@ -1,7 +1,8 @@
 // The decode gate on real words: ptxas' own word passes, nvdisasm's rejections come back in its own
 // words (Y0 with the Rb and Rc reuse flags of an FFMA is one, per bench/results/yield-semantics-
 // h100-2026-11-22.md), flips it accepts pass, one batch per kernel serves every question, gates are
-// shared per kernel, and listings without words have no gate.
+// shared per kernel, words whose reuse marks nvdisasm leaves out under Y0 are told apart from other
+// instructions, and listings without words have no gate.
 #include "test_common.h"
 
 #include "core/cubin/cubin.h"
@@ -102,6 +103,50 @@ private slots:
                 ffma = ffma || ins.baseOpcode == "FFMA";
         if (ffma) QVERIFY(rbRcY0 > 0);
         qInfo("%d edited words decode, %d do not (%d FFMA Y0 with Rb+Rc)", accepted, rejected, rbRcY0);
+    }
+
+    // Under Y0 nvdisasm leaves out the `.reuse` marks of words whose flags it prints under Y1: such a
+    // word is SameReuseUnprinted, not another instruction. Every one has a Y1 twin that prints all its
+    // flags, and ptxas' own flagged words are among them (the edit "yield cleared, reuse kept").
+    void marksLeftOutUnderY0_data() { samples_data(); }
+    void marksLeftOutUnderY0()
+    {
+        QFETCH(QString, path);
+        auto cubin = Cubin::load(path.toStdString());
+        QVERIFY(cubin.ok());
+        auto listings = disassemble(*cubin);
+        QVERIFY(listings.ok());
+        int unprinted = 0, ptxasFlagsUnprinted = 0, other = 0;
+        for (const auto& l : *listings) {
+            auto gate = EncodingGate::forListing(l);
+            QVERIFY(gate);
+            for (uint32_t i = 0; i < l.instructions.size(); ++i) {
+                const auto& ins = l.instructions[i];
+                for (int r = 1; r < 8; ++r) {
+                    const uint64_t y0 = withBits(ins.hi, 0, r);
+                    const auto judged = gate->judge(i, y0);
+                    if (judged.verdict == DecodeVerdict::Other) {
+                        ++other;
+                        QVERIFY(!judged.why.empty());
+                        continue;
+                    }
+                    if (judged.verdict != DecodeVerdict::SameReuseUnprinted) continue;
+                    ++unprinted;
+                    QCOMPARE(int(gate->judge(i, withBits(ins.hi, 1, r)).verdict), int(DecodeVerdict::Same));
+                    // refusal() still names it: only the class table may allow it (ControlRules).
+                    const auto why = gate->refusal(i, y0);
+                    QVERIFY(why && why->find("leaves out the marks under Y0") != std::string::npos);
+                    if ((ins.control.yield & 1) && (ins.control.reuse & 7) == r) ++ptxasFlagsUnprinted;
+                }
+            }
+        }
+        qInfo("%d Y0 words with flags whose marks nvdisasm leaves out (%d with ptxas' own flags), %d refused",
+              unprinted, ptxasFlagsUnprinted, other);
+        bool flagged = false;
+        for (const auto& l : *listings)
+            for (const auto& ins : l.instructions)
+                flagged = flagged || ((ins.control.yield & 1) && (ins.control.reuse & 7));
+        if (flagged) QVERIFY(ptxasFlagsUnprinted > 0);
     }
 
     // A word outside the batch (a stall change and a reuse change at once) is decoded on demand.
