@@ -305,9 +305,10 @@ std::optional<Edit> EditProposer::proposeControlAfterMove(Schedule& schedule, st
 {
     const ControlSpace cs =
         m_space == SearchSpace::Rescheduled ? ControlSpace::All : ControlSpace::YieldAndReuse;
-    // The most edits legalControlEdits gives one instruction: a yield flip, a stall decrease (All only)
-    // and one flip per reuse slot (core/rewrite/control_edits.cpp).
-    const size_t most = cs == ControlSpace::All ? 6 : 5;
+    // The most edits legalControlEdits gives one instruction: a yield flip (two to Y0 with reuse flags:
+    // kept or cleared), a stall decrease (All only) and one flip per reuse slot
+    // (core/rewrite/control_edits.cpp).
+    const size_t most = cs == ControlSpace::All ? 7 : 6;
     const uint32_t n = uint32_t(schedule.order.size());
     if (n == 0) return std::nullopt;
     // Bounded: a kernel whose instructions mostly have no legal control edit would otherwise spin; the
