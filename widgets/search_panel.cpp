@@ -58,7 +58,14 @@ SearchPanel::SearchPanel(VariantTree* variants, SearchRuns* searches, QWidget* p
 {
     buildControls();
     SearchJob* job = m_searches->search();
-    connect(job, &SearchJob::started, this, [this](const QString&, const QString&) { updateLiveStatus(); });
+    connect(job, &SearchJob::started, this, [this, job](const QString&, const QString&) {
+        // The auto space is chosen with the backend: the message names it now.
+        if (m_announceSpace)
+            setMessage(tr("Searching: %1; outputs in %2")
+                           .arg(QString::fromStdString(job->config().describe()), job->outDir()));
+        m_announceSpace = false;
+        updateLiveStatus();
+    });
     connect(job, &SearchJob::evaluation, this, &SearchPanel::onEvaluation);
     connect(job, &SearchJob::failed, this,
             [this](const QString& m) { setMessage(tr("Search failed: %1").arg(m), true); });
@@ -118,6 +125,8 @@ void SearchPanel::buildControls()
 
     m_space = new QComboBox(this);
     m_space->setObjectName(QStringLiteral("searchSpace"));
+    // The default, as `sassx-cli search`'s: the run picks the space once it knows its backend.
+    m_space->addItem(tr("auto"), QStringLiteral("auto"));
     auto* spaces = qobject_cast<QStandardItemModel*>(m_space->model());
     for (SearchSpace s : {SearchSpace::Mem, SearchSpace::All, SearchSpace::Yield, SearchSpace::AllControl,
                           SearchSpace::Rescheduled}) {
@@ -131,8 +140,9 @@ void SearchPanel::buildControls()
             item->setToolTip(why);
         }
     }
-    m_space->setToolTip(tr("mem: moves of memory instructions; all: moves of any instruction; yield: yield "
-                           "flips of ptxas' order; all+control: moves plus yield and reuse edits"));
+    m_space->setToolTip(tr("auto (default): all+control on a GPU, mem under the estimate; mem: moves of "
+                           "memory instructions; all: moves of any instruction; yield: yield flips of "
+                           "ptxas' order; all+control: moves plus yield and reuse edits"));
 
     m_budget = new QSpinBox(this);
     m_budget->setRange(0, 10'000'000);
@@ -252,9 +262,16 @@ Result<SearchConfig> SearchPanel::config() const
     if (!parsed) return makeError("unknown algorithm '" + name.toStdString() + "'");
     c.algorithm = *parsed;
     c.preset = algo.section(QLatin1Char(':'), 1).toStdString();
-    auto space = search::parseSearchSpace(m_space->currentData().toString().toStdString());
-    if (!space) return makeError("unknown space '" + m_space->currentText().toStdString() + "'");
-    c.space = *space;
+    const std::string spaceName = m_space->currentData().toString().toStdString();
+    if (spaceName == "auto") {
+        c.autoSpace = search::AutoSpace::Search;
+        // Provisional under the auto backend: the run resolves it once a GPU is found or not.
+        c.resolveSpace(m_backend->currentData().toString() != QLatin1String("estimate"));
+    } else {
+        auto space = search::parseSearchSpace(spaceName);
+        if (!space) return makeError("unknown space '" + m_space->currentText().toStdString() + "'");
+        c.space = *space;
+    }
     const QString unit = m_budgetUnit->currentData().toString();
     if (unit == QLatin1String("evals"))
         c.budgetEvals = m_budget->value();
@@ -284,8 +301,7 @@ void SearchPanel::setConfig(const SearchConfig& c)
     QString algo = QString::fromStdString(search::algorithmName(c.algorithm));
     if (!c.preset.empty()) algo += QLatin1Char(':') + QString::fromStdString(c.preset);
     m_algorithm->setCurrentIndex(std::max(0, m_algorithm->findData(algo)));
-    m_space->setCurrentIndex(
-        std::max(0, m_space->findData(QString::fromStdString(search::spaceName(c.space)))));
+    m_space->setCurrentIndex(std::max(0, m_space->findData(QString::fromStdString(c.spaceRequested()))));
     if (c.budgetEvals > 0 || c.budgetSeconds <= 0) {
         m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(QStringLiteral("evals")));
         m_budget->setValue(int(std::min<int64_t>(c.budgetEvals, m_budget->maximum())));
@@ -317,8 +333,12 @@ void SearchPanel::startSearch()
     }
     m_shown = -1;
     m_plot->clear();
-    setMessage(tr("Searching: %1; outputs in %2")
-                   .arg(QString::fromStdString(c->describe()), m_searches->search()->outDir()));
+    m_announceSpace = c->autoSpace != search::AutoSpace::Off;
+    const QString what = m_announceSpace
+                             ? tr("%1 in the space auto picks once the evaluator is chosen")
+                                   .arg(QString::fromStdString(search::algorithmName(c->algorithm)))
+                             : QString::fromStdString(c->describe());
+    setMessage(tr("Searching: %1; outputs in %2").arg(what, m_searches->search()->outDir()));
     updateButtons();
     updateLiveStatus();
 }
@@ -489,6 +509,7 @@ void SearchPanel::continueRun(const QString& dir)
 {
     auto o = evaluatorOptions();
     if (!o) return setMessage(QString::fromStdString(o.message()), true);
+    m_announceSpace = false; // a resumed run keeps the space it started with
     const QString why = m_searches->resumeSearch(dir, *o);
     if (!why.isEmpty()) return setMessage(why, true);
     m_liveBest = {};

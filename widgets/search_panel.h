@@ -90,7 +90,8 @@ private:
     QComboBox* m_runs = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_message = nullptr;
-    int m_shown = -1; // record index, -1: the live run
+    int m_shown = -1;             // record index, -1: the live run
+    bool m_announceSpace = false; // a run of the auto space started: name its space once it is chosen
     // The live run's best evaluation so far (its interval goes on the status line).
     search::SpeedupFigures m_liveBest;
     search::SearchStatus m_liveStatus; // as the last live evaluation reported it

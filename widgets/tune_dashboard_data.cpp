@@ -102,7 +102,10 @@ Result<TuneKernelOpen> loadTuneKernel(const QString& path, const QString& kernel
     nlohmann::json history = nlohmann::json::array();
     for (const search::SearchEvaluation& e : *evaluations)
         history.push_back(search::toJson(e));
+    // The report's configuration once the run ended: the space --space auto resolved to. The run's row
+    // keeps what was asked for when it started.
     nlohmann::json config = nlohmann::json::parse((*run)->config, nullptr, false);
+    if ((*run)->report.is_object() && (*run)->report.contains("config")) config = (*run)->report.at("config");
     auto record = searchRecordFromJson(
         {{"config", config},
          {"out_dir", (*run)->outDir},

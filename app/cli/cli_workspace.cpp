@@ -90,13 +90,21 @@ void printNotices(const KernelWorkspace& kernel)
 }
 
 sassx::Status setAlgorithmAndSpace(sassx::search::SearchConfig& config, const std::string& algo,
-                                   const std::string& space)
+                                   const std::string& space, sassx::search::AutoSpace rule,
+                                   const std::string& backend)
 {
     const auto algorithm = sassx::search::parseAlgorithm(algo);
-    const auto parsedSpace = sassx::search::parseSearchSpace(space);
     if (!algorithm) return sassx::makeError("unknown --algo '" + algo + "'");
-    if (!parsedSpace) return sassx::makeError("unknown --space '" + space + "'");
     config.algorithm = *algorithm;
+    if (space == "auto") {
+        config.autoSpace = rule;
+        // Provisional under --backend auto: the run resolves it again once a GPU is found or not.
+        config.resolveSpace(backend != "estimate");
+        return sassx::Ok{};
+    }
+    const auto parsedSpace = sassx::search::parseSearchSpace(space);
+    if (!parsedSpace) return sassx::makeError("unknown --space '" + space + "'");
     config.space = *parsedSpace;
+    config.autoSpace = sassx::search::AutoSpace::Off;
     return sassx::Ok{};
 }

@@ -53,9 +53,12 @@ void addEvaluatorOptions(CLI::App& command, EvaluatorArgs& args);
 sassx::Result<sassx::EvaluatorOptions> evaluatorOptions(const EvaluatorArgs& args);
 
 // --algo and --space into a search configuration (search and tune): the core's parsers stay the one
-// mapping from names; both options are already one of their choices (oneOf).
+// mapping from names; both options are already one of their choices (oneOf). --space auto picks by
+// `rule` (search_config.h, autoSpace) for --backend `backend`, which SearchRun resolves again once
+// `auto` has found a GPU or not.
 sassx::Status setAlgorithmAndSpace(sassx::search::SearchConfig& config, const std::string& algo,
-                                   const std::string& space);
+                                   const std::string& space, sassx::search::AutoSpace rule,
+                                   const std::string& backend);
 
 // Opens `path` and analyses --kernel (or the only kernel); `kernelOverride` wins over --kernel.
 sassx::Result<CliKernel> openKernel(const std::string& path, const WorkspaceArgs& args,

@@ -37,7 +37,8 @@ struct SearchArgs
     std::optional<double> margin;
     int perGpu = search::SearchConfig{}.candidatesPerGpu;
     std::string preset;
-    std::string space = "mem";
+    // auto: the measured space on a GPU, mem under the estimate (search_config.h, autoSpace)
+    std::string space = "auto";
     int64_t budgetEvals = 0;
     std::string budgetTime; // a duration: 90s, 10m, 1h
     uint64_t seed = 1;
@@ -49,6 +50,7 @@ struct SearchArgs
     int finalProcesses = SearchMeasurePlan{}.fullProcesses;
     int checkpointEvery = search::SearchControl{}.checkpointEvery;
     bool json = false, resume = false, noListSeed = false, noVerify = false, sampleBest = false;
+    bool noRestart = false;
     WorkspaceArgs workspace;
     EvaluatorArgs evaluator; // backend: auto
 };
@@ -72,7 +74,13 @@ Status readPpoConfig(const std::string& path, search::SearchConfig& c)
 Result<search::SearchConfig> configFrom(const SearchArgs& a)
 {
     search::SearchConfig c;
-    if (Status s = setAlgorithmAndSpace(c, a.algo, a.space); !s) return s.error();
+    if (Status s = setAlgorithmAndSpace(c, a.algo, a.space, search::AutoSpace::Search, a.evaluator.backend);
+        !s)
+        return s.error();
+    if (a.noRestart) {
+        if (c.algorithm != search::Algorithm::Climb) return makeError("--no-restart goes with --algo climb");
+        c.climbRestarts = false;
+    }
     if (a.margin) {
         if (c.algorithm != search::Algorithm::Climb) return makeError("--margin goes with --algo climb");
         if (!(*a.margin >= 0) || *a.margin > 100) {
@@ -174,6 +182,13 @@ int runSearch(const SearchArgs& a)
     if (!run) return fail(run.message());
     std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", (*run)->choice().backend.c_str(),
                  (*run)->choice().reason.c_str());
+    if (!a.resume) {
+        options->config = (*run)->resolvedConfig(options->config);
+        if (options->config.autoSpace != search::AutoSpace::Off)
+            std::fprintf(stderr, "sassx-cli: space: %s (auto: %s)\n",
+                         search::spaceName(options->config.space).c_str(),
+                         options->config.spaceReason().c_str());
+    }
     printNotices((*run)->kernel());
     if ((*run)->choice().backend != "gpu")
         if (const std::string blind = search::estimateBlindSpot(options->config.space); !blind.empty())
@@ -225,8 +240,10 @@ void addSearchOptions(CLI::App& command, SearchArgs& a)
     command.add_option("--preset", a.preset, "--algo anneal: the SIP paper's schedule")
         ->check(oneOf({"sip"}));
     command
-        .add_option("--space", a.space, "what may change: moves of memory or all instructions, control bits")
-        ->check(oneOf({"mem", "all", "yield", "all+control", "rescheduled"}))
+        .add_option("--space", a.space,
+                    "what may change: moves of memory or all instructions, control bits; auto: all+control "
+                    "on a GPU, mem under the estimate")
+        ->check(oneOf({"auto", "mem", "all", "yield", "all+control", "rescheduled"}))
         ->capture_default_str();
     command.add_option("--budget-evals", a.budgetEvals, "stop after N evaluations (0: no limit)")
         ->check(nonNegative())
@@ -239,6 +256,8 @@ void addSearchOptions(CLI::App& command, SearchArgs& a)
     command.add_flag("--resume", a.resume, "continue the run in -o DIR from its checkpoint");
     command.add_flag("--json", a.json, "one JSON line per evaluation, then the report");
     command.add_flag("--no-list-seed", a.noListSeed, "do not start from the list-scheduling result");
+    command.add_flag("--no-restart", a.noRestart,
+                     "--algo climb: end when it converges instead of restarting from a perturbed best");
     command.add_option("--ppo-config", a.ppoConfig, "--algo ppo: a settings file (docs/ppo.md)")
         ->type_name("FILE");
     command.add_option("--policy", a.policy, "--algo ppo: warm-start from a saved policy.pt")

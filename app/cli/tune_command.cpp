@@ -42,7 +42,7 @@ void onSignal(int)
 struct TuneArgs
 {
     std::string dir, db, out;
-    std::string algo = "climb", space = "auto"; // auto: tuneSpace()
+    std::string algo = "climb", space = "auto"; // auto: search::autoSpace(AutoSpace::Tune, …)
     int64_t budgetEvals = 0;
     std::string budgetTime, totalTime;
     uint64_t seed = 1;
@@ -67,22 +67,14 @@ std::vector<std::string> splitList(const std::string& text)
     return out;
 }
 
-// The tune's default space: the yield flips where kernels are measured, the memory moves under the
-// estimate. On the H200 the mem space gave none of 8 kernels of a torch.compile'd transformer block a
-// gain (three had no memory instruction it may move) and the yield space gave 6 of the same 8 verified
-// gains of 1.010-1.056x (bench/results/tune-transformer-h200-2026-11-27.md); the estimate scores every
-// yield edit 1.000x (docs/search.md), so under it only moves can gain.
-std::string tuneSpace(const TuneArgs& a)
-{
-    if (a.space != "auto") return a.space;
-    return a.evaluator.backend == "estimate" ? "mem" : "yield";
-}
-
-// The per-kernel search: the default algorithm and space unless given, and the budget.
+// The per-kernel search: the default algorithm and space unless given, and the budget. The default space
+// (--space auto) is AutoSpace::Tune's pick (search_config.h says why): the yield flips where kernels are
+// measured, the memory moves under the estimate.
 Result<search::SearchConfig> configFrom(const TuneArgs& a)
 {
     search::SearchConfig c;
-    if (Status s = setAlgorithmAndSpace(c, a.algo, tuneSpace(a)); !s) return s.error();
+    if (Status s = setAlgorithmAndSpace(c, a.algo, a.space, search::AutoSpace::Tune, a.evaluator.backend); !s)
+        return s.error();
     c.seed = a.seed;
     c.budgetEvals = a.budgetEvals;
     for (const auto& [name, text, seconds] :
@@ -354,7 +346,10 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
     if (const int code = printReport(db, a, runsDir); code != 0) return code;
     const bool estimated = std::any_of(outcome.kernels.begin(), outcome.kernels.end(),
                                        [](const KernelProgress& k) { return k.backend == "estimate"; });
-    if (const std::string blind = search::estimateBlindSpot(launch->run.config.space);
+    // The space the estimated kernels searched: auto resolves to another than a GPU's.
+    search::SearchConfig estimatedConfig = launch->run.config;
+    estimatedConfig.resolveSpace(false);
+    if (const std::string blind = search::estimateBlindSpot(estimatedConfig.space);
         estimated && !blind.empty())
         std::fprintf(stderr, "note: %s\n", blind.c_str());
     if (outOfTime > 0) // not an error: the deadline did its job; the same command tunes them later
@@ -430,7 +425,7 @@ void addTuneOptions(CLI::App& command, TuneArgs& a)
         ->capture_default_str();
     command
         .add_option("--space", a.space,
-                    "what may change (docs/search.md); auto: yield, or mem under --backend estimate")
+                    "what may change (docs/search.md); auto: yield on a GPU, mem under the estimate")
         ->check(oneOf({"auto", "mem", "all", "yield", "all+control", "rescheduled"}))
         ->capture_default_str();
     command.add_option("--budget-evals", a.budgetEvals, "per kernel: stop after N evaluations")

@@ -7,6 +7,30 @@
 
 namespace sassx::search {
 
+namespace {
+
+std::string autoSpaceName(AutoSpace rule)
+{
+    switch (rule) {
+    case AutoSpace::Off:
+        return "off";
+    case AutoSpace::Search:
+        return "search";
+    case AutoSpace::Tune:
+        return "tune";
+    }
+    return "?";
+}
+
+std::optional<AutoSpace> parseAutoSpace(const std::string& name)
+{
+    for (AutoSpace rule : {AutoSpace::Off, AutoSpace::Search, AutoSpace::Tune})
+        if (autoSpaceName(rule) == name) return rule;
+    return std::nullopt;
+}
+
+} // namespace
+
 std::optional<Algorithm> parseAlgorithm(const std::string& name)
 {
     if (name == "climb") return Algorithm::Climb;
@@ -35,6 +59,40 @@ std::string algorithmName(Algorithm a)
         return "ppo";
     }
     return "?";
+}
+
+SearchSpace autoSpace(AutoSpace rule, bool measured)
+{
+    if (!measured) return SearchSpace::Mem;
+    return rule == AutoSpace::Tune ? SearchSpace::Yield : SearchSpace::AllControl;
+}
+
+std::string autoSpaceReason(AutoSpace rule, bool measured)
+{
+    if (rule == AutoSpace::Off) return {};
+    if (!measured)
+        return "the estimate scores every yield and reuse edit 1.000x, so without a GPU only moves can gain";
+    if (rule == AutoSpace::Tune)
+        return "on a GPU a tune searches the yield flips, where 5 of a transformer block's 8 largest kernels "
+               "gained and none in the mem space";
+    return "on a GPU a search takes moves with yield and reuse edits, where climbing found 1.019x on a "
+           "held-out attention kernel and the mem space nothing on any held-out kernel";
+}
+
+void SearchConfig::resolveSpace(bool measured)
+{
+    if (autoSpace != AutoSpace::Off) space = search::autoSpace(autoSpace, measured);
+}
+
+std::string SearchConfig::spaceRequested() const
+{
+    return autoSpace == AutoSpace::Off ? spaceName(space) : "auto";
+}
+
+std::string SearchConfig::spaceReason() const
+{
+    // The estimate's pick differs from every rule's GPU pick, so the space says which backend chose it.
+    return autoSpaceReason(autoSpace, space != search::autoSpace(autoSpace, false));
 }
 
 Status SearchConfig::validate() const
@@ -71,6 +129,7 @@ std::string SearchConfig::describe() const
     std::string s = algorithmName(algorithm);
     if (!preset.empty()) s += " (" + preset + ")";
     s += " in " + spaceName(space);
+    if (autoSpace != AutoSpace::Off) s += " (auto)";
     if (budgetEvals > 0) s += ", " + std::to_string(budgetEvals) + " evaluations";
     if (budgetSeconds > 0) {
         char b[32];
@@ -78,6 +137,7 @@ std::string SearchConfig::describe() const
         s += b;
     }
     if (guide != "uniform") s += ", guided by " + guide;
+    if (algorithm == Algorithm::Climb && !climbRestarts) s += ", no restarts";
     return s + ", seed " + std::to_string(seed);
 }
 
@@ -86,6 +146,8 @@ nlohmann::json toJson(const SearchConfig& c)
     return {{"algorithm", algorithmName(c.algorithm)},
             {"preset", c.preset},
             {"space", spaceName(c.space)},
+            {"space_requested", c.spaceRequested()},
+            {"auto_space", autoSpaceName(c.autoSpace)},
             {"budget_evals", c.budgetEvals},
             {"budget_seconds", c.budgetSeconds},
             {"seed", c.seed},
@@ -97,6 +159,7 @@ nlohmann::json toJson(const SearchConfig& c)
             {"t_end_floors", c.tEnd},
             {"climb_margin", c.climbMargin},
             {"climb_sweeps", c.climbSweeps},
+            {"climb_restarts", c.climbRestarts},
             {"candidates_per_gpu", c.candidatesPerGpu},
             {"guide", c.guide},
             {"ppo_preset", c.ppoPreset},
@@ -112,6 +175,9 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         if (!algo || !space) return makeError("unknown algorithm or space in the search configuration");
         c.algorithm = *algo;
         c.space = *space;
+        auto rule = parseAutoSpace(j.value("auto_space", std::string("off")));
+        if (!rule) return makeError("unknown auto_space in the search configuration");
+        c.autoSpace = *rule;
         c.preset = j.value("preset", "");
         c.budgetEvals = j.value("budget_evals", int64_t(0));
         c.budgetSeconds = j.value("budget_seconds", 0.0);
@@ -125,6 +191,7 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.tEnd = j.value("t_end_floors", c.tEnd);
         c.climbMargin = j.value("climb_margin", c.climbMargin);
         c.climbSweeps = j.value("climb_sweeps", c.climbSweeps);
+        c.climbRestarts = j.value("climb_restarts", c.climbRestarts);
         c.candidatesPerGpu = j.value("candidates_per_gpu", c.candidatesPerGpu);
         c.guide = j.value("guide", std::string("uniform"));
         c.ppoPreset = j.value("ppo_preset", std::string("sassx"));

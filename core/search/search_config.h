@@ -26,11 +26,35 @@ enum class Algorithm : uint8_t
 std::optional<Algorithm> parseAlgorithm(const std::string& name); // climb|anneal|greedy|random|listsched|ppo
 std::string algorithmName(Algorithm a);
 
+// --space auto: the space is picked by the evidence for what is searched, once the backend that measures
+// is known (a GPU found or not), by autoSpace() alone: the CLI's search and tune and the GUI all ask it.
+enum class AutoSpace : uint8_t
+{
+    Off,    // the space was named
+    Search, // one kernel's search: all+control on a GPU, mem under the estimate
+    Tune,   // every kernel of a tune: yield on a GPU, mem under the estimate
+};
+// The space `rule` picks where candidates are measured on a GPU (`measured`) or estimated. On a GPU a
+// search takes all+control: the default climb found 1.019x there on a held-out Triton attention kernel
+// where the mem space found nothing on any held-out kernel (issue 45), and random variants of the four
+// spaces on one H100 reached mem 1.008x, all 1.013x, all+control 1.027x, rescheduled 1.021x
+// (bench/results/headroom-h100-2026-11-23.md). A tune keeps the yield space its own measurement chose
+// (on an H200 5 of a transformer block's 8 largest kernels gained in it, none in mem:
+// bench/results/tune-transformer-h200-2026-11-27.md); all+control has not been measured as a tune's
+// default. The estimate scores every yield and reuse edit 1.000x (docs/search.md), so without a GPU only
+// moves can gain: auto keeps the move space that was the default of both (mem).
+SearchSpace autoSpace(AutoSpace rule, bool measured);
+// Why autoSpace() picked what it did, in one sentence ("" for Off).
+std::string autoSpaceReason(AutoSpace rule, bool measured);
+
 struct SearchConfig
 {
     Algorithm algorithm = Algorithm::Climb;
     std::string preset; // "" (sassx's default) or "sip" (anneal only)
     SearchSpace space = SearchSpace::Mem;
+    // Off: `space` was named. Otherwise --space auto: `space` is provisional (for validate()) until
+    // resolveSpace() is given the backend, and the request stays recorded ("space_requested": "auto").
+    AutoSpace autoSpace = AutoSpace::Off;
     int64_t budgetEvals = 0;    // 0: no limit on evaluations
     double budgetSeconds = 0.0; // 0: no limit on wall time (at least one limit is set)
     uint64_t seed = 1;
@@ -51,10 +75,13 @@ struct SearchConfig
     double t0 = 2.0;
     double tEnd = 0.1;
     // Climbing: a candidate is kept when its confirmed paired interval over the incumbent lies wholly
-    // above 1 + climbMargin × noise floor; the climb ends ("converged") after this many sweeps over
-    // every legal single edit found nothing.
+    // above 1 + climbMargin × noise floor; the climb has converged after this many sweeps over every
+    // legal single edit (and their probes) found nothing. It then restarts from a perturbed copy of the
+    // best until the budget is spent; without restarts (or with no legal edit to perturb the best with)
+    // it ends there ("converged").
     double climbMargin = 0.5;
     int climbSweeps = 2;
+    bool climbRestarts = true;
     // With a pool of several GPUs, the candidates handed to it at once per GPU (SearchEngine::batchSize):
     // the pool gives each idle worker the next one, so a batch waits for its slowest race less the more
     // it holds; one GPU always takes one at a time. On four H200s 16 measured 23-24% more race rounds per
@@ -76,6 +103,13 @@ struct SearchConfig
     // scheduler in the yield space); the error is one line.
     Status validate() const;
     std::string describe() const; // "anneal (sip) in mem, 300 evaluations, seed 1"
+    // With --space auto, sets `space` to what autoSpace() picks for the backend that measures; a named
+    // space stays. Call it once the evaluator is chosen, before the search starts.
+    void resolveSpace(bool measured);
+    // "auto" for --space auto, else the space's name: what was asked for.
+    std::string spaceRequested() const;
+    // Why auto resolved to `space` (autoSpaceReason); empty for a named space.
+    std::string spaceReason() const;
 };
 
 nlohmann::json toJson(const SearchConfig& c);

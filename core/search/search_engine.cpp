@@ -431,7 +431,7 @@ void SearchEngine::remeasureIncumbent()
     if (e.figures.ok) m_state.incumbentSpeedup = e.figures.speedup;
     // The walk (or a climb through false acceptances) fell clearly below its best: back to the best.
     if (e.figures.ok && m_state.best >= 0 && m_state.best != m_state.incumbent &&
-        e.figures.high < m_state.bestSpeedup && m_strategy->returnsToBestBelowIt())
+        e.figures.high < m_state.bestSpeedup && m_strategy->returnsToBestBelowIt(*this))
         restoreBest();
     const SearchEvaluation copy = e;
     publish(copy);

@@ -106,6 +106,40 @@ void chainToOriginal(SpeedupFigures& f, double baseSpeedup)
     f.high = f.pairedHigh * baseSpeedup;
 }
 
+int SearchState::restarts() const
+{
+    return climb.is_object() ? climb.value("restarts", 0) : 0;
+}
+
+std::string stopDescription(const SearchState& s)
+{
+    std::string restarts;
+    if (const int n = s.restarts(); n > 0) {
+        restarts = " after " + std::to_string(n) + (n == 1 ? " restart" : " restarts") +
+                   " from a perturbed best (converged at ";
+        const nlohmann::json at = s.climb.value("converged_s", nlohmann::json::array());
+        for (size_t i = 0; i < at.size(); ++i) {
+            const double seconds = at[i].get<double>();
+            char b[32];
+            std::snprintf(b, sizeof b, "%s%.*f s", i > 0 ? ", " : "", seconds < 10 ? 1 : 0, seconds);
+            restarts += b;
+        }
+        restarts += ")";
+    }
+    if (s.stopReason == "budget") return "budget spent" + restarts;
+    if (s.stopReason == "stopped")
+        return "stopped early, before its budget" + (restarts.empty() ? "" : "," + restarts) +
+               " (resume to continue)";
+    if (s.stopReason == "converged")
+        return "converged: a whole round of single edits and probes kept nothing" + restarts +
+               (s.config.climbRestarts ? "; the best offers no legal edit to restart from"
+                                       : "; restarts are off");
+    if (s.stopReason == "exhausted") return "the space ran out of legal edits";
+    if (s.stopReason == "temperature") return "the annealing schedule reached its final temperature";
+    if (s.stopReason == "done") return "every list-scheduling heuristic was evaluated";
+    return s.stopReason;
+}
+
 Result<std::vector<Edit>> editsOfEvaluation(const std::vector<SearchEvaluation>& history, int step)
 {
     if (step < -1 || step >= int(history.size()))

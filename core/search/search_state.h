@@ -90,18 +90,26 @@ struct SearchState
     // PPO (strategy_ppo.cpp): the episode in progress, the rollout since the last update (enough
     // to rebuild its observations, so a resumed run continues exactly) and update statistics.
     nlohmann::json agent;
-    // Climbing (strategy_climb.cpp): the sweep in progress, enough to rebuild it exactly on resume:
-    // {"sweep_seed", "position", "accepted", "fruitless"}.
+    // Climbing (strategy_climb.cpp): the sweep in progress, enough to rebuild it exactly on resume
+    // ({"sweep_seed", "position", "accepted", "fruitless"}), and its restarts from a perturbed best
+    // ({"restarts", "restart_seed", "converged_s", "converged_evaluations"}).
     nlohmann::json climb;
     // The agent's network and optimizer after its last update (a libtorch archive). Not in the JSON:
     // the search run keeps it beside the checkpoint as policy.pt.
     std::string agentBytes;
 
     int64_t evaluations() const { return int64_t(history.size()); }
+    // Times the climb restarted from a perturbed best after converging (0 for other algorithms).
+    int restarts() const;
     // Edits from the original to the schedule of history[index] (index -1: none), following bases;
     // none when the history does not chain (searchStateFromJson refuses such histories).
     std::vector<Edit> editsOf(int index) const;
 };
+
+// How the run ended, in words: "budget spent after 2 restarts from a perturbed best (converged at 469 s,
+// 1012 s)", "converged: ...; restarts are off", "stopped early, before its budget (resume to continue)";
+// empty while it runs. `stopReason` stays the keyword (budget, converged, …) that scripts read.
+std::string stopDescription(const SearchState& s);
 
 // Edits from the original to the schedule of history[step], following each evaluation's base; step -1
 // is the original (no edits). Checked, since a history read from a file may not chain.

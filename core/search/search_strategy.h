@@ -33,7 +33,7 @@ public:
     // The walk is handed back at its best when the run ends.
     virtual bool restoresBestAtEnd() const { return true; }
     // After an incumbent re-measure falls clearly below the best, the walk goes back to the best.
-    virtual bool returnsToBestBelowIt() const { return false; }
+    virtual bool returnsToBestBelowIt(const SearchEngine&) const { return false; }
 };
 
 std::unique_ptr<SearchStrategy> makeStrategy(Algorithm algorithm);

@@ -8,8 +8,10 @@
 // interval above 1 + margin × noise floor. A kept candidate becomes the incumbent, is re-measured
 // against the original (the only figure that can make it the best) and starts a new sweep. A sweep that
 // keeps nothing starts another in a new order, from the best; after `climbSweeps` such sweeps in a row
-// the climb has converged and ends. The sweep is checkpointed as its shuffle seed and position, so a
-// resumed climb continues exactly.
+// the climb has converged. It then restarts from the best perturbed by a few random legal edits and
+// climbs again, until the budget is spent: a converged climb that stopped left budget unused (on the H200
+// flash_attn_fwd stopped at 469 of 600 s). The sweep is checkpointed as its shuffle seed and position,
+// and a restart as its count and perturbation seed, so a resumed climb continues exactly.
 #include "core/search/search_strategy.h"
 
 #include <algorithm>
@@ -19,6 +21,20 @@ namespace sassx::search {
 namespace {
 // Probes after a fruitless sweep: at least this many, however few single edits the space offers.
 constexpr int64_t kMinProbes = 200;
+// A restart perturbs the best with this many random legal edits: enough to leave the local optimum's
+// single-edit neighbourhood, few enough to keep most of what the climb gained.
+constexpr int kRestartMinEdits = 2;
+constexpr int kRestartMaxEdits = 4;
+// Draws of a perturbation before the best counts as offering no legal edit to restart from.
+constexpr int kRestartDraws = 8;
+
+// What a climb does after a sweep or probe phase ends.
+enum class Next
+{
+    Sweep,   // the next phase is ready
+    Restart, // converged: restart from a perturbed best
+    Stop,    // nothing is legal from here
+};
 
 class ClimbStrategy : public SearchStrategy
 {
@@ -31,10 +47,13 @@ public:
         return Ok{};
     }
     void step(SearchEngine& eng) override;
-    bool returnsToBestBelowIt() const override { return true; }
+    // A climb from a perturbed best stands below the best on purpose: it stays in its own basin until
+    // that converges, and the next restart perturbs the best again.
+    bool returnsToBestBelowIt(const SearchEngine& eng) const override { return eng.state().restarts() == 0; }
 
 private:
-    bool beginSweep(SearchEngine& eng);
+    Next beginSweep(SearchEngine& eng);
+    void restart(SearchEngine& eng);
     std::vector<SearchEngine::Candidate> climbCandidates(SearchEngine& eng, int batch);
     bool climbProbe(SearchEngine& eng, SearchEngine::Candidate& c);
     bool climbPhaseOver(const SearchEngine& eng) const;
@@ -52,7 +71,7 @@ double ClimbStrategy::climbBar(const SearchEngine& eng) const
     return 1.0 + std::max(eng.state().config.climbMargin * floor, 1e-9);
 }
 
-bool ClimbStrategy::beginSweep(SearchEngine& eng)
+Next ClimbStrategy::beginSweep(SearchEngine& eng)
 {
     nlohmann::json& cs = eng.state().climb;
     const bool resuming =
@@ -65,23 +84,23 @@ bool ClimbStrategy::beginSweep(SearchEngine& eng)
             // A whole sweep kept nothing: probe combinations of edits from the same incumbent.
             cs["phase"] = "probe";
             cs["probes_left"] = std::max<int64_t>(kMinProbes, int64_t(m_sweep.size()));
-            return true;
+            return Next::Sweep;
         }
         if (ended && !cs.value("accepted", false)) {
-            // The probes kept nothing either. Go on from the best (a climb that kept a false winner may
-            // stand below it), in a new order: noise may have hidden a winner.
-            if (++fruitless >= eng.state().config.climbSweeps) {
-                eng.state().finished = true;
-                eng.state().stopReason = "converged";
-                return false;
-            }
-            eng.restoreBest();
+            // The probes kept nothing either: noise may have hidden a winner, so sweep again in a new
+            // order. Until the first restart that sweep starts from the best (a climb that kept a false
+            // winner may stand below it); a climb from a perturbed best stays where it is.
+            if (++fruitless >= eng.state().config.climbSweeps) return Next::Restart;
+            if (eng.state().restarts() == 0) eng.restoreBest();
         } else if (cs.value("accepted", false)) {
             fruitless = 0;
         }
-        cs = nlohmann::json{{"phase", "sweep"},       {"sweep_seed", eng.rng()()},
+        nlohmann::json next{{"phase", "sweep"},       {"sweep_seed", eng.rng()()},
                             {"position", 0},          {"accepted", false},
                             {"fruitless", fruitless}, {"incumbent", eng.state().incumbent}};
+        for (const char* kept : {"restarts", "restart_seed", "converged_s", "converged_evaluations"})
+            if (cs.contains(kept)) next[kept] = cs[kept];
+        cs = std::move(next);
     }
     m_sweep = eng.proposer().legalActions(eng.incumbentSchedule());
     m_probeControl.clear();
@@ -91,9 +110,60 @@ bool ClimbStrategy::beginSweep(SearchEngine& eng)
     eng.legalNow() = int64_t(m_sweep.size());
     if (m_sweep.empty()) {
         eng.emptyProposals() = 1 << 20; // nothing is legal from here: the space is exhausted
-        return false;
+        return Next::Stop;
     }
-    return true;
+    return Next::Sweep;
+}
+
+void ClimbStrategy::restart(SearchEngine& eng)
+{
+    SearchState& st = eng.state();
+    nlohmann::json& cs = st.climb;
+    auto converged = [&st] {
+        st.finished = true;
+        st.stopReason = "converged";
+    };
+    if (!st.config.climbRestarts) return converged();
+    eng.restoreBest();
+    // The perturbation draws from its own seed, taken from the engine's random state and kept in the
+    // checkpoint: the restart can be replayed from it alone.
+    const uint64_t seed = eng.rng()();
+    std::mt19937_64 rng(seed);
+    SearchEngine::Candidate c;
+    c.base = st.incumbent;
+    c.kind = "restart";
+    for (int draw = 0; draw < kRestartDraws && c.edits.empty(); ++draw) {
+        c.schedule = eng.incumbentSchedule();
+        const int k = std::uniform_int_distribution<int>(kRestartMinEdits, kRestartMaxEdits)(rng);
+        c.edits = eng.proposer().propose(c.schedule, rng, k);
+        if (!c.edits.empty() && !eng.quickLegal(eng.incumbentSchedule(), c.schedule)) {
+            ++st.refusedByCheck;
+            c.edits.clear();
+        }
+    }
+    if (c.edits.empty()) return converged(); // the best offers no legal edit: nowhere to restart from
+    cs["restarts"] = st.restarts() + 1;
+    cs["restart_seed"] = seed;
+    for (const auto& [key, value] : {std::pair<const char*, nlohmann::json>{"converged_s", eng.now()},
+                                     {"converged_evaluations", st.evaluations()}}) {
+        if (!cs.contains(key)) cs[key] = nlohmann::json::array();
+        cs[key].push_back(value);
+    }
+    // Measured against the original on every confirmation round, as a re-measure of the incumbent: its
+    // figure anchors the paired gains of the climb from it, and only a clearly better one becomes the best.
+    auto results = eng.evaluate({c}, EvalRequest{1.0 / st.incumbentSpeedup, true});
+    const size_t first = st.history.size();
+    SearchEvaluation& e = eng.record(c, c.kind, results.at(0), 0.0);
+    if (e.outcome != Outcome::Failed) {
+        e.outcome = Outcome::Accepted;
+        eng.setIncumbent(e.step, e.figures.speedup, c.schedule);
+    }
+    st.steps += 1;
+    eng.publishAll(first);
+    // A new sweep from the restart (from the best, when the perturbed variant failed to run).
+    cs["accepted"] = true;
+    cs["fruitless"] = 0;
+    cs["incumbent"] = -2;
 }
 
 bool ClimbStrategy::climbProbe(SearchEngine& eng, SearchEngine::Candidate& c)
@@ -190,7 +260,9 @@ void ClimbStrategy::step(SearchEngine& eng)
     const bool stale = cs.value("incumbent", -2) != eng.state().incumbent;
     if (!m_sweepBuilt || stale || climbPhaseOver(eng)) {
         if (m_sweepBuilt && stale) cs["accepted"] = true; // the incumbent moved (a restore): not fruitless
-        if (!beginSweep(eng)) return;
+        const Next next = beginSweep(eng);
+        if (next == Next::Restart) return restart(eng);
+        if (next == Next::Stop) return;
     }
     std::vector<SearchEngine::Candidate> candidates = climbCandidates(eng, eng.batchSize());
     eng.state().steps += int64_t(candidates.size());

@@ -102,19 +102,22 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
             }
             out.backend = QString::fromStdString(choice->backend);
             out.reason = QString::fromStdString(choice->reason);
+            SearchRun run(kernel, spec, *choice, options);
+            // The space --space auto picks for this backend (a resumed run keeps its own).
+            const search::SearchConfig resolved = resume ? config : run.resolvedConfig(config);
             QMetaObject::invokeMethod(
                 this,
-                [this, shared, backend = out.backend, reason = out.reason] {
+                [this, shared, backend = out.backend, reason = out.reason, resolved, resume] {
                     if (shared != m_shared) return;
                     m_backend = backend;
                     m_reason = reason;
+                    if (!resume) m_config = resolved;
                     Q_EMIT started(backend, reason);
                 },
                 Qt::QueuedConnection);
 
-            SearchRun run(kernel, spec, *choice, options);
             SearchRunOptions ro;
-            ro.config = config;
+            ro.config = resolved;
             ro.outDir = dir;
             ro.resume = resume;
             ro.plan = plan;

@@ -53,8 +53,8 @@ public:
     bool isPaused() const { return m_paused; }
     bool isStopping() const;
 
-    // The current (or last) run: its configuration, kernel, output directory and the evaluations
-    // received so far, in step order.
+    // The current (or last) run: its configuration (with --space auto resolved once `started` says the
+    // backend), kernel, output directory and the evaluations received so far, in step order.
     const search::SearchConfig& config() const { return m_config; }
     const std::shared_ptr<const KernelWorkspace>& kernel() const { return m_kernel; }
     QString outDir() const { return m_outDir; }

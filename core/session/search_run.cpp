@@ -84,6 +84,12 @@ Status SearchRun::prepare()
     return m_kernelEvaluator.prepare();
 }
 
+search::SearchConfig SearchRun::resolvedConfig(search::SearchConfig config) const
+{
+    config.resolveSpace(choice().backend == "gpu");
+    return config;
+}
+
 Result<SearchState> readSearchCheckpoint(const std::string& dir)
 {
     const std::string path = (fs::path(dir) / "checkpoint.json").string();
@@ -139,7 +145,8 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
             if (!agent) return agent.error();
             engine.setAgent(std::move(*agent));
         }
-        if (Status s = engine.start(options.config); !s) return s.error();
+        // A resumed run keeps the space it started with; a fresh one resolves --space auto here.
+        if (Status s = engine.start(resolvedConfig(options.config)); !s) return s.error();
     }
     std::string checkpointError;
     search::SearchCallbacks cb = callbacks;
@@ -301,13 +308,12 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
                              ? "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail
                              : "nothing beat the original (" + src + ")" + tail;
     }
-    // How the run ended, when not by its budget: a stopped run is not a finished one.
-    if (state.stopReason == "stopped")
-        report.summary += "; stopped early, before its budget (resume to continue)";
-    else if (state.stopReason == "converged")
-        report.summary += "; converged: a whole round of single edits and probes kept nothing";
-    else if (state.stopReason == "exhausted")
-        report.summary += "; the space ran out of legal edits";
+    // How the run ended, when not simply by its budget: a stopped run is not a finished one, and a climb
+    // that restarted says when it converged.
+    const std::string ended = search::stopDescription(state);
+    if (state.stopReason == "stopped" || state.stopReason == "converged" || state.stopReason == "exhausted" ||
+        state.restarts() > 0)
+        report.summary += "; " + ended;
     // Without a GPU, say what the estimate could not see (docs/search.md).
     const std::string blind =
         choice().backend == "gpu" ? std::string() : search::estimateBlindSpot(state.config.space);
@@ -333,6 +339,11 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"time_to_best_s", state.best >= 0 ? state.timeToBest : 0.0},
         {"time_split", search::toJson(split, evaluator.parallelism())},
         {"stop_reason", state.stopReason},
+        {"stop_detail", ended},
+        {"space",
+         {{"used", search::spaceName(state.config.space)},
+          {"requested", state.config.spaceRequested()},
+          {"why", state.config.spaceReason()}}},
         {"finished", state.finished},
         {"legal_edits_at_start", state.legalAtStart},
         {"refused_by_check", state.refusedByCheck},

@@ -61,6 +61,9 @@ public:
     // The evaluator the run measures with (prepared against the original): for bench tools that compare
     // other methods in the same harness (bench/search/sip_anneal.cpp).
     KernelEvaluator& kernelEvaluator() { return m_kernelEvaluator; }
+    // `config` with --space auto resolved for this run's backend (SearchConfig::resolveSpace): what run()
+    // starts a fresh search with.
+    search::SearchConfig resolvedConfig(search::SearchConfig config) const;
     // Figures of the original (baseline, noise floor); errors name the mismatching spec parameter.
     Status prepare();
 

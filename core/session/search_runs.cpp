@@ -123,7 +123,7 @@ QString SearchRuns::searchOutDir(const SearchConfig& config) const
     if (!config.preset.empty()) algo += QLatin1Char('-') + QString::fromStdString(config.preset);
     const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
                          QLatin1Char('-') + algo + QLatin1Char('-') +
-                         QString::fromStdString(search::spaceName(config.space));
+                         QString::fromStdString(config.spaceRequested());
     const QDir dir(QDir(base).filePath(QStringLiteral("searches")));
     QString path = dir.filePath(name);
     for (int n = 2; QFileInfo::exists(path); ++n)

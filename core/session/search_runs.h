@@ -38,7 +38,8 @@ public:
     QString resumeSearch(const QString& dir, const EvaluatorOptions& options, int64_t budgetEvals = 0,
                          double budgetSeconds = 0.0);
     // searches/<date>-<algo>-<space> beside the session file (beside the autosave file before the
-    // session has one); never an existing directory.
+    // session has one; <space> is "auto" for --space auto, named before the backend picks it); never an
+    // existing directory.
     QString searchOutDir(const search::SearchConfig& config) const;
     const std::vector<SearchRecord>& searches() const { return m_searches; }
     // The latest kept PPO run of this kernel whose policy (DIR/policy.pt) is still on disk, or null:

@@ -364,6 +364,7 @@ void TestCli::help_data()
                         "--resume",
                         "--json",
                         "--no-list-seed",
+                        "--no-restart",
                         "--ppo-config",
                         "--policy",
                         "--screen",
@@ -379,7 +380,7 @@ void TestCli::help_data()
                         "--arch"} +
                 evaluator,
             {"{climb,anneal,greedy,random,listsched,ppo}=climb",
-             "{mem,all,yield,all+control,rescheduled}=mem", "{auto,gpu,estimate}=auto", "=100"});
+             "{auto,mem,all,yield,all+control,rescheduled}=auto", "{auto,gpu,estimate}=auto", "=100"});
     helpRow("tune",
             QStringList{"DIR",          "--db",           "--out",         "--algo",
                         "--space",      "--budget-evals", "--budget-time", "--total-time",

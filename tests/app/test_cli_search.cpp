@@ -77,6 +77,48 @@ private Q_SLOTS:
         QCOMPARE(report["summary"].toString().contains("note: the estimate does not model"), blind);
     }
 
+    // No --space: auto, which under the estimate is the mem space (it scores every yield and reuse edit
+    // 1.000x); the space used is printed and recorded beside the request. With a budget past the climb's
+    // convergence the report says how often it restarted.
+    void defaultSpaceIsAuto()
+    {
+        const QString spec = samplePath("rmsnorm.launch.json");
+        if (!QFileInfo::exists(spec)) QSKIP("rmsnorm sample missing");
+        const QString out = m_tmp.filePath("auto");
+        const CliRun r =
+            runCli({"search", spec, "--budget-evals", "1500", "--backend", "estimate", "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        QVERIFY2(
+            r.err.contains("sassx-cli: space: mem (auto: the estimate scores every yield and reuse edit"),
+            r.err.constData());
+        QVERIFY2(!r.err.contains("does not model yield"), r.err.constData());
+        const QJsonObject report = QJsonDocument::fromJson(readBytes(out + "/report.json")).object();
+        const QJsonObject config = report["config"].toObject();
+        QCOMPARE(config["space"].toString(), QStringLiteral("mem"));
+        QCOMPARE(config["space_requested"].toString(), QStringLiteral("auto"));
+        QCOMPARE(report["space"].toObject()["used"].toString(), QStringLiteral("mem"));
+        QCOMPARE(report["space"].toObject()["requested"].toString(), QStringLiteral("auto"));
+        QCOMPARE(report["evaluations"].toInt(), 1500);
+        QCOMPARE(report["stop_reason"].toString(), QStringLiteral("budget"));
+        const QString detail = report["stop_detail"].toString();
+        QVERIFY2(detail.startsWith("budget spent after ") && detail.contains("converged at"),
+                 qPrintable(detail));
+        QVERIFY2(report["summary"].toString().contains(detail), qPrintable(report["summary"].toString()));
+        const QJsonObject checkpoint = QJsonDocument::fromJson(readBytes(out + "/checkpoint.json")).object();
+        QVERIFY(checkpoint["climb"].toObject()["restarts"].toInt() >= 1);
+        QCOMPARE(checkpoint["config"].toObject()["space_requested"].toString(), QStringLiteral("auto"));
+        // A named space stays named; --no-restart ends the climb where it converged.
+        const QString named = m_tmp.filePath("named");
+        const CliRun n = runCli({"search", spec, "--space", "mem", "--no-restart", "--budget-evals", "1500",
+                                 "--backend", "estimate", "-o", named});
+        QVERIFY2(n.ok(), qPrintable(n.describe()));
+        QVERIFY(!n.err.contains("sassx-cli: space:"));
+        const QJsonObject nr = QJsonDocument::fromJson(readBytes(named + "/report.json")).object();
+        QCOMPARE(nr["config"].toObject()["space_requested"].toString(), QStringLiteral("mem"));
+        QCOMPARE(nr["stop_reason"].toString(), QStringLiteral("converged"));
+        QVERIFY(nr["evaluations"].toInt() < 1500);
+    }
+
     void textReport()
     {
         const QString out = m_tmp.filePath("text");
@@ -324,6 +366,10 @@ private Q_SLOTS:
                                                   "--budget-evals", "five", "-o",     o}
                                    << "five";
         QTest::newRow("no budget") << QStringList{"search", kSpec, "--algo", "greedy", "-o", o} << "budget";
+        QTest::newRow("no-restart anneal")
+            << QStringList{"search",         kSpec, "--algo", "anneal", "--no-restart",
+                           "--budget-evals", "5",   "-o",     o}
+            << "--algo climb";
         QTest::newRow("sip greedy") << QStringList{"search",   kSpec, "--algo",         "greedy",
                                                    "--preset", "sip", "--budget-evals", "5",
                                                    "-o",       o}

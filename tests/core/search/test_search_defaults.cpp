@@ -1,0 +1,251 @@
+// The defaults where the speed is (issue 45), on real sample kernels with the estimate backend: --space
+// auto resolves by the backend that measures (all+control on a GPU, mem under the estimate; a tune keeps
+// yield on a GPU) and is recorded as the request; a climb that converges before its budget restarts from a
+// perturbed best until the budget is spent, records its restarts, and resumes exactly across them.
+#include "search_test_support.h"
+
+#include "core/search/search_state_writer.h"
+
+#include <QtTest>
+
+using namespace sassx;
+using namespace sassx::search;
+
+namespace {
+
+// Small enough to converge within a few hundred estimate evaluations.
+const QString kSample = QStringLiteral("rmsnorm");
+
+SearchConfig climbConfig(SearchSpace space, int64_t evals, uint64_t seed = 1)
+{
+    SearchConfig c;
+    c.algorithm = Algorithm::Climb;
+    c.space = space;
+    c.budgetEvals = evals;
+    c.seed = seed;
+    return c;
+}
+
+SearchState runOnce(SearchFixture& f, const SearchConfig& c, const SearchControl& control = {},
+                    const SearchCallbacks& callbacks = {})
+{
+    SearchEngine engine(f.kernel->checker(), *f.evaluator);
+    const Status s = engine.start(c);
+    if (!s) qFatal("start: %s", s.message().c_str());
+    return engine.run(callbacks, control);
+}
+
+// The whole trajectory: every evaluation's kind, base, edits, figure and outcome.
+QStringList trajectory(const SearchState& s)
+{
+    QStringList out;
+    for (const auto& e : s.history) {
+        QString row = QString::fromStdString(e.kind) + QStringLiteral(" b%1").arg(e.base);
+        for (const Edit& ed : e.edits)
+            row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
+        row += QStringLiteral(" %1 %2")
+                   .arg(e.figures.speedup, 0, 'f', 9)
+                   .arg(QString::fromStdString(outcomeName(e.outcome)));
+        out << row;
+    }
+    return out;
+}
+
+std::vector<int> restartSteps(const SearchState& s)
+{
+    std::vector<int> out;
+    for (const auto& e : s.history)
+        if (e.kind == "restart") out.push_back(e.step);
+    return out;
+}
+
+// What a checkpoint must carry for a climb's restarts to continue exactly.
+QString restartRecord(const SearchState& s)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const char* key : {"restarts", "restart_seed", "converged_evaluations"})
+        if (s.climb.is_object() && s.climb.contains(key)) j[key] = s.climb[key];
+    return QString::fromStdString(j.dump());
+}
+
+} // namespace
+
+class TestSearchDefaults : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void autoSpaceResolvesByBackend_data()
+    {
+        QTest::addColumn<int>("rule");
+        QTest::addColumn<bool>("measured");
+        QTest::addColumn<QString>("space");
+        QTest::newRow("search, estimate") << int(AutoSpace::Search) << false << "mem";
+        QTest::newRow("search, GPU") << int(AutoSpace::Search) << true << "all+control";
+        QTest::newRow("tune, estimate") << int(AutoSpace::Tune) << false << "mem";
+        QTest::newRow("tune, GPU") << int(AutoSpace::Tune) << true << "yield";
+    }
+    void autoSpaceResolvesByBackend()
+    {
+        QFETCH(int, rule);
+        QFETCH(bool, measured);
+        QFETCH(QString, space);
+        QCOMPARE(QString::fromStdString(spaceName(autoSpace(AutoSpace(rule), measured))), space);
+        SearchConfig c = climbConfig(SearchSpace::Rescheduled, 10);
+        c.autoSpace = AutoSpace(rule);
+        c.resolveSpace(measured);
+        QCOMPARE(QString::fromStdString(spaceName(c.space)), space);
+        QCOMPARE(c.spaceRequested(), std::string("auto"));
+        QVERIFY(!c.spaceReason().empty());
+        QVERIFY(QString::fromStdString(c.describe()).contains(space + QStringLiteral(" (auto)")));
+        // The checkpoint and the report keep both the space used and the request.
+        const nlohmann::json j = toJson(c);
+        QCOMPARE(QString::fromStdString(j.at("space").get<std::string>()), space);
+        QCOMPARE(j.at("space_requested").get<std::string>(), std::string("auto"));
+        auto back = searchConfigFromJson(j);
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QVERIFY(back->autoSpace == c.autoSpace && back->space == c.space);
+        QVERIFY(toJson(*back) == j);
+    }
+
+    // A named space is what runs, whatever the backend; a configuration of an older run (no request
+    // recorded) reads as named.
+    void namedSpaceStays()
+    {
+        SearchConfig c = climbConfig(SearchSpace::All, 10);
+        for (bool measured : {false, true}) {
+            c.resolveSpace(measured);
+            QCOMPARE(c.space, SearchSpace::All);
+        }
+        QCOMPARE(c.spaceRequested(), std::string("all"));
+        QVERIFY(c.spaceReason().empty());
+        nlohmann::json old = toJson(c);
+        old.erase("space_requested");
+        old.erase("auto_space");
+        old.erase("climb_restarts");
+        auto back = searchConfigFromJson(old);
+        QVERIFY(back);
+        QVERIFY(back->autoSpace == AutoSpace::Off);
+        QVERIFY(back->climbRestarts);
+    }
+
+    // Budgets well past the climb's first convergence (the list phase and two fruitless rounds of a sweep
+    // and its probes): the climb restarts from a perturbed best instead of stopping, and spends them.
+    void climbRestartsUntilItsBudgetIsSpent_data()
+    {
+        QTest::addColumn<int>("space");
+        QTest::addColumn<int>("budget");
+        QTest::newRow("all") << int(SearchSpace::All) << 3000;
+        QTest::newRow("mem") << int(SearchSpace::Mem) << 1500;
+    }
+    void climbRestartsUntilItsBudgetIsSpent()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, space);
+        QFETCH(int, budget);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchState s = runOnce(*f, climbConfig(SearchSpace(space), budget));
+        QCOMPARE(s.evaluations(), int64_t(budget));
+        QVERIFY(s.finished);
+        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("budget"));
+        QVERIFY2(s.restarts() >= 1, qPrintable(QString::fromStdString(s.climb.dump())));
+        QCOMPARE(s.refusedByCheck, 0);
+        // Each restart is one evaluation of the best perturbed by 2-4 legal edits, recorded with the
+        // evaluation count and time at which the climb had converged, and the seed it drew from.
+        const std::vector<int> restarts = restartSteps(s);
+        QCOMPARE(int(restarts.size()), s.restarts());
+        QCOMPARE(int(s.climb.at("converged_evaluations").size()), s.restarts());
+        QCOMPARE(int(s.climb.at("converged_s").size()), s.restarts());
+        QVERIFY(s.climb.contains("restart_seed"));
+        for (size_t i = 0; i < restarts.size(); ++i) {
+            const SearchEvaluation& r = s.history[size_t(restarts[i])];
+            QCOMPARE(s.climb.at("converged_evaluations")[i].get<int>(), r.step);
+            QVERIFY2(r.edits.size() >= 2 && r.edits.size() <= 8, qPrintable(QString::number(r.edits.size())));
+            QVERIFY(f->kernel->check(s.editsOf(r.step)).legal());
+            QCOMPARE(r.outcome, Outcome::Accepted);
+        }
+        // The best only ever rises, each time on a clearly better variant.
+        double best = 1.0;
+        for (const auto& e : s.history) {
+            if (!e.best) continue;
+            QVERIFY(e.figures.speedup > best);
+            best = e.figures.speedup;
+        }
+        QCOMPARE(best, s.bestSpeedup);
+        const QString said = QString::fromStdString(stopDescription(s));
+        QVERIFY2(said.startsWith(QStringLiteral("budget spent after %1 restart").arg(s.restarts())) &&
+                     said.contains(QStringLiteral("converged at")),
+                 qPrintable(said));
+    }
+
+    // Without restarts (or where the best offers no legal edit) a converged climb ends there and says so.
+    void climbWithoutRestartsEndsConverged()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        SearchConfig c = climbConfig(SearchSpace::Mem, 1500);
+        c.climbRestarts = false;
+        const SearchState s = runOnce(*f, c);
+        QVERIFY(s.finished);
+        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("converged"));
+        QVERIFY(s.evaluations() < 1500);
+        QCOMPARE(s.restarts(), 0);
+        QVERIFY(restartSteps(s).empty());
+        QVERIFY(QString::fromStdString(stopDescription(s)).contains(QStringLiteral("restarts are off")));
+        // The same run with restarts is the same run up to its convergence.
+        const SearchState restarted = runOnce(*f, climbConfig(SearchSpace::Mem, 1500));
+        QCOMPARE(trajectory(restarted).mid(0, int(s.evaluations())), trajectory(s));
+        QCOMPARE(restartSteps(restarted).front(), int(s.evaluations()));
+    }
+
+    // A run stopped before, at and after a restart and resumed from its (serialised) checkpoint ends
+    // exactly where an uninterrupted run ends: same history, same best, same restarts and seeds.
+    void resumesExactlyAcrossARestart_data()
+    {
+        QTest::addColumn<int>("offset"); // evaluations after the first restart (negative: before it)
+        QTest::newRow("before the restart") << -1;
+        QTest::newRow("at the restart") << 0;
+        QTest::newRow("after the restart") << 5;
+    }
+    void resumesExactlyAcrossARestart()
+    {
+        REQUIRE_SAMPLE(kSample);
+        QFETCH(int, offset);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        const SearchConfig c = climbConfig(SearchSpace::Mem, 1500, 3);
+        const SearchState whole = runOnce(*f, c);
+        QVERIFY(whole.restarts() >= 2);
+        const int stopAfter = restartSteps(whole).front() + 1 + offset;
+
+        std::atomic_bool stop{false};
+        SearchControl control;
+        control.stop = &stop;
+        std::string checkpoint;
+        SearchCallbacks cb;
+        cb.onEvaluation = [&](const SearchEvaluation& e, const SearchStatus&) {
+            if (e.step + 1 >= stopAfter) stop = true;
+        };
+        SearchStateWriter writer;
+        cb.onCheckpoint = [&](const SearchState& s) { checkpoint = writer.checkpointJson(s); };
+        const SearchState half = runOnce(*f, c, control, cb);
+        QVERIFY(!half.finished);
+        QCOMPARE(half.evaluations(), int64_t(stopAfter));
+        QCOMPARE(half.restarts(), offset < 0 ? 0 : 1);
+
+        auto saved = searchStateFromJson(nlohmann::json::parse(checkpoint));
+        QVERIFY2(saved, saved ? "" : saved.message().c_str());
+        SearchEngine resumed(f->kernel->checker(), *f->evaluator);
+        QVERIFY(resumed.resume(std::move(*saved)));
+        const SearchState end = resumed.run();
+        QVERIFY(end.finished);
+        QCOMPARE(trajectory(end), trajectory(whole));
+        QCOMPARE(end.best, whole.best);
+        QCOMPARE(end.bestSpeedup, whole.bestSpeedup);
+        QCOMPARE(restartRecord(end), restartRecord(whole));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearchDefaults)
+#include "test_search_defaults.moc"
