@@ -1,7 +1,9 @@
 // The defaults where the speed is (issue 45), on real sample kernels with the estimate backend: --space
 // auto resolves by the backend that measures (all+control on a GPU, mem under the estimate; a tune keeps
 // yield on a GPU) and is recorded as the request; a climb that converges before its budget restarts from a
-// perturbed best until the budget is spent, records its restarts, and resumes exactly across them.
+// perturbed best until the budget is spent, records its restarts, reports no gain from noise (a simulated
+// GPU, noisy_evaluator.h), and resumes exactly across them.
+#include "noisy_evaluator.h"
 #include "search_test_support.h"
 
 #include "core/search/search_state_writer.h"
@@ -197,6 +199,26 @@ private Q_SLOTS:
         const SearchState restarted = runOnce(*f, climbConfig(SearchSpace::Mem, 1500));
         QCOMPARE(trajectory(restarted).mid(0, int(s.evaluations())), trajectory(s));
         QCOMPARE(restartSteps(restarted).front(), int(s.evaluations()));
+    }
+
+    // On a simulated noisy GPU with identical candidates, restarts measure perturbed bests against the
+    // original like every other candidate: none is ever reported as a gain, however many there are.
+    void restartsUnderNoiseReportNothingFromNothing()
+    {
+        REQUIRE_SAMPLE(kSample);
+        auto f = SearchFixture::open(kSample);
+        QVERIFY2(f->error.empty(), f->error.c_str());
+        NoisyEvaluator noisy(f->kernel->analysis(), [](const Schedule&) { return 100.0; });
+        SearchEngine engine(f->kernel->checker(), noisy);
+        QVERIFY(engine.start(climbConfig(SearchSpace::Mem, 1500, 5)));
+        const SearchState s = engine.run();
+        QCOMPARE(s.evaluations(), int64_t(1500));
+        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("budget"));
+        QVERIFY2(s.restarts() >= 1, qPrintable(QString::fromStdString(s.climb.dump())));
+        QCOMPARE(s.best, -1);
+        QCOMPARE(s.bestSpeedup, 1.0);
+        for (int step : restartSteps(s))
+            QVERIFY(s.history[size_t(step)].figures.reportable()); // measured against the original
     }
 
     // A run stopped before, at and after a restart and resumed from its (serialised) checkpoint ends
