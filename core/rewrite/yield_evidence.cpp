@@ -1,6 +1,7 @@
 #include "core/rewrite/yield_evidence.h"
 
 #include <array>
+#include <cstring>
 #include <vector>
 
 namespace sassx {
@@ -80,19 +81,55 @@ constexpr int a = 1, b = 2, c = 4;
 
 struct ReuseRow
 {
-    std::array<const char*, 3> opcodes; // base opcodes ("" ends the list)
+    std::array<const char*, 1> opcodes; // opcode prefixes: "IMAD" covers IMAD.HI, "IMAD.WIDE" its own forms
     ReuseUnderY0Evidence evidence;
 };
 
-// One row per class of the probe (bench/yield/reuse/README.md lists its kernels). The masks are those
-// the probe ran with Y0 in every launch shape; a mask nvdisasm cannot decode under Y0 never reaches
-// this table (the encoding gate refuses it first).
+// One row per class of the probe (bench/yield/reuse/README.md lists its kernels and the forms each
+// covered). The masks are those that ran with Y0 in every launch shape with every output bit-identical
+// (results file, "Verdicts per class × mask"); no mask of any class changed a result, faulted or hung.
+// nvdisasm rejects Rb+Rc and Ra+Rb+Rc under Y0 on every class (the encoding gate refuses them first),
+// and a mask whose slots hold no register on a class was not run. HMMA: only the m16n8k8 form was run.
 const std::vector<ReuseRow>& reuseRows()
 {
     static const std::vector<ReuseRow> table{
-        {{"FFMA"}, {"FFMA", 0, 0, kReuseSource}},
+        {{"FFMA"}, {"FFMA", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"FMUL"}, {"FMUL", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"FADD"}, {"FADD", M(a) | M(c) | M(a | c), 0, kReuseSource}},
+        {{"IMAD"}, {"IMAD", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"IMAD.WIDE"}, {"IMAD.WIDE", M(b), 0, kReuseSource}},
+        {{"IDP"}, {"IDP", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"LEA"}, {"LEA", M(a) | M(b), 0, kReuseSource}},
+        {{"IADD3"}, {"IADD3", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"LOP3"}, {"LOP3", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"SHF"}, {"SHF", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"VIADD"}, {"VIADD", M(a), 0, kReuseSource}},
+        {{"ISETP"}, {"ISETP", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"FSETP"}, {"FSETP", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"FSEL"}, {"FSEL", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"SEL"}, {"SEL", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"FMNMX"}, {"FMNMX", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"VIMNMX"}, {"VIMNMX", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"PRMT"}, {"PRMT", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"F2FP"}, {"F2FP", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"I2FP"}, {"I2FP", M(b), 0, kReuseSource}},
+        {{"HFMA2"}, {"HFMA2", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"HADD2"}, {"HADD2", M(a) | M(c), 0, kReuseSource}},
+        {{"HMUL2"}, {"HMUL2", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"HMNMX2"}, {"HMNMX2", M(a) | M(b) | M(a | b), 0, kReuseSource}},
+        {{"HSETP2"}, {"HSETP2", M(a) | M(c) | M(a | c), 0, kReuseSource}},
+        {{"DFMA"}, {"DFMA", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
+        {{"HMMA.1688"}, {"HMMA", M(a), 0, kReuseSource}},
     };
     return table;
+}
+
+// The prefix matches the full opcode at a modifier boundary: "IMAD" matches "IMAD.HI.U32" and
+// "IMAD.WIDE.U32", "IMAD.WIDE" only the latter.
+bool opcodeHasPrefix(const std::string& opcode, const char* prefix)
+{
+    const size_t n = std::strlen(prefix);
+    return opcode.compare(0, n, prefix) == 0 && (opcode.size() == n || opcode[n] == '.');
 }
 
 } // namespace
@@ -102,10 +139,16 @@ const ReuseUnderY0Evidence& reuseUnderY0EvidenceFor(const Instruction& ins)
     static const ReuseUnderY0Evidence none{};
     // The probe ran fixed-latency forms: a variable-latency form reads its operands later.
     if (ins.variableLatency || ins.opaque) return none;
+    // The longest prefix wins (IMAD.WIDE over IMAD).
+    const ReuseUnderY0Evidence* best = &none;
+    size_t bestLength = 0;
     for (const auto& row : reuseRows())
         for (const char* op : row.opcodes)
-            if (op && *op && ins.baseOpcode == op) return row.evidence;
-    return none;
+            if (op && opcodeHasPrefix(ins.opcode, op) && std::strlen(op) > bestLength) {
+                best = &row.evidence;
+                bestLength = std::strlen(op);
+            }
+    return *best;
 }
 
 std::string reuseMaskName(uint8_t mask)
