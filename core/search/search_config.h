@@ -36,7 +36,7 @@ enum class AutoSpace : uint8_t
 };
 // The space `rule` picks where candidates are measured on a GPU (`measured`) or estimated. On a GPU a
 // search takes all+control: the default climb found 1.019x there on a held-out Triton attention kernel
-// where the mem space found nothing on any held-out kernel (issue 45), and random variants of the four
+// where the mem space found nothing on any held-out kernel, and random variants of the four
 // spaces on one H100 reached mem 1.008x, all 1.013x, all+control 1.027x, rescheduled 1.021x
 // (bench/results/headroom-h100-2026-11-23.md). A tune keeps the yield space its own measurement chose
 // (on an H200 5 of a transformer block's 8 largest kernels gained in it, none in mem:

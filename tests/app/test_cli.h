@@ -75,6 +75,7 @@ private slots:
     void moveRoundTrip();
     void reschedule();
     void namedPattern();
+    void yieldEditForms();
     void diff_data();
     void diff();
     void variants();

@@ -93,8 +93,8 @@ void TestCli::reschedule()
 }
 
 // move --pattern ffma-interleave writes DeepGEMM's edit: only FFMAs change, each to the other yield bit
-// with its Rb flag cleared; an unknown pattern is one line; variants --rule control draws yield and reuse
-// edits only.
+// with its Rb flag cleared; ffma-interleave-keep-reuse keeps the flags; an unknown pattern is one line;
+// variants --rule control draws yield and reuse edits only.
 void TestCli::namedPattern()
 {
     const QString cubin = sample(QStringLiteral("sgemm_leakyrelu"));
@@ -121,6 +121,28 @@ void TestCli::namedPattern()
         QCOMPARE(y["reuse"].toInt(), x["reuse"].toInt() & ~2);
     }
     QVERIFY(changed > 0);
+    // The same flips with every flag kept: the flags stay in the words (annotate reads them from the
+    // bytes and marks them unprinted), and `move` cites the measured row for each.
+    const CliRun kept = runCli(
+        {"move", cubin, "--pattern", "ffma-interleave-keep-reuse", "-o", tmp("interleave-kept.cubin")});
+    QVERIFY2(kept.ok(), qPrintable(kept.describe()));
+    QVERIFY2(kept.err.contains("reuse flags Rb kept") && kept.err.contains("yield-reuse-h200"),
+             kept.err.constData());
+    const CliRun keptAnn = runCli({"annotate", tmp("interleave-kept.cubin"), "--json"});
+    QVERIFY2(keptAnn.ok(), qPrintable(keptAnn.describe()));
+    const QJsonArray k = parseObject(keptAnn.out, &error)["instructions"].toArray();
+    QCOMPARE(k.size(), a.size());
+    int keptFlags = 0;
+    for (int i = 0; i < a.size(); ++i) {
+        const QJsonObject x = a[i].toObject()["control"].toObject(),
+                          y = k[i].toObject()["control"].toObject();
+        if (x == y) continue;
+        QCOMPARE(y["yield"].toInt(), 0);
+        QCOMPARE(y["reuse"].toInt(), x["reuse"].toInt());
+        QVERIFY(y["reuse_unprinted"].toBool());
+        ++keptFlags;
+    }
+    QVERIFY(keptFlags > 0);
     const CliRun unknown = runCli({"move", cubin, "--pattern", "zigzag", "-o", tmp("zigzag.cubin")});
     QVERIFY(!unknown.ok());
     QCOMPARE(unknown.errLines().size(), 1);
@@ -137,6 +159,49 @@ void TestCli::namedPattern()
 }
 
 // B: "moved" the move's output cubin, "same" the original, "variant" the move as variant JSON.
+// --edit I:yield=0 keeps the instruction's reuse flags and I:yield=0,reuse=0 clears them: two distinct
+// edits on an FFMA that caches an operand, both legal where the class table allows the mask; a field given
+// twice is one line of error.
+void TestCli::yieldEditForms()
+{
+    const QString cubin = sample(QStringLiteral("sgemm_leakyrelu"));
+    if (cubin.isEmpty()) QSKIP("no sgemm_leakyrelu sm_90 sample");
+    QString error;
+    const CliRun ann = runCli({"annotate", cubin, "--json"});
+    QVERIFY2(ann.ok(), qPrintable(ann.describe()));
+    const QJsonArray a = parseObject(ann.out, &error)["instructions"].toArray();
+    int at = -1;
+    for (int i = 0; i < a.size() && at < 0; ++i) {
+        const QJsonObject c = a[i].toObject()["control"].toObject();
+        // Ra alone: measured on FFMA under Y0 (bench/results/yield-reuse-h200-2026-11-28.md).
+        if (a[i].toObject()["opcode"].toString() == QStringLiteral("FFMA") && c["yield"].toInt() == 1 &&
+            c["reuse"].toInt() == 1 && c["stall"].toInt() >= 1 && c["stall"].toInt() <= 11)
+            at = i;
+    }
+    QVERIFY2(at >= 0, "no FFMA with the Ra flag alone at stall 1-11 in sgemm_leakyrelu");
+    const QString index = QString::number(at);
+    for (const QString& edit :
+         {index + QStringLiteral(":yield=0"), index + QStringLiteral(":yield=0,reuse=0")}) {
+        const QString out = tmp(QStringLiteral("edit-%1.cubin").arg(edit.contains(QLatin1Char(',')) ? 2 : 1));
+        const CliRun r = runCli({"move", cubin, "--edit", edit, "-o", out});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        const CliRun back = runCli({"annotate", out, "--json"});
+        QVERIFY2(back.ok(), qPrintable(back.describe()));
+        const QJsonObject c =
+            parseObject(back.out, &error)["instructions"].toArray()[at].toObject()["control"].toObject();
+        QCOMPARE(c["yield"].toInt(), 0);
+        const bool cleared = edit.contains(QStringLiteral("reuse=0"));
+        QCOMPARE(c["reuse"].toInt(), cleared ? 0 : 1);
+        QCOMPARE(c["reuse_unprinted"].toBool(), !cleared);
+        QCOMPARE(r.err.contains("reuse flags Ra kept"), !cleared);
+    }
+    const CliRun twice = runCli(
+        {"move", cubin, "--edit", index + QStringLiteral(":yield=0,yield=1"), "-o", tmp("twice.cubin")});
+    QVERIFY(!twice.ok());
+    QCOMPARE(twice.errLines().size(), 1);
+    QVERIFY(twice.err.contains("given twice"));
+}
+
 void TestCli::diff_data()
 {
     QTest::addColumn<QString>("format");

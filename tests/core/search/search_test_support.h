@@ -8,6 +8,7 @@
 
 #include <QFileInfo>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -57,3 +58,31 @@ private:
 #define REQUIRE_SAMPLE(name)                                                                                 \
     if (!SearchFixture::available(name))                                                                     \
     QSKIP(qPrintable(QStringLiteral("sample %1 missing (no nvcc to build it?)").arg(name)))
+
+// One search on the fixture, run to its end (its budget, or `control`'s stop).
+inline sassx::search::SearchState runOnce(SearchFixture& f, const sassx::search::SearchConfig& c,
+                                          const sassx::search::SearchControl& control = {},
+                                          const sassx::search::SearchCallbacks& callbacks = {})
+{
+    sassx::search::SearchEngine engine(f.kernel->checker(), *f.evaluator);
+    const sassx::Status s = engine.start(c);
+    if (!s) qFatal("start: %s", s.message().c_str());
+    return engine.run(callbacks, control);
+}
+
+// The whole trajectory: every evaluation's kind, base, edits, figure and outcome (resume tests compare
+// two of them line by line).
+inline QStringList trajectory(const sassx::search::SearchState& s)
+{
+    QStringList out;
+    for (const auto& e : s.history) {
+        QString row = QString::fromStdString(e.kind) + QStringLiteral(" b%1").arg(e.base);
+        for (const sassx::Edit& ed : e.edits)
+            row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
+        row += QStringLiteral(" %1 %2")
+                   .arg(e.figures.speedup, 0, 'f', 9)
+                   .arg(QString::fromStdString(sassx::search::outcomeName(e.outcome)));
+        out << row;
+    }
+    return out;
+}

@@ -1,4 +1,4 @@
-// The defaults where the speed is (issue 45), on real sample kernels with the estimate backend: --space
+// The defaults where the speed is, on real sample kernels with the estimate backend: --space
 // auto resolves by the backend that measures (all+control on a GPU, mem under the estimate; a tune keeps
 // yield on a GPU) and is recorded as the request; a climb that converges before its budget restarts from a
 // perturbed best until the budget is spent, records its restarts, reports no gain from noise (a simulated
@@ -26,31 +26,6 @@ SearchConfig climbConfig(SearchSpace space, int64_t evals, uint64_t seed = 1)
     c.budgetEvals = evals;
     c.seed = seed;
     return c;
-}
-
-SearchState runOnce(SearchFixture& f, const SearchConfig& c, const SearchControl& control = {},
-                    const SearchCallbacks& callbacks = {})
-{
-    SearchEngine engine(f.kernel->checker(), *f.evaluator);
-    const Status s = engine.start(c);
-    if (!s) qFatal("start: %s", s.message().c_str());
-    return engine.run(callbacks, control);
-}
-
-// The whole trajectory: every evaluation's kind, base, edits, figure and outcome.
-QStringList trajectory(const SearchState& s)
-{
-    QStringList out;
-    for (const auto& e : s.history) {
-        QString row = QString::fromStdString(e.kind) + QStringLiteral(" b%1").arg(e.base);
-        for (const Edit& ed : e.edits)
-            row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
-        row += QStringLiteral(" %1 %2")
-                   .arg(e.figures.speedup, 0, 'f', 9)
-                   .arg(QString::fromStdString(outcomeName(e.outcome)));
-        out << row;
-    }
-    return out;
 }
 
 std::vector<int> restartSteps(const SearchState& s)

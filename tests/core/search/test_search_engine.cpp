@@ -27,31 +27,6 @@ SearchConfig config(Algorithm a, const QString& preset, SearchSpace space, int64
     return c;
 }
 
-SearchState runOnce(SearchFixture& f, const SearchConfig& c, const SearchControl& control = {},
-                    const SearchCallbacks& callbacks = {})
-{
-    SearchEngine engine(f.kernel->checker(), *f.evaluator);
-    const Status s = engine.start(c);
-    if (!s) qFatal("start: %s", s.message().c_str());
-    return engine.run(callbacks, control);
-}
-
-// The whole trajectory: every evaluation's edits and figure.
-QStringList trajectory(const SearchState& s)
-{
-    QStringList out;
-    for (const auto& e : s.history) {
-        QString row = QString::fromStdString(e.kind) + QStringLiteral(" b%1").arg(e.base);
-        for (const Edit& ed : e.edits)
-            row += QStringLiteral(" ") + QString::fromStdString(ed.describe());
-        row += QStringLiteral(" %1 %2")
-                   .arg(e.figures.speedup, 0, 'f', 9)
-                   .arg(QString::fromStdString(outcomeName(e.outcome)));
-        out << row;
-    }
-    return out;
-}
-
 } // namespace
 
 class TestSearchEngine : public QObject
