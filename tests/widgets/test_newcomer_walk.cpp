@@ -229,6 +229,8 @@ private:
         ListingModel* model = view->listingModel();
         for (uint32_t p = 0; p < s.variantTree()->schedule().order.size(); ++p) {
             const Control c = s.variantTree()->schedule().control[s.variantTree()->schedule().order[p]];
+            // Clearing the bit of an instruction with reuse flags is a submenu of two edits: not this one.
+            if (c.yield && (c.reuse & 7)) continue;
             const Edit e = Edit::control(p, std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt);
             if (!w.editController()->check(e).accepted) continue;
             const int row = model->rowOfPosition(int(p));
