@@ -83,7 +83,7 @@ std::unique_ptr<ScheduleAgent> agentFor(const SearchConfig& c)
     return std::move(*a);
 }
 
-QStringList trajectory(const SearchState& s)
+QStringList editTrajectory(const SearchState& s)
 {
     QStringList out;
     for (const auto& e : s.history) {
@@ -217,7 +217,7 @@ private Q_SLOTS:
             return engine.run();
         };
         const SearchState one = straight();
-        QCOMPARE(trajectory(straight()), trajectory(one));
+        QCOMPARE(editTrajectory(straight()), editTrajectory(one));
         // Each evaluation measures the walk since the environment's last one: edits_per_evaluation edits.
         for (const SearchEvaluation& e : one.history)
             QVERIFY(int(e.edits.size()) >= editsPerEvaluation);
@@ -271,7 +271,7 @@ private Q_SLOTS:
         const SearchState resumed = engine.run();
         // The update at 64 ran on the replayed rollout; the steps after it follow the updated policy,
         // so an equal trajectory to the end means an equal update.
-        QCOMPARE(trajectory(resumed), trajectory(one));
+        QCOMPARE(editTrajectory(resumed), editTrajectory(one));
         QCOMPARE(resumed.agent.at("updates"), one.agent.at("updates"));
         QCOMPARE(resumed.agent.at("reward_norm").dump(), one.agent.at("reward_norm").dump());
     }
@@ -324,7 +324,7 @@ private Q_SLOTS:
         engine.setAgent(agentFor(c));
         QVERIFY(engine.resume(std::move(*back)));
         const SearchState resumed = engine.run();
-        QCOMPARE(trajectory(resumed), trajectory(one));
+        QCOMPARE(editTrajectory(resumed), editTrajectory(one));
         QCOMPARE(resumed.agent.at("reward_norm").dump(), one.agent.at("reward_norm").dump());
 
         // A checkpoint whose environments disagree with its count is refused in one line.
