@@ -113,7 +113,7 @@ class TestPpoLearnability : public QObject
     Q_OBJECT
 private Q_SLOTS:
     // 1,024 steps (16 updates of 64), 256 legal actions shown, seed 7; about half a minute on CI's two
-    // cores. "learns": the rewarded share of the last rollout's choices reaches 25% (from ~3% by chance)
+    // cores. "learns": the rewarded share of the last rollout's choices reaches 25% (from ~5% by chance)
     // and the policy's entropy falls by a nat or more. CuAsmRL's settings do neither: its policy does
     // not move (docs/ppo.md, "Learnability", has the curves).
     void plantedRewardIsLearned_data()
@@ -158,8 +158,11 @@ private Q_SLOTS:
         const bool learned = l.lastShare >= 0.25 && l.firstEntropy - l.lastEntropy >= 1.0;
         QVERIFY2(learned == learns, qPrintable(summary));
         if (!learns) {
-            // Not merely slow: the policy did not move at all.
-            QVERIFY2(l.lastShare < 0.1 && l.firstEntropy - l.lastEntropy < 0.1, qPrintable(summary));
+            // Not merely slow: the policy hardly moved. Its share stays within rollout noise of chance (a
+            // 64-step rollout's share has a spread of about sqrt(p(1-p)/64), over half of p at p ~ 5%), its
+            // entropy within a fifth of a nat of the start, and no ratio was ever clipped.
+            QVERIFY2(l.lastShare < 3 * l.uniformShare && l.firstEntropy - l.lastEntropy < 0.2,
+                     qPrintable(summary));
             QVERIFY2(l.maxClipFraction == 0.0, qPrintable(summary));
         }
     }
