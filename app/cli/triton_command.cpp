@@ -2,6 +2,7 @@
 // sassx-cli triton-restore ENTRY_DIR
 // Write-back into a Triton cache entry and its undo (docs/export.md).
 #include "commands.h"
+#include "core/common/read_file.h"
 #include "core/session/schedule_exports.h"
 
 #include <cstdio>
@@ -22,10 +23,9 @@ struct TritonExportArgs
 int runTritonExport(const TritonExportArgs& args)
 {
     using namespace sassx;
-    std::ifstream in(args.cubin, std::ios::binary);
-    if (!in) return fail("cannot read " + args.cubin);
-    std::vector<uint8_t> tuned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto written = writeBackToTriton(args.entry, tuned, args.kernel);
+    auto tuned = readRegularFile(args.cubin);
+    if (!tuned) return fail("cannot read the tuned cubin " + tuned.message());
+    auto written = writeBackToTriton(args.entry, *tuned, args.kernel);
     if (!written) return fail(written.message());
     std::printf("wrote %s (original kept as %s); processes that already loaded the kernel must restart\n",
                 written->cubin.c_str(), std::filesystem::path(written->backup).filename().string().c_str());

@@ -1,4 +1,6 @@
 #include "core/cubin/cubin.h"
+
+#include "core/common/read_file.h"
 #include "core/cubin/elf_reader.h"
 
 #include <algorithm>
@@ -54,11 +56,9 @@ bool isPerFunctionGlobal(uint8_t attr)
 
 Result<Cubin> Cubin::load(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("cannot open " + path);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return makeError("cannot read " + path);
-    auto cubin = parse(std::move(bytes));
+    auto bytes = readRegularFile(path);
+    if (!bytes) return bytes.error();
+    auto cubin = parse(std::move(*bytes));
     if (!cubin) return makeError(path + ": " + cubin.message());
     return cubin;
 }

@@ -1,5 +1,7 @@
 #include "core/rewrite/triton_cache.h"
 
+#include "core/common/read_file.h"
+
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
@@ -13,9 +15,7 @@ namespace {
 
 Result<std::vector<uint8_t>> readFile(const fs::path& p)
 {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return makeError("cannot read " + p.string());
-    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return readRegularFile(p.string());
 }
 
 } // namespace

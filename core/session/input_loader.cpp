@@ -1,5 +1,7 @@
 #include "core/session/input_loader.h"
 
+#include "core/common/read_file.h"
+
 #include "core/rewrite/triton_cache.h"
 
 #include "core/common/subprocess.h"
@@ -18,10 +20,7 @@ namespace {
 
 Result<std::vector<uint8_t>> readFile(const fs::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("cannot open " + path.string());
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return bytes;
+    return readRegularFile(path.string());
 }
 
 std::string lower(std::string s)
@@ -127,6 +126,9 @@ Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& option
 {
     std::error_code ec;
     if (!fs::exists(path, ec)) return makeError(path + ": no such file or directory");
+    // A FIFO, socket or device is refused before anything opens it (opening a FIFO blocks).
+    if (const std::string why = irregularFileReason(path); !why.empty() && !fs::is_directory(path, ec))
+        return makeError(path + ": " + why);
     if (fs::is_directory(path, ec)) {
         // Triton cache entry: <hash>/<kernel>.cubin beside <kernel>.json metadata.
         std::vector<fs::path> cubins;

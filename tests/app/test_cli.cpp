@@ -10,6 +10,8 @@
 
 #include <cstdlib>
 
+#include <sys/stat.h>
+
 QString TestCli::sample(const QString& stem) const
 {
     const QString p = m_samples + "/" + stem + ".sm_90.cubin";
@@ -128,6 +130,9 @@ void TestCli::initTestCase()
     m_vars["missing"] = tmp("no_such_file.cubin");
     m_vars["notelf"] = tmp("not_elf.cubin");
     QVERIFY(writeBytes(m_vars["notelf"], QByteArray("this is a text file, not an ELF cubin\n").repeated(8)));
+    // A FIFO named like a cubin: opening it for reading would block until a writer came.
+    m_vars["fifo"] = tmp("fifo.cubin");
+    QVERIFY(::mkfifo(m_vars["fifo"].toLocal8Bit().constData(), 0600) == 0);
     m_vars["badjson"] = tmp("invalid.json");
     QVERIFY(writeBytes(m_vars["badjson"], "{\"name\": \"rmsnorm\", \"kernel\": \n"));
     for (const QString& stem : QStringList{"rmsnorm", "sgemm_leakyrelu", "attention_fwd", "gemm_leakyrelu"})

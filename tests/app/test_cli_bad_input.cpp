@@ -35,8 +35,10 @@ void TestCli::badInput_data()
         {"diff B", "diff {rmsnorm} FILE"},
         {"triton-export", "triton-export {entry_scratch} --cubin FILE"},
     };
-    const QList<QPair<QString, QString>> badFiles = {
-        {"missing file", "{missing}"}, {"truncated cubin", "{truncated}"}, {"not an ELF file", "{notelf}"}};
+    const QList<QPair<QString, QString>> badFiles = {{"missing file", "{missing}"},
+                                                     {"truncated cubin", "{truncated}"},
+                                                     {"not an ELF file", "{notelf}"},
+                                                     {"a FIFO", "{fifo}"}};
     for (const auto& [command, line] : commands)
         for (const auto& [what, file] : badFiles) {
             QString args = line;

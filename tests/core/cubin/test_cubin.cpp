@@ -2,12 +2,15 @@
 #include "core/cubin/cubin.h"
 #include "core/cubin/fatbin.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
+
+#include <sys/stat.h>
 
 using namespace sassx;
 
@@ -319,6 +322,30 @@ private slots:
         QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
         QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
         checkSurvives(bytes);
+    }
+
+    // Files that are not regular files are refused before they are opened, in one line that says
+    // which kind they are: opening a FIFO for reading would wait for a writer forever.
+    void specialFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string fifo = (dir.path() + QStringLiteral("/k.cubin")).toStdString();
+        QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
+        const struct
+        {
+            std::string path, reason;
+        } cases[] = {
+            {fifo, "not a regular file (a FIFO)"},
+            {dir.path().toStdString(), "is a directory"},
+            {dir.path().toStdString() + "/none.cubin", "no such file or directory"},
+            {"/dev/null", "not a regular file (a device)"},
+        };
+        for (const auto& c : cases) {
+            auto r = Cubin::load(c.path);
+            QVERIFY2(!r, c.path.c_str());
+            QVERIFY2(r.message() == c.path + ": " + c.reason, r.message().c_str());
+        }
     }
 
     void minimalSynthetic()
