@@ -176,18 +176,18 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         m_pendingRecent.clear();
         warnWithDetails(tr("Cannot open"), m);
     });
-    connect(m_session, &Session::analysisFailed, this,
-            [this](const QString& m) { warnWithDetails(tr("Cannot analyse"), m); });
+    connect(m_session, &Session::analysisFailed, this, [this](const QString& m) {
+        m_pendingRecent.clear();
+        warnWithDetails(tr("Cannot analyse"), m);
+    });
     connect(m_session->store(), &SessionStore::sessionRestoreFailed, this,
             [this](const QString& m) { QMessageBox::warning(this, tr("Session"), m); });
-    connect(m_session, &Session::inputLoaded, this, [this] {
+    // Nothing changes until a kernel of the new input is analysed: a cancelled picker leaves the
+    // session, its title and its recent files as they were.
+    connect(m_session, &Session::kernelChoiceNeeded, this, &MainWindow::pickKernel);
+    connect(m_session, &Session::analysisReady, this, [this] {
         if (!m_pendingRecent.isEmpty()) addRecent(m_pendingRecent);
         m_pendingRecent.clear();
-        if (m_session->kernelNames().size() > 1 && m_pendingKernel.isEmpty()) pickKernel();
-        m_undoStack->clear();
-        updateTitle();
-    });
-    connect(m_session, &Session::analysisReady, this, [this] {
         m_undoStack->clear();
         m_metrics->setVariants({0});
         updateTitle();
@@ -317,6 +317,11 @@ void MainWindow::createActions()
             tr("Where the current variant's warps wait, per instruction: one launch sampled on the GPU"));
     variant->addAction(tr("&Rename"), QKeySequence(Qt::Key_F2), m_variants, &VariantsPanel::renameSelected);
     variant->addAction(tr("&Delete"), m_variants, &VariantsPanel::deleteSelected);
+    variant->addSeparator();
+    variant->addAction(tr("&Import Cubin as Variant…"), m_variants, &VariantsPanel::importCubinDialog)
+        ->setToolTip(
+            tr("Another cubin of this kernel (another tool's, an earlier export, a search's best) as "
+               "a variant, with the checker's verdict on each of its differences"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
@@ -404,6 +409,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    // Saved, unchanged, or discarded: the autosave of a discarded session goes with the window.
+    m_session->store()->forgetFile();
     event->accept();
 }
 

@@ -98,8 +98,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
     QByteArray m_defaultState; // dock arrangement before any saved layout was restored
-    QString m_pendingKernel;
-    QString m_pendingRecent; // joins Open Recent once it has loaded; a failure drops it from the list
+    QString m_pendingRecent;   // joins Open Recent once it has loaded; a failure drops it from the list
 };
 
 } // namespace sassx

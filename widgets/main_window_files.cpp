@@ -53,8 +53,8 @@ bool MainWindow::maybeSaveChanges()
     case QMessageBox::Save:
         return saveSession(false);
     case QMessageBox::Discard:
-        // The autosave of a never-saved session holds exactly what the user just discarded.
-        if (never) QFile::remove(SessionStore::autosavePath());
+        // The autosave stays until the session it protects is replaced (SessionStore::forgetFile): an
+        // open that fails after this leaves the edited session on screen, and it must stay protected.
         return true;
     default:
         return false;
@@ -113,7 +113,6 @@ void MainWindow::openPath(const QString& path)
         if (!ok) return;
         settings.setValue(QStringLiteral("open/arch"), arch);
     }
-    m_pendingKernel.clear();
     m_pendingRecent = what;
     m_session->openInput(what, arch);
 }
@@ -159,7 +158,7 @@ QString MainWindow::kernelPickerLabel(const KernelEntry& e)
 
 void MainWindow::pickKernel()
 {
-    const std::vector<KernelEntry> entries = m_session->kernelEntries();
+    const std::vector<KernelEntry> entries = m_session->pendingKernelEntries();
     if (entries.empty()) return;
     QStringList labels;
     for (const KernelEntry& e : entries) {
@@ -171,19 +170,22 @@ void MainWindow::pickKernel()
     QInputDialog dialog(this);
     dialog.setObjectName(QStringLiteral("kernelPicker"));
     dialog.setWindowTitle(tr("Kernel"));
-    dialog.setLabelText(tr("%1 holds %n kernel(s). Open:", nullptr, int(entries.size()))
-                            .arg(QFileInfo(m_session->inputPath()).fileName()));
+    const QString file = QFileInfo(m_session->pendingInputPath()).fileName();
+    dialog.setLabelText(tr("%1 holds %n kernel(s). Open:", nullptr, int(entries.size())).arg(file));
     dialog.setComboBoxItems(labels);
     dialog.setComboBoxEditable(false);
     // The newest architecture first: the copy a current GPU runs.
-    dialog.setTextValue(labels[std::max(0, m_session->defaultKernelEntry())]);
-    if (dialog.exec() != QDialog::Accepted) return;
-    const qsizetype chosen = labels.indexOf(dialog.textValue());
-    if (chosen < 0) return;
-    const QString key = QString::fromStdString(entries[size_t(chosen)].key);
-    // Another kernel starts another session: the current one's changes are saved or discarded first.
-    if (key != m_session->kernelName() && !maybeSaveChanges()) return;
-    m_session->selectKernel(key);
+    dialog.setTextValue(labels[std::max(0, m_session->pendingDefaultKernelEntry())]);
+    const qsizetype chosen = dialog.exec() == QDialog::Accepted ? labels.indexOf(dialog.textValue()) : -1;
+    if (chosen < 0) {
+        // A cancelled open changes nothing: the kernel on screen, its variants and searches stay.
+        m_pendingRecent.clear();
+        m_session->cancelPendingInput();
+        statusBar()->showMessage(tr("Opening %1 cancelled; nothing changed").arg(file), 10000);
+        return;
+    }
+    // The current session's changes were saved or discarded before the input was opened.
+    m_session->selectKernel(QString::fromStdString(entries[size_t(chosen)].key));
 }
 
 void MainWindow::openSessionDialog()

@@ -52,7 +52,6 @@ void MainWindow::openTuneKernel(const TuneKernelOpen& kernel)
 {
     if (!maybeSaveChanges()) return;
     m_pendingTune = std::make_unique<TuneKernelOpen>(kernel);
-    m_pendingKernel = kernel.symbol;
     m_pendingRecent.clear();
     statusBar()->showMessage(tr("Opening %1 from the tune database").arg(kernel.kernel), 10000);
     m_session->openInput(kernel.cubin, m_session->arch(), kernel.symbol);

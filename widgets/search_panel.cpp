@@ -81,6 +81,9 @@ SearchPanel::SearchPanel(VariantTree* variants, SearchRuns* searches, QWidget* p
         if (v) setMessage(tr("The best joined the variants as \"%1\".").arg(QString::fromStdString(v->name)));
     });
     connect(m_searches, &SearchRuns::searchRecordsChanged, this, [this] {
+        // Another kernel: what the message said was about the previous one's run.
+        if (m_variants->kernel() != m_kernelShown.lock()) setMessage(QString());
+        m_kernelShown = m_variants->kernel();
         rebuildRuns();
         const int n = int(m_searches->searches().size());
         showRecord(m_searches->search()->isRunning() || n == 0 ? -1 : n - 1);

@@ -10,6 +10,8 @@
 
 #include <QWidget>
 
+#include <memory>
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -17,6 +19,7 @@ class QPushButton;
 class QSpinBox;
 
 namespace sassx {
+class KernelWorkspace;
 class SearchPlot;
 class VariantTree;
 class SearchRuns;
@@ -92,6 +95,7 @@ private:
     QLabel* m_message = nullptr;
     int m_shown = -1;             // record index, -1: the live run
     bool m_announceSpace = false; // a run of the auto space started: name its space once it is chosen
+    std::weak_ptr<const KernelWorkspace> m_kernelShown; // what the message is about; another kernel clears it
     // The live run's best evaluation so far (its interval goes on the status line).
     search::SpeedupFigures m_liveBest;
     search::SearchStatus m_liveStatus; // as the last live evaluation reported it

@@ -84,49 +84,94 @@ quint64 Session::openInput(const QString& path, const QString& arch, const QStri
                 Q_EMIT loadFailed(QString::fromStdString(opened.message()));
                 return;
             }
-            m_workspace = *opened;
-            m_inputPath = QString::fromStdString(m_workspace->input().path);
-            m_arch = QString::fromStdString(m_workspace->options().arch);
-            m_kernel.clear();
-            // A new input starts a new, unsaved session: saving must never write it over the file of
-            // the input this session came from (openSession keeps its own path while it restores), and
-            // it has nothing unsaved yet (the caller asked about the old one's changes first).
-            const bool restoring = m_store.isRestoring();
-            if (!restoring) m_store.forgetFile();
-            m_measure.reset();
-            m_variants.reset(nullptr);
-            m_searches.reset();
-            // Views must drop the old kernel's rows now, not when (or if) an analysis follows; a view
-            // that kept them would read an analysis that is gone.
-            m_variants.announceReset(true);
-            if (m_launchSpecPath.isEmpty() || !restoring)
-                applyLaunchSpec(QString::fromStdString(m_workspace->defaultLaunchSpecPath()));
+            // The input waits here until one of its kernels is analysed: an open that fails, or whose
+            // kernel picker is cancelled, leaves the current session as it was.
+            m_pendingWorkspace = *opened;
             Q_EMIT inputLoaded();
-            const QStringList names = kernelNames();
+            const QStringList names = pendingKernelNames();
             QString pick = kernel;
             if (pick.isEmpty() && names.size() == 1) pick = names.front();
             if (!pick.isEmpty() && names.contains(pick)) {
-                startAnalysis(m_workspace, pick);
-            } else {
-                setBusy(false);
-                if (names.isEmpty())
-                    Q_EMIT analysisFailed(tr("%1 holds no kernels").arg(m_inputPath));
-                else if (!pick.isEmpty())
-                    Q_EMIT analysisFailed(tr("no kernel named '%1' in %2").arg(pick, m_inputPath));
+                startAnalysis(m_pendingWorkspace, pick);
+                return;
             }
+            setBusy(false);
+            if (pick.isEmpty() && !names.isEmpty()) {
+                Q_EMIT kernelChoiceNeeded();
+                return;
+            }
+            const QString input = QString::fromStdString(m_pendingWorkspace->input().path);
+            cancelPendingInput();
+            Q_EMIT analysisFailed(names.isEmpty() ? tr("%1 holds no kernels").arg(input)
+                                                  : tr("no kernel named '%1' in %2").arg(pick, input));
         },
         [this] { setBusy(m_loadJobs.isRunning()); });
 }
 
+QStringList Session::pendingKernelNames() const
+{
+    QStringList names;
+    if (m_pendingWorkspace)
+        for (const auto& n : m_pendingWorkspace->kernelNames())
+            names << QString::fromStdString(n);
+    return names;
+}
+
+std::vector<KernelEntry> Session::pendingKernelEntries() const
+{
+    return m_pendingWorkspace ? m_pendingWorkspace->kernels() : std::vector<KernelEntry>();
+}
+
+int Session::pendingDefaultKernelEntry() const
+{
+    return m_pendingWorkspace && !m_pendingWorkspace->kernels().empty()
+               ? int(m_pendingWorkspace->defaultKernel())
+               : -1;
+}
+
+QString Session::pendingInputPath() const
+{
+    return m_pendingWorkspace ? QString::fromStdString(m_pendingWorkspace->input().path) : QString();
+}
+
+void Session::cancelPendingInput()
+{
+    m_pendingWorkspace.reset();
+    m_store.dropRestore();
+}
+
 quint64 Session::selectKernel(const QString& name)
 {
-    if (!m_workspace || m_workspace->cubinIndexOf(name.toStdString()) < 0) {
-        Q_EMIT analysisFailed(tr("no kernel named '%1' in %2").arg(name, m_inputPath));
+    const std::shared_ptr<const Workspace> workspace = m_pendingWorkspace ? m_pendingWorkspace : m_workspace;
+    if (!workspace || workspace->cubinIndexOf(name.toStdString()) < 0) {
+        const QString input = QString::fromStdString(workspace ? workspace->input().path : std::string());
+        Q_EMIT analysisFailed(tr("no kernel named '%1' in %2").arg(name, input));
         return 0;
     }
     setBusy(true);
-    startAnalysis(m_workspace, name);
+    startAnalysis(workspace, name);
     return m_loadJobs.lastId();
+}
+
+void Session::adoptWorkspace(std::shared_ptr<const Workspace> workspace)
+{
+    // A new input starts a new, unsaved session: saving must never write it over the file of the input
+    // this session came from (a session file being reopened names its own path once restored), and it
+    // has nothing unsaved yet (the caller asked about the old one's changes first).
+    const bool restoring = m_store.isRestoring();
+    if (!restoring) m_store.forgetFile();
+    m_workspace = std::move(workspace);
+    m_pendingWorkspace.reset();
+    m_inputPath = QString::fromStdString(m_workspace->input().path);
+    m_arch = QString::fromStdString(m_workspace->options().arch);
+    m_kernel.clear();
+    // A restored session applies its own spec (SessionStore::applyRestore).
+    if (!restoring) applyLaunchSpec(QString::fromStdString(m_workspace->defaultLaunchSpecPath()));
+}
+
+QString Session::defaultLaunchSpecPath() const
+{
+    return m_workspace ? QString::fromStdString(m_workspace->defaultLaunchSpecPath()) : QString();
 }
 
 void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QString& kernel)
@@ -140,21 +185,25 @@ void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QS
             if (built) (*built)->checker().controlRules().primeEncodings();
             return built;
         },
-        [this, kernel](Result<std::shared_ptr<const KernelWorkspace>> built) {
+        [this, workspace, kernel](Result<std::shared_ptr<const KernelWorkspace>> built) {
             setBusy(false);
             if (!built) {
+                // A new input that cannot be analysed is not adopted: the current session stays.
+                if (workspace == m_pendingWorkspace) m_pendingWorkspace.reset();
                 m_store.dropRestore();
                 Q_EMIT analysisFailed(QString::fromStdString(built.message()));
                 return;
             }
+            if (workspace != m_workspace) adoptWorkspace(workspace);
             // Another kernel is another session (its variants start anew): not the saved file's.
             if (!m_store.isRestoring() && kernel != m_kernel) m_store.forgetFile();
             m_kernel = kernel;
             m_measure.reset();
             m_variants.reset(*built);
             m_searches.reset();
+            // Views drop the old kernel's rows and selection before anyone hears of the new one.
+            m_variants.announceReset(true);
             Q_EMIT analysisReady();
-            m_variants.announceReset(false);
             if (m_store.isRestoring()) m_store.applyRestore();
         },
         [this] { setBusy(m_loadJobs.isRunning()); });

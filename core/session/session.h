@@ -50,10 +50,21 @@ public:
 
     // ---- input and kernel -------------------------------------------------------------------
     // Loads `path` in the background; when it holds one kernel (or `kernel` names one) the analysis
-    // follows. Returns the job id. Signals: inputLoaded / loadFailed, then analysisReady / analysisFailed.
+    // follows. Returns the job id. Signals: inputLoaded / loadFailed, then analysisReady / analysisFailed,
+    // or kernelChoiceNeeded when the input holds several kernels and none was named.
+    // The loaded input stays pending (pendingKernelEntries) and the current session unchanged until a
+    // kernel of it is analysed: a failed or cancelled open changes nothing.
     quint64 openInput(const QString& path, const QString& arch = QStringLiteral("sm_90"),
                       const QString& kernel = {});
+    // Analyses kernel `name` of the pending input, or of the current one when none is pending.
     quint64 selectKernel(const QString& name);
+    // The pending input's kernels (for a picker), the one to offer first (-1: none), and its path.
+    QStringList pendingKernelNames() const;
+    std::vector<KernelEntry> pendingKernelEntries() const;
+    int pendingDefaultKernelEntry() const;
+    QString pendingInputPath() const;
+    // The kernel picker was cancelled: the pending input is dropped, the current session stays.
+    void cancelPendingInput();
     void cancel(); // stops the running load/analysis (its result is dropped)
     bool isBusy() const { return m_busy; }
 
@@ -81,6 +92,8 @@ public:
     QStringList notices() const;
 
     QString launchSpecPath() const { return m_launchSpecPath; }
+    // The spec found beside the input (Workspace::defaultLaunchSpecPath), empty when none.
+    QString defaultLaunchSpecPath() const;
     // The user's choice: the measurements and searches use it from now on (the session is modified).
     void setLaunchSpecPath(const QString& path);
     // The spec a session file names (SessionStore): the same, but not a change of the user's.
@@ -88,7 +101,10 @@ public:
 
 Q_SIGNALS:
     void busyChanged(bool busy);
+    // The input was read (it is pending until one of its kernels is analysed).
     void inputLoaded();
+    // The pending input holds several kernels: pick one (selectKernel) or cancelPendingInput.
+    void kernelChoiceNeeded();
     void loadFailed(const QString& message);
     void analysisReady();
     void analysisFailed(const QString& message);
@@ -96,6 +112,8 @@ Q_SIGNALS:
 private:
     void setBusy(bool busy);
     void startAnalysis(std::shared_ptr<const Workspace> workspace, const QString& kernel);
+    // The analysed kernel's input becomes the session's.
+    void adoptWorkspace(std::shared_ptr<const Workspace> workspace);
     void applyLaunchSpec(const QString& path);
 
     // Declared before the job tracker, so that it (and its queued results, which reach the parts) goes
@@ -111,6 +129,7 @@ private:
     WorkspaceOptions m_options;
     QString m_inputPath, m_arch = QStringLiteral("sm_90"), m_kernel, m_launchSpecPath;
     std::shared_ptr<const Workspace> m_workspace;
+    std::shared_ptr<const Workspace> m_pendingWorkspace; // read, waiting for a kernel's analysis
 };
 
 } // namespace sassx

@@ -6,6 +6,7 @@
 #include "core/session/variant_tree.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QStringList>
@@ -17,6 +18,8 @@ namespace sassx {
 struct SessionStore::Pending
 {
     SessionFile file;
+    QString path;              // the session's own file once restored; empty for an autosave
+    bool fromAutosave = false; // a restored autosave stays modified until saved somewhere
 };
 
 namespace {
@@ -74,10 +77,10 @@ bool SessionStore::openSession(const QString& path, QString* error)
         if (error) *error = QString::fromStdString(file.message());
         return false;
     }
-    m_pending = std::make_unique<Pending>(Pending{std::move(*file)});
-    m_sessionPath = QFileInfo(path).absoluteFilePath();
+    // Nothing of the file is applied until its kernel is open (applyRestore): a restore that fails
+    // leaves the current session, its file and its launch spec as they were.
+    m_pending = std::make_unique<Pending>(Pending{std::move(*file), QFileInfo(path).absoluteFilePath()});
     const SessionFile& f = m_pending->file;
-    m_session->restoreLaunchSpecPath(QString::fromStdString(f.launchSpec));
     m_session->openInput(QString::fromStdString(f.input), QString::fromStdString(f.arch),
                          QString::fromStdString(f.kernel));
     return true;
@@ -87,8 +90,8 @@ bool SessionStore::restoreAutosave(QString* error)
 {
     if (!openSession(autosavePath(), error)) return false;
     // The autosave file is a copy, not the session's own file: saving asks where, as for any new session.
-    m_sessionPath.clear();
-    m_fromAutosave = true;
+    m_pending->path.clear();
+    m_pending->fromAutosave = true;
     return true;
 }
 
@@ -104,6 +107,7 @@ bool SessionStore::autosaveAvailable(QString* input)
 
 void SessionStore::forgetFile()
 {
+    dropReplacedAutosave();
     m_sessionPath.clear();
     clearModified();
 }
@@ -116,6 +120,8 @@ void SessionStore::dropRestore()
 void SessionStore::applyRestore()
 {
     std::unique_ptr<Pending> pending = std::move(m_pending);
+    if (!pending->fromAutosave) dropReplacedAutosave();
+    m_sessionPath = pending->path;
     VariantTree* tree = m_session->variantTree();
     const auto kernel = tree->kernel();
     QStringList problems;
@@ -135,18 +141,27 @@ void SessionStore::applyRestore()
         variants.insert(variants.begin(), original);
     }
     tree->replace(std::move(variants), pending->file.currentVariant);
-    m_session->restoreLaunchSpecPath(QString::fromStdString(pending->file.launchSpec));
+    const QString spec = QString::fromStdString(pending->file.launchSpec);
+    m_session->restoreLaunchSpecPath(spec.isEmpty() ? m_session->defaultLaunchSpecPath() : spec);
     m_session->searchRuns()->replace(pending->file.searches);
     tree->announceReset(false);
     tree->setSelectedInstruction(pending->file.selected);
     // A restored autosave has no file yet: it stays modified until the user saves it somewhere.
-    m_modified = m_fromAutosave;
-    m_fromAutosave = false;
+    m_modified = pending->fromAutosave;
     Q_EMIT modifiedChanged(m_modified);
     if (!problems.isEmpty())
         Q_EMIT sessionRestoreFailed(
             tr("Some variants no longer apply to this kernel:\n%1").arg(problems.join('\n')));
     Q_EMIT sessionRestored();
+}
+
+void SessionStore::dropReplacedAutosave()
+{
+    // The autosave holds the never-saved session that is being replaced; the user was asked about its
+    // changes before (and discarded them), so it goes now, and not before: an open that fails keeps
+    // both the session on screen and its autosave.
+    if (m_modified && m_sessionPath.isEmpty() && !m_session->inputPath().isEmpty())
+        QFile::remove(autosavePath());
 }
 
 void SessionStore::clearModified()

@@ -39,7 +39,8 @@ public:
     void markModified();
     // A session file is being reopened (its input and kernel are loading).
     bool isRestoring() const { return m_pending != nullptr; }
-    // A new input or kernel starts a new session: no file of its own, nothing unsaved.
+    // A new input or kernel starts a new session: no file of its own, nothing unsaved. The autosave of
+    // the never-saved session it replaces goes with it.
     void forgetFile();
     // The input or analysis of the file being reopened failed.
     void dropRestore();
@@ -56,12 +57,12 @@ private:
     struct Pending;
     void clearModified();
     void autosave();
+    void dropReplacedAutosave();
 
     Session* m_session;
     QString m_sessionPath;
     std::unique_ptr<Pending> m_pending;
     bool m_modified = false;
-    bool m_fromAutosave = false; // the pending session is a restored autosave (applyRestore)
     QTimer m_autosave;
 };
 
