@@ -1,6 +1,8 @@
-// libFuzzer target: Cubin::parse and extractCubins must survive any bytes (ASan/UBSan watch the reads).
+// libFuzzer target: Cubin::parse, extractCubins and the source map (with the line-program decoder under
+// it) must survive any bytes (ASan/UBSan watch the reads).
 #include "core/cubin/cubin.h"
 #include "core/cubin/fatbin.h"
+#include "core/cubin/source_map.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             for (const auto& list : k.instrOffsets)
                 for (uint64_t off : list.fileOffsets)
                     sum += cubin->bytes().at(off);
+            if (auto map = sassx::buildSourceMap(*cubin, k))
+                for (const auto& at : map->byPosition)
+                    sum += map->describe(at, true).size() + map->ptxText(at.ptxLine).size() +
+                           map->describeCallSite(at).size();
         }
         (void)cubin->archName();
         volatile size_t sink = sum;
