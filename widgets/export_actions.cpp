@@ -4,6 +4,7 @@
 #include "core/rewrite/triton_cache.h"
 #include "core/session/schedule_exports.h"
 #include "core/session/session.h"
+#include "core/session/variant_import.h"
 #include "core/session/workspace.h"
 
 #include <QFileDialog>
@@ -64,10 +65,15 @@ void ExportActions::exportCubin()
         return;
     }
     const auto* current = m_session->variantTree()->currentVariant();
-    Q_EMIT done(tr("Wrote %1 (%2)")
-                    .arg(path, current && !current->isOriginal()
-                                   ? tr("variant %1").arg(QString::fromStdString(current->name))
-                                   : tr("the original schedule")));
+    QString message = tr("Wrote %1 (%2)")
+                          .arg(path, current && !current->isOriginal()
+                                         ? tr("variant %1").arg(QString::fromStdString(current->name))
+                                         : tr("the original schedule"));
+    // An imported schedule the checker refuses is written as the user asked, and said to be unchecked.
+    if (current && current->imported && !current->imported->checkedLegal())
+        message += tr(": not checked legal, %n refusal(s) by the checker", nullptr,
+                      int(current->imported->refusals.size()));
+    Q_EMIT done(message);
 }
 
 void ExportActions::exportDiff(bool html)
@@ -89,7 +95,9 @@ void ExportActions::exportDiff(bool html)
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(diff.message()));
         return;
     }
-    const std::string text = renderDiff(*diff, html ? DiffFormat::Html : DiffFormat::Text);
+    // The checker's verdict on the differences, as `sassx-cli diff` gives it.
+    const CheckerVerdict checker = judgeDifferences(*kernel, m_session->variantTree()->schedule());
+    const std::string text = renderDiff(*diff, html ? DiffFormat::Html : DiffFormat::Text, 3, &checker);
     if (auto s = writeFileAtomically(path.toStdString(), std::vector<uint8_t>(text.begin(), text.end()));
         !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));

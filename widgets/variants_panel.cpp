@@ -6,8 +6,10 @@
 #include "widgets/models/variants_model.h"
 
 #include <QAction>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QMessageBox>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -157,14 +159,43 @@ void VariantsPanel::updateActions()
     for (int id : ids)
         if (why.isEmpty()) why = m_queue->measureUnavailableReason(id);
     m_measure->setEnabled(why.isEmpty() && !m_queue->isMeasuring());
-    m_measure->setToolTip(why.isEmpty() ? tr("Run the evaluator on the selected variants in the background "
-                                             "(GPU worker when available, otherwise the estimate backend)")
-                                        : why);
+    QString tip = why.isEmpty() ? tr("Run the evaluator on the selected variants in the background "
+                                     "(GPU worker when available, otherwise the estimate backend)")
+                                : why;
+    // Measuring a schedule the checker refuses is allowed (that is why it was imported), never silent.
+    for (int id : ids)
+        if (const VariantRecord* v = m_variants->variant(id);
+            v && v->imported && !v->imported->checkedLegal())
+            tip += QLatin1Char('\n') + QString::fromStdString(v->name) + QStringLiteral(": ") +
+                   VariantsModel::importNote(*v->imported, false);
+    m_measure->setToolTip(tip);
     m_compare->setEnabled(!ids.empty());
     m_diff->setEnabled(ids.size() == 1 || ids.size() == 2);
     const bool oneEditable = ids.size() == 1 && ids[0] != 0;
     m_rename->setEnabled(oneEditable);
     m_delete->setEnabled(oneEditable);
+}
+
+void VariantsPanel::importCubinDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Cubin as Variant"), QString(),
+                                                      tr("Kernels (*.cubin *.fatbin *.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (importCubin(path, &error) < 0) QMessageBox::warning(this, tr("Import Cubin as Variant"), error);
+}
+
+int VariantsPanel::importCubin(const QString& path, QString* error)
+{
+    auto record = m_variants->importedRecord(path);
+    if (!record) {
+        if (error) *error = QString::fromStdString(record.message());
+        return -1;
+    }
+    const QString text = tr("Import %1").arg(QString::fromStdString(record->name));
+    m_undoStack->push(
+        new VariantEditCommand(m_variants, std::nullopt, *record, m_variants->currentVariantId(), text));
+    return record->id;
 }
 
 void VariantsPanel::measureSelected()

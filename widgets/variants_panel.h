@@ -27,6 +27,12 @@ public:
     std::vector<int> selectedVariants() const;
     void selectVariants(const std::vector<int>& ids);
 
+    // Variant ▸ Import Cubin as Variant…: another cubin of the open kernel (another tool's, an earlier
+    // export, a search's best) becomes a variant under the original, undoably, and the current one; a
+    // schedule the checker refuses is imported too, marked, with the refusals in its tooltip.
+    void importCubinDialog();
+    // The same without the dialog: the new variant's id, or -1 with the one-line reason in *error.
+    int importCubin(const QString& path, QString* error);
     void measureSelected();
     void deleteSelected();
     void renameSelected();

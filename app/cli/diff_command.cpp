@@ -1,10 +1,13 @@
 // sassx-cli diff A B [--kernel K] [--format text|json|html] [--context N] [-o OUT]
 // A and B are cubins (or anything loadInput takes) holding the same kernel; B may also be a variant
 // JSON, applied to A's kernel. Exit 1 with the reason when the kernels are not two schedules of one.
+// A's checker judges each of B's differences (variant_import.h): the output says which it would refuse
+// and why, whatever tool made B; a refusal does not change the exit status.
 #include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
 #include "core/session/schedule_exports.h"
+#include "core/session/variant_import.h"
 
 #include <filesystem>
 #include <fstream>
@@ -33,7 +36,8 @@ int runDiff(const DiffArgs& args)
     const DiffFormat format = args.format == "json"   ? DiffFormat::Json
                               : args.format == "html" ? DiffFormat::Html
                                                       : DiffFormat::Text;
-    const std::string text = renderDiff(*diff, format, args.context);
+    const CheckerVerdict checker = judgeInput(*opened->kernel, args.b, workspaceOptions(args.workspace));
+    const std::string text = renderDiff(*diff, format, args.context, &checker);
     if (!args.out.empty()) {
         std::ofstream out(args.out, std::ios::binary);
         out << text;

@@ -1,14 +1,24 @@
 #include "core/rewrite/schedule_recovery.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace sassx {
 
 std::optional<Schedule> recoverSchedule(const KernelAnalysis& a, const Cubin& cubin, const Kernel& k)
 {
+    auto s = recoverScheduleExplained(a, cubin, k);
+    if (!s) return std::nullopt;
+    return std::move(*s);
+}
+
+Result<Schedule> recoverScheduleExplained(const KernelAnalysis& a, const Cubin& cubin, const Kernel& k)
+{
     const auto text = cubin.sectionData(k.textSection);
     const auto& insts = a.listing.instructions;
-    if (text.size() < insts.size() * 16) return std::nullopt; // trailing padding may be left out
+    if (text.size() < insts.size() * 16) // trailing padding may be left out, so only shorter is refused
+        return makeError("its code is " + std::to_string(text.size()) + " bytes, shorter than the " +
+                         std::to_string(insts.size()) + " instructions of the original");
     constexpr uint64_t controlMask = 0x1FFFFFull << 41;
     Schedule s = Schedule::identity(a);
     std::vector<char> used(insts.size(), 0);
@@ -25,7 +35,14 @@ std::optional<Schedule> recoverSchedule(const KernelAnalysis& a, const Cubin& cu
                 s.control[i] = Control::decode(hi);
                 found = true;
             }
-        if (!found) return std::nullopt;
+        if (!found) {
+            char where[96];
+            std::snprintf(where, sizeof where, "the word at 0x%04x (%016llx %016llx)", pos * 16,
+                          static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi));
+            return makeError(std::string(where) +
+                             " is none of the original's instructions in its block (the " + "original has '" +
+                             insts[pos].text() + "' there): not the same instructions, only reordered");
+        }
     }
     return s;
 }

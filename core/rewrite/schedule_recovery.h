@@ -4,6 +4,7 @@
 // samples) are mapped back to the original instructions through it, so an instruction keeps its
 // figures wherever it moved.
 #include "core/analysis/kernel_analysis.h"
+#include "core/common/result.h"
 #include "core/cubin/cubin.h"
 #include "core/rewrite/variant.h"
 
@@ -17,5 +18,10 @@ namespace sassx {
 // GPU runs.
 std::optional<Schedule> recoverSchedule(const KernelAnalysis& analysis, const Cubin& cubin,
                                         const Kernel& kernel);
+
+// The same, or one sentence naming the first word that is none of the original's instructions of its
+// block (and what the original has there), for a user who expected two schedules of one kernel.
+Result<Schedule> recoverScheduleExplained(const KernelAnalysis& analysis, const Cubin& cubin,
+                                          const Kernel& kernel);
 
 } // namespace sassx

@@ -2,11 +2,11 @@
 
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/triton_cache.h"
+#include "core/session/variant_import.h"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 namespace sassx {
 
@@ -15,13 +15,8 @@ namespace {
 // A variant JSON applied to `kernel`, as the other side of a diff.
 Result<DiffSide> variantSide(const KernelWorkspace& kernel, const std::string& path, const std::string& label)
 {
-    std::ifstream in(path);
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return makeError(path + " is not valid JSON");
-    auto v = Variant::fromJson(j);
+    auto v = readVariantFile(kernel, path);
     if (!v) return v.error();
-    if (!v->kernel.empty() && v->kernel != kernel.name())
-        return makeError("variant " + path + " is for kernel " + v->kernel + ", not " + kernel.name());
     auto s = kernel.schedule(v->edits);
     if (!s) return s.error();
     return DiffSide::fromSchedule(kernel.analysis(), *s, v->name.empty() ? label : v->name);
@@ -59,23 +54,81 @@ Result<ScheduleDiff> diffInputs(const KernelWorkspace& kernel, const std::string
                                 const std::string& pathB, const WorkspaceOptions& options)
 {
     const std::string labelB = std::filesystem::path(pathB).filename().string();
-    auto b = pathB.ends_with(".json") ? variantSide(kernel, pathB, labelB)
-                                      : inputSide(kernel, labelA, pathB, labelB, options);
+    Result<DiffSide> b = makeError("");
+    if (pathB.ends_with(".json")) {
+        b = variantSide(kernel, pathB, labelB);
+    } else if (auto recovered = scheduleOfInput(kernel, pathB, options)) {
+        // From the words themselves: nvdisasm refuses some control bits that the GPU runs.
+        b = DiffSide::fromSchedule(kernel.analysis(), *recovered, labelB);
+    } else {
+        // Not a permutation within blocks: B's own listing may still be one across blocks; when it is
+        // not either, the recovery's sentence names the first word that differs.
+        b = inputSide(kernel, labelA, pathB, labelB, options);
+        auto diff =
+            b ? diffSchedules(DiffSide::fromListing(kernel.analysis().listing, labelA), *b, kernel.name())
+              : Result<ScheduleDiff>(b.error());
+        if (!diff) return recovered.error();
+        return diff;
+    }
     if (!b) return b.error();
     return diffSchedules(DiffSide::fromListing(kernel.analysis().listing, labelA), *b, kernel.name());
 }
 
-std::string renderDiff(const ScheduleDiff& diff, DiffFormat format, int context)
+namespace {
+
+std::string htmlEscaped(const std::string& s)
+{
+    std::string out;
+    for (char c : s)
+        switch (c) {
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            out += c;
+        }
+    return out;
+}
+
+// The verdict as a note at the top of the page's body.
+std::string withCheckerNote(std::string html, const CheckerVerdict& checker)
+{
+    const size_t body = html.find("<body");
+    const size_t at = body == std::string::npos ? std::string::npos : html.find('>', body);
+    std::string note = "<div class=\"checker-note\" style=\"margin:8px 0;padding:6px 10px;border:1px solid " +
+                       std::string(checker.legal() ? "#7a7" : "#c77") + "\"><pre style=\"margin:0\">" +
+                       htmlEscaped(checker.text()) + "</pre></div>\n";
+    if (at == std::string::npos) return html + note;
+    return html.insert(at + 1, "\n" + note);
+}
+
+} // namespace
+
+std::string renderDiff(const ScheduleDiff& diff, DiffFormat format, int context,
+                       const CheckerVerdict* checker)
 {
     switch (format) {
-    case DiffFormat::Json:
-        return diffToJson(diff).dump(2) + "\n";
+    case DiffFormat::Json: {
+        nlohmann::json j = diffToJson(diff);
+        if (checker) j["checker"] = checker->toJson();
+        return j.dump(2) + "\n";
+    }
     case DiffFormat::Html:
-        return diffToHtml(diff);
+        return checker ? withCheckerNote(diffToHtml(diff), *checker) : diffToHtml(diff);
     case DiffFormat::Text:
         break;
     }
-    return diffToText(diff, {.context = context});
+    const std::string text = diffToText(diff, {.context = context});
+    return checker ? text + "\n" + checker->text() : text;
 }
 
 Result<TritonWriteBack> writeBackToTriton(const std::string& entry, const std::vector<uint8_t>& tuned,

@@ -28,8 +28,12 @@ enum class DiffFormat
     Json,
     Html,
 };
-// `context`: unchanged lines around a change in the text form (negative: the whole listing).
-std::string renderDiff(const ScheduleDiff& diff, DiffFormat format, int context = 3);
+struct CheckerVerdict;
+// `context`: unchanged lines around a change in the text form (negative: the whole listing). With
+// `checker`, the checker's verdict on B's differences (variant_import.h) goes with it: a closing
+// section of the text, a "checker" field of the JSON, a note at the top of the HTML.
+std::string renderDiff(const ScheduleDiff& diff, DiffFormat format, int context = 3,
+                       const CheckerVerdict* checker = nullptr);
 
 struct TritonWriteBack
 {

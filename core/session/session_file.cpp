@@ -71,6 +71,7 @@ json toJson(const SessionFile& file)
         jv["parent"] = v.parent;
         if (v.figures) jv["figures"] = figuresToJson(*v.figures);
         if (v.stalls) jv["stalls"] = eval::toJson(*v.stalls);
+        if (v.imported) jv["imported"] = {{"path", v.imported->path}, {"refusals", v.imported->refusals}};
         variants.push_back(jv);
     }
     json searches = json::array();
@@ -124,6 +125,21 @@ Result<SessionFile> sessionFileFromJson(const json& j)
             auto stalls = eval::stallProfileFromJson(jv.at("stalls"));
             if (!stalls) return makeError("variant '" + r.name + "': " + stalls.message());
             r.stalls = std::move(*stalls);
+        }
+        // Optional: files from before imports (and every variant made here) have none.
+        if (jv.contains("imported")) {
+            const json& ji = jv.at("imported");
+            if (!ji.is_object() || !ji.value("path", json()).is_string() ||
+                !ji.value("refusals", json::array()).is_array())
+                return makeError("variant '" + r.name + "': \"imported\" is not {path, refusals}");
+            VariantImport imported;
+            imported.path = ji.at("path").get<std::string>();
+            for (const json& line : ji.value("refusals", json::array())) {
+                if (!line.is_string())
+                    return makeError("variant '" + r.name + "': a refusal is not a string");
+                imported.refusals.push_back(line.get<std::string>());
+            }
+            r.imported = std::move(imported);
         }
         f.variants.push_back(std::move(r));
     }

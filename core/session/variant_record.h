@@ -21,6 +21,19 @@ struct VariantFigures
     std::string sourceLabel() const;
 };
 
+// Where a variant imported from another cubin came from (Variant ▸ Import Cubin as Variant…) and what
+// the checker refuses among its differences from the original, one "<what>: refused: <reason>" line
+// each (CheckerVerdict::refusalLines). Kept with the record, since a refused one is measured all the
+// same: its figures must never read as those of a checked schedule.
+struct VariantImport
+{
+    std::string path;
+    std::vector<std::string> refusals; // empty: the checker accepts every difference
+
+    bool checkedLegal() const { return refusals.empty(); }
+    bool operator==(const VariantImport&) const = default;
+};
+
 struct VariantRecord
 {
     int id = 0;      // stable for the life of the session (and in the session file)
@@ -30,6 +43,7 @@ struct VariantRecord
     std::optional<VariantFigures> figures;
     // Warp-stall samples of one launch of this schedule (GPU only; dropped with the figures).
     std::optional<eval::StallProfile> stalls;
+    std::optional<VariantImport> imported; // set for a variant imported from another cubin
 
     bool isOriginal() const { return parent < 0; }
 };

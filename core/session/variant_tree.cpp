@@ -1,5 +1,7 @@
 #include "core/session/variant_tree.h"
 
+#include "core/session/variant_import.h"
+
 #include <algorithm>
 
 namespace sassx {
@@ -196,6 +198,24 @@ QString VariantTree::nextVariantName() const
                          [&](const VariantRecord& r) { return r.name == name; }))
             return QString::fromStdString(name);
     }
+}
+
+Result<VariantRecord> VariantTree::importedRecord(const QString& path) const
+{
+    if (!m_kernel) return makeError("no kernel is open");
+    auto imported = importSchedule(*m_kernel, path.toStdString(), m_kernel->options());
+    if (!imported) return imported.error();
+    VariantRecord r;
+    r.id = m_nextId;
+    r.parent = 0;
+    r.name = imported->label;
+    for (int n = 2; std::any_of(m_variants.begin(), m_variants.end(),
+                                [&](const VariantRecord& v) { return v.name == r.name; });
+         ++n)
+        r.name = imported->label + " (" + std::to_string(n) + ")";
+    r.edits = std::move(imported->edits);
+    r.imported = VariantImport{path.toStdString(), imported->verdict.refusalLines()};
+    return r;
 }
 
 LegalityReport VariantTree::checkEdits(int variantId, const std::vector<Edit>& extra) const

@@ -55,6 +55,11 @@ public:
     void setVariantEdits(int id, std::vector<Edit> edits);
     QString nextVariantName() const;
     int nextVariantId() const { return m_nextId; }
+    // A record for the schedule of the open kernel that another input holds (variant_import.h: a
+    // cubin of the same kernel, an earlier export, a search's best), under the original, with a fresh
+    // id and a name from the file's not used yet; its `imported` carries the checker's refusals. Not
+    // added: the caller adds it (undoably). The error is one line, and nothing changes.
+    Result<VariantRecord> importedRecord(const QString& path) const;
     // The checker's verdict on a variant's edits plus `extra`.
     LegalityReport checkEdits(int variantId, const std::vector<Edit>& extra) const;
 

@@ -78,6 +78,7 @@ private slots:
     void yieldEditForms();
     void diff_data();
     void diff();
+    void diffChecker();
     void variants();
     void benchEstimate_data();
     void benchEstimate();

@@ -2,6 +2,7 @@
 #include "test_cli.h"
 
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QtTest>
 
 // The move writes a cubin that re-opens; the instruction at TO is the one that was at FROM, the ones
@@ -275,6 +276,137 @@ void TestCli::diff()
         QVERIFY(j["moved"].toInt() >= 1);
         QVERIFY2(found, qPrintable("no moved entry " + m_vars["legal"]));
     }
+}
+
+namespace {
+
+// `words` (an annotate --json instruction's raw lo/hi) as the 16 bytes a cubin holds.
+QByteArray wordBytes(const QJsonObject& instruction)
+{
+    QByteArray bytes;
+    for (const QJsonValue& half : instruction.value("raw").toArray()) {
+        const quint64 v = half.toString().toULongLong(nullptr, 16);
+        for (int k = 0; k < 8; ++k)
+            bytes.append(char((v >> (8 * k)) & 0xFF));
+    }
+    return bytes;
+}
+
+// The checker's first reason from `move`'s refusal ("sassx-cli: illegal: <reason>").
+QString firstRefusal(const CliRun& r)
+{
+    const QString line = r.errLines().value(0);
+    const QString tag = QStringLiteral("illegal: ");
+    return line.contains(tag) ? line.mid(line.indexOf(tag) + tag.size()) : QString();
+}
+
+} // namespace
+
+// diff judges B's differences with A's checker: an export of a legal move is legal; a cubin with two
+// dependent instructions swapped, or a stall of 0 written into a word (which nvdisasm does not even
+// decode), is refused with the very sentence `move` refuses the same edit with; a word that is none of
+// A's is one line naming it.
+void TestCli::diffChecker()
+{
+    if (m_vars["legal"].isEmpty()) QSKIP("no rmsnorm sample or no legal move in it");
+    QString error;
+    QVERIFY2(ensureMoved(&error), qPrintable(error));
+    const QString rms = m_vars["rmsnorm"];
+    const CliRun legal = runCli({"diff", rms, m_moved});
+    QVERIFY2(legal.ok(), qPrintable(legal.describe()));
+    const QRegularExpression allLegal(QStringLiteral("\\nchecker: (\\d+) of \\1 differences legal\\n$"));
+    QVERIFY2(allLegal.match(QString::fromUtf8(legal.out)).hasMatch(), legal.out.right(300).constData());
+    QVERIFY(!legal.out.contains("refused"));
+    const CliRun legalJson = runCli({"diff", rms, m_moved, "--format", "json"});
+    QVERIFY2(legalJson.ok(), qPrintable(legalJson.describe()));
+    const QJsonObject lj = parseObject(legalJson.out, &error)["checker"].toObject();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(lj["legal"].toBool(), true);
+    QVERIFY(lj["differences"].toInt() >= 1);
+    QCOMPARE(lj["legal_differences"].toInt(), lj["differences"].toInt());
+
+    // An instruction that reads the one before it (same block), swapped with it in the bytes.
+    int reader = -1;
+    for (int i = 1; i < m_rmsInstructions.size() && reader < 0; ++i) {
+        const QJsonObject ins = m_rmsInstructions.at(i).toObject();
+        if (ins["block"] != m_rmsInstructions.at(i - 1)["block"]) continue;
+        for (const QJsonValue& d : ins["deps"].toArray())
+            if (d["from"].toInt() == i - 1 && d["kind"].toString() == "raw") reader = i;
+    }
+    if (reader < 0) QSKIP("no instruction of rmsnorm reads the one before it");
+    const QByteArray original = readBytes(rms);
+    const QByteArray first = wordBytes(m_rmsInstructions.at(reader - 1).toObject());
+    const QByteArray second = wordBytes(m_rmsInstructions.at(reader).toObject());
+    const qsizetype at = original.indexOf(first + second);
+    QVERIFY2(at >= 0 && original.count(first + second) == 1, "the pair is not once in the cubin");
+    QByteArray swapped = original;
+    swapped.replace(at, 32, second + first);
+    QVERIFY(writeBytes(tmp("swapped.cubin"), swapped));
+    const CliRun refusedMove =
+        runCli({"move", rms, "--move", QStringLiteral("%1:%2").arg(reader - 1).arg(reader), "-o",
+                tmp("refused.cubin")});
+    QCOMPARE(refusedMove.exitCode, 2);
+    const QString why = firstRefusal(refusedMove);
+    QVERIFY2(!why.isEmpty(), qPrintable(refusedMove.describe()));
+    const CliRun swappedDiff = runCli({"diff", rms, tmp("swapped.cubin")});
+    QVERIFY2(swappedDiff.ok(), qPrintable(swappedDiff.describe()));
+    const QString text = QString::fromUtf8(swappedDiff.out);
+    QVERIFY2(text.contains(
+                 QRegularExpression(QStringLiteral("\\nchecker: 0 of \\d+ differences legal; refused:\\n"))),
+             qPrintable(text.right(600)));
+    QVERIFY2(text.contains(QStringLiteral(": refused: ") + why), qPrintable(why + "\n" + text.right(900)));
+    const CliRun swappedJson = runCli({"diff", rms, tmp("swapped.cubin"), "--format", "json"});
+    const QJsonObject sj = parseObject(swappedJson.out, &error)["checker"].toObject();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(sj["legal"].toBool(), false);
+    QVERIFY(sj["differences"].toInt() >= 1);
+    QCOMPARE(sj["legal_differences"].toInt(), 0);
+    bool reasonFound = false;
+    for (const QJsonValue& r : sj["refused"].toArray()) {
+        QVERIFY(r["what"].isString() && r["instruction"].isDouble());
+        for (const QJsonValue& reason : r["reasons"].toArray())
+            reasonFound |= reason.toString() == why;
+    }
+    QVERIFY2(reasonFound, qPrintable(why));
+    const CliRun swappedHtml = runCli({"diff", rms, tmp("swapped.cubin"), "--format", "html"});
+    QVERIFY2(swappedHtml.ok(), qPrintable(swappedHtml.describe()));
+    QVERIFY(swappedHtml.out.contains("class=\"checker-note\""));
+    QVERIFY(swappedHtml.out.contains("differences legal; refused:"));
+
+    // A stall of 0 where ptxas left another: a word nvdisasm refuses to decode, judged all the same.
+    int stalled = -1;
+    for (int i = 0; i < m_rmsInstructions.size() && stalled < 0; ++i)
+        if (m_rmsInstructions.at(i)["control"]["stall"].toInt() > 0 &&
+            runCli({"move", rms, "--edit", QStringLiteral("%1:stall=0").arg(i), "-o", tmp("s0.cubin")})
+                    .exitCode == 2)
+            stalled = i;
+    QVERIFY(stalled >= 0);
+    const CliRun refusedEdit =
+        runCli({"move", rms, "--edit", QStringLiteral("%1:stall=0").arg(stalled), "-o", tmp("s0.cubin")});
+    const QByteArray word = wordBytes(m_rmsInstructions.at(stalled).toObject());
+    QByteArray zeroed = original;
+    const qsizetype wordAt = original.indexOf(word);
+    QVERIFY(wordAt >= 0 && original.count(word) == 1);
+    zeroed[wordAt + 13] = char(zeroed[wordAt + 13] & ~0x1E); // bits 41..44 of the high word: the stall
+    QVERIFY(writeBytes(tmp("stall0.cubin"), zeroed));
+    const CliRun stallDiff = runCli({"diff", rms, tmp("stall0.cubin")});
+    QVERIFY2(stallDiff.ok(), qPrintable(stallDiff.describe()));
+    QVERIFY2(stallDiff.out.contains("checker: 0 of 1 differences legal; refused:"),
+             stallDiff.out.right(600).constData());
+    QVERIFY2(QString::fromUtf8(stallDiff.out).contains(": refused: " + firstRefusal(refusedEdit)),
+             qPrintable(firstRefusal(refusedEdit) + "\n" + QString::fromUtf8(stallDiff.out.right(600))));
+
+    // Not the same instructions: one operand bit of one word flipped.
+    QByteArray other = original;
+    other[wordAt] = char(other[wordAt] ^ 0x01);
+    QVERIFY(writeBytes(tmp("other.cubin"), other));
+    const CliRun otherDiff = runCli({"diff", rms, tmp("other.cubin")});
+    QCOMPARE(otherDiff.exitCode, 1);
+    QVERIFY2(otherDiff.errLines().size() == 1 && otherDiff.err.contains("not the same instructions"),
+             qPrintable(otherDiff.describe()));
+    QVERIFY2(otherDiff.err.contains(
+                 QStringLiteral("the word at 0x%1").arg(stalled * 16, 4, 16, QChar('0')).toUtf8()),
+             qPrintable(otherDiff.describe()));
 }
 
 // 5 variants, one JSON object a line with edits and byte patches; the same seed gives the same file;

@@ -3,7 +3,9 @@
 #include "core/session/measure_queue.h"
 #include "core/session/variant_tree.h"
 
+#include <QApplication>
 #include <QFont>
+#include <QStyle>
 
 #include <algorithm>
 
@@ -299,6 +301,18 @@ bool VariantsModel::setData(const QModelIndex& index, const QVariant& value, int
     return true;
 }
 
+QString VariantsModel::importNote(const VariantImport& imported, bool withReasons)
+{
+    const QString from = tr("Imported from %1").arg(QString::fromStdString(imported.path));
+    if (imported.checkedLegal()) return from + tr("; the checker accepts every difference.");
+    QString note = from + tr("; not checked legal: %n refusal(s) by the checker.", nullptr,
+                             int(imported.refusals.size()));
+    if (withReasons)
+        for (const std::string& line : imported.refusals)
+            note += QLatin1Char('\n') + QString::fromStdString(line);
+    return note;
+}
+
 QVariant VariantsModel::data(const QModelIndex& index, int role) const
 {
     const VariantRecord* v = record(index);
@@ -319,6 +333,19 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
         return v->figures ? QString::fromStdString(v->figures->sourceLabel()) : QString();
     case MeasuringRole:
         return measuring;
+    case CheckerRefusalsRole: {
+        QStringList lines;
+        if (v->imported)
+            for (const std::string& line : v->imported->refusals)
+                lines << QString::fromStdString(line);
+        return lines;
+    }
+    case Qt::DecorationRole:
+        // The mark of an imported schedule the checker refuses: its figures are those of an unchecked
+        // schedule.
+        if (index.column() == NameColumn && v->imported && !v->imported->checkedLegal())
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        return {};
     case Qt::FontRole:
         if (v->id == m_current && index.column() == NameColumn) {
             QFont f;
@@ -337,9 +364,10 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
         }
         {
             // The name column is narrow by default: its tooltip starts with the whole name.
-            const QString name = index.column() == NameColumn
-                                     ? QString::fromStdString(v->name) + QLatin1Char('\n')
-                                     : QString();
+            QString name = index.column() == NameColumn ? QString::fromStdString(v->name) + QLatin1Char('\n')
+                                                        : QString();
+            if (v->imported)
+                name += importNote(*v->imported, index.column() == NameColumn) + QLatin1Char('\n');
             if (v->figures)
                 return name + tr("%1, %2").arg(QString::fromStdString(v->figures->sourceLabel()),
                                                QString::fromStdString(v->figures->when));

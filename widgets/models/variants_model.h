@@ -41,6 +41,9 @@ public:
         SpeedupRole,                      // double (baseline / variant), invalid without timing
         SourceLabelRole,                  // QString: "estimate", "measured on …"
         MeasuringRole,                    // bool: an evaluation is running for it
+        // QStringList: an imported variant's differences the checker refuses, with its reasons (empty:
+        // none, or not imported)
+        CheckerRefusalsRole,
     };
 
     explicit VariantsModel(VariantTree* variants, MeasureQueue* measure, QObject* parent = nullptr);
@@ -57,6 +60,10 @@ public:
     // O(log siblings): the row is found by binary search in the parent's id-sorted child list.
     QModelIndex indexOfVariant(int id, int column = 0) const;
     int variantIdOf(const QModelIndex& index) const;
+
+    // "Imported from PATH; not checked legal: N refusal(s) by the checker." (and, with
+    // `withReasons`, each refusal on a line of its own): what the tooltips and the panel's Measure say.
+    static QString importNote(const VariantImport& imported, bool withReasons);
 
 private:
     void rebuild();
