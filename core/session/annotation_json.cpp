@@ -1,7 +1,9 @@
 #include "core/session/annotation_json.h"
 
+#include "core/cubin/source_map.h"
 #include "core/sass/control_text.h"
 #include "core/sass/semantics.h"
+#include "core/session/source_lines.h"
 
 #include <cstdio>
 #include <sstream>
@@ -83,6 +85,51 @@ nlohmann::json regNames(const RegList& l)
     return a;
 }
 
+std::string trimmed(std::string_view s)
+{
+    const size_t first = s.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return {};
+    return std::string(s.substr(first, s.find_last_not_of(" \t") - first + 1));
+}
+
+nlohmann::json sourceJson(const SourceMap& map, const SourceLocation& at)
+{
+    nlohmann::json j{{"file", map.files[size_t(at.file)].path}, {"line", at.line}};
+    if (at.column) j["column"] = at.column;
+    if (auto text = map.sourceText(at); !text.empty()) j["text"] = std::string(text);
+    if (at.callFile >= 0) {
+        nlohmann::json in{{"file", map.files[size_t(at.callFile)].path}, {"line", at.callLine}};
+        if (at.function >= 0) in["function"] = map.functions[size_t(at.function)];
+        j["inlined_at"] = in;
+    }
+    return j;
+}
+
+nlohmann::json lineInfoJson(const SourceMap& map)
+{
+    nlohmann::json files = nlohmann::json::array();
+    for (const SourceFile& f : map.files) {
+        nlohmann::json fj{{"path", f.path}};
+        if (!f.foundAt.empty()) fj["found_at"] = f.foundAt;
+        files.push_back(fj);
+    }
+    return {{"source", map.hasSource}, {"ptx", map.hasPtx}, {"files", files}, {"notes", map.notes}};
+}
+
+// "        // attention.py:16  bh = tl.program_id(1)", with the call site of inlined code.
+std::string sourceCommentLine(const SourceMap& map, const SourceLocation& at)
+{
+    std::string line =
+        "        // " + (at.hasSource() ? map.describe(at, true) : std::string("(no source line)"));
+    if (at.callFile >= 0) {
+        line += " inlined";
+        if (at.function >= 0) line += " from " + map.functions[size_t(at.function)];
+        line += " at " + map.describeCallSite(at);
+    }
+    if (auto text = trimmed(map.sourceText(at)); !text.empty()) line += "  " + text;
+    return line + "\n";
+}
+
 } // namespace
 
 nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
@@ -133,7 +180,7 @@ nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
     };
 }
 
-nlohmann::json annotationJson(const KernelAnalysis& a, const std::string& arch)
+nlohmann::json annotationJson(const KernelAnalysis& a, const std::string& arch, const SourceMap* source)
 {
     nlohmann::json blocks = nlohmann::json::array();
     for (const auto& b : a.cfg.blocks)
@@ -145,16 +192,24 @@ nlohmann::json annotationJson(const KernelAnalysis& a, const std::string& arch)
                           {"loop_depth", b.loopDepth},
                           {"loop_header", b.isLoopHeader}});
     nlohmann::json insts = nlohmann::json::array();
-    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i)
+    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
         insts.push_back(instructionJson(a, i));
-    return {{"arch", arch},
-            {"kernel", a.listing.kernel},
-            {"latency_table", a.latencies.isEmpty() ? "none (original distances kept)" : a.latencies.arch()},
-            {"blocks", blocks},
-            {"instructions", insts}};
+        if (!source || i >= source->byPosition.size()) continue;
+        const SourceLocation& at = source->byPosition[i];
+        if (at.hasSource()) insts.back()["source"] = sourceJson(*source, at);
+        if (at.ptxLine) insts.back()["ptx_line"] = at.ptxLine;
+    }
+    nlohmann::json j{
+        {"arch", arch},
+        {"kernel", a.listing.kernel},
+        {"latency_table", a.latencies.isEmpty() ? "none (original distances kept)" : a.latencies.arch()},
+        {"blocks", blocks},
+        {"instructions", insts}};
+    if (source) j["line_info"] = lineInfoJson(*source);
+    return j;
 }
 
-std::string annotationText(const KernelAnalysis& a, const std::string& arch)
+std::string annotationText(const KernelAnalysis& a, const std::string& arch, const SourceMap* source)
 {
     std::ostringstream os;
     const auto& insts = a.listing.instructions;
@@ -162,6 +217,11 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
        << a.cfg.blocks.size() << " blocks\n";
     os << "// S=stall Y=yield W=write SB R=read SB wait=SB mask reuse=a/b/c  c=issue cycle in block  "
           "live=GPRs\n";
+    if (source && source->empty())
+        for (const std::string& note : source->notes)
+            os << "// " << note << "\n";
+    const bool lines = source && !source->empty();
+    const SourceLocation* shown = nullptr; // the source line last printed
     char buf[64];
     for (const auto& b : a.cfg.blocks) {
         os << "\n// block " << b.index << " " << b.label << (b.isLoopHeader ? " (loop header)" : "")
@@ -172,6 +232,14 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
         for (uint32_t i = b.first; i < b.end; ++i) {
             const auto& ins = insts[i];
             const auto& c = ins.control;
+            const SourceLocation* at =
+                lines && i < source->byPosition.size() ? &source->byPosition[i] : nullptr;
+            if (at && at->hasSource() &&
+                (!shown || shown->file != at->file || shown->line != at->line ||
+                 shown->callFile != at->callFile || shown->callLine != at->callLine)) {
+                os << sourceCommentLine(*source, *at);
+                shown = at;
+            }
             std::snprintf(buf, sizeof buf, "/*%04llx*/ ", static_cast<unsigned long long>(ins.offset));
             os << buf;
             std::string text = ins.text();
@@ -180,6 +248,7 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
                 os << ' ';
             std::snprintf(buf, sizeof buf, " c=%d live=%d", a.facts[i].cycle, a.facts[i].liveGpr);
             os << ' ' << controlText(c) << buf;
+            if (at && at->ptxLine) os << " ptx=" << at->ptxLine;
             if (a.facts[i].wall) os << " WALL";
             if (a.deps.unresolved()[i]) os << " PINNED(" << a.deps.unresolvedReason(i) << ")";
             bool first = true;
@@ -200,6 +269,77 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch)
         }
     }
     return os.str();
+}
+
+namespace {
+
+std::string sourceLineLabel(const SourceMap& map, const SourceLineSummary& l)
+{
+    if (l.file < 0) return "(no source line)";
+    return map.files[size_t(l.file)].name + ":" + std::to_string(l.line);
+}
+
+} // namespace
+
+std::string sourceLinesText(const SourceMap& map, const std::vector<SourceLineSummary>& lines,
+                            bool withSamples, bool withVariant)
+{
+    std::ostringstream os;
+    if (map.empty()) {
+        for (const std::string& note : map.notes)
+            os << "// " << note << "\n";
+        return os.str();
+    }
+    uint64_t total = 0;
+    for (const auto& l : lines)
+        total += l.samples;
+    os << "// " << lines.size() << " source lines; instr = instructions";
+    if (withSamples) os << ", samples = share of the stall samples";
+    if (withVariant) os << ", changed = moved or other control bits in the variant";
+    os << "\n";
+    char buf[96];
+    for (const auto& l : lines) {
+        std::snprintf(buf, sizeof buf, "%-28s %5zu instr", sourceLineLabel(map, l).c_str(),
+                      l.instructions.size());
+        os << buf;
+        if (withSamples) {
+            std::snprintf(buf, sizeof buf, " %6.2f%% samples",
+                          total ? 100.0 * double(l.samples) / double(total) : 0.0);
+            os << buf;
+        }
+        if (withVariant) {
+            std::snprintf(buf, sizeof buf, " %4u changed", l.changed);
+            os << buf;
+        }
+        SourceLocation at;
+        at.file = l.file;
+        at.line = l.line;
+        if (auto text = trimmed(map.sourceText(at)); !text.empty()) os << "  " << text;
+        os << "\n";
+    }
+    return os.str();
+}
+
+nlohmann::json sourceLinesJson(const SourceMap& map, const std::vector<SourceLineSummary>& lines,
+                               bool withSamples, bool withVariant)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& l : lines) {
+        nlohmann::json j{{"instructions", l.instructions}};
+        if (l.file >= 0) {
+            j["file"] = map.files[size_t(l.file)].path;
+            j["line"] = l.line;
+            SourceLocation at;
+            at.file = l.file;
+            at.line = l.line;
+            if (auto text = map.sourceText(at); !text.empty()) j["text"] = std::string(text);
+        }
+        if (withSamples) j["samples"] = l.samples;
+        if (withVariant)
+            j["changed"] = {{"moved", l.moved}, {"control", l.controlChanged}, {"either", l.changed}};
+        out.push_back(j);
+    }
+    return {{"line_info", lineInfoJson(map)}, {"source_lines", out}};
 }
 
 } // namespace sassx

@@ -4,13 +4,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 namespace sassx {
 
-nlohmann::json annotationJson(const KernelAnalysis& analysis, const std::string& arch);
+struct SourceMap;
+struct SourceLineSummary;
+
+// With a source map, each instruction gets "source" ({file, line, column, text, inlined}) and
+// "ptx_line" where it has them, and the top level "line_info" (files, notes).
+nlohmann::json annotationJson(const KernelAnalysis& analysis, const std::string& arch,
+                              const SourceMap* source = nullptr);
 nlohmann::json instructionJson(const KernelAnalysis& analysis, uint32_t index);
 std::string hex16(uint64_t v);
 
 // Human-readable listing with control codes, blocks and dependency distances (golden files use it).
-std::string annotationText(const KernelAnalysis& analysis, const std::string& arch);
+// With a source map, a "// file:line  text" line wherever the source line changes (as nvdisasm's
+// --print-line-info does) and each instruction's PTX line as "ptx=N".
+std::string annotationText(const KernelAnalysis& analysis, const std::string& arch,
+                           const SourceMap* source = nullptr);
+
+// `annotate --source`: one row per source line (instructions, samples, changed in the variant, text).
+std::string sourceLinesText(const SourceMap& source, const std::vector<SourceLineSummary>& lines,
+                            bool withSamples, bool withVariant);
+nlohmann::json sourceLinesJson(const SourceMap& source, const std::vector<SourceLineSummary>& lines,
+                               bool withSamples, bool withVariant);
 
 } // namespace sassx
