@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMessageBox>
+#include <QStyle>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -146,9 +147,11 @@ void VariantsPanel::resetColumns()
                      w(QStringLiteral("[0.998, 1.012]"), VariantsModel::IntervalColumn));
     h->resizeSection(VariantsModel::CorrectColumn,
                      w(QStringLiteral("not run"), VariantsModel::CorrectColumn));
-    // A name like "anneal #12" one level down the tree (longer ones are elided, whole in the tooltip).
-    h->resizeSection(VariantsModel::NameColumn,
-                     w(QStringLiteral("anneal #12"), VariantsModel::NameColumn) + m_tree->indentation());
+    // A name like "anneal #12" one level down the tree (longer ones are elided, whole in the tooltip),
+    // with room for the mark of an imported variant the checker refuses.
+    h->resizeSection(VariantsModel::NameColumn, w(QStringLiteral("anneal #12"), VariantsModel::NameColumn) +
+                                                    m_tree->indentation() +
+                                                    m_tree->style()->pixelMetric(QStyle::PM_SmallIconSize));
     h->setStretchLastSection(true);
 }
 

@@ -1,0 +1,280 @@
+// Variant ▸ Import Cubin as Variant…: another cubin of the open kernel becomes a variant. A legal one
+// (what `move` writes) is imported unmarked; one with two dependent instructions swapped is imported
+// too, marked, with the checker's own refusals in its tooltip, and can be diffed, measured, undone,
+// saved and restored like any other. Bad files change nothing and say why in one line.
+#include "fake_evaluator.h"
+#include "widget_test_support.h"
+#include "widgets/diff_view.h"
+#include "widgets/models/variants_model.h"
+#include "widgets/variants_panel.h"
+
+#include "core/session/session_file.h"
+
+#include <QHeaderView>
+#include <QStandardPaths>
+#include <QStyle>
+#include <QStyleOptionViewItem>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <fstream>
+#include <optional>
+
+using namespace sassx;
+
+namespace {
+
+bool writeBytes(const QString& path, const std::vector<uint8_t>& bytes)
+{
+    std::ofstream out(path.toStdString(), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    return bool(out);
+}
+
+// A legal single move of the kernel's original order, and an adjacent swap the checker refuses for a
+// register dependency (with the checker's first sentence about it).
+struct Schedules
+{
+    Schedule legal;
+    Schedule refused;
+    std::string refusal;
+};
+
+bool makeSchedules(const KernelWorkspace& kernel, Schedules& out)
+{
+    const KernelAnalysis& a = kernel.analysis();
+    const Schedule original = Schedule::identity(a);
+    // A move between two equal words (a NOP among NOPs) would come back as ptxas' own order.
+    const auto& insts = a.listing.instructions;
+    constexpr uint64_t controlBits = 0x1FFFFFull << 41;
+    std::optional<Schedule> legal;
+    for (const auto& [from, to] : kernel.legalMoves(original, false))
+        if (insts[from].lo != insts[to].lo ||
+            (insts[from].hi & ~controlBits) != (insts[to].hi & ~controlBits))
+            if (auto schedule = kernel.schedule({Edit::move(from, to)})) legal = *schedule;
+    if (!legal) return false;
+    out.legal = *legal;
+    for (uint32_t i = 0; i + 1 < original.order.size(); ++i) {
+        if (a.cfg.blockOf[i] != a.cfg.blockOf[i + 1]) continue;
+        const LegalityReport report = kernel.check({Edit::move(i, i + 1)});
+        if (report.legal() || report.hazards.front().kind != HazardKind::Register) continue;
+        out.refused = *kernel.schedule({Edit::move(i, i + 1)});
+        out.refusal = report.hazards.front().message;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestImportVariant : public QObject
+{
+    Q_OBJECT
+private:
+    QString m_cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+    QTemporaryDir m_tmp;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // settings and autosaves in the test's own directories
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-tests-import-variant"));
+        QVERIFY(m_tmp.isValid());
+    }
+
+    void importMarksRefusals_data()
+    {
+        QTest::addColumn<QFont>("font");
+        const auto [general, other] = test::twoFontFamilies();
+        QTest::newRow(qPrintable(QFontInfo(general).family())) << general;
+        QTest::newRow(qPrintable(QFontInfo(other).family() + QStringLiteral(" (second)"))) << other;
+    }
+
+    void importMarksRefusals()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        Session session;
+        session.store()->setAutosaveInterval(0);
+        QUndoStack undo;
+        VariantsPanel panel(session.variantTree(), session.measureQueue(), &undo);
+        panel.setFont(font);
+        panel.resetColumns();
+        panel.resize(700, 300);
+        panel.show();
+        QString error;
+        QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
+        const auto kernel = session.kernelWorkspace();
+        Schedules s;
+        QVERIFY2(makeSchedules(*kernel, s), "rmsnorm has no legal move or no refused dependent swap");
+        const QString legalPath = m_tmp.filePath(QStringLiteral("legal.cubin"));
+        const QString swapPath = m_tmp.filePath(QStringLiteral("swap.cubin"));
+        auto legalBytes = kernel->write(s.legal);
+        auto swapBytes = kernel->write(s.refused);
+        QVERIFY2(legalBytes && swapBytes, "the writer refused a schedule");
+        QVERIFY(writeBytes(legalPath, *legalBytes) && writeBytes(swapPath, *swapBytes));
+        VariantTree* tree = session.variantTree();
+        VariantsModel* model = panel.model();
+
+        // The legal export comes back as its schedule, unmarked.
+        const int legal = panel.importCubin(legalPath, &error);
+        QVERIFY2(legal > 0, qPrintable(error));
+        QCOMPARE(tree->currentVariantId(), legal);
+        QCOMPARE(tree->schedule().order, s.legal.order);
+        QVERIFY(tree->schedule().control == s.legal.control);
+        QVERIFY(tree->variant(legal)->imported && tree->variant(legal)->imported->checkedLegal());
+        const QModelIndex legalName = model->indexOfVariant(legal, VariantsModel::NameColumn);
+        QVERIFY(legalName.data(Qt::DecorationRole).isNull());
+        QVERIFY(legalName.data(VariantsModel::CheckerRefusalsRole).toStringList().isEmpty());
+        QVERIFY(
+            legalName.data(Qt::ToolTipRole).toString().contains(QStringLiteral("accepts every difference")));
+
+        // The swap is imported all the same, marked, with the checker's own sentence.
+        const int swapped = panel.importCubin(swapPath, &error);
+        QVERIFY2(swapped > legal, qPrintable(error));
+        QCOMPARE(tree->schedule().order, s.refused.order);
+        const QModelIndex name = model->indexOfVariant(swapped, VariantsModel::NameColumn);
+        const QStringList refusals = name.data(VariantsModel::CheckerRefusalsRole).toStringList();
+        QVERIFY(!refusals.isEmpty());
+        QVERIFY2(
+            refusals.join('\n').contains(QStringLiteral(": refused: ") + QString::fromStdString(s.refusal)),
+            qPrintable(refusals.join('\n')));
+        QVERIFY(!name.data(Qt::DecorationRole).value<QIcon>().isNull());
+        const QString tip = name.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("not checked legal")) && tip.contains(swapPath),
+                 qPrintable(tip));
+        QVERIFY(tip.contains(QString::fromStdString(s.refusal)));
+        // The mark fits beside a name like "anneal #12" in either font: the text the style leaves beside
+        // the icon in the default name column is as wide as the name.
+        QStyleOptionViewItem cell;
+        cell.initFrom(panel.tree());
+        cell.features = QStyleOptionViewItem::HasDisplay | QStyleOptionViewItem::HasDecoration;
+        cell.text = QStringLiteral("anneal #12");
+        const int icon = panel.tree()->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, panel.tree());
+        cell.decorationSize = QSize(icon, icon);
+        cell.rect = QRect(0, 0,
+                          panel.tree()->header()->sectionSize(VariantsModel::NameColumn) -
+                              panel.tree()->indentation(),
+                          std::max(icon, cell.fontMetrics.height()));
+        const QRect text =
+            panel.tree()->style()->subElementRect(QStyle::SE_ItemViewItemText, &cell, panel.tree());
+        QVERIFY2(text.width() >= cell.fontMetrics.horizontalAdvance(cell.text),
+                 qPrintable(QStringLiteral("%1 px for %2 px of text")
+                                .arg(text.width())
+                                .arg(cell.fontMetrics.horizontalAdvance(cell.text))));
+
+        // Diffed like any variant.
+        DiffView diff(tree);
+        diff.setVariants(0, swapped);
+        QVERIFY(diff.movedCount() >= 1);
+
+        // Measured like any variant; the Measure button says the schedule is unchecked.
+        session.setLaunchSpecPath(test::sampleSpec(QStringLiteral("rmsnorm")));
+        session.measureQueue()->setEvaluator(std::make_shared<test::FakeEvaluator>());
+        panel.selectVariants({swapped});
+        QToolButton* measure = nullptr;
+        for (QToolButton* b : panel.findChildren<QToolButton*>())
+            if (b->text() == QStringLiteral("Measure")) measure = b;
+        QVERIFY(measure);
+        QTRY_VERIFY2(measure->toolTip().contains(QStringLiteral("not checked legal")),
+                     qPrintable(measure->toolTip()));
+        QSignalSpy finished(session.measureQueue(), &MeasureQueue::measureFinished);
+        panel.measureSelected();
+        QVERIFY(finished.wait(30000) || !finished.isEmpty());
+        QVERIFY(tree->variant(swapped)->figures.has_value());
+        QVERIFY(model->indexOfVariant(swapped, VariantsModel::SpeedupColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("not checked legal")));
+
+        // Undo takes the import back, redo brings it (and its mark) again.
+        undo.undo();
+        QVERIFY(!tree->variant(swapped));
+        undo.redo();
+        QVERIFY(tree->variant(swapped) && tree->variant(swapped)->imported);
+
+        // Saved and read back: the source and the refusals stay with the variant.
+        const QString sessionPath = m_tmp.filePath(QStringLiteral("import.sassx"));
+        QVERIFY2(session.store()->save(sessionPath, &error), qPrintable(error));
+        auto file = readSessionFile(sessionPath.toStdString());
+        QVERIFY2(file, file ? "" : file.message().c_str());
+        const auto it = std::find_if(file->variants.begin(), file->variants.end(),
+                                     [&](const VariantRecord& r) { return r.id == swapped; });
+        QVERIFY(it != file->variants.end() && it->imported);
+        QCOMPARE(QString::fromStdString(it->imported->path), swapPath);
+        QCOMPARE(it->imported->refusals, tree->variant(swapped)->imported->refusals);
+        QCOMPARE(it->edits, tree->variant(swapped)->edits);
+    }
+
+    // A file from before imports has no "imported": it loads, with none.
+    void oldSessionFilesLoad()
+    {
+        VariantRecord original;
+        original.name = "original";
+        VariantRecord v;
+        v.id = 1;
+        v.parent = 0;
+        v.name = "v1";
+        v.edits = {Edit::move(3, 4)};
+        v.imported = VariantImport{"/x/best.cubin", {"FFMA at 0x0040 moved 1 down: refused: because"}};
+        SessionFile f;
+        f.input = "/x/k.cubin";
+        f.variants = {original, v};
+        nlohmann::json j = toJson(f);
+        auto back = sessionFileFromJson(j);
+        QVERIFY(back && back->variants[1].imported == v.imported);
+        j["variants"][1].erase("imported");
+        back = sessionFileFromJson(j);
+        QVERIFY(back && !back->variants[1].imported);
+        j["variants"][1]["imported"] = {{"path", 3}};
+        back = sessionFileFromJson(j);
+        QVERIFY(!back);
+        QVERIFY(QString::fromStdString(back.message()).contains(QStringLiteral("imported")));
+    }
+
+    // Truncated, foreign and unrelated files: one line each, nothing added, nothing current changed.
+    void badFilesChangeNothing()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        const QString other = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(other);
+        Session session;
+        session.store()->setAutosaveInterval(0);
+        QUndoStack undo;
+        VariantsPanel panel(session.variantTree(), session.measureQueue(), &undo);
+        QString error;
+        QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
+        QFile in(m_cubin);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray bytes = in.readAll();
+        const QString truncated = m_tmp.filePath(QStringLiteral("truncated.cubin"));
+        const QString garbage = m_tmp.filePath(QStringLiteral("garbage.json"));
+        QFile t(truncated), g(garbage);
+        QVERIFY(t.open(QIODevice::WriteOnly) && t.write(bytes.left(bytes.size() / 2)) > 0);
+        QVERIFY(g.open(QIODevice::WriteOnly) && g.write("{\"edits\": 3") > 0);
+        t.close();
+        g.close();
+        const size_t before = session.variantTree()->variants().size();
+        const struct
+        {
+            QString path, says;
+        } rows[] = {{truncated, QStringLiteral("truncated.cubin")},
+                    {other, QStringLiteral("no kernel rmsnorm")},
+                    {garbage, QStringLiteral("not valid JSON")},
+                    {m_tmp.filePath(QStringLiteral("missing.cubin")), QStringLiteral("missing.cubin")}};
+        for (const auto& row : rows) {
+            error.clear();
+            QCOMPARE(panel.importCubin(row.path, &error), -1);
+            QVERIFY2(error.contains(row.says) && !error.contains(QLatin1Char('\n')), qPrintable(error));
+            QCOMPARE(session.variantTree()->variants().size(), before);
+            QCOMPARE(session.variantTree()->currentVariantId(), 0);
+            QCOMPARE(undo.count(), 0);
+        }
+    }
+};
+
+QTEST_MAIN(TestImportVariant)
+#include "test_import_variant.moc"
