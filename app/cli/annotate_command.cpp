@@ -36,6 +36,8 @@ sassx::Result<sassx::KernelStalls> readStalls(const std::string& path, const sas
     if (j.is_discarded()) return makeError(path + ": not JSON");
     auto profile = eval::stallProfileFromJson(j);
     if (!profile) return makeError(path + ": " + profile.message());
+    if (profile->kernel != k.name())
+        return makeError(path + " holds samples of " + profile->kernel + ", not of " + k.name());
     return mapStalls(*profile, k.analysis(), Schedule::identity(k.analysis()));
 }
 
