@@ -20,6 +20,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QSettings>
+#include <QStyle>
 #include <QTimer>
 
 namespace sassx {
@@ -57,6 +58,7 @@ ListingView::ListingView(VariantTree* variants, SearchRuns* searches, EditContro
     horizontalHeader()->setMinimumSectionSize(narrowWidth());
     resetColumns();
     restoreHeaderState();
+    setMinimumWidth(usableMinimumWidth());
     connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column, int, int size) {
         // A column the user widens is no longer one that gave way.
         if (!m_fitting && size > narrowWidth()) m_narrowed.erase(column);
@@ -178,6 +180,13 @@ void ListingView::giveWayEmptyColumns()
 int ListingView::minimumInstructionWidth() const
 {
     return 36 * fontMetrics().horizontalAdvance(QLatin1Char('0')) + 10;
+}
+
+int ListingView::usableMinimumWidth() const
+{
+    const int address = fontMetrics().horizontalAdvance(QStringLiteral("00000")) + 12;
+    return address + minimumInstructionWidth() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) +
+           2 * frameWidth();
 }
 
 void ListingView::fitInstructionColumn()

@@ -60,6 +60,9 @@ public:
     // (below that the listing scrolls sideways).
     void fitInstructionColumn();
     int minimumInstructionWidth() const;
+    // The narrowest the view may become (its minimum width): the address and the instruction column's
+    // minimum stay readable however wide the docks beside it grow.
+    int usableMinimumWidth() const;
     // Columns with nothing to show (ListingModel::isColumnEmpty) narrow to a sliver, so that the
     // operands are not cut off; they come back at their width when they have content.
     void giveWayEmptyColumns();

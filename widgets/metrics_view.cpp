@@ -12,6 +12,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace sassx {
 
 MetricsView::MetricsView(VariantTree* variants, QWidget* parent)
@@ -22,7 +24,9 @@ MetricsView::MetricsView(VariantTree* variants, QWidget* parent)
     m_note->setWordWrap(true);
     m_note->setContentsMargins(4, 2, 4, 2);
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumHeight(110);
+    // An explicit minimum: QCustomPlot's own hint is its legend's one-row width, which with several
+    // variants would widen the dock (and squeeze the listing) instead of wrapping the legend.
+    m_plot->setMinimumSize(160, 110);
     // The legend is a row above the axis rect, so it never covers a bar.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
@@ -155,7 +159,30 @@ void MetricsView::replot()
     } else {
         m_plot->yAxis->setRange(0, 100);
     }
+    fitLegend();
     m_plot->replot();
+}
+
+void MetricsView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitLegend();
+}
+
+void MetricsView::fitLegend()
+{
+    QCPLegend* legend = m_plot->legend;
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int room = m_plot->width() - legend->margins().left() - legend->margins().right();
+    const int perRow =
+        widest > 0 ? std::max(1, (room + legend->columnSpacing()) / (widest + legend->columnSpacing())) : 1;
+    if (legend->wrap() == perRow) return;
+    legend->setWrap(perRow);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flows the entries into the new rows
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 } // namespace sassx

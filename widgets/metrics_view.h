@@ -30,8 +30,13 @@ public:
     // or how to fill the view; hidden when hardware metrics are shown.
     QLabel* note() const { return m_note; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void replot();
+    // Legend entries per row: as many as the chart's width holds, the rest wrap to further rows.
+    void fitLegend();
     QString noteText() const;
     void fitLabel(); // the y label that fits the chart's height (plot_labels.h)
 

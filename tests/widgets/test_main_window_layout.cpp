@@ -1,0 +1,117 @@
+// The window's layout recovers: comparing four variants, floating and re-docking Metrics leaves the
+// listing a usable width, and View ▸ Reset Layout puts the docks and the splitter back where a fresh
+// window has them. In two font families.
+#include "core/session/session.h"
+#include "main_window_support.h"
+#include "widget_test_support.h"
+#include "widgets/listing_panel.h"
+#include "widgets/listing_view.h"
+#include "widgets/main_window.h"
+#include "widgets/metrics_view.h"
+#include "widgets/models/listing_model.h"
+#include "widgets/variants_panel.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+using namespace sassx;
+using sassx::test::newWindow;
+
+class TestMainWindowLayout : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setApplicationName(QStringLiteral("sassx-tests-main-window-layout"));
+        QSettings().clear();
+    }
+
+    void redockedMetrics_data()
+    {
+        QTest::addColumn<QFont>("font");
+        auto [general, other] = test::twoFontFamilies();
+        QTest::newRow("general font") << general;
+        QTest::newRow("second family") << other;
+    }
+
+    // Compare four variants, float and re-dock Metrics, mess up the rest; Reset Layout restores all.
+    void redockedMetrics()
+    {
+        QFETCH(QFont, font);
+        QApplication::setFont(font);
+        QSettings().clear();
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        const auto window = newWindow();
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QVERIFY(test::openAndWait(*window->session(), cubin));
+        auto* metrics = window->findChild<QDockWidget*>(QStringLiteral("metricsDock"));
+        auto* listing = window->listingPanel();
+        auto dump = [&](const char* when) {
+            qInfo("%s: listing %d (view %d, splitter %d,%d) metrics %d floating %d area %d", when,
+                  listing->width(), listing->view()->width(), listing->splitter()->sizes()[0],
+                  listing->splitter()->sizes()[1], metrics->width(), metrics->isFloating(),
+                  int(window->dockWidgetArea(metrics)));
+        };
+        dump("fresh");
+        const int freshListing = listing->width();
+        const QList<int> freshSplit = listing->splitter()->sizes();
+        const int freshMetrics = metrics->width();
+        VariantTree* tree = window->session()->variantTree();
+        std::vector<int> ids{0};
+        for (int i = 0; i < 3; ++i)
+            ids.push_back(tree->addVariant(0, QStringLiteral("v%1").arg(i + 1), {}));
+        Q_EMIT window->variantsPanel()->compareRequested(ids);
+        QTest::qWait(200);
+        dump("compared");
+        metrics->setFloating(true);
+        QTest::qWait(200);
+        dump("floating");
+        metrics->setFloating(false);
+        QTest::qWait(200);
+        dump("redocked");
+        // Four variants in the chart wrap its legend instead of widening the dock.
+        QCOMPARE(listing->width(), freshListing);
+        QCOMPARE(metrics->width(), freshMetrics);
+        // Every legend entry inside the chart (none clipped at its right edge).
+        QCustomPlot* plot = window->metricsView()->plot();
+        plot->replot();
+        QCOMPARE(plot->legend->itemCount(), 4);
+        for (int i = 0; i < plot->legend->itemCount(); ++i)
+            QVERIFY2(plot->rect().contains(plot->legend->item(i)->outerRect()),
+                     qPrintable(QStringLiteral("legend entry %1 clipped").arg(i)));
+        // Messed up further: Metrics floating, Variants on the left and wide, the gutter wide.
+        auto* variants = window->findChild<QDockWidget*>(QStringLiteral("variantsDock"));
+        metrics->setFloating(true);
+        window->addDockWidget(Qt::LeftDockWidgetArea, variants);
+        window->resizeDocks({variants}, {700}, Qt::Horizontal);
+        listing->splitter()->setSizes({300, 400});
+        QTest::qWait(200);
+        dump("messed");
+        // However the docks grow, the listing keeps the address and a readable instruction column.
+        QVERIFY(listing->view()->width() >= listing->view()->usableMinimumWidth());
+        QVERIFY(listing->view()->columnWidth(ListingModel::InstructionColumn) >=
+                listing->view()->minimumInstructionWidth());
+        window->resetLayout();
+        QTest::qWait(200);
+        dump("reset");
+        QVERIFY(!metrics->isFloating());
+        QCOMPARE(window->dockWidgetArea(metrics), Qt::RightDockWidgetArea);
+        QCOMPARE(window->dockWidgetArea(variants), Qt::RightDockWidgetArea);
+        QCOMPARE(listing->width(), freshListing);
+        QCOMPARE(listing->splitter()->sizes(), freshSplit);
+        QCOMPARE(metrics->width(), freshMetrics);
+    }
+};
+
+QTEST_MAIN(TestMainWindowLayout)
+#include "test_main_window_layout.moc"
