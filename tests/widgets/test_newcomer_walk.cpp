@@ -364,6 +364,22 @@ private Q_SLOTS:
         QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("Wrote")));
         shot(w, QStringLiteral("08-export"));
 
+        // 8b. Import that cubin back (Variant ▸ Import Cubin as Variant…), as another tool's cubin of
+        // the kernel would come: a variant that writes the exported bytes, every difference checked legal.
+        const int exportedFrom = session->variantTree()->currentVariantId();
+        driver.expect(DialogDriver::chooseFile(exported));
+        QAction* importCubin = actionNamed(&w, QStringLiteral("Import Cubin as Variant…"));
+        QVERIFY(importCubin);
+        importCubin->trigger();
+        QTRY_VERIFY(session->variantTree()->currentVariantId() != exportedFrom);
+        const VariantRecord* imported = session->variantTree()->currentVariant();
+        QVERIFY(imported->imported && imported->imported->checkedLegal());
+        const auto rewritten = session->kernelWorkspace()->write(session->variantTree()->schedule());
+        QVERIFY(rewritten);
+        QVERIFY(QByteArray(reinterpret_cast<const char*>(rewritten->data()), qsizetype(rewritten->size())) ==
+                tunedBytes);
+        shot(w, QStringLiteral("08b-import"));
+
         // 9. Save the session (File ▸ Save Session asks where, the first time).
         const QString sessionA = tmp.filePath(QStringLiteral("sgemm.sassx.json"));
         QVERIFY(saveThroughDialog(w, driver, sessionA));
