@@ -44,6 +44,25 @@ QString ExportActions::fileStem() const
     return m_session->kernelName().replace(QLatin1Char('@'), QLatin1Char('.'));
 }
 
+QString ExportActions::variantLabel() const
+{
+    const VariantRecord* v = m_session->variantTree()->currentVariant();
+    return v && !v->isOriginal() ? tr("variant \"%1\"").arg(QString::fromStdString(v->name))
+                                 : tr("the original schedule");
+}
+
+QString ExportActions::variantStem() const
+{
+    // ".v3" for variant v3; characters a file name should not hold become '_'.
+    const VariantRecord* v = m_session->variantTree()->currentVariant();
+    if (!v || v->isOriginal()) return {};
+    QString name = QString::fromStdString(v->name);
+    for (QChar& c : name)
+        if (!c.isLetterOrNumber() && c != QLatin1Char('-') && c != QLatin1Char('_') && c != QLatin1Char('.'))
+            c = QLatin1Char('_');
+    return QLatin1Char('.') + name;
+}
+
 void ExportActions::exportCubin()
 {
     auto kernel = m_session->kernelWorkspace();
@@ -51,9 +70,10 @@ void ExportActions::exportCubin()
         QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
         return;
     }
-    QString path =
-        QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin"),
-                                     fileStem() + QStringLiteral(".tuned.cubin"), tr("Cubins (*.cubin)"));
+    // The dialog names the variant it writes: the current one, which the listing shows.
+    QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin: %1").arg(variantLabel()),
+                                                fileStem() + variantStem() + QStringLiteral(".tuned.cubin"),
+                                                tr("Cubins (*.cubin)"));
     if (path.isEmpty()) return;
     auto bytes = kernel->write(m_session->variantTree()->schedule());
     if (!bytes) {
@@ -84,8 +104,8 @@ void ExportActions::exportDiff(bool html)
         return;
     }
     QString path = QFileDialog::getSaveFileName(
-        m_parent, tr("Export Diff"),
-        fileStem() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
+        m_parent, tr("Export Diff: the original against %1").arg(variantLabel()),
+        fileStem() + variantStem() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
         html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
     if (path.isEmpty()) return;
     const auto* current = m_session->variantTree()->currentVariant();

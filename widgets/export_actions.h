@@ -27,6 +27,10 @@ private:
     void writeBackTriton();
     void restoreTriton();
     QString fileStem() const;
+    // What an export writes, in words for its dialog ("variant \"v3\"", "the original schedule"), and
+    // the part of the default file name that tells variants apart (".v3").
+    QString variantLabel() const;
+    QString variantStem() const;
 
     Session* m_session;
     QWidget* m_parent;

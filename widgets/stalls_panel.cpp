@@ -95,12 +95,14 @@ void StallsPanel::refresh()
             text += QLatin1Char('\n') + tr("The original has no samples to compare with.");
         m_status->setText(text);
     } else {
-        const QString why = m_measure->measureUnavailableReason(current);
+        QString why = m_measure->measureUnavailableReason(current);
+        // The reason is a sentence of its own (it may end in a parenthesis and a full stop).
+        if (!why.isEmpty() && !why.endsWith(QLatin1Char('.'))) why += QLatin1Char('.');
         m_status->setText(
             why.isEmpty()
                 ? tr("No stall samples for this variant yet: Sample Stalls runs one launch on the GPU.")
-                : tr("No stall samples are available: %1. (The listing's Stall column is the static "
-                     "stall count of the control bits, not a measurement.)")
+                : tr("No stall samples are available. %1 The listing's Stall column is the static stall "
+                     "count of the control bits, not a measurement.")
                       .arg(why));
     }
 }

@@ -48,7 +48,11 @@ VariantsPanel::VariantsPanel(VariantTree* variants, MeasureQueue* measure, QUndo
         b->setAutoRaise(true);
         return b;
     };
+    // One action for the button and Variant ▸ Measure (Ctrl+M): disabled in one, disabled in both.
+    m_measureAction = new QAction(tr("&Measure"), this);
+    m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
     m_measure = button(tr("Measure"), {});
+    m_measure->setDefaultAction(m_measureAction);
     m_compare =
         button(tr("Compare"), tr("Show the selected variants' figures side by side in the metrics view"));
     m_diff = button(tr("Diff"), tr("Side-by-side listing of two selected variants"));
@@ -65,7 +69,7 @@ VariantsPanel::VariantsPanel(VariantTree* variants, MeasureQueue* measure, QUndo
     layout->addLayout(buttons);
     layout->addWidget(m_tree, 1);
 
-    connect(m_measure, &QToolButton::clicked, this, &VariantsPanel::measureSelected);
+    connect(m_measureAction, &QAction::triggered, this, &VariantsPanel::measureSelected);
     connect(m_compare, &QToolButton::clicked, this, [this] { Q_EMIT compareRequested(selectedVariants()); });
     connect(m_diff, &QToolButton::clicked, this, [this] {
         const auto ids = selectedVariants();
@@ -161,7 +165,7 @@ void VariantsPanel::updateActions()
     QString why = ids.empty() ? tr("Select a variant to measure") : QString();
     for (int id : ids)
         if (why.isEmpty()) why = m_queue->measureUnavailableReason(id);
-    m_measure->setEnabled(why.isEmpty() && !m_queue->isMeasuring());
+    m_measureAction->setEnabled(why.isEmpty() && !m_queue->isMeasuring());
     QString tip = why.isEmpty() ? tr("Run the evaluator on the selected variants in the background "
                                      "(GPU worker when available, otherwise the estimate backend)")
                                 : why;
@@ -171,7 +175,7 @@ void VariantsPanel::updateActions()
             v && v->imported && !v->imported->checkedLegal())
             tip += QLatin1Char('\n') + QString::fromStdString(v->name) + QStringLiteral(": ") +
                    VariantsModel::importNote(*v->imported, false);
-    m_measure->setToolTip(tip);
+    m_measureAction->setToolTip(tip);
     m_compare->setEnabled(!ids.empty());
     m_diff->setEnabled(ids.size() == 1 || ids.size() == 2);
     const bool oneEditable = ids.size() == 1 && ids[0] != 0;
@@ -203,6 +207,7 @@ int VariantsPanel::importCubin(const QString& path, QString* error)
 
 void VariantsPanel::measureSelected()
 {
+    if (!m_measureAction->isEnabled()) return; // its tooltip says why
     for (int id : selectedVariants())
         m_queue->measure(id);
     updateActions();

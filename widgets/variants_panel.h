@@ -6,6 +6,7 @@
 
 #include <vector>
 
+class QAction;
 class QTreeView;
 class QToolButton;
 class QUndoStack;
@@ -34,6 +35,8 @@ public:
     // The same without the dialog: the new variant's id, or -1 with the one-line reason in *error.
     int importCubin(const QString& path, QString* error);
     void measureSelected();
+    // Measure the selected variants: enabled only when they can be measured now (tooltip: why not).
+    QAction* measureAction() const { return m_measureAction; }
     void deleteSelected();
     void renameSelected();
     // Column widths back to their defaults (View ▸ Reset Layout, and at start).
@@ -52,6 +55,7 @@ private:
     VariantsModel* m_model;
     QTreeView* m_tree;
     QToolButton* m_measure;
+    QAction* m_measureAction;
     QToolButton* m_compare;
     QToolButton* m_diff;
     QToolButton* m_rename;

@@ -59,6 +59,10 @@ public:
     void reset();
     // The records of a restored session (searchRecordsChanged).
     void replace(std::vector<SearchRecord> records);
+    // The session is being saved in `dir`: the outputs of kept runs that went beside the autosave
+    // (the session had no file yet) move to dir/searches, and the records follow them. A running
+    // search's outputs stay where they are being written.
+    void moveOutputsBeside(const QString& dir);
 
 Q_SIGNALS:
     // The list of kept searches was replaced (a new kernel, a restored session).

@@ -61,6 +61,67 @@ Result<VariantFigures> figuresFromJson(const json& j)
     return f;
 }
 
+namespace {
+
+// A kept search's history is also its run's checkpoint (search_state_writer.h): the session names that
+// file instead of holding a second copy, since a long run's history is megabytes. Only this name is
+// accepted where a session file says where the history is.
+constexpr const char* kCheckpointFile = "checkpoint.json";
+
+bool historyInOutputs(const SearchRecord& r)
+{
+    std::error_code ec;
+    return !r.outDir.empty() && !r.history.empty() &&
+           std::filesystem::is_regular_file(std::filesystem::path(r.outDir) / kCheckpointFile, ec);
+}
+
+json searchToJson(const SearchRecord& r)
+{
+    json js = toJson(r);
+    if (historyInOutputs(r)) {
+        js.erase("history");
+        js["history_from"] = kCheckpointFile;
+        js["history_size"] = r.history.size();
+    }
+    return js;
+}
+
+// The first `size` evaluations of the checkpoint in `outDir`, or why they cannot be read.
+Result<json> historyFromOutputs(const std::string& outDir, size_t size)
+{
+    const std::string path = (std::filesystem::path(outDir) / kCheckpointFile).string();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError("cannot read " + path + ": " + std::strerror(errno));
+    json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object() || !j.value("history", json()).is_array())
+        return makeError(path + " holds no history");
+    json& history = j.at("history");
+    if (history.size() < size)
+        return makeError(path + " holds " + std::to_string(history.size()) + " evaluations, not " +
+                         std::to_string(size));
+    history.erase(history.begin() + std::ptrdiff_t(size), history.end());
+    return std::move(history);
+}
+
+Result<SearchRecord> searchFromJson(const json& js, std::vector<std::string>& notes)
+{
+    if (!js.is_object() || !js.contains("history_from") || js.contains("history"))
+        return searchRecordFromJson(js);
+    if (js.at("history_from") != kCheckpointFile || !js.value("history_size", json()).is_number_unsigned())
+        return makeError("a search record's \"history_from\" is not {\"checkpoint.json\", history_size}");
+    json whole = js;
+    auto history =
+        historyFromOutputs(js.value("out_dir", std::string()), js.at("history_size").get<size_t>());
+    whole["history"] = history ? std::move(*history) : json::array();
+    auto r = searchRecordFromJson(whole);
+    if (r && !history)
+        notes.push_back("search " + r->label() +
+                        ": its plot is empty, its evaluations were in its outputs: " + history.message());
+    return r;
+}
+
+} // namespace
+
 json toJson(const SessionFile& file)
 {
     json variants = json::array();
@@ -76,7 +137,7 @@ json toJson(const SessionFile& file)
     }
     json searches = json::array();
     for (const SearchRecord& r : file.searches)
-        searches.push_back(toJson(r));
+        searches.push_back(searchToJson(r));
     return {{"format", "sassx-session"},
             {"version", SessionFile::kVersion},
             {"input", file.input},
@@ -147,7 +208,7 @@ Result<SessionFile> sessionFileFromJson(const json& j)
     if (j.contains("searches")) {
         if (!j.at("searches").is_array()) return makeError("session file's \"searches\" is not an array");
         for (const json& js : j.at("searches")) {
-            auto r = searchRecordFromJson(js);
+            auto r = searchFromJson(js, f.notes);
             if (!r) return r.error();
             f.searches.push_back(std::move(*r));
         }

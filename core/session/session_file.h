@@ -25,6 +25,9 @@ struct SessionFile
     int selected = -1;
     std::vector<VariantRecord> variants;
     std::vector<SearchRecord> searches; // finished searches of the kernel ("searches"; optional)
+    // Read only: what could not be restored whole (a run whose outputs, which hold its history, are
+    // gone), one line each, said once when the session reopens.
+    std::vector<std::string> notes;
 };
 
 nlohmann::json toJson(const SessionFile& file);

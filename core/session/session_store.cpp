@@ -55,6 +55,8 @@ bool SessionStore::save(const QString& path, QString* error)
         if (error) *error = tr("nothing to save: no input is open");
         return false;
     }
+    // Runs made before the session had a file wrote beside the autosave: they go beside the session.
+    m_session->searchRuns()->moveOutputsBeside(QFileInfo(path).absolutePath());
     auto st = writeSessionFile(path.toStdString(), snapshot(*m_session));
     if (!st) {
         if (error) *error = QString::fromStdString(st.message());
@@ -149,9 +151,12 @@ void SessionStore::applyRestore()
     // A restored autosave has no file yet: it stays modified until the user saves it somewhere.
     m_modified = pending->fromAutosave;
     Q_EMIT modifiedChanged(m_modified);
+    QStringList messages;
     if (!problems.isEmpty())
-        Q_EMIT sessionRestoreFailed(
-            tr("Some variants no longer apply to this kernel:\n%1").arg(problems.join('\n')));
+        messages << tr("Some variants no longer apply to this kernel:\n%1").arg(problems.join('\n'));
+    for (const std::string& note : pending->file.notes)
+        messages << QString::fromStdString(note);
+    if (!messages.isEmpty()) Q_EMIT sessionRestoreFailed(messages.join('\n'));
     Q_EMIT sessionRestored();
 }
 

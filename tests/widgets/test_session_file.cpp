@@ -1,12 +1,13 @@
 // Session save → reopen: input, kernel, launch spec, variants (tree, names, edits), figures with their
 // source, current variant and selection come back exactly; the write is atomic; bad files are refused
-// with a sentence.
+// with a sentence. Kept searches name their outputs for their histories.
 #include "core/session/session_file.h"
 #include "widget_test_support.h"
 
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -227,6 +228,72 @@ private Q_SLOTS:
         broken = j;
         broken["searches"] = "none";
         QVERIFY(!sessionFileFromJson(broken));
+    }
+
+    // A kept run's history stays in its outputs (checkpoint.json), not copied into the session file;
+    // outputs written beside the autosave move beside the session when it is saved; a run whose outputs
+    // are gone reopens with an empty plot and a note, and only the checkpoint's own name is followed.
+    void searchHistoryLivesInItsOutputs()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        QStandardPaths::setTestModeEnabled(true);
+        QTemporaryDir tmp;
+        Session session;
+        session.store()->setAutosaveInterval(0);
+        QVERIFY(test::openAndWait(session, cubin));
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::Climb;
+        c.space = search::SearchSpace::All;
+        c.budgetEvals = 40;
+        c.seed = 3;
+        EvaluatorOptions estimate;
+        estimate.backend = "estimate";
+        QSignalSpy recorded(session.searchRuns(), &SearchRuns::searchRecorded);
+        QSignalSpy failed(session.searchRuns()->search(), &SearchJob::failed);
+        QCOMPARE(session.searchRuns()->startSearch(c, estimate), QString());
+        QVERIFY(QTest::qWaitFor([&] { return !recorded.isEmpty() || !failed.isEmpty(); }, 120000));
+        QVERIFY(!recorded.isEmpty());
+        const QString scratch = QFileInfo(SessionStore::autosavePath()).absolutePath();
+        const QString before = QString::fromStdString(session.searchRuns()->searches().front().outDir);
+        QVERIFY2(before.startsWith(scratch), qPrintable(before));
+
+        const QString path = tmp.filePath(QStringLiteral("s.sassx.json"));
+        QVERIFY(session.store()->save(path));
+        const SearchRecord& kept = session.searchRuns()->searches().front();
+        const QString after = QString::fromStdString(kept.outDir);
+        QVERIFY2(after.startsWith(tmp.filePath(QStringLiteral("searches/"))), qPrintable(after));
+        QVERIFY(QFileInfo::exists(after + QStringLiteral("/checkpoint.json")));
+        QVERIFY(!QFileInfo::exists(before));
+
+        QFile saved(path);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const nlohmann::json j = nlohmann::json::parse(saved.readAll().toStdString());
+        const nlohmann::json& js = j.at("searches").at(0);
+        QVERIFY(!js.contains("history"));
+        QCOMPARE(js.value("history_from", std::string()), std::string("checkpoint.json"));
+        QVERIFY(saved.size() < qint64(toJson(kept).at("history").dump().size()));
+
+        auto back = readSessionFile(path.toStdString());
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QCOMPARE(back->searches.front().history.size(), size_t(40));
+        QVERIFY(toJson(back->searches.front()) == toJson(kept));
+        QVERIFY(back->notes.empty());
+
+        // The outputs deleted: the run is still listed, its plot empty, and the reopening says why.
+        QVERIFY(QFile::remove(after + QStringLiteral("/checkpoint.json")));
+        auto gone = readSessionFile(path.toStdString());
+        QVERIFY2(gone, gone ? "" : gone.message().c_str());
+        QVERIFY(gone->searches.front().history.empty());
+        QCOMPARE(gone->notes.size(), size_t(1));
+        QVERIFY2(gone->notes.front().find("checkpoint.json") != std::string::npos,
+                 gone->notes.front().c_str());
+
+        // A session file naming any other file for the history is refused.
+        nlohmann::json hostile = j;
+        hostile["searches"][0]["history_from"] = "../../etc/passwd";
+        QVERIFY(!sessionFileFromJson(hostile));
     }
 };
 
