@@ -227,6 +227,7 @@ void SearchPanel::buildControls()
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_status->setWordWrap(true); // an unwrapped label is as wide as its text, and so would the dock be
     m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("searchMessage"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

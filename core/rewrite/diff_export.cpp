@@ -156,7 +156,7 @@ svg path.sel{stroke:#d81b60;stroke-width:2.4;opacity:1}
 </style></head><body>
 <header>sassx diff of <b>)"
       << htmlEscape(d.kernel) << "</b>: " << d.entries.size() << " instructions, " << d.movedCount()
-      << " moved, " << d.controlChangedCount()
+      << " moved, " << d.shiftedCount() << " at a new offset, " << d.controlChangedCount()
       << " with control changes. Click a line to find its partner.</header>\n"
       << "<div id=\"wrap\"><svg id=\"links\"></svg>\n";
     // Per A position: its entry (for highlighting the same instruction on both sides).

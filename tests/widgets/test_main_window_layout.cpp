@@ -9,10 +9,13 @@
 #include "widgets/main_window.h"
 #include "widgets/metrics_view.h"
 #include "widgets/models/listing_model.h"
+#include "widgets/search_panel.h"
+#include "widgets/search_plot.h"
 #include "widgets/variants_panel.h"
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -110,6 +113,54 @@ private Q_SLOTS:
         QCOMPARE(listing->width(), freshListing);
         QCOMPARE(listing->splitter()->sizes(), freshSplit);
         QCOMPARE(metrics->width(), freshMetrics);
+    }
+
+    void searchStatusBelowThePlot_data() { redockedMetrics_data(); }
+
+    // The Search dock at its default size and at a short, narrow one: the status and message lines sit
+    // below the plot (its axis label inside the plot), never over it.
+    void searchStatusBelowThePlot()
+    {
+        QFETCH(QFont, font);
+        QApplication::setFont(font);
+        QSettings().clear();
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        const auto window = newWindow();
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QVERIFY(test::openAndWait(*window->session(), cubin));
+        window->showSearch();
+        auto* dock = window->findChild<QDockWidget*>(QStringLiteral("searchDock"));
+        SearchPanel* panel = window->searchPanel();
+        auto* status = panel->findChild<QLabel*>(QStringLiteral("searchStatus"));
+        QVERIFY(status);
+        // A real run's status and message: the longest lines the dock shows.
+        search::SearchConfig c;
+        c.algorithm = search::Algorithm::Climb;
+        c.space = search::SearchSpace::All;
+        c.budgetEvals = 8;
+        panel->setConfig(c);
+        panel->setBackend(QStringLiteral("estimate"));
+        QSignalSpy recorded(window->session()->searchRuns(), &SearchRuns::searchRecorded);
+        QSignalSpy failed(window->session()->searchRuns()->search(), &SearchJob::failed);
+        panel->startButton()->click();
+        QVERIFY(QTest::qWaitFor([&] { return !recorded.isEmpty() || !failed.isEmpty(); }, 120000));
+        QVERIFY(!recorded.isEmpty());
+        dock->setFloating(true);
+        for (QSize size : {QSize(900, 420), QSize(520, 360), QSize(420, 300)}) {
+            dock->resize(size);
+            QTest::qWait(100);
+            const QRect plot = panel->plot()->geometry();
+            qInfo("dock %dx%d plot %d..%d status %d..%d (%s)", dock->width(), dock->height(), plot.top(),
+                  plot.bottom(), status->geometry().top(), status->geometry().bottom(),
+                  qPrintable(status->text()));
+            QVERIFY2(status->geometry().top() > plot.bottom(), "the status line overlaps the plot");
+            const QRect message = panel->findChild<QLabel*>(QStringLiteral("searchMessage"))->geometry();
+            qInfo("message %d..%d", message.top(), message.bottom());
+            QVERIFY2(message.top() > status->geometry().bottom(), "the message overlaps the status line");
+            QVERIFY(status->height() >= status->heightForWidth(status->width()));
+        }
     }
 };
 

@@ -116,6 +116,10 @@ private slots:
         QVERIFY(html.find("k&lt;1&gt;") != std::string::npos);                 // escaped
         QVERIFY(html.find("http") == html.find("http://www.w3.org/2000/svg")); // no external resources
         QVERIFY(html.find("const moved=[") != std::string::npos);
+        // The summary line says what the text diff's does, the instructions at a new offset included.
+        const std::string summary = std::to_string(d->shiftedCount()) + " at a new offset";
+        QVERIFY2(html.find(summary) != std::string::npos, summary.c_str());
+        QVERIFY(diffToText(*d, {}).find(summary) != std::string::npos);
     }
 
     void refusesDifferentKernels()
