@@ -92,6 +92,9 @@ void ListingDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
     const int column = index.column();
     QColor background = selected ? pal.color(QPalette::Highlight) : QColor();
     if (!selected && memory) background = QColor(255, 236, 214);
+    // The instructions of the source line chosen in the Source dock.
+    if (!selected && index.data(ListingModel::SourceHighlightRole).toBool())
+        background = QColor(214, 232, 255);
     const bool controlChanged = index.data(ListingModel::ControlChangedRole).toBool();
     if (!selected && controlChanged && column >= ListingModel::StallColumn &&
         column <= ListingModel::ReuseColumn)

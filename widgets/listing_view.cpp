@@ -137,7 +137,7 @@ void ListingView::resetColumns()
         setColumnHidden(c, false);
         header->moveSection(header->visualIndex(c), c);
     }
-    const int chars[ListingModel::ColumnCount] = {6, 5, 0, 2, 2, 2, 2, 6, 3, 5, 3, 5};
+    const int chars[ListingModel::ColumnCount] = {6, 5, 0, 2, 2, 2, 2, 6, 3, 5, 3, 5, 15};
     const int ch = fontMetrics().horizontalAdvance(QLatin1Char('0'));
     const QFontMetrics headerMetrics(header->font());
     m_fitting = true;
@@ -160,7 +160,8 @@ void ListingView::giveWayEmptyColumns()
 {
     bool changed = false;
     m_fitting = true;
-    for (int c : {int(ListingModel::PredicateColumn), int(ListingModel::SamplesColumn)}) {
+    for (int c : {int(ListingModel::PredicateColumn), int(ListingModel::SamplesColumn),
+                  int(ListingModel::SourceColumn)}) {
         const bool empty = m_model->isColumnEmpty(c);
         const auto it = m_narrowed.find(c);
         if (empty && it == m_narrowed.end() && columnWidth(c) > narrowWidth()) {

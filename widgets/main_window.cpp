@@ -11,6 +11,7 @@
 #include "widgets/metrics_view.h"
 #include "widgets/models/metrics_model.h"
 #include "widgets/search_panel.h"
+#include "widgets/source_panel.h"
 #include "widgets/stalls_panel.h"
 #include "widgets/tune_dashboard_data.h"
 #include "widgets/variants_panel.h"
@@ -73,6 +74,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     addDockWidget(Qt::RightDockWidgetArea, stallsDock);
     // Beside Metrics as a tab: both describe the current variant's measurement.
     tabifyDockWidget(metricsDock, stallsDock);
+    // Source lines (from the line tables) as a third tab: with Stalls, where the kernel's time goes.
+    auto* sourceDock = new QDockWidget(tr("Source"), this);
+    sourceDock->setObjectName(QStringLiteral("sourceDock"));
+    sourceDock->setWidget(
+        new SourcePanel(m_session->variantTree(), m_listing->view()->listingModel(), sourceDock));
+    addDockWidget(Qt::RightDockWidgetArea, sourceDock);
+    tabifyDockWidget(stallsDock, sourceDock);
     metricsDock->raise();
     connect(m_session->measureQueue(), &MeasureQueue::stallsFinished, this, [this, stallsDock](int id) {
         stallsDock->show();

@@ -1,8 +1,33 @@
 #include "widgets/models/listing_feed.h"
 
+#include "core/cubin/source_map.h"
+#include "core/session/source_lines.h"
 #include "core/session/variant_tree.h"
 
 namespace sassx {
+
+std::shared_ptr<const SourceMap> sourceMapOf(const VariantTree& variants)
+{
+    // One kernel's map at a time, on the GUI thread: the listing and the Source dock ask for it on every
+    // tree change, and it only changes with the kernel (the weak pointer outlives no kernel's identity).
+    static std::weak_ptr<const KernelWorkspace> cachedKernel;
+    static std::shared_ptr<const SourceMap> cached;
+    const std::shared_ptr<const KernelWorkspace> kernel = variants.kernel();
+    if (!kernel) return nullptr;
+    const bool same =
+        !cachedKernel.expired() && !cachedKernel.owner_before(kernel) && !kernel.owner_before(cachedKernel);
+    if (same) return cached;
+    auto map = kernelSourceMap(*kernel);
+    if (map) {
+        cached = std::make_shared<const SourceMap>(std::move(*map));
+    } else {
+        SourceMap unreadable;
+        unreadable.notes.push_back("the line tables cannot be read: " + map.message());
+        cached = std::make_shared<const SourceMap>(std::move(unreadable));
+    }
+    cachedKernel = kernel;
+    return cached;
+}
 
 ListingData listingDataOf(const VariantTree& variants)
 {
@@ -22,6 +47,7 @@ ListingStalls listingStallsOf(const VariantTree& variants)
 void followVariantTree(ListingModel* model, const VariantTree* variants)
 {
     auto rebuild = [model, variants] {
+        model->setSourceMap(sourceMapOf(*variants));
         model->setListing(listingDataOf(*variants), listingStallsOf(*variants));
     };
     QObject::connect(variants, &VariantTree::scheduleChanged, model, rebuild);

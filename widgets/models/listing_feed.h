@@ -9,6 +9,10 @@ class VariantTree;
 
 ListingData listingDataOf(const VariantTree& variants);
 ListingStalls listingStallsOf(const VariantTree& variants);
+// The source map of the tree's kernel with the text of the files found (core/session/source_lines.h),
+// built once per kernel and shared by the listing's Source column and the Source dock; null without a
+// kernel. A line table that cannot be read gives an empty map whose note says why.
+std::shared_ptr<const SourceMap> sourceMapOf(const VariantTree& variants);
 
 // Feeds `model` now and on every change until either object goes.
 void followVariantTree(ListingModel* model, const VariantTree* variants);

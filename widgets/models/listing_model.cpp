@@ -94,6 +94,7 @@ QString ListingModel::stallsText(uint32_t orig) const
 bool ListingModel::isColumnEmpty(int column) const
 {
     if (column == SamplesColumn) return !m_stalls.variant;
+    if (column == SourceColumn) return !hasSourceLines();
     if (column != PredicateColumn) return false;
     const auto& analysis = m_data.analysis;
     if (!analysis) return true;
@@ -213,6 +214,10 @@ QString ListingModel::columnToolTip(int column)
                   "Stalls): the share of the kernel's samples whose warp was at this instruction, the bar "
                   "split by why it waited. Empty when this variant has no samples. Not the Stall column, "
                   "which is the static stall count of the control bits.");
+    case SourceColumn:
+        return tr("The source line the instruction came from (file:line), from the cubin's line tables: "
+                  "Triton cubins carry them, CUDA ones when built with -lineinfo. The Source dock lists "
+                  "the lines.");
     }
     return {};
 }
@@ -247,6 +252,8 @@ QVariant ListingModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Live");
     case SamplesColumn:
         return tr("Samples");
+    case SourceColumn:
+        return tr("Source");
     }
     return {};
 }
@@ -327,6 +334,7 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
     const uint32_t orig = s.order[size_t(position)];
     const Instruction& ins = analysis->listing.instructions[orig];
     const Control& c = s.control[orig];
+    if (QVariant source = sourceData(orig, column, role); source.isValid()) return source;
     switch (role) {
     case IsSeparatorRole:
         return false;

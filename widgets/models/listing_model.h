@@ -19,6 +19,8 @@
 
 namespace sassx {
 
+struct SourceMap;
+
 // The rows' source: a kernel's analysis and the schedule of the variant shown (an empty listing when
 // there is no analysis, or the schedule does not fit it).
 struct ListingData
@@ -52,6 +54,7 @@ public:
         CycleColumn,
         LiveColumn,
         SamplesColumn, // warp-stall samples of the current variant (GPU), when it has them
+        SourceColumn, // the source file:line the instruction came from (line tables), when the cubin has them
         ColumnCount
     };
     enum Roles
@@ -69,8 +72,9 @@ public:
         OperandsRole,                         // QString
         BranchTargetRole,                     // qulonglong byte offset, invalid if none
         SampleShareRole,                      // double: share of the kernel's stall samples; invalid if none
-        SampleWordsRole, // QVariantList of QVariantList{word, share of this row's samples}
-        SampleHeatRole,  // double 0..1: share relative to the hottest instruction
+        SampleWordsRole,     // QVariantList of QVariantList{word, share of this row's samples}
+        SampleHeatRole,      // double 0..1: share relative to the hottest instruction
+        SourceHighlightRole, // bool: on the source line chosen in the Source dock
     };
 
     explicit ListingModel(QObject* parent = nullptr);
@@ -105,12 +109,22 @@ public:
     // The current variant's samples mapped onto the kernel, and the original's (for comparisons).
     const std::optional<KernelStalls>& stalls() const { return m_stalls.variant; }
     const std::optional<KernelStalls>& originalStalls() const { return m_stalls.original; }
+    // Where each original instruction came from (listing_model_source.cpp); null: no map. The
+    // highlighted instructions (original indices) are those of the source line chosen in the Source dock.
+    void setSourceMap(std::shared_ptr<const SourceMap> map);
+    const SourceMap* sourceMap() const { return m_source.get(); }
+    bool hasSourceLines() const; // some instruction has a source line
+    void setHighlightedInstructions(const std::vector<uint32_t>& originals);
+    bool isHighlighted(uint32_t original) const;
+
     // One sentence per reason for an instruction's samples, compared with the original's when both
     // have samples ("memory wait 55% …; original: 3.7% of samples").
     QString stallsText(uint32_t original) const;
 
 private:
     void rebuildRows();
+    // The Source column's cells and SourceHighlightRole; invalid for anything else.
+    QVariant sourceData(uint32_t original, int column, int role) const;
 
     ListingData m_data;
     ListingStalls m_stalls;
@@ -119,6 +133,8 @@ private:
     std::vector<int> m_cycles;            // per position
     std::vector<int32_t> m_positionOfOriginal;
     double m_maxShare = 0.0; // of the variant's samples
+    std::shared_ptr<const SourceMap> m_source;
+    std::vector<bool> m_highlight; // by original index
 };
 
 } // namespace sassx

@@ -1,0 +1,163 @@
+#include "widgets/source_panel.h"
+
+#include "core/session/variant_tree.h"
+#include "widgets/models/listing_feed.h"
+#include "widgets/models/listing_model.h"
+#include "widgets/models/source_model.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace sassx {
+
+SourcePanel::SourcePanel(VariantTree* variants, ListingModel* listing, QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_listing(listing), m_model(new SourceModel(this)),
+      m_proxy(new QSortFilterProxyModel(this))
+{
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("sourceStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(SourceModel::SortRole);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("sourceTable"));
+    m_table->setModel(m_proxy);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(SourceModel::LineColumn, Qt::AscendingOrder);
+    m_table->setWordWrap(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_status);
+    layout->addWidget(m_table, 1);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!m_syncing) lineChosen(m_proxy->mapToSource(current).row(), true);
+            });
+    connect(variants, &VariantTree::variantsChanged, this, &SourcePanel::refresh);
+    connect(variants, &VariantTree::scheduleChanged, this, &SourcePanel::refresh);
+    connect(variants, &VariantTree::variantChanged, this, [this](int id) {
+        if (id == m_variants->currentVariantId()) refresh();
+    });
+    connect(variants, &VariantTree::selectionChanged, this, &SourcePanel::followSelection);
+    refresh();
+}
+
+QString SourcePanel::statusText() const
+{
+    return m_status->text();
+}
+
+int SourcePanel::currentLine() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() ? m_proxy->mapToSource(current).row() : -1;
+}
+
+void SourcePanel::chooseLine(int row)
+{
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, SourceModel::LineColumn));
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
+}
+
+void SourcePanel::refresh()
+{
+    SourceLines lines;
+    lines.map = sourceMapOf(*m_variants);
+    const auto analysis = m_variants->analysis();
+    if (lines.map && lines.map->hasSource && analysis &&
+        lines.map->byPosition.size() == analysis->listing.instructions.size()) {
+        const int current = m_variants->currentVariantId();
+        const auto stalls = m_variants->kernelStalls(current);
+        std::optional<ScheduleDiff> diff;
+        if (current != 0)
+            if (auto d = diffAgainstOriginal(*analysis, m_variants->schedule())) diff = std::move(*d);
+        lines.lines = summarizeSourceLines(*lines.map, stalls ? &*stalls : nullptr, diff ? &*diff : nullptr);
+        lines.hasSamples = stalls && stalls->samples;
+        lines.hasVariant = bool(diff);
+    }
+    const int chosen = currentLine();
+    const std::vector<uint32_t> chosenInstructions =
+        chosen >= 0 ? m_model->lines().lines[size_t(chosen)].instructions : std::vector<uint32_t>{};
+    const bool sameKernel = lines.map == m_model->lines().map;
+    m_syncing = true;
+    m_model->setLines(std::move(lines));
+    m_syncing = false;
+    m_table->resizeColumnToContents(SourceModel::LineColumn);
+    for (int c = SourceModel::InstructionsColumn; c < SourceModel::TextColumn; ++c)
+        m_table->resizeColumnToContents(c);
+
+    const SourceLines& now = m_model->lines();
+    if (!now.map)
+        m_status->setText(tr("No kernel is open."));
+    else if (now.map->empty())
+        m_status->setText(QString::fromStdString(now.map->notes.empty() ? std::string("No line information.")
+                                                                        : now.map->notes.front()));
+    else {
+        QStringList missing;
+        for (const SourceFile& f : now.map->files)
+            if (f.foundAt.empty()) missing << QString::fromStdString(f.name);
+        m_status->setText(
+            tr("%n source line(s)", nullptr, int(now.lines.size())) +
+            (missing.isEmpty() ? QString() : tr("; not found, so without text: %1").arg(missing.join(", "))));
+    }
+    // The same kernel keeps its chosen line (an edit, samples arriving); another kernel starts afresh.
+    if (sameKernel && !chosenInstructions.empty()) {
+        const int row = m_model->rowOfInstruction(chosenInstructions.front());
+        m_syncing = true;
+        if (row >= 0) chooseLine(row);
+        m_syncing = false;
+        if (row >= 0) lineChosen(row, false);
+    } else {
+        m_listing->setHighlightedInstructions({});
+        followSelection(m_variants->selectedInstruction());
+    }
+}
+
+// The listing selected an instruction: its line becomes the chosen one (with its instructions
+// highlighted), without moving the listing's selection.
+void SourcePanel::followSelection(int original)
+{
+    const int row = original >= 0 ? m_model->rowOfInstruction(uint32_t(original)) : -1;
+    if (row < 0 || row == currentLine()) return;
+    m_syncing = true;
+    chooseLine(row);
+    m_table->scrollTo(m_proxy->mapFromSource(m_model->index(row, 0)));
+    m_syncing = false;
+    lineChosen(row, false);
+}
+
+// A line was chosen: its instructions light up in the listing, and, when the user chose it here, the
+// first of them in the current order becomes the selected instruction (the listing scrolls to it).
+void SourcePanel::lineChosen(int row, bool fromUser)
+{
+    if (row < 0 || size_t(row) >= m_model->lines().lines.size()) {
+        m_listing->setHighlightedInstructions({});
+        return;
+    }
+    const std::vector<uint32_t>& instructions = m_model->lines().lines[size_t(row)].instructions;
+    m_listing->setHighlightedInstructions(instructions);
+    if (!fromUser) return;
+    const int selected = m_variants->selectedInstruction();
+    if (selected >= 0 && std::binary_search(instructions.begin(), instructions.end(), uint32_t(selected)))
+        return;
+    int first = -1, firstPosition = -1;
+    for (uint32_t i : instructions) {
+        const int p = m_listing->positionOfOriginal(int(i));
+        if (p >= 0 && (firstPosition < 0 || p < firstPosition)) first = int(i), firstPosition = p;
+    }
+    if (first >= 0) m_variants->setSelectedInstruction(first);
+}
+
+} // namespace sassx
