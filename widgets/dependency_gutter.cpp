@@ -1,5 +1,6 @@
 #include "widgets/dependency_gutter.h"
 
+#include "core/analysis/required_latency.h"
 #include "core/session/variant_tree.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
@@ -117,17 +118,12 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
     }
     s += QLatin1Char('\n') +
          tr("Distance in this variant: %n cycle(s) (static issue cycles).", nullptr, distance);
-    if (d.hasDistanceBound()) {
-        const int required = d.requiredDistance();
-        s +=
-            QLatin1Char(' ') +
-            tr("Required: %1 cycle(s)%2.")
-                .arg(required)
-                .arg(
-                    d.latencyFromTable
-                        ? tr(" (latency table, or the least distance ptxas left for this pair in the kernel)")
-                        : tr(" (ptxas's own distance: nothing proves a shorter one safe)"));
-        if (distance <= required) s += QLatin1Char(' ') + tr("At the limit: it cannot move any closer.");
+    // The checker's figure and its source, as annotate states them (core/analysis/required_latency.h).
+    if (const RequiredLatency r = requiredLatency(*a, d); r.source != LatencySource::None) {
+        s += QLatin1Char(' ') + tr("Required: %1 cycle(s) (%2).")
+                                    .arg(r.cycles)
+                                    .arg(QString::fromStdString(latencySourceText(*a, d, r)));
+        if (distance <= r.cycles) s += QLatin1Char(' ') + tr("At the limit: it cannot move any closer.");
     }
     return s;
 }
@@ -169,6 +165,22 @@ std::vector<DependencyGutter::Item> DependencyGutter::collectItems(int selY) con
         add(e, true);
     for (uint32_t e : a->deps.outgoing(uint32_t(sel)))
         add(e, false);
+    // A register pair (R2:R3 of an IMAD.WIDE feeding an LDG's 64-bit address) is one dependency per
+    // register: one arrow says it, the tooltip names both.
+    std::vector<Item> merged;
+    for (Item& it : items) {
+        const Dependency& d = a->deps.edges()[size_t(it.edge)];
+        auto same = std::find_if(merged.begin(), merged.end(), [&](const Item& m) {
+            const Dependency& o = a->deps.edges()[size_t(m.edge)];
+            return m.producer == it.producer && o.from == d.from && o.to == d.to && o.kind == d.kind &&
+                   m.distance == it.distance && m.atLimit == it.atLimit;
+        });
+        if (same != merged.end())
+            same->twins.push_back(it.edge);
+        else
+            merged.push_back(std::move(it));
+    }
+    items = std::move(merged);
     // Most telling first: at the limit, then on screen, then near the selection.
     std::stable_sort(items.begin(), items.end(), [&](const Item& l, const Item& r) {
         if (l.atLimit != r.atLimit) return l.atLimit;
@@ -258,8 +270,19 @@ void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
         p.drawText(QRect(x + 2, it.y - (it.y < selY ? 0 : h), h, h), Qt::AlignLeft,
                    it.y < selY ? QStringLiteral("▲") : QStringLiteral("▼"));
     }
+    QString text = describeEdge(it.edge);
+    if (!it.twins.empty()) {
+        QStringList regs;
+        for (int e : it.twins)
+            if (const Dependency& t = a->deps.edges()[size_t(e)]; t.hasReg)
+                regs << QString::fromStdString(t.reg.name());
+        text += QLatin1Char('\n') + tr("The same dependency on %1, drawn as this one arrow.")
+                                        .arg(regs.isEmpty()
+                                                 ? tr("%n more register(s)", nullptr, int(it.twins.size()))
+                                                 : regs.join(QStringLiteral(", ")));
+    }
     m_drawn.push_back({it.edge, it.producer, x, std::min(y1, y2), std::max(y1, y2), it.atLimit, it.distance,
-                       describeEdge(it.edge)});
+                       text, it.twins});
 }
 
 void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<Item>& members, int selY,
@@ -318,6 +341,7 @@ void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<
     for (const Item& it : members) {
         const Dependency& d = a->deps.edges()[size_t(it.edge)];
         b.edges.push_back(it.edge);
+        b.edges.insert(b.edges.end(), it.twins.begin(), it.twins.end());
         if (++listed > 12) continue;
         b.text += QLatin1Char('\n') + instrLabel(*a, m, producer ? d.from : d.to) +
                   QStringLiteral(": %1c").arg(it.distance);

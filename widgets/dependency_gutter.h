@@ -38,7 +38,8 @@ public:
         int x = 0, y1 = 0, y2 = 0;
         bool atLimit = false;
         int distance = 0;
-        QString text; // the tooltip
+        QString text;           // the tooltip
+        std::vector<int> twins; // the same dependency on the pair's other registers, drawn as this arrow
     };
     struct DrawnBundle
     {
@@ -75,6 +76,7 @@ private:
         bool visible;
         bool atLimit;
         int distance;
+        std::vector<int> twins; // edges between the same two instructions with the same kind and figures
     };
     std::vector<Item> collectItems(int selY) const;
     void drawArrow(QPainter& p, const Item& it, int selY, int x);

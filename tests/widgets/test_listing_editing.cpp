@@ -1,6 +1,7 @@
 // Editing through the listing as a user does it: a drag with QTest mouse events onto a legal row and
 // onto an illegal one (refused, with the checker's reason shown next to the drop row), Alt+Down,
 // undo/redo, find, go to address, branch jump and back, the dependency gutter.
+#include "core/session/annotation_json.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/search_job.h"
 #include "widget_test_support.h"
@@ -23,8 +24,23 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 using namespace sassx;
+
+namespace {
+
+// Dependency edges the gutter's arrows stand for (an arrow for a register pair stands for two).
+size_t edgesDrawn(const DependencyGutter& g)
+{
+    size_t n = 0;
+    for (const auto& e : g.drawnEdges())
+        n += 1 + e.twins.size();
+    return n;
+}
+
+} // namespace
 
 class TestListingEditing : public QObject
 {
@@ -356,6 +372,177 @@ private Q_SLOTS:
                  qPrintable(f.undo.text(f.undo.count() - 1)));
     }
 
+    // Both installed font families (widget_test_support.h): what these tests read must not depend on it.
+    static void addFontRows()
+    {
+        QTest::addColumn<QFont>("font");
+        const auto [general, other] = test::twoFontFamilies();
+        QTest::newRow(qPrintable(QStringLiteral("%1").arg(QFontInfo(general).family()))) << general;
+        QTest::newRow(qPrintable(QStringLiteral("%1 (second)").arg(QFontInfo(other).family()))) << other;
+    }
+
+    // The number of `.reuse` marks in a row's instruction text.
+    static int reuseMarks(const QString& text) { return int(text.count(QStringLiteral(".reuse"))); }
+
+    void reuseMarksFollowTheEditedFlags_data() { addFontRows(); }
+
+    // After the yield/reuse FFMA interleave the instruction text is the edited word's: an FFMA whose Rb
+    // flag the pattern cleared shows no `.reuse` on it (row 08b0 of the SGEMM kept ptxas' mark while its
+    // Reuse column said ---). With the flags kept under Y0 the marks stay, as the Reuse column's letters.
+    void reuseMarksFollowTheEditedFlags()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        Fixture f;
+        f.panel.setFont(font);
+        QString error;
+        QVERIFY2(f.open(m_cubin, QSize(1200, 900), &error), qPrintable(error));
+        const auto& a = *f.session.analysis();
+        for (InterleaveReuse form : {InterleaveReuse::Clear, InterleaveReuse::Keep}) {
+            f.session.variantTree()->setCurrentVariant(0);
+            const EditOutcome done = f.controller.applyFfmaInterleave(form);
+            QVERIFY2(done.accepted, qPrintable(done.reason));
+            const Schedule& s = f.session.variantTree()->schedule();
+            int edited = 0, checkedRow08b0 = 0;
+            for (uint32_t p = 0; p < s.order.size(); ++p) {
+                const uint32_t i = s.order[p];
+                const Control& c = s.control[i];
+                if (c == a.listing.instructions[i].control) continue;
+                const int row = f.model()->rowOfPosition(int(p));
+                const QString text = f.model()->index(row, ListingModel::InstructionColumn).data().toString();
+                const QString reuse = f.model()->index(row, ListingModel::ReuseColumn).data().toString();
+                int letters = 0;
+                for (QChar ch : reuse)
+                    letters += ch == QLatin1Char('a') || ch == QLatin1Char('b') || ch == QLatin1Char('c');
+                QVERIFY2(reuseMarks(text) == letters,
+                         qPrintable(QStringLiteral("%1 at %2: reuse %3")
+                                        .arg(text, f.model()->index(row, 0).data().toString(), reuse)));
+                ++edited;
+                if (p == 0x08b0 / 16) {
+                    ++checkedRow08b0;
+                    if (form == InterleaveReuse::Clear) {
+                        QVERIFY2(!text.contains(QStringLiteral(".reuse")), qPrintable(text));
+                        QVERIFY2(reuse.startsWith(QStringLiteral("---")), qPrintable(reuse));
+                    }
+                }
+            }
+            QVERIFY(edited > 8);
+            QCOMPARE(checkedRow08b0, 1);
+        }
+    }
+
+    void refusalsUseTheVariantsAddresses_data() { addFontRows(); }
+
+    // In a variant whose moves shifted instructions, a refusal and the stall menu's reasons name the
+    // instruction by the address the listing shows for it, not ptxas' address.
+    void refusalsUseTheVariantsAddresses()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        Fixture f;
+        f.panel.setFont(font);
+        QString error;
+        QVERIFY2(f.open(m_cubin, QSize(1000, 600), &error), qPrintable(error));
+        const DragCase c = findDragCase(f);
+        QVERIFY2(c.from >= 0, "the SGEMM has a memory instruction with a legal move");
+        QVERIFY(f.controller.apply(Edit::move(uint32_t(c.from), uint32_t(c.legal))).accepted);
+        const Schedule& s = f.session.variantTree()->schedule();
+        const auto& insts = f.session.analysis()->listing.instructions;
+        const uint32_t moved = uint32_t(c.legal);
+        const uint32_t orig = s.order[moved];
+        QVERIFY(orig != moved);
+        auto at = [](uint64_t offset) {
+            return QStringLiteral(" at 0x%1").arg(offset, 4, 16, QLatin1Char('0'));
+        };
+        const QString opcode = QString::fromStdString(insts[orig].opcode);
+        const QString shown = opcode + at(uint64_t(moved) * 16), ptxas = opcode + at(insts[orig].offset);
+        QVERIFY(insts[orig].control.stall != 0);
+        const EditOutcome zero = f.controller.check(Edit::control(moved, 0, std::nullopt, std::nullopt));
+        QVERIFY(!zero.accepted);
+        QVERIFY2(zero.reason.contains(shown) && !zero.reason.contains(ptxas), qPrintable(zero.reason));
+        bool sawReason = false;
+        for (const StallChoice& choice : f.controller.stallChoices(moved))
+            if (!choice.allowed && choice.reason.contains(opcode + QStringLiteral(" at 0x"))) {
+                sawReason = true;
+                QVERIFY2(choice.reason.contains(shown) && !choice.reason.contains(ptxas),
+                         qPrintable(choice.reason));
+            }
+        QVERIFY(sawReason);
+        // Every address a refusal names is one of a row of this variant holding that instruction.
+        static const QRegularExpression named(QStringLiteral("([A-Z0-9_.]+) at 0x([0-9a-f]{4,})"));
+        for (uint32_t p = 0; p < s.order.size(); ++p) {
+            const EditOutcome v = f.controller.check(Edit::control(p, 0, std::nullopt, std::nullopt));
+            for (auto m = named.globalMatch(v.reason); m.hasNext();) {
+                const auto hit = m.next();
+                const uint32_t q = uint32_t(hit.captured(2).toUInt(nullptr, 16) / 16);
+                QVERIFY2(q < s.order.size() &&
+                             QString::fromStdString(insts[s.order[q]].opcode) == hit.captured(1),
+                         qPrintable(v.reason));
+            }
+        }
+    }
+
+    void requiredLatencyIsTheCheckersFigure_data() { addFontRows(); }
+
+    // The gutter's "Required" is the figure annotate --json states for the edge, with the same source,
+    // and never above the distance ptxas left (ptxas' order is legal): on Triton attention's
+    // IMAD.WIDE.U32 → LDG the tooltip said 5 and annotate L6. The SGEMM's ISETP → guard of an IADD3
+    // needs 271 cycles because that is the least distance ptxas left for the pair, and says so.
+    void requiredLatencyIsTheCheckersFigure()
+    {
+        QFETCH(QFont, font);
+        for (const char* stem : {"attention_fwd", "sgemm_leakyrelu"}) {
+            const QString cubin = test::sampleCubin(QString::fromLatin1(stem));
+            SASSX_REQUIRE_SAMPLE(cubin);
+            Fixture f;
+            f.panel.setFont(font);
+            QString error;
+            QVERIFY2(f.open(cubin, QSize(1000, 600), &error), qPrintable(error));
+            const auto& a = *f.session.analysis();
+            static const QRegularExpression required(QStringLiteral("Required: (\\d+) cycle"));
+            int bounded = 0, least = 0;
+            for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
+                const nlohmann::json deps = instructionJson(a, i)["deps"];
+                const auto& in = a.deps.incoming(i);
+                QCOMPARE(deps.size(), in.size());
+                for (size_t k = 0; k < in.size(); ++k) {
+                    const Dependency& d = a.deps.edges()[in[k]];
+                    const QString tip = f.panel.gutter()->describeEdge(int(in[k]));
+                    const auto m = required.match(tip);
+                    if (!deps[k].contains("latency")) {
+                        QVERIFY2(!m.hasMatch(), qPrintable(tip));
+                        continue;
+                    }
+                    ++bounded;
+                    const int latency = deps[k]["latency"].get<int>();
+                    const std::string source = deps[k]["latency_source"].get<std::string>();
+                    QVERIFY2(m.hasMatch() && m.captured(1).toInt() == latency,
+                             qPrintable(QStringLiteral("%1 / annotate %2 (%3)")
+                                            .arg(tip)
+                                            .arg(latency)
+                                            .arg(QString::fromStdString(source))));
+                    QVERIFY2(latency <= d.distance, qPrintable(tip));
+                    const char* words = source == "measured"      ? "measured on the GPU"
+                                        : source == "table"       ? "latency table"
+                                        : source == "ptxas_least" ? "least distance ptxas left"
+                                                                  : "distance ptxas left";
+                    QVERIFY2(tip.contains(QLatin1String(words)), qPrintable(tip));
+                    if (source == "ptxas_least") ++least;
+                    if (QLatin1String(stem) == QLatin1String("sgemm_leakyrelu") && d.kind == DepKind::Raw &&
+                        a.listing.instructions[d.from].offset == 0x0850 &&
+                        a.listing.instructions[i].offset == 0x1820) {
+                        QCOMPARE(latency, 271);
+                        QVERIFY2(tip.contains(QStringLiteral("least distance ptxas left for this pair in the "
+                                                             "kernel, above the sm_90 latency table's")),
+                                 qPrintable(tip));
+                    }
+                }
+            }
+            QVERIFY(bounded > 100);
+            QVERIFY(least > 0);
+        }
+    }
+
     // Right-click selects the row under the pointer without scrolling: the menu opens beside it.
     void rightClickDoesNotScroll()
     {
@@ -447,10 +634,35 @@ private Q_SLOTS:
         QVERIFY(withEdges >= 0);
         f.session.variantTree()->setSelectedInstruction(withEdges);
         f.panel.gutter()->repaint();
-        QCOMPARE(f.panel.gutter()->drawnEdges().size(),
+        QCOMPARE(edgesDrawn(*f.panel.gutter()),
                  deps.incoming(uint32_t(withEdges)).size() + deps.outgoing(uint32_t(withEdges)).size());
         for (const auto& e : f.panel.gutter()->drawnEdges())
             QVERIFY(e.text.contains(QStringLiteral("cycle")));
+
+        // A register pair feeding one instruction (a 64-bit address, a wide result) is one arrow whose
+        // tooltip names both registers, not two identical arrows.
+        int paired = -1;
+        for (uint32_t i = 0; i < insts.size() && paired < 0; ++i) {
+            const auto& in = deps.incoming(i);
+            for (size_t x = 0; x < in.size() && paired < 0; ++x)
+                for (size_t y = x + 1; y < in.size(); ++y)
+                    if (deps.edges()[in[x]].from == deps.edges()[in[y]].from &&
+                        deps.edges()[in[x]].kind == DepKind::Raw && deps.edges()[in[y]].kind == DepKind::Raw)
+                        paired = int(i);
+        }
+        QVERIFY2(paired >= 0, "the sample has a register pair read by one instruction");
+        f.session.variantTree()->setSelectedInstruction(paired);
+        f.panel.gutter()->repaint();
+        std::set<std::tuple<bool, int, int>> arrows;
+        bool named = false;
+        for (const auto& e : f.panel.gutter()->drawnEdges()) {
+            const auto& d = deps.edges()[size_t(e.edge)];
+            QVERIFY2(arrows.insert({e.producer, int(d.from), int(d.kind) * 100000 + e.distance}).second,
+                     qPrintable(QStringLiteral("two identical arrows: %1").arg(e.text)));
+            named =
+                named || (!e.twins.empty() && e.text.contains(QStringLiteral("The same dependency on R")));
+        }
+        QVERIFY(named);
     }
 
     // A PPO run's policy is asked off the UI thread: the submenu opens at once with a placeholder and
@@ -561,10 +773,13 @@ private Q_SLOTS:
         size_t folded = 0;
         for (const auto& b : bundles) {
             folded += b.edges.size();
-            QVERIFY(b.text.startsWith(QStringLiteral("%1 more").arg(b.edges.size())));
+            // The count is of arrows folded; a register pair's edges fold as one.
+            const int arrows = b.text.section(QLatin1Char(' '), 0, 0).toInt();
+            QVERIFY2(arrows > 0 && size_t(arrows) <= b.edges.size(), qPrintable(b.text));
+            QVERIFY(b.text.startsWith(QStringLiteral("%1 more").arg(arrows)));
             QVERIFY(g->rect().contains(b.badge));
         }
-        QCOMPARE(drawn.size() + folded, most);
+        QCOMPARE(edgesDrawn(*g) + folded, most);
         QCOMPARE(drawn.size(), size_t(DependencyGutter::kMaxArrows));
         const int rowsTop = g->mapFromGlobal(f.view()->viewport()->mapToGlobal(QPoint(0, 0))).y();
         auto checkLabels = [&] {
@@ -595,7 +810,7 @@ private Q_SLOTS:
         QTest::mouseMove(g, bundles.front().badge.center());
         QTRY_VERIFY(g->isExpanded());
         g->repaint();
-        QCOMPARE(g->drawnEdges().size(), most);
+        QCOMPARE(edgesDrawn(*g), most);
         QVERIFY(g->drawnBundles().empty());
         checkLabels();
         QEvent leave(QEvent::Leave);
