@@ -2,9 +2,10 @@
 // and mouse gestures a person uses: open a kernel (File ▸ Open), drag an instruction, flip a yield bit
 // from the context menu, measure (estimate: CI has no GPU), search, click a point of the plot, look at
 // the diff, export the tuned cubin, save the session, open another kernel, edit and save it, then reopen
-// both session files and find everything they held. Each step leaves a screenshot
-// (<build>/tests/widgets/screenshots/walk-NN-*.png; docs/images/walk/ holds copies, docs/user-guide.md
-// shows them). Skips only where Xvfb is missing (./run.sh installs it).
+// both session files and find everything they held; then a Triton kernel's source lines beside its SASS;
+// then a layout messed up by re-docking, and View ▸ Reset Layout.
+// Each step leaves a screenshot (<build>/tests/widgets/screenshots/walk-NN-*.png; docs/images/walk/
+// holds copies, docs/user-guide.md shows them). Skips only where Xvfb is missing (./run.sh installs it).
 #include "core/session/evaluator_options.h"
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
@@ -14,8 +15,10 @@
 #include "widgets/main_window.h"
 #include "widgets/metrics_view.h"
 #include "widgets/models/listing_model.h"
+#include "widgets/models/source_model.h"
 #include "widgets/search_panel.h"
 #include "widgets/search_plot.h"
+#include "widgets/source_panel.h"
 #include "widgets/variants_panel.h"
 #include "xvfb_main.h"
 
@@ -30,6 +33,8 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -422,6 +427,111 @@ private Q_SLOTS:
         QVERIFY(driver.idle());
         qInfo("%d dialogs and menus answered; screenshots: %s", driver.handled(),
               qPrintable(m_shots.join(QLatin1Char(' '))));
+    }
+
+    // 13. A Triton kernel's source beside its SASS: open it, click the Source dock's tab, click a line of
+    // attention.py; its instructions light up in the listing and the first of them is selected.
+    void sourceView()
+    {
+        const QString triton =
+            QStringLiteral(SASSX_SOURCE_DIR "/samples/triton/captured/attention_fwd.sm_90.cubin");
+        auto* session = new Session;
+        session->store()->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        DialogDriver driver;
+        QVERIFY(openThroughDialog(w, driver, triton));
+        QTabBar* tabs = nullptr;
+        int tab = -1;
+        for (QTabBar* bar : w.findChildren<QTabBar*>())
+            for (int i = 0; i < bar->count(); ++i)
+                if (bar->tabText(i) == QLatin1String("Source")) tabs = bar, tab = i;
+        QVERIFY2(tabs, "the Source dock is a tab beside Metrics and Stalls");
+        QTest::mouseClick(tabs, Qt::LeftButton, {}, tabs->tabRect(tab).center());
+        auto* panel = w.findChild<SourcePanel*>();
+        QVERIFY(panel);
+        QTRY_VERIFY(panel->isVisible());
+        QTableView* table = panel->table();
+        QModelIndex line31;
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            if (table->model()->index(r, SourceModel::LineColumn).data().toString() ==
+                QLatin1String("attention.py:31"))
+                line31 = table->model()->index(r, SourceModel::LineColumn);
+        QVERIFY(line31.isValid());
+        table->scrollTo(line31);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(line31).center());
+        const int chosen = panel->currentLine();
+        QVERIFY(chosen >= 0);
+        const auto& instructions = panel->model()->lines().lines[size_t(chosen)].instructions;
+        QCOMPARE(panel->model()->index(chosen, SourceModel::LineColumn).data().toString(),
+                 QStringLiteral("attention.py:31"));
+        const int selected = session->variantTree()->selectedInstruction();
+        QVERIFY(std::binary_search(instructions.begin(), instructions.end(), uint32_t(selected)));
+        ListingModel* listing = w.listingPanel()->view()->listingModel();
+        for (uint32_t i : instructions)
+            QVERIFY(listing->isHighlighted(i));
+        QCOMPARE(
+            listing->index(listing->rowOfOriginal(selected), ListingModel::SourceColumn).data().toString(),
+            QStringLiteral("attention.py:31"));
+        shot(w, QStringLiteral("13-source"));
+    }
+
+    // 14. Four variants compared, Metrics floated and docked again (a double-click on its title bar),
+    // Variants moved to the left: the listing keeps its width, and View ▸ Reset Layout puts every dock
+    // back where a fresh window has it.
+    void resetLayoutAfterRedock()
+    {
+        const QString cubin = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
+        SASSX_REQUIRE_SAMPLE(cubin);
+        QSettings().clear();
+        auto* session = new Session;
+        session->store()->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        DialogDriver driver;
+        QVERIFY(openThroughDialog(w, driver, cubin));
+        QTest::qWait(200);
+        ListingPanel* listing = w.listingPanel();
+        auto* metrics = w.findChild<QDockWidget*>(QStringLiteral("metricsDock"));
+        auto* variants = w.findChild<QDockWidget*>(QStringLiteral("variantsDock"));
+        const int freshListing = listing->width();
+        const int freshMetrics = metrics->width();
+
+        std::vector<int> ids{0};
+        for (int i = 0; i < 3; ++i)
+            ids.push_back(session->variantTree()->addVariant(0, QStringLiteral("v%1").arg(i + 1), {}));
+        w.variantsPanel()->selectVariants(ids);
+        QToolButton* compare = nullptr;
+        for (auto* b : w.variantsPanel()->findChildren<QToolButton*>())
+            if (b->text() == QLatin1String("Compare")) compare = b;
+        QVERIFY(compare && compare->isEnabled());
+        compare->click();
+        metrics->setFloating(true);
+        QTest::qWait(300);
+        metrics->setFloating(false);
+        QTest::qWait(300);
+        QCOMPARE(listing->width(), freshListing);
+        shot(w, QStringLiteral("14-redocked"));
+
+        w.addDockWidget(Qt::LeftDockWidgetArea, variants);
+        metrics->setFloating(true);
+        QTest::qWait(300);
+        QVERIFY(listing->view()->width() >= listing->view()->usableMinimumWidth());
+        QAction* reset = actionNamed(&w, QStringLiteral("Reset Layout"));
+        QVERIFY(reset);
+        reset->trigger();
+        QTest::qWait(300);
+        QVERIFY(!metrics->isFloating());
+        QCOMPARE(w.dockWidgetArea(variants), Qt::RightDockWidgetArea);
+        QCOMPARE(w.dockWidgetArea(metrics), Qt::RightDockWidgetArea);
+        QCOMPARE(listing->width(), freshListing);
+        QCOMPARE(metrics->width(), freshMetrics);
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("reset")));
+        shot(w, QStringLiteral("14-reset-layout"));
     }
 };
 
