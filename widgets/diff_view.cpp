@@ -1,6 +1,7 @@
 #include "widgets/diff_view.h"
 
 #include "core/sass/control_text.h"
+#include "core/sass/instruction_text.h"
 #include "core/session/variant_tree.h"
 #include "widgets/listing_delegate.h"
 
@@ -85,6 +86,15 @@ int DiffView::rowHeight() const
 int DiffView::firstVisibleRow() const
 {
     return verticalScrollBar()->value();
+}
+
+QString DiffView::rowText(bool right, uint32_t position) const
+{
+    const auto analysis = m_variants->analysis();
+    const Schedule& s = right ? m_b : m_a;
+    if (!analysis || position >= s.order.size()) return {};
+    const uint32_t orig = s.order[position];
+    return QString::fromStdString(instructionText(analysis->listing.instructions[orig], s.control[orig]));
 }
 
 QString DiffView::summary() const
@@ -245,7 +255,7 @@ void DiffView::paintEvent(QPaintEvent*)
         p.drawText(QRect(x + 2, y, 50, h), Qt::AlignVCenter,
                    QStringLiteral("%1").arg(pos * 16, 4, 16, QLatin1Char('0')));
         p.setPen(ListingDelegate::opcodeColor(int(ins.cls), ins.isMemory()));
-        const QString text = QString::fromStdString(ins.text());
+        const QString text = rowText(x > 0, pos);
         p.drawText(QRect(x + 50, y, colWidth - 50 - rightWidth, h), Qt::AlignVCenter,
                    fontMetrics().elidedText(text, Qt::ElideRight, colWidth - 50 - rightWidth));
         p.setPen(palette().color(QPalette::Text));

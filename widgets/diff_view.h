@@ -43,6 +43,8 @@ public:
     bool nextChange();
     bool previousChange();
     int firstVisibleRow() const;
+    // The instruction text drawn on row `position` of the left or right side (empty out of range).
+    QString rowText(bool right, uint32_t position) const;
     // Both variants have stall samples: every row shows its share.
     bool showsSamples() const { return m_stallsA.has_value(); }
 

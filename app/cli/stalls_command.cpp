@@ -5,6 +5,7 @@
 
 #include "core/cubin/cubin.h"
 #include "core/eval/launch_spec.h"
+#include "core/sass/instruction_text.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/kernel_evaluator.h"
 #include "core/session/kernel_stalls.h"
@@ -95,7 +96,7 @@ void printText(const StallProfile& p, const KernelStalls& k, const KernelAnalysi
     for (size_t i = 0; i < positions.size() && int(i) < top; ++i) {
         const uint32_t orig = s.order[positions[i]];
         std::printf("  %04x  #%-5u %6.2f%%  %-44s  %s\n", positions[i] * 16, orig, 100.0 * k.share(orig),
-                    a.listing.instructions[orig].text().substr(0, 44).c_str(),
+                    instructionText(a.listing.instructions[orig], s.control[orig]).substr(0, 44).c_str(),
                     reasonsText(k.byOriginal[orig], 3).c_str());
     }
 }

@@ -2,6 +2,7 @@
 
 #include "core/analysis/kernel_analysis.h"
 #include "core/rewrite/yield_evidence.h"
+#include "core/sass/instruction_text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,18 +28,10 @@ bool fixedAlu(const Instruction& ins)
     return !ins.variableLatency && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma);
 }
 
-// The register number in reuse slot `slot`'s encoding field: Ra bits 24-31, Rb bits 32-39, Rc bits 64-71
-// (docs/sass-facts.md §1; 255 = RZ). Whether the field holds a register depends on the form.
+// The register in reuse slot `slot`'s encoding field (the same one the instruction text marks).
 int registerField(const Instruction& ins, int slot)
 {
-    switch (slot) {
-    case 0:
-        return int((ins.lo >> 24) & 0xFF);
-    case 1:
-        return int((ins.lo >> 32) & 0xFF);
-    default:
-        return int(ins.hi & 0xFF);
-    }
+    return reuseFieldRegister(ins, slot);
 }
 
 // Encoding form: the full opcode and the kinds of the printed operands (immediate, constant and register

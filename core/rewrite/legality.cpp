@@ -1,5 +1,6 @@
 #include "core/rewrite/legality.h"
 
+#include "core/analysis/required_latency.h"
 #include "core/rewrite/schedule_predicates.h"
 
 #include <algorithm>
@@ -312,20 +313,9 @@ std::string shortDistanceMessage(const KernelAnalysis& a, const Dependency& d, i
                   at(a, f) + " reads it (operands may be read after issue)"
             : at(a, i) + " writes " + regName(d) + " " + std::to_string(dist) + " cycles after " + at(a, f) +
                   " does (a shorter pipe could land its write first)";
-    std::string source;
-    if (d.measured && required == d.latency)
-        source = " (measured on the GPU for this pair of opcodes: " + a.latencies.measuredSource() + ")";
-    else if (d.measured)
-        source = " (the distance ptxas left, below the bound measured on the GPU)";
-    else if (!d.latencyFromTable)
-        source = " (the distance ptxas left; the table does not know this pair)";
-    else if (d.kind == DepKind::Raw)
-        source = " (the " + a.latencies.arch() +
-                 " latency table, or the least distance ptxas left for this pair in the kernel "
-                 "if larger)";
-    else
-        source = " (the least distance ptxas left between these two opcodes in the kernel)";
-    return what + "; it needs " + std::to_string(required) + source;
+    // `required` is the edge's requiredDistance(), the figure requiredLatency() states with its source.
+    return what + "; it needs " + std::to_string(required) + " (" +
+           latencySourceText(a, d, requiredLatency(a, d)) + ")";
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "core/analysis/kernel_analysis.h"
 #include "core/sass/control_text.h"
+#include "core/sass/instruction_text.h"
 #include "core/sass/listing.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ constexpr uint64_t kControlBits = 0x1FFFFFull << 41;
 
 DiffSide::Row rowOf(const Instruction& ins, const Control& c)
 {
-    return {ins.lo, ins.hi & ~kControlBits, c, ins.text()};
+    return {ins.lo, ins.hi & ~kControlBits, c, instructionText(ins, c)};
 }
 
 // Positions (in A order) that belong to a longest increasing run of B positions: everything else is

@@ -23,7 +23,7 @@ struct DiffSide
         uint64_t lo = 0;
         uint64_t hiOperands = 0; // hi without the control bits
         Control control;
-        std::string text; // "@P0 LDG.E R2, desc[UR4][R2.64]" (reuse flags as the original printed them)
+        std::string text; // "@P0 LDG.E R2, desc[UR4][R2.64]"; its `.reuse` marks follow `control`
     };
     std::string label; // file name or variant name, shown in headers
     std::vector<Row> rows;

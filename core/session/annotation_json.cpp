@@ -1,7 +1,9 @@
 #include "core/session/annotation_json.h"
 
+#include "core/analysis/required_latency.h"
 #include "core/cubin/source_map.h"
 #include "core/sass/control_text.h"
+#include "core/sass/instruction_text.h"
 #include "core/sass/semantics.h"
 #include "core/session/source_lines.h"
 
@@ -145,9 +147,11 @@ nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
         nlohmann::json dj{{"from", d.from}, {"kind", depKindName(d.kind)}, {"distance", d.distance}};
         if (d.hasReg) dj["reg"] = d.reg.name();
         if (d.scoreboard >= 0) dj["sb"] = d.scoreboard;
-        if (d.latency >= 0) {
-            dj["latency"] = d.latency;
-            dj["latency_source"] = d.measured ? "measured" : d.latencyFromTable ? "table" : "original";
+        // The figure the checker holds the edge to, never above ptxas' own distance (required_latency.h).
+        if (const RequiredLatency r = requiredLatency(a, d); r.source != LatencySource::None) {
+            dj["latency"] = r.cycles;
+            dj["latency_source"] = latencySourceKey(r.source);
+            if (r.tableFigure >= 0 && r.tableFigure != r.cycles) dj["table_latency"] = r.tableFigure;
         }
         deps.push_back(dj);
     }
@@ -242,7 +246,7 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch, con
             }
             std::snprintf(buf, sizeof buf, "/*%04llx*/ ", static_cast<unsigned long long>(ins.offset));
             os << buf;
-            std::string text = ins.text();
+            std::string text = instructionText(ins, ins.control);
             os << text;
             for (size_t pad = text.size(); pad < 48; ++pad)
                 os << ' ';
@@ -262,8 +266,10 @@ std::string annotationText(const KernelAnalysis& a, const std::string& arch, con
                 if (d.hasReg) os << ":" << d.reg.name();
                 if (d.scoreboard >= 0) os << ":SB" << int(d.scoreboard);
                 os << " d=" << d.distance;
-                // M: a cell measured on the GPU; L: the table raised to ptxas' evidence; O: ptxas' distance.
-                if (d.latency >= 0) os << (d.measured ? "/M" : d.latencyFromTable ? "/L" : "/O") << d.latency;
+                // The checker's figure: M measured on the GPU, L the latency table, P the least distance
+                // ptxas left for the pair in the kernel, O ptxas' own distance for the edge.
+                if (const RequiredLatency r = requiredLatency(a, d); r.source != LatencySource::None)
+                    os << '/' << latencySourceMark(r.source) << r.cycles;
             }
             os << "\n";
         }

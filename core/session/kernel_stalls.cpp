@@ -1,5 +1,7 @@
 #include "core/session/kernel_stalls.h"
 
+#include "core/sass/instruction_text.h"
+
 #include <algorithm>
 
 namespace sassx {
@@ -40,14 +42,15 @@ nlohmann::json kernelStallsJson(const KernelStalls& stalls, const KernelAnalysis
         nlohmann::json words = nlohmann::json::object();
         for (const auto& [word, count] : s.byWord)
             words[word] = count;
-        instructions.push_back({{"position", pos},
-                                {"offset", pos * 16},
-                                {"original", orig},
-                                {"text", analysis.listing.instructions[orig].text()},
-                                {"samples", s.samples},
-                                {"share", stalls.share(orig)},
-                                {"not_issued", s.notIssued},
-                                {"by_reason", words}});
+        instructions.push_back(
+            {{"position", pos},
+             {"offset", pos * 16},
+             {"original", orig},
+             {"text", instructionText(analysis.listing.instructions[orig], variant.control[orig])},
+             {"samples", s.samples},
+             {"share", stalls.share(orig)},
+             {"not_issued", s.notIssued},
+             {"by_reason", words}});
     }
     nlohmann::json blocks = nlohmann::json::array();
     for (size_t b = 0; b < stalls.byBlock.size(); ++b)

@@ -61,6 +61,8 @@ private slots:
     void annotate_data();
     void annotate();
     void annotateToFile();
+    void annotateRequiredLatency_data();
+    void annotateRequiredLatency();
     void legal_data();
     void legal();
     void legalOnTriton_data();

@@ -193,6 +193,67 @@ void TestCli::annotateToFile()
              r.err.constData());
 }
 
+void TestCli::annotateRequiredLatency_data()
+{
+    QTest::addColumn<QString>("stem");
+    QTest::newRow("triton attention_fwd") << "attention_fwd";
+    QTest::newRow("sgemm_leakyrelu") << "sgemm_leakyrelu";
+}
+
+// The latency a dependency must meet is the checker's figure, in the text and the JSON alike: never above
+// the distance ptxas left in its own (legal) order (attention_fwd's IMAD.WIDE.U32 → LDG said d=5/L6), and
+// with its source: M measured, L the table, P the least distance ptxas left for the pair (above the
+// table: the SGEMM's ISETP → guard of an IADD3 needs 271 cycles for that reason, the table says less),
+// O ptxas' own distance for the edge.
+void TestCli::annotateRequiredLatency()
+{
+    QFETCH(QString, stem);
+    const QString cubin = sample(stem);
+    if (cubin.isEmpty()) QSKIP(qPrintable(stem + ".sm_90.cubin was not built"));
+    const CliRun& r = cachedRun({"annotate", cubin, "--json"});
+    QVERIFY2(r.ok(), qPrintable(r.describe()));
+    QString error;
+    const QJsonArray insts = parseObject(r.out, &error)["instructions"].toArray();
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    static const QStringList sources{"measured", "table", "ptxas_least", "original"};
+    QStringList figures; // "from->to d=X/SY" from the JSON, to hold against the text
+    bool sawLeast = false;
+    for (const QJsonValue& ins : insts)
+        for (const QJsonValue& d : ins["deps"].toArray()) {
+            if (!d.toObject().contains("latency")) continue;
+            const int latency = d["latency"].toInt(), distance = d["distance"].toInt();
+            const QString source = d["latency_source"].toString();
+            const QString where = QStringLiteral("%1 <- %2 d=%3 latency %4 (%5)")
+                                      .arg(ins["index"].toInt())
+                                      .arg(d["from"].toInt())
+                                      .arg(distance)
+                                      .arg(latency)
+                                      .arg(source);
+            QVERIFY2(sources.contains(source), qPrintable(where));
+            QVERIFY2(latency <= distance, qPrintable(where));
+            const char mark = "MLPO"[sources.indexOf(source)];
+            figures << QStringLiteral("d=%1/%2%3").arg(distance).arg(QLatin1Char(mark)).arg(latency);
+            if (source == "ptxas_least") {
+                sawLeast = true;
+                QVERIFY2(d["table_latency"].toInt() < latency, qPrintable(where));
+            }
+            if (stem == "sgemm_leakyrelu" && ins["offset"].toInt() == 0x1820 &&
+                d["from"].toInt() == 0x0850 / 16 && d["kind"].toString() == "raw") {
+                QCOMPARE(latency, 271);
+                QCOMPARE(source, QStringLiteral("ptxas_least"));
+            }
+        }
+    QVERIFY(sawLeast);
+    // The text listing states the same figures in the same order.
+    const CliRun& text = cachedRun({"annotate", cubin});
+    QVERIFY2(text.ok(), qPrintable(text.describe()));
+    static const QRegularExpression figure(QStringLiteral("d=-?\\d+/[A-Z]\\d+"));
+    QStringList written;
+    for (auto m = figure.globalMatch(QString::fromUtf8(text.out)); m.hasNext();)
+        written << m.next().captured(0);
+    QCOMPARE(written, figures);
+}
+
 void TestCli::legal_data()
 {
     QTest::addColumn<QString>("stem");

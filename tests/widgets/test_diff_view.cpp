@@ -2,14 +2,18 @@
 // instruction, not two), live refresh after an edit, change navigation, and the listing's control-bit
 // notation.
 #include "core/rewrite/diff_export.h"
+#include "core/rewrite/ffma_interleave.h"
 #include "core/rewrite/schedule_diff.h"
 #include "core/sass/control_text.h"
 #include "core/session/session.h"
 #include "widget_test_support.h"
 #include "widgets/diff_view.h"
 
+#include <QFontInfo>
 #include <QSignalSpy>
 #include <QtTest>
+
+#include <bit>
 
 using namespace sassx;
 
@@ -91,6 +95,63 @@ private Q_SLOTS:
         QCOMPARE(view.leftVariant(), 0);
         QCOMPARE(view.rightVariant(), session.variantTree()->currentVariantId());
         QVERIFY2(view.summary().contains(QStringLiteral("identical schedules")), qPrintable(view.summary()));
+    }
+
+    void reuseMarksFollowTheFlags_data()
+    {
+        QTest::addColumn<QFont>("font");
+        const auto [general, other] = test::twoFontFamilies();
+        QTest::newRow(qPrintable(QFontInfo(general).family())) << general;
+        QTest::newRow(qPrintable(QFontInfo(other).family() + QStringLiteral(" (second)"))) << other;
+    }
+
+    // The diff dock and the diff exports write each instruction as its edited word reads: after the
+    // yield/reuse FFMA interleave the cleared Rb flags lose their `.reuse` marks on the right side (the
+    // dock showed ptxas' marks), the left keeps them, and the text, HTML and JSON diffs agree.
+    void reuseMarksFollowTheFlags()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        Session session;
+        session.store()->setAutosaveInterval(0);
+        QString error;
+        QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
+        const auto& a = *session.analysis();
+        const PatternEdits named =
+            ffmaInterleaveEdits(*session.variantTree()->checker(), session.variantTree()->schedule(), 0,
+                                UINT32_MAX, InterleaveReuse::Clear);
+        QVERIFY(!named.edits.empty());
+        const int id = session.variantTree()->addVariant(0, QStringLiteral("interleave"), named.edits);
+        DiffView view(session.variantTree());
+        view.setFont(font);
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setVariants(0, id);
+        const Schedule b = *session.variantTree()->scheduleOf(id);
+        const auto diff = diffSchedules(DiffSide::fromSchedule(a, Schedule::identity(a), "original"),
+                                        DiffSide::fromSchedule(a, b, "interleave"), a.listing.kernel);
+        QVERIFY(diff);
+        const std::string text = diffToText(*diff), html = diffToHtml(*diff), json = diffToJson(*diff).dump();
+        auto marks = [](const QString& t) { return int(t.count(QStringLiteral(".reuse"))); };
+        int cleared = 0;
+        for (uint32_t p = 0; p < b.order.size(); ++p) {
+            const uint32_t i = b.order[p];
+            const Instruction& ins = a.listing.instructions[i];
+            const int flags = std::popcount(unsigned(b.control[i].reuse & 7));
+            const QString right = view.rowText(true, p);
+            QVERIFY2(marks(right) == flags, qPrintable(right));
+            QCOMPARE(marks(view.rowText(false, p)), marks(QString::fromStdString(ins.text())));
+            QCOMPARE(QString::fromStdString(diff->b.rows[p].text), right);
+            if (marks(QString::fromStdString(ins.text())) > flags) {
+                ++cleared;
+                // The exports name the row by its edited text, never ptxas' one.
+                QVERIFY(text.find(right.toStdString()) != std::string::npos);
+                QVERIFY(json.find(right.toStdString()) != std::string::npos);
+                QVERIFY(html.find(right.toStdString()) != std::string::npos);
+            }
+        }
+        QVERIFY(cleared > 8);
     }
 
     void countsRefreshAndNavigation()

@@ -3,6 +3,7 @@
 #include "widgets/edit_text.h"
 
 #include "core/rewrite/ffma_interleave.h"
+#include "core/rewrite/message_addresses.h"
 #include "core/session/variant_tree.h"
 #include "widgets/commands/variant_edit_command.h"
 
@@ -18,11 +19,19 @@ EditController::EditController(VariantTree* variants, QUndoStack* undoStack, QOb
 {
 }
 
+QString EditController::shownAddresses(const std::string& message) const
+{
+    const auto analysis = m_variants->analysis();
+    if (!analysis) return QString::fromStdString(message);
+    return QString::fromStdString(withScheduleAddresses(message, *analysis, m_variants->schedule()));
+}
+
 EditOutcome EditController::check(const Edit& edit) const
 {
     const LegalityReport report = m_variants->checkEdits(m_variants->currentVariantId(), {edit});
     if (report.legal()) return {true, {}};
-    QString reason = QString::fromStdString(report.hazards.front().message);
+    // The checker names instructions by ptxas' addresses; the listing shows this variant's.
+    QString reason = shownAddresses(report.hazards.front().message);
     if (report.hazards.size() > 1)
         reason += tr(" (and %n more hazard(s))", nullptr, int(report.hazards.size() - 1));
     return {false, reason};
@@ -62,7 +71,7 @@ EditOutcome EditController::applyFfmaInterleave(InterleaveReuse reuse)
         return {false, named.refused.empty()
                            ? tr("No FFMA in the %n run(s) caches its Rb operand where the pattern edits",
                                 nullptr, named.runs)
-                           : QString::fromStdString(named.refused.front())};
+                           : shownAddresses(named.refused.front())};
     }
     const QString text = QString::fromLatin1(interleavePatternName(reuse)) + QStringLiteral(": ") +
                          tr("%n edit(s)", nullptr, int(named.edits.size())) +

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include <string>
 #include <vector>
 
 class QUndoStack;
@@ -64,6 +65,8 @@ Q_SIGNALS:
 
 private:
     void push(const std::vector<Edit>& edits, const QString& text);
+    // A checker message with its instructions named by their addresses in the variant shown.
+    QString shownAddresses(const std::string& message) const;
 
     VariantTree* m_variants;
     QUndoStack* m_undoStack;

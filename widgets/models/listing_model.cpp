@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/sass/control_text.h"
+#include "core/sass/instruction_text.h"
 
 #include <QBrush>
 #include <QColor>
@@ -357,7 +358,7 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
     case OpcodeRole:
         return QString::fromStdString(ins.opcode);
     case OperandsRole:
-        return QString::fromStdString(ins.operandText);
+        return QString::fromStdString(operandText(ins, c));
     case BranchTargetRole:
         return ins.branchTarget ? QVariant(qulonglong(*ins.branchTarget)) : QVariant();
     case SampleShareRole:
@@ -382,9 +383,11 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
             return hexAddress(uint64_t(position) * 16);
         case PredicateColumn:
             return QString::fromStdString(ins.predicateText);
-        case InstructionColumn:
-            return QString::fromStdString(ins.opcode +
-                                          (ins.operandText.empty() ? "" : " " + ins.operandText));
+        case InstructionColumn: {
+            // The edited word's text: `.reuse` marks follow this variant's flags (instruction_text.h).
+            const std::string ops = operandText(ins, c);
+            return QString::fromStdString(ins.opcode + (ops.empty() ? std::string() : " " + ops));
+        }
         case StallColumn:
             return int(c.stall);
         case YieldColumn:
@@ -448,7 +451,7 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
             return tr("Issues at static cycle %1 of its block (sum of this variant's stalls; a model).")
                 .arg(size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0);
         default: {
-            QString tip = QString::fromStdString(ins.text());
+            QString tip = QString::fromStdString(instructionText(ins, c));
             if (orig < analysis->facts.size() && analysis->facts[orig].wall)
                 tip += tr("\nWall: %1").arg(QString::fromStdString(analysis->facts[orig].wallReason));
             if (ins.isMemory())
