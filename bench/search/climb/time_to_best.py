@@ -15,7 +15,10 @@ import csv, glob, json, os, sys
 
 
 def load(run_dir):
-    rows = list(csv.DictReader(open(os.path.join(run_dir, "history.csv"))))
+    # history.csv as the search wrote it, or bests.csv, the compact copy kept under bench/results (its
+    # new-best rows, re-measures and last row: all this script reads; bench/compact_results.py).
+    name = "history.csv" if os.path.exists(os.path.join(run_dir, "history.csv")) else "bests.csv"
+    rows = list(csv.DictReader(open(os.path.join(run_dir, name))))
     report = json.load(open(os.path.join(run_dir, "report.json")))
     benches = []
     for b in sorted(glob.glob(os.path.join(run_dir, "bench*.json"))):

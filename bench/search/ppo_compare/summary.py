@@ -2,10 +2,26 @@
 """Table of one ppo_compare run directory (run_device.sh): per contender, the best's final figure from
 fresh worker processes with its interval and noise floor, time to best, the best so far at fixed times
 (history.csv: the search's own figure of each new best), evaluations, and PPO's learning.
-usage: summary.py DIR   (DIR holds ppo-warm/, ppo-cold/, climb/, random/, env.txt)"""
-import csv, json, os, sys
+usage: summary.py DIR   (DIR holds ppo-warm/, ppo-cold/, climb/, random/, env.txt)
+Each run's history is history.csv as the search wrote it, or bests.csv, the compact copy kept under
+bench/results (its new-best rows and last row: all this script reads; bench/compact_results.py)."""
+import csv, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from compact_results import load_report  # noqa: E402  (ppo.learning split off into a CSV)
 
 ORDER = ["ppo-warm", "ppo-cold", "climb", "random"]
+
+
+def read_history(d):
+    """The run's history.csv, else its bests.csv; [] when neither is there."""
+    for name in ("history.csv", "bests.csv"):
+        try:
+            with open(os.path.join(d, name)) as f:
+                return list(csv.DictReader(f))
+        except OSError:
+            pass
+    return []
 
 
 def best_by(history, seconds):
@@ -32,16 +48,11 @@ def main(root):
     for name in ORDER:
         d = os.path.join(root, name)
         try:
-            r = json.load(open(os.path.join(d, "report.json")))
+            r = load_report(os.path.join(d, "report.json"))
         except (OSError, ValueError):
             print(f"| {name} | no report (see {name}/log) |" + " |" * (len(head) - 2))
             continue
-        history = []
-        try:
-            with open(os.path.join(d, "history.csv")) as f:
-                history = list(csv.DictReader(f))
-        except OSError:
-            pass
+        history = read_history(d)
         b = r.get("best") or {}
         fin = b.get("final") or {}
         if r.get("improved") and fin:
@@ -74,10 +85,8 @@ def warm_against_cold(root):
     """When each PPO run first reached the other's final best (both in the search's own figures)."""
     runs = {}
     for name in ("ppo-warm", "ppo-cold"):
-        try:
-            with open(os.path.join(root, name, "history.csv")) as f:
-                runs[name] = list(csv.DictReader(f))
-        except OSError:
+        runs[name] = read_history(os.path.join(root, name))
+        if not runs[name]:
             return
     best = {n: max([float(r["speedup"]) for r in h if r.get("best") == "1"] or [1.0]) for n, h in runs.items()}
     for a, b in (("ppo-warm", "ppo-cold"), ("ppo-cold", "ppo-warm")):
@@ -94,7 +103,7 @@ def time_split(root):
     print("|---|---|---|---|---|")
     for name in ORDER:
         try:
-            r = json.load(open(os.path.join(root, name, "report.json")))
+            r = load_report(os.path.join(root, name, "report.json"))
         except (OSError, ValueError):
             continue
         t = r.get("time_split") or {}
