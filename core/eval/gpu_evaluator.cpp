@@ -113,7 +113,7 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
     // One candidate measured on many fresh rounds (a climb's re-measure of its incumbent after a win)
     // would leave all but one GPU of a pool idle: its rounds are split over the workers and the parts
     // combined as fresh processes' parts are. On four H200s the default search re-measured 22-32 times in
-    // 25 s with three GPUs waiting each time (bench/results/multigpu-h200x4-2026-11-27b.md).
+    // 25 s with three GPUs waiting each time (docs/status.md, "Re-measures on a GPU pool").
     const int workers = parallelism();
     if (candidates.size() == 1 && workers > 1 && !options.checkOnly && !options.race.enabled() &&
         options.plan.processes < 2 && options.plan.confirmRounds >= 2 * workers) {
@@ -193,7 +193,7 @@ EvalResult GpuEvaluator::evaluateAcrossProcesses(const Candidate& candidate, con
 {
     // A final figure: the rounds spread over fresh worker processes, one measurement each, so that
     // what differs between processes (context, buffers, placement) is in the interval
-    // (bench/results/remeasure-coverage-h200-2026-11-26).
+    // (docs/status.md, "Final figures over 5 fresh processes").
     const int processes = std::min(options.plan.processes, options.plan.confirmRounds);
     std::vector<EvalResult> parts;
     int left = options.plan.confirmRounds;

@@ -291,10 +291,10 @@ json GpuSession::loadBaseline(const json& request)
         // loaded module measured at another moment, and where a module lands shifts its time a
         // little for as long as it is loaded. So also screen `noiseTwins` (16) fresh twins like
         // candidates; the floor is the largest of: the long twin's, the largest twin |median - 1|,
-        // and 3 x a robust sigma of the twins (1.4826 x the median |median - 1|). History on an H100
-        // (bench/results/eval-h100-2026-11-22-cupti.md): the largest of 8 twins alone let 3 of 30
-        // confirmed identical eval_add candidates through; the robust sigma alone ignored a twin
-        // 0.41% fast and let 10 of 75 identical attention candidates through.
+        // and 3 x a robust sigma of the twins (1.4826 x the median |median - 1|). Either alone lets
+        // identical candidates through as faster: the largest of 8 twins let 3 of 30 (eval_add), the
+        // robust sigma ignored a twin 0.41% fast and let 10 of 75 (attention): docs/status.md, "Noise
+        // floor from identical twins".
         json twins = json::array();
         std::vector<double> twinDeviation;
         for (int t = 0; t < options.noiseTwins; ++t) {

@@ -336,7 +336,7 @@ int SearchEngine::batchSize() const
     // With N GPUs, batches of N waited for their slowest race: on four H200s the default search ran at
     // 1.57x (attention_fwd) its one-GPU rate; with 4 candidates per GPU (the pool hands each idle worker
     // the next one) at 2.09x, and with 16, after the worker's input was fixed, at 3.33x in race rounds
-    // per second (bench/results/search-multigpu-h200x4-2026-11-26.md, multigpu-h200x4-2026-11-27b.md).
+    // per second (docs/status.md, "Batches on a GPU pool").
     const int workers = std::max(1, m_evaluator.parallelism());
     int64_t batch = workers == 1 ? 1 : int64_t(workers) * m_state.config.candidatesPerGpu;
     if (m_state.config.budgetEvals > 0)

@@ -349,7 +349,7 @@ std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng
         std::optional<Edit> e;
         if (wantControl && moved) {
             // Rebuilding the list after every move cost a whole block's edits per move: random search in
-            // all+control spent 79% of a GPU run on it (bench/results/ppo-device-compare-2026-11-27b.md).
+            // all+control spent 79% of a GPU run on it (docs/status.md, "Control edits after a move").
             e = proposeControlAfterMove(schedule, rng, editedSinceMove);
         } else if (wantControl) {
             if (!controlFresh) {

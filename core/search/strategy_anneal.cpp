@@ -62,7 +62,7 @@ bool AnnealStrategy::acceptAnneal(SearchEngine& eng, const SpeedupFigures& f, do
     // with Δ measured with standard error σ, accepting with min(1, exp(Δ/T − σ²/2T²)) keeps the walk's
     // balance that exact Δ would give. Plain Metropolis on a noisy Δ accepts every lucky draw of a slightly
     // harmful edit: on the H200 it accepted 81-91% of the steps and ended 1-4% below the original
-    // (bench/results/search-climb-h200x4-2026-11-26.md). σ comes from the 95% interval of this
+    // (docs/status.md, "Annealing with noisy energies"). σ comes from the 95% interval of this
     // measurement; an exact figure has none.
     const double low = paired ? f.pairedLow : f.low;
     const double high = paired ? f.pairedHigh : f.high;

@@ -217,7 +217,7 @@ std::vector<SearchEngine::Candidate> ClimbStrategy::climbCandidates(SearchEngine
     }
     // During a sweep every other candidate is a probe: single edits refine, probes find what only a
     // combination gains (on attention_fwd random variants of 1-30 flips reached 1.019x in 24 s while a
-    // pure sweep of its ~2,000 flips needed minutes: bench/results/search-climb-h200x4-2026-11-26.md).
+    // pure sweep of its ~2,000 flips needed minutes: docs/status.md, "Climb's probes").
     size_t position = cs.value("position", size_t(0));
     int64_t turn = cs.value("turn", int64_t(0));
     while (int(out.size()) < batch && position < m_sweep.size()) {

@@ -21,7 +21,7 @@ namespace {
 
 // Adds the scope's wall time to one of the strategy's phases of the run's time split (report.json
 // time_split.strategy_phases): PPO spent 54-61% of a GPU run outside the evaluator
-// (bench/results/ppo-device-compare-2026-11-27c.md), and the device, not the CPU, must say which part.
+// (docs/status.md, "PPO agent time"), and the device, not the CPU, must say which part.
 class PhaseTimer
 {
 public:

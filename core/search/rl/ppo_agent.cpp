@@ -18,7 +18,7 @@ namespace {
 // Every minibatch allocates and frees the same few CPU tensors of 0.1-1 MB. glibc hands blocks of that
 // size back to the kernel when they are freed (mmap above its threshold, trimming the heap's top), and the
 // kernel zeroes fresh pages on the next fault: on flash_attn_fwd under the estimate that was 7 s of system
-// time in a 33 s run (bench/results/ppo-agent-cpu-2026-11-27.md). Fixed thresholds keep those blocks in
+// time in a 33 s run (docs/status.md, "PPO agent time"). Fixed thresholds keep those blocks in
 // the heap, at ~15 MB more resident memory. Process-wide, so set once, by the first agent.
 void keepTensorMemory()
 {
