@@ -15,6 +15,9 @@ Only run directories hold history.csv, so --reports prints no episode-end column
 episodes the report says were completed (the history count also includes an unfinished last one)."""
 import csv, glob, json, os, statistics, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from compact_results import load_report  # noqa: E402  (ppo.learning kept as a CSV beside the report)
+
 
 def best_cell(r):
     f = r["best"]["final"]
@@ -37,7 +40,7 @@ def from_run_dirs(out):
         rep = os.path.join(d, "report.json")
         if not os.path.isdir(d) or not os.path.exists(rep):
             continue
-        r = json.load(open(rep))
+        r = load_report(rep)
         eps_col = ent_col = episodes = "–"
         if "ppo" in r:
             rows = list(csv.DictReader(open(os.path.join(d, "history.csv"))))
@@ -60,7 +63,7 @@ def from_reports(args):
     runs = []
     for a in (x for x in args if x != "--ppo-only"):
         label, path = a.split("=", 1) if "=" in a else (None, a)
-        j = json.load(open(path))
+        j = load_report(path)
         if "tool" in j:  # one search report
             runs.append((label or os.path.basename(path).removesuffix(".json"), j))
         else:

@@ -2,7 +2,10 @@
 """The table of run_table.sh: per sample and seed, random's and PPO's best (the final figure of each
 search report; on the estimate backend an ESTIMATE, not a measurement), PPO's policy entropy at its
 first and last update, and the evaluations each spent. usage: make_table.py REPORTS_DIR"""
-import collections, glob, json, os, sys
+import collections, glob, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from compact_results import load_report  # noqa: E402  (ppo.learning kept as a CSV beside the report)
 
 
 def best(r):
@@ -13,7 +16,7 @@ def main(d):
     runs = collections.defaultdict(dict)
     for path in sorted(glob.glob(os.path.join(d, "*.json"))):
         kernel, algo, seed = os.path.basename(path).removesuffix(".json").rsplit(".", 2)
-        runs[(kernel, seed)][algo] = json.load(open(path))
+        runs[(kernel, seed)][algo] = load_report(path)
     env = open(os.path.join(d, "env.txt")).read().strip() if os.path.exists(os.path.join(d, "env.txt")) else ""
     print("All speed-ups are ESTIMATES of the static model (estimate backend, sm_90), not measurements;"
           " >1 = faster, \"none\" = nothing clearly above the original.\n")
