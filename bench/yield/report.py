@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
 """Tables for the stall x yield probe (bench/yield/README.md).
 
-  report.py RUN_DIR DECODE.json OUT.json    RUN_DIR holds run_device.sh's yield-raw.json and
+  report.py RUN_DIR DECODE.json OUT.json.gz RUN_DIR holds run_device.sh's yield-raw.json and
                                             device.json; DECODE.json is decode_check.py's output.
-Writes the committed raw-data file OUT.json (compact: the variants' instruction listings dropped) and
-prints the markdown tables of the results page on stdout.
+Writes the committed raw-data file OUT.json.gz (compact: the variants' instruction listings dropped;
+gzip keeps it under the results' per-file limit) and prints the markdown tables of the results page on
+stdout.
 
-  report.py COMMITTED.json                  prints the same tables from the committed compact file
-                                            (bench/results/yield-semantics-h100-2026-11-22.json),
+  report.py COMMITTED.json.gz               prints the same tables from the committed compact file
+                                            (bench/results/yield-semantics-h100-2026-11-22.json.gz),
                                             writes nothing
 """
+import gzip
 import json
 import os
 import sys
+
+
+def _open(path, mode="r"):
+    """A .json or .json.gz file, as text."""
+    return gzip.open(path, mode + "t") if path.endswith(".gz") else open(path, mode)
 
 GAP_FAMILIES = (("fadd", "FADD (no reuse flags)"), ("ffma", "FFMA (reuse flags on Ra, Rc)"),
                 ("iadd3", "IADD3"))
@@ -154,14 +161,15 @@ def main():
     if len(sys.argv) == 2:
         # The compact file keeps every row the tables read and the decode results, so the committed
         # page can be checked without the device run's directory.
-        raw = json.load(open(sys.argv[1]))
+        raw = json.load(_open(sys.argv[1]))
         decode = raw["decode"]
     elif len(sys.argv) == 4:
         run_dir, decode_path, out_path = sys.argv[1:]
         raw = json.load(open(os.path.join(run_dir, "yield-raw.json")))
         device = json.load(open(os.path.join(run_dir, "device.json")))
         decode = json.load(open(decode_path))
-        json.dump(compact(raw, device, decode), open(out_path, "w"), separators=(",", ":"))
+        with _open(out_path, "w") as f:
+            json.dump(compact(raw, device, decode), f, separators=(",", ":"))
     else:
         sys.exit(__doc__)
     v = rows_by_variant(raw)
