@@ -2,6 +2,7 @@
 
 #include "widgets/export_actions.h"
 
+#include "core/eval/speedup_text.h"
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
@@ -212,8 +213,19 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     connect(m_session->measureQueue(), &MeasureQueue::measureFinished, this, [this](int id) {
         // "Measuring with …" must not outlive the measurement.
         const VariantRecord* v = m_session->variantTree()->variant(id);
-        statusBar()->showMessage(tr("Measured %1").arg(v ? QString::fromStdString(v->name) : QString()),
-                                 5000);
+        const QString name = v ? QString::fromStdString(v->name) : QString();
+        if (v && v->figures && isEstimateSource(v->figures->result.source.kind)) {
+            const auto& timing = v->figures->result.timing;
+            const QString figure =
+                timing && timing->ratio.median > 0
+                    ? QStringLiteral(": ") +
+                          QString::fromStdString(speedupText(1.0 / timing->ratio.median, true))
+                    : QString();
+            statusBar()->showMessage(
+                tr("Estimated %1%2 (static estimate, not a measurement)").arg(name, figure), 5000);
+        } else {
+            statusBar()->showMessage(tr("Measured %1").arg(name), 5000);
+        }
         std::vector<int> ids = m_metrics->model()->variants();
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
         m_metrics->setVariants(ids);

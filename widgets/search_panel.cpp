@@ -1,5 +1,6 @@
 #include "widgets/search_panel.h"
 
+#include "core/eval/speedup_text.h"
 #include "core/search/agent_loader.h"
 
 #include "core/eval/gpu_evaluator.h"
@@ -30,15 +31,16 @@ using search::SearchSpace;
 
 namespace {
 
-QString times(double speedup)
+// "1.0123×", "1.0123× est." under the estimate (core/eval/speedup_text.h).
+QString times(double speedup, bool estimate)
 {
-    return QString::number(speedup, 'f', 4) + QChar(0xd7);
+    return QString::fromStdString(speedupText(speedup, estimate));
 }
 
 // "1.0123× [1.0101, 1.0150]" when the figure has an interval, else the point.
-QString speedupWithInterval(double speedup, double low, double high, int rounds)
+QString speedupWithInterval(double speedup, double low, double high, int rounds, bool estimate)
 {
-    QString s = times(speedup);
+    QString s = times(speedup, estimate);
     if (rounds > 0 && high > low)
         s += QStringLiteral(" [%1, %2]").arg(QString::number(low, 'f', 4), QString::number(high, 'f', 4));
     return s;
@@ -371,7 +373,7 @@ void SearchPanel::rebuildRuns()
     const auto& records = m_searches->searches();
     for (size_t i = 0; i < records.size(); ++i) {
         const SearchRecord& r = records[i];
-        const QString best = r.improved() ? times(r.bestSpeedup()) : tr("no gain");
+        const QString best = r.improved() ? times(r.bestSpeedup(), r.backend() == "estimate") : tr("no gain");
         m_runs->addItem(QStringLiteral("#%1 %2 · %3 evals · %4 (%5)")
                             .arg(i + 1)
                             .arg(QString::fromStdString(r.label()))
@@ -446,9 +448,11 @@ void SearchPanel::updateLiveStatus()
         parts << tr("stopping");
     parts << tr("%1 evaluations").arg(locale.toString(qlonglong(s.evaluations)));
     parts << tr("%1/s").arg(QString::number(s.evalsPerSecond, 'f', 1));
-    parts << tr("best %1").arg(m_liveBest.ok ? speedupWithInterval(m_liveBest.speedup, m_liveBest.low,
-                                                                   m_liveBest.high, m_liveBest.rounds)
-                                             : times(s.bestSpeedup));
+    const bool estimate = job->backend() == QLatin1String("estimate");
+    parts << tr("best %1").arg(m_liveBest.ok
+                                   ? speedupWithInterval(m_liveBest.speedup, m_liveBest.low, m_liveBest.high,
+                                                         m_liveBest.rounds, estimate)
+                                   : times(s.bestSpeedup, estimate));
     parts << (s.legalMoves >= 0 ? tr("%1 legal moves").arg(locale.toString(qlonglong(s.legalMoves)))
                                 : tr("legal moves not counted yet"));
     if (!s.phase.empty()) parts << QString::fromStdString(s.phase);
@@ -468,17 +472,18 @@ void SearchPanel::updateRecordStatus()
     QStringList parts;
     parts << tr("%1 evaluations").arg(locale.toString(qlonglong(r.history.size())));
     parts << tr("%1/s").arg(QString::number(j.value("evaluations_per_second", 0.0), 'f', 1));
+    const nlohmann::json ev = j.value("evaluator", nlohmann::json::object());
     if (r.improved()) {
         const nlohmann::json f =
             j.value("best", nlohmann::json::object()).value("final", nlohmann::json::object());
         parts << tr("best %1").arg(speedupWithInterval(f.value("speedup", 1.0), f.value("low", 0.0),
-                                                       f.value("high", 0.0), f.value("rounds", 0)));
+                                                       f.value("high", 0.0), f.value("rounds", 0),
+                                                       ev.value("backend", std::string()) == "estimate"));
     } else {
         parts << tr("nothing beat the original");
     }
     const int64_t legal = j.value("legal_edits_at_start", int64_t(-1));
     if (legal >= 0) parts << tr("%1 legal moves at start").arg(locale.toString(qlonglong(legal)));
-    const nlohmann::json ev = j.value("evaluator", nlohmann::json::object());
     parts << backendLabel(QString::fromStdString(ev.value("backend", std::string())),
                           QString::fromStdString(ev.value("reason", std::string())));
     if (const std::string blind = ev.value("blind_spot", std::string()); !blind.empty())

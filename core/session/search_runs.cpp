@@ -1,5 +1,6 @@
 #include "core/session/search_runs.h"
 
+#include "core/eval/speedup_text.h"
 #include "core/rewrite/edit_compaction.h"
 #include "core/session/search_run.h"
 #include "core/session/session_store.h"
@@ -67,9 +68,10 @@ double baselineUsOf(const nlohmann::json& report)
     return report.at("baseline").value("median_us", 0.0);
 }
 
-QString speedupText(double s)
+// A search's figure in a variant's name, "1.0556×", with "est." when the estimate gave it.
+QString nameFigure(double s, const std::string& sourceLabel)
 {
-    return QString::number(s, 'f', 4) + QChar(0xd7);
+    return QString::fromStdString(speedupText(s, isEstimateSource(sourceLabel)));
 }
 
 } // namespace
@@ -194,7 +196,8 @@ void SearchRuns::finishSearch(const SearchJobResult& result)
         const SpeedupFigures final =
             search::speedupFiguresFromJson(best.value("final", nlohmann::json::object()));
         const QString name = QString::fromStdString(record.label()) + QStringLiteral(" best ") +
-                             speedupText(final.speedup > 0 ? final.speedup : result.state.bestSpeedup);
+                             nameFigure(final.speedup > 0 ? final.speedup : result.state.bestSpeedup,
+                                        final.source.empty() ? record.backend() : final.source);
         variantId =
             m_variants->addVariant(0, name, shortEdits(*kernel, result.state.editsOf(result.state.best)));
         if (auto figures = figuresOf(final, baselineUsOf(record.report))) {
@@ -246,7 +249,7 @@ int SearchRuns::openSearchEvaluation(int record, int step, QString* error)
     }
     const search::SearchEvaluation& e = (*history)[size_t(step)];
     QString name = QString::fromStdString(searchLabel(config)) + QStringLiteral(" #%1 ").arg(step);
-    name += e.figures.ok ? speedupText(e.figures.speedup) : tr("failed");
+    name += e.figures.ok ? nameFigure(e.figures.speedup, e.figures.source) : tr("failed");
     const int id = m_variants->addVariant(0, name, std::move(*edits));
     if (auto figures = figuresOf(e.figures, baselineUs)) {
         VariantRecord r = *m_variants->variant(id);

@@ -15,6 +15,7 @@
 
 #include <QDockWidget>
 #include <QLabel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QToolButton>
 #include <QTreeView>
@@ -158,6 +159,10 @@ private Q_SLOTS:
         window.variantsPanel()->measureSelected();
         QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() >= 2, 120000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().at(1).toString()));
+        // The status bar says it was an estimate, never "Measured".
+        const QString status = window.statusBar()->currentMessage();
+        QVERIFY2(status.contains(QStringLiteral("est")) && !status.startsWith(QStringLiteral("Measured")),
+                 qPrintable(status));
         VariantsModel* model = window.variantsPanel()->model();
         for (int id : {0, v}) {
             QCOMPARE(model->indexOfVariant(id, VariantsModel::SourceColumn).data().toString().left(8),

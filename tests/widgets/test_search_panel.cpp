@@ -432,7 +432,10 @@ private Q_SLOTS:
             QCOMPARE(v->parent, 0);
             QVERIFY2(QString::fromStdString(v->name).startsWith(QStringLiteral("anneal\u00b7all best 1.")),
                      v->name.c_str());
-            QVERIFY(QString::fromStdString(v->name).endsWith(QChar(0xd7)));
+            // An estimate's figure says so wherever it is shown: here in the name (the title, the
+            // diff's column headers and exports take the name).
+            QVERIFY2(QString::fromStdString(v->name).endsWith(QStringLiteral("\u00d7 est.")),
+                     v->name.c_str());
             // Its edits are the short list that reaches the chain's schedule
             // (core/rewrite/edit_compaction.h).
             auto bestEdits = editsOfEvaluation(r.history, r.bestStep());
@@ -459,6 +462,10 @@ private Q_SLOTS:
                      qPrintable(panel.statusText()));
             QVERIFY2(panel.statusText().contains(QStringLiteral("estimate — not a measurement")),
                      qPrintable(panel.statusText()));
+            QVERIFY2(panel.statusText().contains(QStringLiteral("\u00d7 est.")),
+                     qPrintable(panel.statusText()));
+            QVERIFY2(panel.runsBox()->itemText(1).contains(QStringLiteral("\u00d7 est.")),
+                     qPrintable(panel.runsBox()->itemText(1)));
 
             // Any evaluation opens as a variant with the schedule its base chain adds up to; twice is once.
             int step = -1;
@@ -470,6 +477,9 @@ private Q_SLOTS:
             QCOMPARE(opened.size(), 1);
             const int id = opened.front().front().toInt();
             QCOMPARE(session.variantTree()->currentVariantId(), id);
+            QVERIFY2(QString::fromStdString(session.variantTree()->variant(id)->name)
+                         .endsWith(QStringLiteral(" est.")),
+                     session.variantTree()->variant(id)->name.c_str());
             {
                 auto chain = session.kernelWorkspace()->schedule(*editsOfEvaluation(r.history, step));
                 auto opened = session.variantTree()->scheduleOf(id);

@@ -1,5 +1,6 @@
 #include "widgets/models/variants_model.h"
 
+#include "core/eval/speedup_text.h"
 #include "core/session/measure_queue.h"
 #include "core/session/variant_tree.h"
 
@@ -383,9 +384,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
             if (measuring) return tr("measuring…");
             if (!timing) return v->figures && !v->figures->result.ok() ? tr("failed") : QStringLiteral("—");
             // An estimate says so beside its number: the Source column may be cut off.
-            if (v->figures->result.source.kind == "estimate")
-                return tr("%1× est.").arg(1.0 / timing->ratio.median, 0, 'f', 3);
-            return QStringLiteral("%1×").arg(1.0 / timing->ratio.median, 0, 'f', 3);
+            return QString::fromStdString(
+                speedupText(1.0 / timing->ratio.median, isEstimateSource(v->figures->result.source.kind), 3));
         case IntervalColumn:
             if (!timing) return {};
             // The model gives one number: a zero-width interval would read as false precision.
