@@ -10,7 +10,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMessageBox>
-#include <QStyle>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -151,11 +150,11 @@ void VariantsPanel::resetColumns()
                      w(QStringLiteral("[0.998, 1.012]"), VariantsModel::IntervalColumn));
     h->resizeSection(VariantsModel::CorrectColumn,
                      w(QStringLiteral("not run"), VariantsModel::CorrectColumn));
-    // A name like "anneal #12" one level down the tree (longer ones are elided, whole in the tooltip),
-    // with room for the mark of an imported variant the checker refuses.
-    h->resizeSection(VariantsModel::NameColumn, w(QStringLiteral("anneal #12"), VariantsModel::NameColumn) +
-                                                    m_tree->indentation() +
-                                                    m_tree->style()->pixelMetric(QStyle::PM_SmallIconSize));
+    // A name like "anneal #12" one level down the tree (longer ones are elided, whole in the tooltip;
+    // the mark of an imported variant the checker refuses takes its room from the name, since a wider
+    // column would push Source out of a dock a third of the window wide).
+    h->resizeSection(VariantsModel::NameColumn,
+                     w(QStringLiteral("anneal #12"), VariantsModel::NameColumn) + m_tree->indentation());
     h->setStretchLastSection(true);
 }
 

@@ -4,6 +4,7 @@
 #include "cli_workspace.h"
 #include "commands.h"
 #include "core/session/kernel_evaluator.h"
+#include "core/session/variant_import.h"
 
 #include <nlohmann/json.hpp>
 
@@ -237,6 +238,14 @@ int runBench(BenchArgs args)
     if (!ws) return fail("the original cubin: " + ws.message());
     auto kernel = (*ws)->kernel(spec->kernel);
     if (!kernel) return fail(kernel.message());
+    // Another tool's schedule is measured as asked, never silently as if the checker had passed it.
+    if (!args.cubin.empty()) {
+        const CheckerVerdict checker = judgeInput(**kernel, args.cubin, workspaceOptions(args.workspace));
+        if (checker.unjudged.empty() && !checker.legal())
+            std::fprintf(
+                stderr, "sassx-cli: note: %s is not checked legal: %s (sassx-cli diff lists every refusal)\n",
+                args.cubin.c_str(), checker.refusalLines().front().c_str());
+    }
     auto choice = makeEvaluator(*evalOptions);
     if (!choice) return fail(choice.message());
     if (evalOptions->backend == "auto")

