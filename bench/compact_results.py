@@ -3,7 +3,7 @@
 the write-ups rest on, as plain CSV and JSON, and nothing else (the size budget: docs/architecture.md,
 "Results"; checked by tests/check_results_size.py).
 
-  compact_results.py SRC DST [--history all|bests] [--columns c1,c2,...] [--xz]
+  compact_results.py SRC DST [--history all|bests] [--columns c1,c2,...] [--xz] [--skip NAME ...]
 
 What becomes of each file of SRC (the same relative path under DST):
   *.json          parsed and written without indentation. A report's PPO learning curve (ppo.learning,
@@ -20,6 +20,8 @@ What becomes of each file of SRC (the same relative path under DST):
   text            (.txt .log .md .csv .sh, env.txt, log, runs.txt) kept when under 32 KB.
   anything else   (policies *.pt, cubins, databases, HTML pages, checkpoints, larger logs) left out;
                   dropped.txt lists each with its size.
+  --skip NAME     folders of that name are not copied at all (e.g. a tune's raw/ dumps).
+bench/pack_lib.sh's pack_results runs it on the device and packs the copy for the trip back.
 """
 import argparse
 import csv
@@ -144,10 +146,10 @@ def write_jsonl(src, dst):
         g.write("\n".join(last.values()) + "\n")
 
 
-def compact(src, dst, mode="bests", columns=None, xz=False):
+def compact(src, dst, mode="bests", columns=None, xz=False, skip=()):
     dropped = []
     for root, dirs, files in os.walk(src):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if d not in skip)
         rel = os.path.relpath(root, src)
         out = os.path.normpath(os.path.join(dst, rel))
         for name in sorted(files):
@@ -179,10 +181,11 @@ def main():
     ap.add_argument("--history", choices=("all", "bests"), default="bests")
     ap.add_argument("--columns", default="")
     ap.add_argument("--xz", action="store_true")
+    ap.add_argument("--skip", nargs="*", default=[])
     a = ap.parse_args()
     if not os.path.isdir(a.src):
         sys.exit(f"compact_results.py: {a.src} is not a directory")
-    compact(a.src, a.dst, a.history, [c for c in a.columns.split(",") if c], a.xz)
+    compact(a.src, a.dst, a.history, [c for c in a.columns.split(",") if c], a.xz, set(a.skip))
 
 
 if __name__ == "__main__":

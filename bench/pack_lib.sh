@@ -3,6 +3,11 @@
 #   pack_binaries DST BIN...   copies BINs to DST/bin (stripped, rpath $ORIGIN/../lib), their libs to DST/lib
 #                              (rpath $ORIGIN; glibc and libstdc++ are left out: the GPU machine's are newer)
 #   pack_samples DST BUILD     copies every sm_90 sample cubin and launch spec (not big_/huge_) to DST/data
+#   pack_results RAW OUT NAME [compact_results.py options]
+#                              on the device, a run's raw output folder RAW for the trip back (at most 8
+#                              files return): OUT/NAME.tar.xz holds the compact copy that bench/results
+#                              keeps (bench/compact_results.py; unpack it into bench/results/..., never
+#                              commit the archive), OUT/NAME-raw.tar.xz everything, for a look, not the tree
 pack_binaries() {
   local dst=$1; shift
   mkdir -p "$dst"/bin "$dst"/lib
@@ -28,4 +33,14 @@ pack_samples() {
     [ -f "$build/samples/$name.sm_90.cubin" ] || continue
     cp "$build/samples/$name.sm_90.cubin" "$spec" "$dst/data/"
   done
+}
+
+PACK_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+pack_results() {
+  local raw=$1 out=$2 name=$3; shift 3
+  local tmp; tmp=$(mktemp -d)
+  python3 "$PACK_LIB_DIR"/compact_results.py "$raw" "$tmp/$name" "$@" &&
+    tar cJf "$out/$name.tar.xz" -C "$tmp" "$name"
+  tar cJf "$out/$name-raw.tar.xz" -C "$(dirname "$raw")" "$(basename "$raw")"
+  rm -rf "$tmp"
 }

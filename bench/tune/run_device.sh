@@ -44,9 +44,11 @@ mkdir -p "$R" "$C" "$O"
 export TORCHINDUCTOR_CACHE_DIR=$C/inductor TRITON_CACHE_DIR=$C/triton
 block=(python3 bench/tune/transformer_block.py "${block_args[@]}")
 step() { echo "== $* ($(date -u +%T))"; }
-# Results (small) to $OUT every phase; the state as well, for a fresh machine.
+# Results to $OUT every phase: tune.tar.xz, the compact copy for bench/results (no database, cubins or
+# full histories), and tune-raw.tar.xz; the state as well, for a fresh machine.
+source "$(dirname "$0")"/../pack_lib.sh
 finish() {
-  tar cJf "$O"/tune.tar.xz --exclude=raw -C "$STATE" tune
+  pack_results "$STATE/tune" "$O" tune --skip raw
   tar cJf "$O"/tune-state.tar.xz --exclude=raw -C "$STATE" tune caches
   du -h "$O"/tune-state.tar.xz | cut -f1 | sed 's/^/state: /'
 }

@@ -31,5 +31,7 @@ PY
   sassx-cli tune "$w" --report-only > "$w"/report.txt 2>&1
   rm -f "$w"/*.cubin "$w"/tune-runs/*/diff.html "$w"/tune-runs/*/checkpoint.json
 done
-tar cJf "${OUT:-/tmp/out}"/tune-scaling.tar.xz -C "$R/.." tune-scaling
+# tune-scaling.tar.xz: the compact copy for bench/results (no databases or cubins); -raw.tar.xz: all of it.
+source "$(dirname "$0")"/../pack_lib.sh
+pack_results "$R" "${OUT:-/tmp/out}" tune-scaling
 cat "$R"/summary.txt

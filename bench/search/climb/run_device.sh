@@ -4,8 +4,9 @@
 # and on it every algorithm of ALGOS searches SPACE for BUDGET seconds, one after another (equal time,
 # same GPU); each improved best is then benched twice more, each time in a new sassx-cli process with
 # new workers and module instances (100 interleaved rounds against the original).
-# Writes $OUT/runs/KERNEL.SPACE.ALGO/{report.json,history.csv,log,bench1.json,bench2.json}, $OUT/env.txt,
-# and packs them into $OUT/climb-results.tar.xz (only a few files come back from the device).
+# Writes climb-results/{runs/KERNEL.SPACE.ALGO/{report.json,history.csv,log,bench1.json,bench2.json},env.txt}
+# and packs it (only a few files come back from the device): $OUT/climb-results.tar.xz, the compact copy
+# for bench/results (histories as bests.csv and outcomes.csv), and $OUT/climb-results-raw.tar.xz, all of it.
 # usage: KERNELS="attention_fwd gemm_leakyrelu" SPACE=yield BUDGET=100 [ALGOS="climb anneal random greedy"]
 #        [SEED=1] OUT=$OUT/x bench/search/climb/run_device.sh
 set -uo pipefail
@@ -46,5 +47,7 @@ for k in $KERNELS; do
   [ $((i % NGPU)) -eq 0 ] && wait
 done
 wait
-tar cJf "$OUT/climb-results.tar.xz" -C "$OUT" env.txt log.txt runs
+source "$(dirname "$0")"/../../pack_lib.sh
+mkdir -p "$OUT/climb-results" && mv "$OUT/env.txt" "$OUT/log.txt" "$OUT/runs" "$OUT/climb-results/"
+pack_results "$OUT/climb-results" "$OUT" climb-results && rm -rf "$OUT/climb-results"
 ls -la "$OUT"; echo "total ${SECONDS}s"

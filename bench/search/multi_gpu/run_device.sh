@@ -3,8 +3,10 @@
 # of GPU_SETS (default "0" and "0,1"), one climb search of BUDGET seconds (same seed, same space),
 # one after another so that no two runs share a GPU; each is a fresh sassx-cli process with its own
 # worker pool. Needs the GPU suite's pack (.deps/gpusuite, bench/gpu_suite/pack.sh). Writes
-# $OUT/multigpu/KERNEL.gGPUS/{report.json,history.csv,log} and $OUT/multigpu.tar.xz; summary.py
-# tabulates evaluations/s, the speed-up of the pool over one GPU, and time-to-best.
+# multigpu/KERNEL.gGPUS/{report.json,history.csv.xz,log}, packed as $OUT/multigpu.tar.xz (the compact
+# copy for bench/results: histories with the columns summary.py and replay_batches.py read) and
+# $OUT/multigpu-raw.tar.xz; summary.py tabulates evaluations/s, the speed-up of the pool over one GPU,
+# and time-to-best.
 # SEARCH_ARGS: more sassx-cli search options for every run (e.g. "--per-gpu 8").
 # Usage: KERNELS="attention_fwd hgemm_leakyrelu" GPU_SETS="0 0,1" BUDGET=60 OUT=$OUT bash bench/search/multi_gpu/run_device.sh
 set -uo pipefail
@@ -31,5 +33,7 @@ for k in "${kernels[@]}"; do
     rm -rf "$dir/out"
   done
 done
-tar cJf "${OUT:-/tmp/out}"/multigpu.tar.xz -C "$R/.." multigpu && rm -rf "$R"
-tmp=$(mktemp -d) && tar xJf "${OUT:-/tmp/out}"/multigpu.tar.xz -C "$tmp" && python3 "$(dirname "$0")"/summary.py "$tmp/multigpu"
+python3 "$(dirname "$0")"/summary.py "$R"
+source "$(dirname "$0")"/../../pack_lib.sh
+pack_results "$R" "${OUT:-/tmp/out}" multigpu --history all --columns step,seconds,kind,ok,speedup,rounds,best --xz &&
+  rm -rf "$R"

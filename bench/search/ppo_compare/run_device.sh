@@ -11,8 +11,9 @@
 # .deps/gpusuite.tar.xz (bench/gpu_suite/pack.sh; SEARCH_ONLY=1, and its warning, for the carry limit),
 # carried; builds the PPO plug-in against the machine's libtorch first (bench/search/build_ppo_plugin.sh;
 # kept in .deps/ppo-plugin for the next call).
-# Writes $OUT/ppo-compare-KERNEL.tar.xz (report.json, history.csv, policy.pt and log of each run, env.txt,
-# table.md). Results: bench/results/ppo-device-compare-2026-11-27.md (6 minutes), -27b/c/d.md (10 minutes;
+# Writes $OUT/ppo-compare-KERNEL.tar.xz, the compact copy for bench/results (each run's report.json with
+# its learning curve as report.learning.csv, bests.csv, outcomes.csv and log; env.txt, table.md), and
+# $OUT/ppo-compare-KERNEL-raw.tar.xz (whole histories and policy.pt as well; not for the tree). Results: bench/results/ppo-device-compare-2026-11-27.md (6 minutes), -27b/c/d.md (10 minutes;
 # the warm starts' policies in ppo-pretrain-cpu-2026-11-27b/K/pretrained.pt).
 # Usage: KERNEL=attention_fwd BUDGET=360 [CONTENDERS="ppo-warm climb"] [PPO_CONFIG=file]
 #          [STOP_AFTER=seconds | RESUME=1] OUT=$OUT bash bench/search/ppo_compare/run_device.sh
@@ -85,4 +86,5 @@ for c in ${CONTENDERS:-ppo-warm ppo-cold climb random}; do
 done
 wait
 python3 "$(dirname "$0")"/summary.py "$R" | tee "$R"/table.md
-tar cJf "$OUT"/ppo-compare-$K.tar.xz -C "$OUT" ppo-compare-$K && rm -rf "$R"
+source "$(dirname "$0")"/../../pack_lib.sh
+pack_results "$R" "$OUT" ppo-compare-$K && rm -rf "$R"

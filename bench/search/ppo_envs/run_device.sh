@@ -3,7 +3,8 @@
 # evaluations per second on KERNEL with each GPU list of GPU_SETS (default "0" and "0,1,2,3"), one run
 # after another so no two share a GPU; same kernel, space, seed and time budget. Needs .deps/ppo
 # (bench/search/pack_ppo_device.sh); builds the plug-in against the machine's libtorch first.
-# Writes $OUT/ppo-envs/{KERNEL.gGPUS/{report.json,log},env.txt} and $OUT/ppo-envs.tar.xz.
+# Writes ppo-envs/{KERNEL.gGPUS/{report.json,log},env.txt}, packed as $OUT/ppo-envs.tar.xz (the compact
+# copy for bench/results) and $OUT/ppo-envs-raw.tar.xz.
 # Usage: KERNEL=attention_fwd GPU_SETS="0 0,1,2,3" BUDGET=60 OUT=$OUT bash bench/search/ppo_envs/run_device.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; R=$OUT/ppo-envs; BUDGET=${BUDGET:-60}; SPACE=${SPACE:-yield}; K=${KERNEL:-attention_fwd}
@@ -41,4 +42,5 @@ for d in sorted(glob.glob(os.path.join(root, "*.g*"))):
           f"{r.get('evaluations', 0) / s:.1f} | {p.get('updates')} | {60 * p.get('updates', 0) / s:.1f} | "
           f"{t.get('pool_busy_share', 0):.0%} |")
 PY
-tar cJf "$OUT"/ppo-envs.tar.xz -C "$OUT" ppo-envs && rm -rf "$R"
+source "$(dirname "$0")"/../../pack_lib.sh
+pack_results "$R" "$OUT" ppo-envs && rm -rf "$R"
