@@ -10,6 +10,7 @@
 
 #include "core/session/session_file.h"
 
+#include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QStandardPaths>
 #include <QStyle>
@@ -118,6 +119,7 @@ private Q_SLOTS:
         QVERIFY(writeBytes(legalPath, *legalBytes) && writeBytes(swapPath, *swapBytes));
         VariantTree* tree = session.variantTree();
         VariantsModel* model = panel.model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         // The legal export comes back as its schedule, unmarked.
         const int legal = panel.importCubin(legalPath, &error);
