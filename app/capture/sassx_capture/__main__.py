@@ -44,8 +44,9 @@ def specs_main(argv):
     processes, cubins, problems = read_records(os.path.join(args.dir, "raw"))
     for p in problems:
         print(f"sassx_capture: {p}", file=sys.stderr)
-    if not processes:
-        print(f"sassx_capture: {args.dir}/raw holds no records", file=sys.stderr)
+    if not any(p.get("kernels") for p in processes):
+        from .runner import explain_empty
+        print(f"sassx_capture: {args.dir}/raw holds no kernel: {explain_empty(processes, 0)}", file=sys.stderr)
         return 1
     old = {}
     try:

@@ -2,9 +2,14 @@
 
 The parent passes the raw directory and options through SASSX_CAPTURE_RAW_DIR and SASSX_CAPTURE_OPTIONS
 (JSON); boot/sitecustomize.py calls install_from_environment() at interpreter start.
+
+The import hook stays on sys.meta_path until triton's package has actually run: a program (or torch
+itself: torch.cuda's initialisation asks importlib.util.find_spec("triton")) may look the module up
+without importing it, and a hook that left at the first look-up would miss the real import.  Should triton
+still be imported past the hook (a loader without exec_module, or triton imported before the hook was
+placed), the recorder starts at the first triton submodule imported after triton's own initialisation.
 """
 import importlib.abc
-import importlib.util
 import json
 import os
 import sys
@@ -21,36 +26,94 @@ def _start(options, raw_dir):
         return
     from .recorder import Recorder
     _recorder = Recorder(raw_dir, max_snapshot_bytes=int(options.get("max_snapshot_bytes", 8 << 30)),
-                         use_profiler=bool(options.get("profiler", True)))
+                         use_profiler=bool(options.get("profiler", True)), write_empty=True)
     try:
         _recorder.install()
     except Exception as e:
-        print(f"sassx_capture: the Triton hooks could not be installed: {type(e).__name__}: {e}", file=sys.stderr)
+        _recorder.install_problem = f"the Triton hooks could not be installed: {type(e).__name__}: {e}"
+        print(f"sassx_capture: {_recorder.install_problem}", file=sys.stderr)
+        _recorder.register_exit()
 
 
-class _TritonImportHook(importlib.abc.MetaPathFinder):
-    """Finds `triton` like the rest of sys.meta_path, and runs the recorder's set-up right after the
-    package's __init__ has run (so Inductor's launchers, built later, see the hooks)."""
+def _initializing(module):
+    spec = getattr(module, "__spec__", None)
+    return bool(getattr(spec, "_initializing", False))
 
-    def __init__(self, on_import):
+
+class _AfterImportHook(importlib.abc.MetaPathFinder):
+    """Finds the modules `wants(name)` accepts like the rest of sys.meta_path and wraps the loader of the
+    spec it returns, so that `on_import(module)` runs right after the module's code.  A look-up whose spec
+    is never executed changes nothing: the hook stays and waits.  With `once`, it leaves after firing."""
+
+    def __init__(self, wants, on_import, once=True):
+        self.wants = wants
         self.on_import = on_import
+        self.once = once
+        self.done = False
+        self.busy = False
+
+    def _fire(self, module):
+        if self.done:
+            return
+        if self.once:
+            self.done = True
+            try:
+                sys.meta_path.remove(self)
+            except ValueError:
+                pass
+        self.on_import(module)
+
+    def _others_spec(self, fullname, path, target):
+        for finder in list(sys.meta_path):
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                return spec
+        return None
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "triton":
+        if self.done or self.busy or not self.wants(fullname):
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("triton")
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+        self.busy = True
+        try:
+            spec = self._others_spec(fullname, path, target)
+        finally:
+            self.busy = False
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
             return spec
-        exec_module = spec.loader.exec_module
-        on_import = self.on_import
+        exec_module = loader.exec_module
+        hook = self
 
         def exec_and_hook(module):
             exec_module(module)
-            on_import()
+            hook._fire(module)
 
-        spec.loader.exec_module = exec_and_hook
+        try:
+            loader.exec_module = exec_and_hook
+        except (AttributeError, TypeError):
+            return spec
         return spec
+
+
+def _wants_triton(name):
+    if name == "triton":
+        return True
+    # triton imported past the hook: start once this submodule has loaded
+    mod = sys.modules.get("triton")
+    return name.startswith("triton.") and mod is not None and not _initializing(mod)
+
+
+STATIC_LAUNCHER_PREFIX = "torch._inductor.runtime.static_"
+
+
+def _static_launcher_loaded(module):
+    if _recorder is not None:
+        try:
+            _recorder.wrap_static_launcher(module)
+        except Exception as e:
+            _recorder.warn(f"Inductor's static launcher could not be watched: {type(e).__name__}: {e}")
 
 
 def install_from_environment():
@@ -58,7 +121,14 @@ def install_from_environment():
     if not raw_dir:
         return
     options = json.loads(os.environ.get(ENV_OPTIONS) or "{}")
-    if "triton" in sys.modules:
+    # Inductor's static launcher (present in torch 2.7+) launches through the driver, past every Triton
+    # hook; its launches are counted so that the capture can say what it missed.
+    sys.meta_path.insert(0, _AfterImportHook(lambda n: n.startswith(STATIC_LAUNCHER_PREFIX),
+                                             _static_launcher_loaded, once=False))
+    if "triton" in sys.modules and not _initializing(sys.modules["triton"]):
         _start(options, raw_dir)
-        return
-    sys.meta_path.insert(0, _TritonImportHook(lambda: _start(options, raw_dir)))
+    else:
+        sys.meta_path.insert(0, _AfterImportHook(_wants_triton, lambda _m: _start(options, raw_dir)))
+    for name, module in list(sys.modules.items()):
+        if name.startswith(STATIC_LAUNCHER_PREFIX):
+            _static_launcher_loaded(module)

@@ -86,7 +86,9 @@ def build_capture(processes, program, cubins, int_inputs="skip", device=None, da
     """-> (capture dict, {spec file: spec}, {cubin file: bytes}).  `cubins` maps kernel hash -> cubin bytes."""
     records = merge_kernels(processes)
     names = unique_names(records)
-    times, total, source = kernel_times(records, processes)
+    # processes that launched no recorded kernel (compile workers, say) hold no times
+    active = [p for p in processes if p.get("kernels")]
+    times, total, source = kernel_times(records, active)
     kernels, skipped, spec_files, cubin_files = [], [], {}, {}
     for rec, name, t in zip(records, names, times):
         cubin = cubins.get(rec.get("hash"))
@@ -106,7 +108,7 @@ def build_capture(processes, program, cubins, int_inputs="skip", device=None, da
                         "gpu_time_us": round(t, 3), "time_share": entry_share,
                         "triton_cache_dir": rec.get("cache_entry")})
     kernels.sort(key=lambda k: -k["gpu_time_us"])
-    devices = sorted({p.get("device") for p in processes if p.get("device")})
+    devices = sorted({p.get("device") for p in active if p.get("device")})
     capture = {"format": FORMAT, "version": VERSION, "program": list(program),
                "device": device or (devices[0] if devices else None), "date": date,
                "total_gpu_time_us": round(total, 3), "time_source": source,

@@ -14,6 +14,11 @@ what must happen around the launch itself:
   started at the first Triton launch (docs/capture.md, "Time shares").
 
 Launches inside CUDA-graph capture are counted and not recorded (a graph replay calls no hook).
+
+Every process that imported triton writes its records file at exit, kernels or not: besides the kernels it
+says whether the hooks were installed and what each hook saw (launch_metadata calls, enter-hook calls,
+launches the enter hook saw that never passed launch_metadata, launches through Inductor's static
+launcher, which calls neither), so that an empty capture can say why (runner.py, `explain_empty`).
 """
 import atexit
 import datetime
@@ -58,6 +63,13 @@ class Recorder:
         self.graph_launches = 0
         self.finished = False
         self.torch = None
+        self.installed = False
+        self.install_problem = None
+        self.exit_registered = False
+        self.metadata_calls = 0        # calls of the wrapped CompiledKernel.launch_metadata
+        self.enter_calls = 0           # calls of the launch-enter hook
+        self.hook_only = {}            # kernel name -> launches the enter hook saw without launch_metadata
+        self.static_launches = {}      # kernel name -> launches through Inductor's static launcher
 
     def warn(self, msg):
         if msg not in self.warnings and len(self.warnings) < 50:
@@ -71,10 +83,13 @@ class Recorder:
         ck_cls = tc.CompiledKernel
         orig = getattr(ck_cls, "launch_metadata", None)
         if orig is None:
-            self.warn(f"Triton {triton.__version__} has no CompiledKernel.launch_metadata (Triton >= 3.0 "
-                      "needed): nothing is captured")
+            self.install_problem = (f"Triton {triton.__version__} has no CompiledKernel.launch_metadata "
+                                    "(Triton >= 3.0 needed)")
+            self.warn(f"{self.install_problem}: nothing is captured")
+            self.register_exit()
             return False
         if getattr(orig, "_sassx_capture", False):
+            self.installed = True
             return True
         recorder = self
 
@@ -95,13 +110,42 @@ class Recorder:
                 setattr(target, attr, fn)
             else:
                 setattr(target, attr, _chain(current, fn))
-        atexit.register(self.finish)
+        self.installed = True
+        self.register_exit()
         return True
+
+    def register_exit(self):
+        if not self.exit_registered:
+            self.exit_registered = True
+            atexit.register(self.finish)
+
+    def wrap_static_launcher(self, module):
+        """Counts launches through Inductor's static launcher classes in `module` (their `run` goes to the
+        driver and calls no Triton hook, so these kernels cannot be recorded; the count says so)."""
+        recorder = self
+        for attr in dir(module):
+            cls = getattr(module, attr, None)
+            if not (isinstance(cls, type) and attr.startswith("StaticallyLaunched")):
+                continue
+            run = cls.__dict__.get("run")
+            if run is None or getattr(run, "_sassx_capture", False):
+                continue
+
+            def counted(kernel, *args, _run=run, **kwargs):
+                name = str(getattr(kernel, "name", None) or type(kernel).__name__)
+                with recorder.lock:
+                    recorder.static_launches[name] = recorder.static_launches.get(name, 0) + 1
+                return _run(kernel, *args, **kwargs)
+
+            counted._sassx_capture = True
+            setattr(cls, "run", counted)
 
     # ---- per launch ---------------------------------------------------------------------------------
     def before_launch(self, ck, grid, args):
         prev = getattr(self.local, "cur", None)
         self.local.cur = None
+        self.local.announced = True
+        self.metadata_calls += 1
         try:
             if prev is not None and prev[1] is not None:
                 self._after_first(*prev)  # the last launch ran without the exit hook (a stale launcher)
@@ -134,6 +178,13 @@ class Recorder:
             self.warn(f"recording a launch failed: {type(e).__name__}: {e}")
 
     def enter(self, _metadata=None):
+        self.enter_calls += 1
+        if not getattr(self.local, "announced", False):
+            name = _launch_name(_metadata)
+            with self.lock:
+                self.hook_only[name] = self.hook_only.get(name, 0) + 1
+            return
+        self.local.announced = False
         cur = getattr(self.local, "cur", None)
         if cur is None:
             return
@@ -408,6 +459,13 @@ class Recorder:
             self.warn(f"torch.profiler's results could not be read ({e}): time shares count Triton kernels only")
             return None, None
 
+    def hooks_report(self):
+        """What the hooks saw in this process (runner.explain_empty reads it)."""
+        return {"installed": self.installed, "problem": self.install_problem,
+                "launch_metadata_calls": self.metadata_calls, "enter_hook_calls": self.enter_calls,
+                "graph_launches": self.graph_launches, "hook_only_launches": dict(self.hook_only),
+                "static_launcher_launches": dict(self.static_launches)}
+
     def records(self):
         total, per_name = self._profiled()
         device = None
@@ -415,10 +473,22 @@ class Recorder:
             device = self.torch.cuda.get_device_name() if self.torch is not None else None
         except Exception:
             pass
+        if self.hook_only:
+            n = sum(self.hook_only.values())
+            self.warn(f"Triton's launch hook saw {n} launches of {len(self.hook_only)} kernels that did not call "
+                      "CompiledKernel.launch_metadata: not recorded (" + ", ".join(sorted(self.hook_only)[:5]) + ")")
+        if self.static_launches:
+            n = sum(self.static_launches.values())
+            self.warn(f"{n} launches of {len(self.static_launches)} kernels went through Inductor's static launcher "
+                      "and were not recorded (set torch._inductor.config.use_static_cuda_launcher = False)")
         if self.graph_launches:
             self.warn(f"{self.graph_launches} Triton launches during CUDA-graph capture were not recorded "
                       "(capture without CUDA graphs, e.g. torch.compile mode='default')")
+        torch_mod = sys.modules.get("torch")
         return {"format": RECORDS_FORMAT, "version": VERSION, "pid": os.getpid(), "argv": list(sys.argv),
+                "triton_version": getattr(sys.modules.get("triton"), "__version__", None),
+                "torch_version": str(getattr(torch_mod, "__version__", None)) if torch_mod else None,
+                "hooks": self.hooks_report(),
                 "device": device, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "total_gpu_time_us": total, "profiler_kernel_us": per_name,
                 "kernels": list(self.kernels.values()), "warnings": list(self.warnings)}
@@ -429,18 +499,30 @@ class Recorder:
         self.finished = True
         if not self.kernels and not self.write_empty:
             return None
+        if self.torch is not None:
+            try:
+                self.torch.cuda.synchronize()
+                self._drain(block=True)
+            except Exception as e:
+                self.warn(f"waiting for the GPU at exit failed: {e}")
         try:
-            self.torch.cuda.synchronize()
-            self._drain(block=True)
-        except Exception as e:
-            self.warn(f"waiting for the GPU at exit failed: {e}")
-        data = self.records()
-        os.makedirs(self.raw_dir, exist_ok=True)
-        path = os.path.join(self.raw_dir, f"{os.getpid()}.records.json")
-        with open(path + ".tmp", "w") as f:
-            json.dump(data, f)
-        os.replace(path + ".tmp", path)
+            data = self.records()
+            os.makedirs(self.raw_dir, exist_ok=True)
+            path = os.path.join(self.raw_dir, f"{os.getpid()}.records.json")
+            with open(path + ".tmp", "w") as f:
+                json.dump(data, f, default=str)
+            os.replace(path + ".tmp", path)
+        except Exception as e:  # at exit: say it, never raise into the program's shutdown
+            print(f"sassx_capture: writing the records failed: {type(e).__name__}: {e}", file=sys.stderr)
+            return None
         return data
+
+
+def _launch_name(metadata):
+    """The kernel name in what launch_metadata returned (Triton's LazyDict, a dict, or None)."""
+    data = getattr(metadata, "data", metadata)
+    name = data.get("name") if isinstance(data, dict) else None
+    return str(name) if name else "(unnamed: launch_metadata returned no name)"
 
 
 def _chain(first, second):

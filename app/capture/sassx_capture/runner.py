@@ -46,9 +46,8 @@ def run_capture(out_dir, program, int_inputs="skip", max_snapshot_gib=8.0, profi
     processes, cubins, problems = read_records(raw_dir)
     for p in problems:
         print(f"sassx_capture: {p}", file=sys.stderr)
-    if not processes:
-        why = f"the program exited with status {rc}" if rc else "no Triton kernel was launched"
-        print(f"sassx_capture: nothing captured: {why}", file=sys.stderr)
+    if not any(p.get("kernels") for p in processes):
+        print(f"sassx_capture: nothing captured: {explain_empty(processes, rc)}", file=sys.stderr)
         return rc or 1
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     capture, specs, cubin_files = build_capture(processes, program, cubins, int_inputs=int_inputs, date=date)
@@ -58,6 +57,57 @@ def run_capture(out_dir, program, int_inputs="skip", max_snapshot_gib=8.0, profi
         print(f"sassx_capture: the program exited with status {rc}: the capture holds what ran before",
               file=sys.stderr)
     return rc
+
+
+def _kernels_text(counts, most=4):
+    names = sorted(counts, key=lambda n: (-counts[n], n))
+    text = ", ".join(names[:most])
+    return text + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def explain_empty(processes, rc):
+    """Why no kernel was recorded, from what each process's hooks saw (recorder.hooks_report), in terms a
+    user can act on."""
+    status = f"; the program exited with status {rc}" if rc else ""
+    if not processes:
+        why = ("no Python process of the program imported triton (the recorder starts in each Python process "
+               "the program runs, when it imports triton; a process that ends through os._exit or a signal "
+               "writes nothing)")
+        return why + status
+    hooks = [p.get("hooks") or {} for p in processes]
+    n = len(processes)
+    installed = sum(1 for h in hooks if h.get("installed"))
+    problems = sorted({h["problem"] for h in hooks if h.get("problem")})
+    sum_of = lambda key: sum(int(h.get(key) or 0) for h in hooks)  # noqa: E731
+    merged = lambda key: {k: sum(int((h.get(key) or {}).get(k, 0)) for h in hooks)  # noqa: E731
+                          for h0 in hooks for k in (h0.get(key) or {})}
+    hook_only, static = merged("hook_only_launches"), merged("static_launcher_launches")
+    graph = sum_of("graph_launches")
+    reasons = []
+    if not installed:
+        reasons.append(f"triton was imported in {n} process{'es' if n > 1 else ''} but the hooks were not "
+                       "installed" + (f": {'; '.join(problems)}" if problems else ""))
+    if static:
+        reasons.append(f"Inductor's static launcher ran {sum(static.values())} launches of {len(static)} "
+                       f"kernels ({_kernels_text(static)}) past Triton's hooks: capture with "
+                       "torch._inductor.config.use_static_cuda_launcher = False (the capture sets "
+                       "TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER=0; the program overrode it)")
+    if hook_only:
+        reasons.append(f"Triton's launch hook saw {sum(hook_only.values())} launches of {len(hook_only)} kernels "
+                       f"({_kernels_text(hook_only)}) that never called CompiledKernel.launch_metadata, so "
+                       "their arguments could not be read")
+    if graph:
+        reasons.append(f"{graph} Triton launches happened during CUDA-graph capture, and graph replays call no "
+                       "hook: capture without CUDA graphs (e.g. torch.compile mode='default')")
+    if installed and not (static or hook_only or graph):
+        seen = sum_of("launch_metadata_calls") + sum_of("enter_hook_calls")
+        if seen:
+            reasons.append(f"Triton's hooks saw {seen} calls in {installed} process"
+                           f"{'es' if installed > 1 else ''}, but no launch was recorded")
+        else:
+            reasons.append(f"triton was imported in {n} process{'es' if n > 1 else ''} and its launch hooks "
+                           "were installed, but no Triton kernel was launched after that")
+    return "; ".join(reasons) + status
 
 
 def summary(capture, out_dir):

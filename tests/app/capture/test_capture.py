@@ -240,6 +240,15 @@ class CaptureDirectory(unittest.TestCase):
         self.assertLessEqual(sum(shares), 1.0)
         self.assertGreater(sum(shares), 0.99999)
 
+    def test_processes_without_kernels_keep_profiled_times(self):
+        """Compile workers write records without kernels or profiler figures: the profiled time stands."""
+        procs = [process([record(h="a", event_us=5.0)], total=100.0, per_name={"triton_poi_fused_add_0": 20.0}),
+                 process([], device=None)]
+        cap, _specs, _cubins = capture_json.build_capture(procs, ["p"], {"a": b"x"})
+        self.assertEqual(cap["time_source"], capture_json.PROFILER_SOURCE)
+        self.assertEqual(cap["device"], "NVIDIA H200")
+        self.assertAlmostEqual(cap["total_gpu_time_us"], 100.0)
+
     def test_missing_cubin_is_skipped(self):
         cap, _s, _c = capture_json.build_capture([process([self.gemm("h1", 1, 1.0)])], ["p"], {})
         self.assertEqual(cap["kernels"], [])
@@ -305,7 +314,7 @@ class CaptureDirectory(unittest.TestCase):
             r = subprocess.run([sys.executable, "-m", "sassx_capture", "specs", raw], env=env, capture_output=True,
                                text=True, timeout=60)
             self.assertEqual(r.returncode, 1)
-            self.assertIn("holds no records", r.stderr)
+            self.assertIn("holds no kernel: no Python process of the program imported triton", r.stderr)
 
 
 FAKE_TRITON = {
@@ -320,6 +329,7 @@ FAKE_TRITON = {
             launch_enter_hook = HookChain()
             launch_exit_hook = HookChain()
         """),
+    "triton/tools.py": "",
     "triton/compiler/__init__.py": "from . import compiler\n",
     "triton/compiler/compiler.py": textwrap.dedent("""
         class CompiledKernel:
@@ -328,13 +338,36 @@ FAKE_TRITON = {
         """),
 }
 
+# Inductor's static launcher, as far as the recorder sees it: a class whose run goes to the driver.
+FAKE_STATIC_LAUNCHER = {
+    "torch/__init__.py": "",
+    "torch/_inductor/__init__.py": "",
+    "torch/_inductor/runtime/__init__.py": "",
+    "torch/_inductor/runtime/static_triton_launcher.py": textwrap.dedent("""
+        import triton
+        class StaticallyLaunchedCudaKernel:
+            def __init__(self, name):
+                self.name = name
+            def run(self, *args):
+                return len(args)
+        """),
+}
+
+PRINT_WRAPPED = textwrap.dedent("""
+    import triton
+    from triton.compiler.compiler import CompiledKernel
+    print("wrapped", getattr(CompiledKernel.launch_metadata, "_sassx_capture", False))
+    print("hooks", len(triton.knobs.runtime.launch_enter_hook.calls),
+          len(triton.knobs.runtime.launch_exit_hook.calls))
+    """)
+
 
 class Bootstrap(unittest.TestCase):
     """`python -m sassx_capture -- PROGRAM` reaches the program's own Python: the hooks are in place as soon
     as it imports triton (a stand-in here: no GPU), and nothing else is imported for it."""
 
-    def run_capture(self, program_text, tmp):
-        for rel, text in FAKE_TRITON.items():
+    def run_capture(self, program_text, tmp, extra=None):
+        for rel, text in list(FAKE_TRITON.items()) + list((extra or {}).items()):
             path = os.path.join(tmp, "site", rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
@@ -362,16 +395,123 @@ class Bootstrap(unittest.TestCase):
             self.assertIn("wrapped True", r.stdout, r.stderr)
             self.assertIn("hooks 1 1", r.stdout)
             self.assertIn("torch False", r.stdout)
-            # no kernel launched: a one-line error, exit 1, no capture.json
+            # no kernel launched: a one-line error that says so, exit 1, no capture.json
             self.assertEqual(r.returncode, 1)
-            self.assertIn("nothing captured: no Triton kernel was launched", r.stderr)
+            self.assertIn("nothing captured: triton was imported in 1 process and its launch hooks were "
+                          "installed, but no Triton kernel was launched", r.stderr)
             self.assertFalse(os.path.exists(os.path.join(tmp, "out", "capture.json")))
+
+    def test_hooks_installed_after_find_spec_lookups(self):
+        """torch.cuda's initialisation looks triton up with importlib.util.find_spec before anything imports
+        it (torch.compile'd programs): the hook must wait for the real import."""
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.run_capture(textwrap.dedent("""
+                import importlib.util, sys
+                assert importlib.util.find_spec("triton") is not None
+                assert importlib.util.find_spec("triton") is not None
+                assert "triton" not in sys.modules
+                """) + PRINT_WRAPPED, tmp)
+            self.assertIn("wrapped True", r.stdout, r.stderr)
+            self.assertIn("hooks 1 1", r.stdout)
+
+    def test_hooks_installed_on_import_through_spec(self):
+        """A lazy import (find_spec, module_from_spec, exec_module) runs the hook too."""
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.run_capture(textwrap.dedent("""
+                import importlib.util, sys
+                spec = importlib.util.find_spec("triton")
+                mod = importlib.util.module_from_spec(spec)
+                sys.modules["triton"] = mod
+                spec.loader.exec_module(mod)
+                """) + PRINT_WRAPPED, tmp)
+            self.assertIn("wrapped True", r.stdout, r.stderr)
+
+    def test_triton_imported_past_the_hook(self):
+        """triton imported while the hook was away: the recorder starts at the next triton submodule."""
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.run_capture(textwrap.dedent("""
+                import sys
+                away = [f for f in sys.meta_path if getattr(f, "wants", None) and f.wants("triton")]
+                assert len(away) == 1
+                for f in away:
+                    sys.meta_path.remove(f)
+                import triton
+                from triton.compiler.compiler import CompiledKernel
+                print("before", getattr(CompiledKernel.launch_metadata, "_sassx_capture", False))
+                sys.meta_path[:0] = away
+                import triton.tools
+                """) + PRINT_WRAPPED, tmp)
+            self.assertIn("before False", r.stdout, r.stderr)
+            self.assertIn("wrapped True", r.stdout, r.stderr)
+            self.assertIn("hooks 1 1", r.stdout)
+
+    def test_launches_past_launch_metadata_are_reported(self):
+        """Launches the enter hook saw without launch_metadata: the message counts them by kernel."""
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.run_capture(PRINT_WRAPPED + textwrap.dedent("""
+                rt = triton.knobs.runtime
+                for i in range(12):
+                    md = {"name": "triton_tem_fused_flex_attention_0" if i % 3 else "triton_poi_fused_0"}
+                    for f in rt.launch_enter_hook.calls:
+                        f(md)
+                    for f in rt.launch_exit_hook.calls:
+                        f(md)
+                """), tmp)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("nothing captured: Triton's launch hook saw 12 launches of 2 kernels "
+                          "(triton_tem_fused_flex_attention_0, triton_poi_fused_0) that never called "
+                          "CompiledKernel.launch_metadata", r.stderr)
+            self.assertNotIn("no Triton kernel was launched", r.stderr)
+
+    def test_static_launcher_launches_are_reported(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.run_capture(textwrap.dedent("""
+                from torch._inductor.runtime.static_triton_launcher import StaticallyLaunchedCudaKernel
+                k = StaticallyLaunchedCudaKernel("triton_red_fused_sum_0")
+                for _ in range(3):
+                    assert k.run(1, 1, 1, None) == 4
+                """), tmp, extra=FAKE_STATIC_LAUNCHER)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("Inductor's static launcher ran 3 launches of 1 kernels (triton_red_fused_sum_0)",
+                          r.stderr)
+            with open(os.path.join(tmp, "out", "raw", os.listdir(os.path.join(tmp, "out", "raw"))[0])) as f:
+                hooks = json.load(f)["hooks"]
+            self.assertEqual(hooks["static_launcher_launches"], {"triton_red_fused_sum_0": 3})
+            self.assertTrue(hooks["installed"])
+
+    def test_program_without_triton(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.run_capture("import importlib.util\nimportlib.util.find_spec('triton')\n", tmp)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("nothing captured: no Python process of the program imported triton", r.stderr)
 
     def test_failing_program_status_is_returned(self):
         with tempfile.TemporaryDirectory() as tmp:
             r = self.run_capture("import sys\nsys.exit(3)\n", tmp)
             self.assertEqual(r.returncode, 3)
             self.assertIn("exited with status 3", r.stderr)
+
+    def test_explain_empty(self):
+        from sassx_capture.runner import explain_empty
+
+        def proc(**hooks):
+            h = {"installed": True, "problem": None, "launch_metadata_calls": 0, "enter_hook_calls": 0,
+                 "graph_launches": 0, "hook_only_launches": {}, "static_launcher_launches": {}}
+            h.update(hooks)
+            return dict(process([]), hooks=h)
+
+        self.assertIn("no Python process of the program imported triton", explain_empty([], 0))
+        self.assertTrue(explain_empty([], 2).endswith("the program exited with status 2"))
+        msg = explain_empty([proc(installed=False, problem="Triton 2.1 has no CompiledKernel.launch_metadata")], 0)
+        self.assertIn("hooks were not installed: Triton 2.1 has no CompiledKernel.launch_metadata", msg)
+        msg = explain_empty([proc(graph_launches=40, launch_metadata_calls=40)], 0)
+        self.assertIn("40 Triton launches happened during CUDA-graph capture", msg)
+        # counts add up over processes; a compile worker that launched nothing adds nothing
+        msg = explain_empty([proc(hook_only_launches={"a": 2}), proc(hook_only_launches={"a": 1, "b": 5}),
+                             proc()], 0)
+        self.assertIn("saw 8 launches of 2 kernels (b, a)", msg)
+        msg = explain_empty([proc(), proc()], 0)
+        self.assertIn("imported in 2 processes and its launch hooks were installed, but no Triton kernel", msg)
 
     def test_child_environment(self):
         env = child_environment("/x/raw", {"profiler": False}, base={"PYTHONPATH": "/mine"})
@@ -514,6 +654,39 @@ class RecorderWithoutGpu(unittest.TestCase):
             self.assertEqual(spec["params"], [{"name": "x", "kind": "null"},
                                               {"name": "n", "kind": "scalar", "dtype": "i32", "value": 7},
                                               {"name": "s", "kind": "scalar", "dtype": "f32", "value": 0.5}])
+
+    def test_enter_without_launch_metadata_is_counted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.recorder(tmp)
+            src = FakeSource({"x": "*fp32", "n": "i32"}, ["x", "n"])
+            k = FakeKernel("h1", src, tmp)
+            r.before_launch(k, (1,), (None, 3))
+            r.enter({"name": "k"})
+            r.exit()
+            lazy = type("LazyDict", (), {})()
+            lazy.data = {"name": "triton_tem_fused_0"}
+            for md in (lazy, lazy, None):  # launches that bypassed launch_metadata
+                r.enter(md)
+                r.exit(md)
+            rep = r.hooks_report()
+            self.assertEqual(rep["launch_metadata_calls"], 1)
+            self.assertEqual(rep["enter_hook_calls"], 4)
+            self.assertEqual(rep["hook_only_launches"]["triton_tem_fused_0"], 2)
+            self.assertEqual(sum(rep["hook_only_launches"].values()), 3)
+            self.assertEqual(r.kernels["h1"]["launches"], 1)
+            data = r.finish()
+            self.assertEqual(data["hooks"]["enter_hook_calls"], 4)
+            self.assertTrue(any("did not call CompiledKernel.launch_metadata" in w for w in data["warnings"]))
+
+    def test_empty_process_is_written(self):
+        """A process that imported triton and launched nothing (a compile worker) still says so."""
+        with tempfile.TemporaryDirectory() as tmp:
+            from sassx_capture.recorder import Recorder
+            r = Recorder(os.path.join(tmp, "raw"), use_profiler=False, write_empty=True)
+            data = r.finish()
+            self.assertEqual(data["kernels"], [])
+            self.assertFalse(data["hooks"]["installed"])
+            self.assertTrue(os.path.exists(os.path.join(tmp, "raw", f"{os.getpid()}.records.json")))
 
     def test_failed_first_launch_keeps_its_reason(self):
         with tempfile.TemporaryDirectory() as tmp:
