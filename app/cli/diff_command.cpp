@@ -53,7 +53,8 @@ int runDiff(const DiffArgs& args)
 CliCommand addDiffCommand(CLI::App& root)
 {
     auto args = std::make_shared<DiffArgs>();
-    CLI::App* command = root.add_subcommand("diff", "two schedules of one kernel, side by side");
+    CLI::App* command =
+        root.add_subcommand("diff", "two schedules of one kernel, side by side, with the checker's verdict");
     command->add_option("A", args->a, "a cubin (or anything `info` reads)")->required();
     command->add_option("B", args->b, "another cubin with the same kernel, or a variant JSON applied to A's")
         ->required();
