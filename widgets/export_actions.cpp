@@ -13,6 +13,18 @@
 
 namespace sassx {
 
+namespace {
+
+// An imported schedule the checker refuses is written as the user asked, and said to be unchecked.
+QString uncheckedNote(const VariantRecord* v)
+{
+    if (!v || !v->imported || v->imported->checkedLegal()) return {};
+    return QObject::tr(": not checked legal, %n refusal(s) by the checker", nullptr,
+                       int(v->imported->refusals.size()));
+}
+
+} // namespace
+
 ExportActions::ExportActions(Session* session, QWidget* dialogParent)
     : QObject(dialogParent), m_session(session), m_parent(dialogParent)
 {
@@ -89,10 +101,7 @@ void ExportActions::exportCubin()
                           .arg(path, current && !current->isOriginal()
                                          ? tr("variant %1").arg(QString::fromStdString(current->name))
                                          : tr("the original schedule"));
-    // An imported schedule the checker refuses is written as the user asked, and said to be unchecked.
-    if (current && current->imported && !current->imported->checkedLegal())
-        message += tr(": not checked legal, %n refusal(s) by the checker", nullptr,
-                      int(current->imported->refusals.size()));
+    if (const QString note = uncheckedNote(current); !note.isEmpty()) message += QStringLiteral(", ") + note;
     Q_EMIT done(message);
 }
 
@@ -155,10 +164,12 @@ void ExportActions::writeBackTriton()
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(written.message()));
         return;
     }
-    const QString message =
+    QString message =
         tr("Wrote %1; ptxas' original is kept at %2 (File ▸ Export ▸ Triton Cache "
            "Restore puts it back). Restart the Triton process so it reloads the cubin.")
             .arg(QString::fromStdString(written->cubin), QString::fromStdString(written->backup));
+    if (const QString note = uncheckedNote(m_session->variantTree()->currentVariant()); !note.isEmpty())
+        message += QLatin1Char(' ') + tr("The variant written is %1.").arg(note);
     QMessageBox::information(m_parent, tr("Triton Write-Back"), message);
     Q_EMIT done(message);
 }

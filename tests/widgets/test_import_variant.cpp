@@ -3,19 +3,25 @@
 // too, marked, with the checker's own refusals in its tooltip, and can be diffed, measured, undone,
 // saved and restored like any other. Bad files change nothing and say why in one line.
 #include "fake_evaluator.h"
+#include "main_window_support.h"
 #include "widget_test_support.h"
 #include "widgets/diff_view.h"
+#include "widgets/main_window.h"
 #include "widgets/models/variants_model.h"
 #include "widgets/variants_panel.h"
 
 #include "core/session/session_file.h"
 
 #include <QAbstractItemModelTester>
+#include <QFileDialog>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QStyle>
 #include <QStyleOptionViewItem>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -209,6 +215,51 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(it->imported->path), swapPath);
         QCOMPARE(it->imported->refusals, tree->variant(swapped)->imported->refusals);
         QCOMPARE(it->edits, tree->variant(swapped)->edits);
+    }
+
+    // File ▸ Export ▸ Tuned Cubin of a refused import writes it, and the status bar says it is unchecked;
+    // Variant ▸ Import Cubin as Variant… is in the menu.
+    void exportSaysUnchecked()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        const auto window = test::newWindow();
+        Session* session = window->session();
+        window->show();
+        QString error;
+        QVERIFY2(test::openAndWait(*session, m_cubin, &error), qPrintable(error));
+        Schedules s;
+        QVERIFY(makeSchedules(*session->kernelWorkspace(), s));
+        const QString swapPath = m_tmp.filePath(QStringLiteral("swap-export.cubin"));
+        auto swapBytes = session->kernelWorkspace()->write(s.refused);
+        QVERIFY(swapBytes && writeBytes(swapPath, *swapBytes));
+        QAction* import = nullptr;
+        QAction* exportCubin = nullptr;
+        for (QAction* a : window->findChildren<QAction*>()) {
+            if (a->text().remove(QLatin1Char('&')) == QStringLiteral("Import Cubin as Variant…")) import = a;
+            if (a->text().remove(QLatin1Char('&')) == QStringLiteral("Tuned Cubin…")) exportCubin = a;
+        }
+        QVERIFY(import && exportCubin);
+        const QString exported = m_tmp.filePath(QStringLiteral("exported.cubin"));
+        QTimer chooser;
+        QString answering = swapPath;
+        QObject::connect(&chooser, &QTimer::timeout, [&] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            auto* name = dialog ? dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")) : nullptr;
+            if (!name) return;
+            dialog->setDirectory(QFileInfo(answering).absolutePath());
+            name->setText(QFileInfo(answering).absoluteFilePath());
+            static_cast<QDialog*>(dialog)->done(QDialog::Accepted);
+        });
+        chooser.start(40);
+        import->trigger();
+        const VariantRecord* current = session->variantTree()->currentVariant();
+        QVERIFY(current && current->imported && !current->imported->checkedLegal());
+        answering = exported;
+        exportCubin->trigger();
+        chooser.stop();
+        QVERIFY(QFileInfo(exported).size() > 0);
+        const QString message = window->statusBar()->currentMessage();
+        QVERIFY2(message.contains(QStringLiteral("not checked legal")), qPrintable(message));
     }
 
     // A file from before imports has no "imported": it loads, with none.
