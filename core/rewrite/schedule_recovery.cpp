@@ -41,7 +41,7 @@ Result<Schedule> recoverScheduleExplained(const KernelAnalysis& a, const Cubin& 
                           static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi));
             return makeError(std::string(where) +
                              " is none of the original's instructions in its block (the " + "original has '" +
-                             insts[pos].text() + "' there): not the same instructions, only reordered");
+                             insts[pos].text() + "' there): not a reordering of the same instructions");
         }
     }
     return s;

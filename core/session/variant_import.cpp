@@ -61,7 +61,7 @@ Result<Schedule> cubinSchedule(const KernelWorkspace& kernel, const std::string&
     if (ka && ka->codeSize != kb->codeSize)
         return makeError("its " + kernel.name() + " is " + std::to_string(kb->codeSize) +
                          " bytes, the open one " + std::to_string(ka->codeSize) +
-                         ": not the same instructions, only reordered");
+                         ": not a reordering of the same instructions");
     return recoverScheduleExplained(kernel.analysis(), cubin, *kb);
 }
 

@@ -411,7 +411,8 @@ void TestCli::diffChecker()
     QVERIFY(writeBytes(tmp("other.cubin"), other));
     const CliRun otherDiff = runCli({"diff", rms, tmp("other.cubin")});
     QCOMPARE(otherDiff.exitCode, 1);
-    QVERIFY2(otherDiff.errLines().size() == 1 && otherDiff.err.contains("not the same instructions"),
+    QVERIFY2(otherDiff.errLines().size() == 1 &&
+                 otherDiff.err.contains("not a reordering of the same instructions"),
              qPrintable(otherDiff.describe()));
     QVERIFY2(otherDiff.err.contains(
                  QStringLiteral("the word at 0x%1").arg(stalled * 16, 4, 16, QChar('0')).toUtf8()),
