@@ -13,6 +13,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace sassx {
 
@@ -104,6 +105,44 @@ void SearchRuns::replace(std::vector<SearchRecord> records)
 {
     m_searches = std::move(records);
     Q_EMIT searchRecordsChanged();
+}
+
+namespace {
+
+// Moves directory `from` to `to` (a rename, or a copy and a removal across file systems). False, with
+// `from` left whole, when it cannot.
+bool moveDirectory(const std::filesystem::path& from, const std::filesystem::path& to)
+{
+    std::error_code ec;
+    std::filesystem::create_directories(to.parent_path(), ec);
+    std::filesystem::rename(from, to, ec);
+    if (!ec) return true;
+    std::filesystem::copy(from, to, std::filesystem::copy_options::recursive, ec);
+    if (ec) {
+        std::filesystem::remove_all(to, ec);
+        return false;
+    }
+    std::filesystem::remove_all(from, ec);
+    return true;
+}
+
+} // namespace
+
+void SearchRuns::moveOutputsBeside(const QString& dir)
+{
+    const QString scratch =
+        QDir(QFileInfo(SessionStore::autosavePath()).absolutePath()).filePath(QStringLiteral("searches"));
+    const QString target = QDir(dir).filePath(QStringLiteral("searches"));
+    if (QDir(scratch).absolutePath() == QDir(target).absolutePath()) return;
+    for (SearchRecord& r : m_searches) {
+        const QString out = QString::fromStdString(r.outDir);
+        if (!out.startsWith(scratch + QLatin1Char('/'))) continue;
+        if (m_search->isRunning() && m_search->outDir() == out) continue;
+        QString to = QDir(target).filePath(QFileInfo(out).fileName());
+        for (int n = 2; QFileInfo::exists(to); ++n)
+            to = QDir(target).filePath(QFileInfo(out).fileName() + QStringLiteral("-%1").arg(n));
+        if (moveDirectory(out.toStdString(), to.toStdString())) r.outDir = to.toStdString();
+    }
 }
 
 QString SearchRuns::searchUnavailableReason() const

@@ -58,6 +58,7 @@ void ListingModel::setStalls(ListingStalls stalls)
             m_maxShare = std::max(m_maxShare, v->share(i));
     if (!m_rows.empty())
         Q_EMIT dataChanged(index(0, SamplesColumn), index(int(m_rows.size()) - 1, SamplesColumn));
+    Q_EMIT headerDataChanged(Qt::Horizontal, SamplesColumn, SamplesColumn); // titled once it has samples
 }
 
 void ListingModel::setListing(ListingData data, ListingStalls stalls)
@@ -228,6 +229,9 @@ QVariant ListingModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::ToolTipRole) return columnToolTip(section);
     if (role != Qt::DisplayRole) return {};
+    // A column with nothing to show gives way to a sliver (ListingView::giveWayEmptyColumns): its
+    // title would only be clipped there; the tooltip still names it.
+    if (isColumnEmpty(section)) return QString();
     switch (section) {
     case AddressColumn:
         return tr("Address");
