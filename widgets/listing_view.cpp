@@ -137,6 +137,9 @@ void ListingView::resetColumns()
         setColumnHidden(c, false);
         header->moveSection(header->visualIndex(c), c);
     }
+    // The source line starts hidden: at the default window size the other columns take the whole width,
+    // and the Source dock lists the lines (its check box, like the header's menu, shows the column).
+    setColumnHidden(ListingModel::SourceColumn, true);
     const int chars[ListingModel::ColumnCount] = {6, 5, 0, 2, 2, 2, 2, 6, 3, 5, 3, 5, 15};
     const int ch = fontMetrics().horizontalAdvance(QLatin1Char('0'));
     const QFontMetrics headerMetrics(header->font());

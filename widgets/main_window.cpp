@@ -78,8 +78,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     // Source lines (from the line tables) as a third tab: with Stalls, where the kernel's time goes.
     auto* sourceDock = new QDockWidget(tr("Source"), this);
     sourceDock->setObjectName(QStringLiteral("sourceDock"));
-    sourceDock->setWidget(
-        new SourcePanel(m_session->variantTree(), m_listing->view()->listingModel(), sourceDock));
+    sourceDock->setWidget(new SourcePanel(m_session->variantTree(), m_listing->view(), sourceDock));
     addDockWidget(Qt::RightDockWidgetArea, sourceDock);
     tabifyDockWidget(stallsDock, sourceDock);
     metricsDock->raise();

@@ -1,10 +1,12 @@
 #include "widgets/source_panel.h"
 
 #include "core/session/variant_tree.h"
+#include "widgets/listing_view.h"
 #include "widgets/models/listing_feed.h"
 #include "widgets/models/listing_model.h"
 #include "widgets/models/source_model.h"
 
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
@@ -15,14 +17,19 @@
 
 namespace sassx {
 
-SourcePanel::SourcePanel(VariantTree* variants, ListingModel* listing, QWidget* parent)
-    : QWidget(parent), m_variants(variants), m_listing(listing), m_model(new SourceModel(this)),
-      m_proxy(new QSortFilterProxyModel(this))
+SourcePanel::SourcePanel(VariantTree* variants, ListingView* listing, QWidget* parent)
+    : QWidget(parent), m_variants(variants), m_view(listing), m_listing(listing->listingModel()),
+      m_model(new SourceModel(this)), m_proxy(new QSortFilterProxyModel(this))
 {
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("sourceStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_column = new QCheckBox(tr("Source column in the listing"), this);
+    m_column->setObjectName(QStringLiteral("sourceColumnToggle"));
+    m_column->setToolTip(tr("Each instruction's file:line beside its control bits (the listing may then need "
+                            "a wider window)"));
+    connect(m_column, &QCheckBox::toggled, this, &SourcePanel::showListingColumn);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(SourceModel::SortRole);
     m_table = new QTableView(this);
@@ -38,6 +45,7 @@ SourcePanel::SourcePanel(VariantTree* variants, ListingModel* listing, QWidget* 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_status);
+    layout->addWidget(m_column);
     layout->addWidget(m_table, 1);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -71,6 +79,28 @@ void SourcePanel::chooseLine(int row)
                                                           QItemSelectionModel::Rows);
 }
 
+// Shown as wide as its widest file:line in the listing's font, so no line is cut off.
+void SourcePanel::showListingColumn(bool on)
+{
+    const int column = ListingModel::SourceColumn;
+    if (m_view->isColumnHidden(column) != on) return;
+    m_view->setColumnHidden(column, !on);
+    if (on) fitListingColumn();
+    m_view->saveHeaderState();
+}
+
+void SourcePanel::fitListingColumn()
+{
+    const int column = ListingModel::SourceColumn;
+    if (m_view->isColumnHidden(column) || !m_listing->hasSourceLines()) return;
+    const QFontMetrics fm(m_view->font());
+    int widest = fm.horizontalAdvance(m_listing->headerData(column, Qt::Horizontal).toString());
+    for (int r = 0; r < m_listing->rowCount(); ++r)
+        widest = std::max(widest, fm.horizontalAdvance(m_listing->index(r, column).data().toString()));
+    m_view->horizontalHeader()->resizeSection(column, widest + 16);
+    m_view->fitInstructionColumn();
+}
+
 void SourcePanel::refresh()
 {
     SourceLines lines;
@@ -98,6 +128,8 @@ void SourcePanel::refresh()
     for (int c = SourceModel::InstructionsColumn; c < SourceModel::TextColumn; ++c)
         m_table->resizeColumnToContents(c);
 
+    m_column->setChecked(!m_view->isColumnHidden(ListingModel::SourceColumn));
+    if (!sameKernel) fitListingColumn();
     const SourceLines& now = m_model->lines();
     if (!now.map)
         m_status->setText(tr("No kernel is open."));
@@ -139,7 +171,7 @@ void SourcePanel::followSelection(int original)
 }
 
 // A line was chosen: its instructions light up in the listing, and, when the user chose it here, the
-// first of them in the current order becomes the selected instruction (the listing scrolls to it).
+// first of them in the current order becomes the selected instruction, in the middle of the listing.
 void SourcePanel::lineChosen(int row, bool fromUser)
 {
     if (row < 0 || size_t(row) >= m_model->lines().lines.size()) {
@@ -157,7 +189,11 @@ void SourcePanel::lineChosen(int row, bool fromUser)
         const int p = m_listing->positionOfOriginal(int(i));
         if (p >= 0 && (firstPosition < 0 || p < firstPosition)) first = int(i), firstPosition = p;
     }
-    if (first >= 0) m_variants->setSelectedInstruction(first);
+    if (first < 0) return;
+    m_variants->setSelectedInstruction(first);
+    // The first at the middle of the listing, so that the rest of the line shows below it.
+    m_view->scrollTo(m_listing->index(m_listing->rowOfOriginal(first), 0),
+                     QAbstractItemView::PositionAtCenter);
 }
 
 } // namespace sassx

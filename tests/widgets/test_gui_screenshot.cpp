@@ -1,7 +1,8 @@
 // The explorer in a real xcb window under Xvfb: a sample open, an instruction's dependency arrows
-// shown, a refused drop with its reason visible, a diff, and a finished search (estimate backend) in
-// the Search dock with one of its evaluations opened as a variant. The PNGs are written to
-// <build>/tests/widgets/screenshots/ (docs/images/ holds copies). Skips when Xvfb is not installed.
+// shown, a refused drop with its reason visible, a diff, a finished search (estimate backend) in the
+// Search dock with one of its evaluations opened as a variant, and the Source dock with stall samples per
+// source line. The PNGs are written to <build>/tests/widgets/screenshots/ (docs/images/ holds copies).
+// Skips when Xvfb is not installed.
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/dependency_gutter.h"
@@ -10,9 +11,11 @@
 #include "widgets/listing_view.h"
 #include "widgets/main_window.h"
 #include "widgets/models/listing_model.h"
+#include "widgets/models/source_model.h"
 #include "widgets/models/stalls_model.h"
 #include "widgets/search_panel.h"
 #include "widgets/search_plot.h"
+#include "widgets/source_panel.h"
 #include "widgets/stalls_panel.h"
 #include "widgets/variants_panel.h"
 #include "xvfb_main.h"
@@ -114,10 +117,11 @@ private Q_SLOTS:
         w.listingPanel()->gutter()->repaint();
         QVERIFY(!w.listingPanel()->gutter()->drawnEdges().empty());
 
-        // Every listing column visible at the default size, without scrolling sideways.
+        // Every listing column visible at the default size, without scrolling sideways (but Source,
+        // hidden until the Source dock shows it).
         QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
         for (int c = 0; c < ListingModel::ColumnCount; ++c)
-            QVERIFY(!view->isColumnHidden(c));
+            QVERIFY(view->isColumnHidden(c) == (c == ListingModel::SourceColumn));
         const QString main = shotPath(QStringLiteral("sassx-listing.png"));
         QVERIFY(w.grab().save(main));
         qInfo("screenshot: %s", qPrintable(main));
@@ -210,6 +214,47 @@ private Q_SLOTS:
         QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
         QVERIFY(w.stallsPanel()->model()->rowCount() > 5);
         const QString shot = shotPath(QStringLiteral("sassx-stalls.png"));
+        QVERIFY(w.grab().save(shot));
+        qInfo("screenshot: %s", qPrintable(shot));
+    }
+
+    // The Source dock of docs/user-guide.md: RMSNorm built with -lineinfo (its half conversions inlined
+    // from cuda_fp16.hpp) with the samples recorded on an H100; sorted by samples, the hottest source line
+    // chosen, its instructions lit in the listing.
+    void sourceDockWithSamples()
+    {
+        const QString cubin = QStringLiteral(SASSX_CUBIN_SAMPLES "/rmsnorm_lineinfo_sm_90.cubin");
+        SASSX_REQUIRE_SAMPLE(cubin);
+        auto* session = new Session;
+        session->store()->setAutosaveInterval(0);
+        MainWindow w(session);
+        session->setParent(&w);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::openAndWait(*session, cubin));
+        QString error;
+        QVERIFY2(
+            session->measureQueue()->importStalls(
+                0, QStringLiteral(SASSX_SOURCE_DIR "/tests/data/stalls/rmsnorm.h100.stalls.json"), &error),
+            qPrintable(error));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("sourceDock"));
+        auto* panel = w.findChild<SourcePanel*>();
+        QVERIFY(dock && panel);
+        dock->show();
+        dock->raise();
+        const auto& lines = panel->model()->lines().lines;
+        QVERIFY(panel->model()->lines().hasSamples);
+        int hottest = 0;
+        for (size_t r = 0; r < lines.size(); ++r)
+            if (lines[r].samples > lines[size_t(hottest)].samples) hottest = int(r);
+        panel->table()->sortByColumn(SourceModel::SamplesColumn, Qt::DescendingOrder);
+        panel->chooseLine(hottest);
+        QCOMPARE(panel->table()->currentIndex().row(), 0); // the hottest first
+        ListingView* view = w.listingPanel()->view();
+        QVERIFY(view->listingModel()->isHighlighted(lines[size_t(hottest)].instructions.front()));
+        view->scrollTo(view->currentIndex(), QAbstractItemView::PositionAtCenter);
+        QTest::qWait(200);
+        const QString shot = shotPath(QStringLiteral("sassx-source.png"));
         QVERIFY(w.grab().save(shot));
         qInfo("screenshot: %s", qPrintable(shot));
     }

@@ -14,6 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHeaderView>
@@ -78,6 +79,8 @@ private Q_SLOTS:
         QCoreApplication::setApplicationName(QStringLiteral("sassx-tests-source"));
         QSettings().clear();
     }
+    // Each test starts from the default layout: showing the Source column is remembered.
+    void init() { QSettings().clear(); }
     void modelAndListingColumn();
     void chosenLineSelectsInstructions();
     void listingSelectionChoosesLine();
@@ -108,13 +111,18 @@ void TestSourcePanel::modelAndListingColumn()
     QCOMPARE(m->index(line16, SourceModel::InstructionsColumn).data().toInt(), 1);
     // The text comes from samples/triton/attention.py, one directory above the cubin.
     QCOMPARE(m->index(line16, SourceModel::TextColumn).data().toString(),
-             QStringLiteral("    bh = tl.program_id(1)"));
+             QStringLiteral("bh = tl.program_id(1)"));
     QVERIFY(m->index(line16, SourceModel::SamplesColumn).data().toString().isEmpty()); // no samples
     QVERIFY(m->index(line16, SourceModel::ChangedColumn).data().toString().isEmpty()); // the original
     QVERIFY2(w.panel->statusText().startsWith(QStringLiteral("21 source line(s)")),
              qPrintable(w.panel->statusText()));
     // The listing: /*0010*/ says where it came from, the tooltip adds the text and the PTX line.
     QVERIFY(!w.listing->isColumnEmpty(ListingModel::SourceColumn));
+    // Hidden until asked for (the other columns fill the default width); the dock's check box shows it.
+    QVERIFY(w.view->isColumnHidden(ListingModel::SourceColumn));
+    QVERIFY(!w.panel->columnToggle()->isChecked());
+    w.panel->columnToggle()->click();
+    QVERIFY(!w.view->isColumnHidden(ListingModel::SourceColumn));
     QVERIFY(!w.view->isColumnNarrowed(ListingModel::SourceColumn));
     const QModelIndex s2ur = w.listing->index(w.listing->rowOfOriginal(1), ListingModel::SourceColumn);
     QCOMPARE(s2ur.data().toString(), QStringLiteral("attention.py:16"));
@@ -218,7 +226,6 @@ void TestSourcePanel::withoutLineTablesSaysSo()
     QCOMPARE(w.panel->model()->rowCount(), 0);
     QVERIFY2(w.panel->statusText().contains(QStringLiteral("-lineinfo")), qPrintable(w.panel->statusText()));
     QVERIFY(w.listing->isColumnEmpty(ListingModel::SourceColumn));
-    QVERIFY(w.view->isColumnNarrowed(ListingModel::SourceColumn));
     // Then a kernel with line tables in the same window: the dock and the column come back.
     QVERIFY2(test::openAndWait(*w.session, kAttention, &error), qPrintable(error));
     QCOMPARE(w.panel->model()->rowCount(), 21);
@@ -262,7 +269,9 @@ void TestSourcePanel::layoutInTwoFonts()
             QVERIFY2(table->columnWidth(c) >= fm.horizontalAdvance(text),
                      qPrintable(QStringLiteral("%1 in %2 px").arg(text).arg(table->columnWidth(c))));
         }
-    // The listing's Source column is as wide as its widest "file:line".
+    // The listing's Source column, once shown, is as wide as its widest "file:line".
+    w.panel->columnToggle()->click();
+    QVERIFY(!w.view->isColumnHidden(ListingModel::SourceColumn));
     const QFontMetrics lfm(w.view->font());
     int widest = 0;
     for (int r = 0; r < w.listing->rowCount(); ++r)

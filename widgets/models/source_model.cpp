@@ -120,7 +120,9 @@ QVariant SourceModel::data(const QModelIndex& index, int role) const
         case ChangedColumn:
             return m_lines.hasVariant ? QVariant(l.changed) : QVariant();
         case TextColumn:
-            return m_lines.map ? QString::fromStdString(std::string(m_lines.map->sourceText(at))) : QString();
+            // Without its indentation: the dock is narrow, and the line number says where it is.
+            return m_lines.map ? QString::fromStdString(std::string(m_lines.map->sourceText(at))).trimmed()
+                               : QString();
         }
         return {};
     case Qt::TextAlignmentRole:
