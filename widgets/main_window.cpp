@@ -313,8 +313,7 @@ void MainWindow::createActions()
                   [this] { m_listing->view()->goBack(); });
 
     QMenu* variant = menuBar()->addMenu(tr("&Variant"));
-    variant->addAction(tr("&Measure"), QKeySequence(Qt::CTRL | Qt::Key_M), m_variants,
-                       &VariantsPanel::measureSelected);
+    variant->addAction(m_variants->measureAction());
     QAction* cancelMeasure =
         variant->addAction(tr("&Cancel Measuring"), QKeySequence(Qt::CTRL | Qt::Key_Period),
                            m_session->measureQueue(), &MeasureQueue::cancelMeasure);
