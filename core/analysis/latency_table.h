@@ -19,13 +19,13 @@ std::string latencyOpcodeKey(const Instruction& ins);
 // offset or descriptor), "data" (the data a store, atomic or async copy reads), "pred" (a predicate
 // operand or carry-in), "ur" (a uniform register read by a non-uniform instruction), else "reg".
 std::string operandKind(const Instruction& reader, const Reg& reg);
+// "R", "UR", "P", "UP" or "B": the register-file part of WAR and WAW keys.
+const char* regFileKey(const Reg& r);
 // The dependency keys of the back-to-back pair (first, second) the probe can measure and the checker
 // looks up: "RAW|W|R|kind" (first writes what second reads; first of fixed latency), "WAR|R|W|file"
 // (second overwrites what first, of fixed latency, reads), "WAW|W|W|file" (both write a register; both
 // of fixed latency), "SB|W|R" (second waits on the write scoreboard first sets and reads its result),
-// "SPACE|OP" (two memory instructions of one base opcode). Files: "R", "UR", "P", "UP".
-// "R", "UR", "P", "UP" or "B": the register-file part of WAR and WAW keys.
-const char* regFileKey(const Reg& r);
+// "SPACE|OP" (two memory instructions of one base opcode). Files as regFileKey names them.
 std::vector<std::string> latencyPairKeys(const Instruction& first, const Instruction& second);
 
 class LatencyTable

@@ -33,7 +33,7 @@ RatioInterval ratioInterval(const std::vector<double>& a, const std::vector<doub
 // The interval a re-run falls in. Where a module, its baseline and their buffers land moves a kernel's
 // time by a few hundredths to tenths of a percent for as long as they stay loaded, so rounds in one
 // process share an offset that no number of rounds averages out: a bootstrap over them is narrower
-// than the spread between processes (bench/results/remeasure-coverage-h200-2026-11-26). This combines
+// than the spread between processes (docs/status.md, "Final figures over 5 fresh processes"). This combines
 // the medians of K independent units (fresh processes, or instance pairs): the centre is their
 // geometric mean; the half-width is Student's t (K - 1 degrees of freedom) times their standard
 // deviation in log space times sqrt(2 / K): the 95% prediction interval for the same figure measured
@@ -63,7 +63,8 @@ Verdict decide(const RatioInterval& r, double noiseFloor);
 // `incumbentRatio` (the best so far) gets `confirmRounds` fresh rounds, and then its figures come
 // from those fresh rounds alone: selecting on the screen and estimating on new data is what keeps
 // the winner's curse out of reported gains. (Promoting on "interval reaches below the incumbent"
-// promoted every neutral candidate on the H100 and cut throughput by 40%: bench/results/eval-*.)
+// promoted every neutral candidate and cut throughput by 40%: docs/status.md, "Noise floor from
+// identical twins".)
 //
 // Confirmation runs in stages of `confirmStage` fresh rounds. From `futilityAfter` rounds on, it
 // stops early when even the optimistic end of the interval cannot beat the incumbent or clear the

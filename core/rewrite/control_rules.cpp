@@ -70,7 +70,7 @@ bool issueGapIgnoresYield(uint8_t stall)
 
 int issueGap(uint8_t stall, uint8_t yield)
 {
-    // Measured on an H100 (bench/results/yield-semantics-h100-2026-11-22.md, one warp, FADD/FFMA/IADD3):
+    // Measured on an H100 (docs/status.md, "Yield flips per class"; one warp, FADD/FFMA/IADD3):
     // stall 1-11 issues the next instruction `stall` cycles later under either bit (stall 1 with Y0
     // takes 2, longer); 12-15 only with Y0, with Y1 after 1 cycle (12, 13) or 2 (14, 15). Stall 0 waits 33
     // cycles with Y0 (ptxas puts it only on NOP and BRA) and 2 with Y1; it counts 1, the analysis' own
@@ -208,7 +208,8 @@ std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control&
     if (it != m_observedStalls.end() && (it->second & stallYieldBit(c.stall, c.yield))) return std::nullopt;
     // A raise within 1-11 keeping ptxas' yield bit: only delays the next issue (stalls 1-11 give their
     // count under either bit, measured), and nvdisasm decodes every stall 1-11 with each instruction's
-    // own yield and reuse bits on all sm_90 samples (bench/results/latency-sm90-2026-11-23.md).
+    // own yield and reuse bits on all sm_90 samples (docs/status.md, "Fixed-latency, WAR, WAW and
+    // scoreboard bounds").
     if (c.stall > ins.control.stall && c.stall <= kYieldNeutralMaxStall && ins.control.stall >= 1 &&
         (c.yield & 1) == (ins.control.yield & 1))
         return std::nullopt;

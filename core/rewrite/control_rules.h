@@ -20,7 +20,7 @@ namespace sassx {
 struct KernelAnalysis;
 
 // Stall counts whose issue gap (as issueGap bounds it) does not depend on the yield bit. Measured on an
-// H100 (bench/results/yield-semantics-h100-2026-11-22.md): stalls 1-11 give `stall` cycles under either
+// H100 (docs/status.md, "Yield flips per class"): stalls 1-11 give `stall` cycles under either
 // bit (stall 1 with Y0 takes 2, longer); above 11 Y1 drops the gap to 1-2 cycles; stall 0 gives 33 cycles
 // with Y0 and 2 with Y1 (docs/sass-facts.md, control bits).
 constexpr uint8_t kYieldNeutralMinStall = 1;
@@ -34,7 +34,7 @@ bool issueGapIgnoresYield(uint8_t stall);
 // Every distance the checker verifies (latency bounds, scoreboard spacing, issue spacing, cross-block
 // bounds) and every distance a move or control edit is enumerated with is a sum of these, so refining
 // the (stall, yield) table here updates checking and enumeration at once. A lower bound, from the
-// measured table (bench/results/yield-semantics-h100-2026-11-22.md): the stall count, but 1 for stall 0
+// measured table (docs/status.md, "Yield flips per class"): the stall count, but 1 for stall 0
 // and 1-2 for a stall above 11 with Y1 (a pairing ptxas never emits).
 int issueGap(uint8_t stall, uint8_t yield);
 inline int issueGap(const Control& c)
@@ -65,9 +65,9 @@ enum class YieldRule : uint8_t
 {
     Evidence,     // the class tables and the decode gate
     ReusePrinted, // "reuse-printed": as Evidence, but a word whose reuse marks nvdisasm leaves out under
-                  // Y0 is refused (bench/results/yield-reuse-*)
+                  // Y0 is refused (the rule without the reuse-under-Y0 measurements)
     PtxasHabits,  // "ptxas-habits": a yield bit only where ptxas used it on the opcode in this kernel,
-                  // no reuse flags with Y0 (bench/results/yield-widening-*)
+                  // no reuse flags with Y0 (the narrowest rule, for comparisons)
 };
 
 // Per-kernel control-value rules. Edits are judged against ptxas' own bits for the same instruction, the

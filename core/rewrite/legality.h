@@ -128,9 +128,6 @@ public:
     // its stall: walls, pinned instructions, stall 0 or above 11, and an instruction issued right
     // before a wall in `schedule` (its distance to the wall is not modelled).
     std::optional<uint8_t> rescheduleStallFloor(const Schedule& schedule, uint32_t position) const;
-    // Targets of the instruction at `position` whose order is legal with derived control codes: the
-    // nearest positions in its block, up to `maxDistance` away, that cross no wall, pinned instruction
-    // or dependency, and for which `reschedule` succeeds. The schedules come with them.
     // A move of the instruction at `from` to `to` with control codes derived for its block, as edits
     // that replay it (the move, then one control edit per instruction whose bits differ from what the
     // move and the reuse fix-up leave), and the resulting schedule; or the refusal.
@@ -140,7 +137,10 @@ public:
     // `maxDistance`, without crossing a wall, a pinned instruction or an instruction it has a
     // dependency with: where an order is legal before control codes are considered.
     std::vector<uint32_t> orderTargets(const Schedule& current, uint32_t position, int maxDistance) const;
-    // `refusals` (optional) gets reschedule's refusal of each order target that failed.
+    // Targets of the instruction at `position` whose order is legal with derived control codes: the
+    // nearest positions in its block, up to `maxDistance` away, that cross no wall, pinned instruction
+    // or dependency, and for which `reschedule` succeeds. The schedules come with them. `refusals`
+    // (optional) gets reschedule's refusal of each order target that failed.
     std::vector<std::pair<uint32_t, Schedule>>
     rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance = 32,
                        std::vector<std::string>* refusals = nullptr) const;

@@ -18,7 +18,7 @@ struct Row
     YieldClassEvidence evidence;
 };
 
-// Measured on an H200 (bench/results/yield-classes-h200-2026-11-26.md): at stalls 2, 6, 11 and ptxas'
+// Measured on an H200 (docs/status.md, "Yield flips per class"): at stalls 2, 6, 11 and ptxas'
 // own, one warp's issue gap was the same under both bits (MUFU within 0.23 cycles, longer with Y0) and
 // never below the stall; flipping the bit on every instruction of the class in a kernel that consumes
 // the results left every output bit-identical on 3 input sets x {1 warp, 1 block of 256, 2 blocks of

@@ -1,11 +1,11 @@
 #pragma once
 // What was measured about the yield bit, per instruction class: the rows the yield rule
 // (ControlRules::yieldRefusal) and the reuse-with-Y0 rule cite. A class without a row that says "safe"
-// keeps ptxas' bit, and its refusal names the measurement that is missing. The measurements:
-// bench/results/yield-semantics-h100-2026-11-22.md (fixed-latency ALU/FMA) and
-// bench/results/yield-classes-h200-2026-11-26.md (the variable-latency and special classes, yield with
-// reuse flags), method in bench/yield/README.md and bench/yield/classes/README.md; reuse flags under
-// Y0: bench/results/yield-reuse-h200-2026-11-28.md, method in bench/yield/reuse/README.md.
+// keeps ptxas' bit, and its refusal names the measurement that is missing (the result file each row
+// cites). The measurements are docs/status.md's "Yield flips per class" (fixed-latency ALU/FMA, then the
+// variable-latency and special classes; methods in bench/yield/README.md and
+// bench/yield/classes/README.md) and "Reuse flags kept under Y0, per class and mask" (method in
+// bench/yield/reuse/README.md).
 #include "core/sass/instruction.h"
 
 #include <string>

@@ -32,7 +32,7 @@ enum class RewardMode
 // The defaults are the "sassx" preset: CuAsmRL's with the learning rate, the epochs and the target-KL stop
 // that tests/core/search/test_ppo_learnability.cpp chose (docs/ppo.md, "Learnability"), episode-end
 // rewards and reward normalisation, and the rollout, rows, walks and starts that the estimate tables
-// chose (bench/results/ppo-estimate-cpu-2026-11-27b.md, -27d.md).
+// chose (docs/ppo.md; docs/status.md, "PPO against random on the estimate").
 struct PpoSettings
 {
     double learningRate = 1e-3;
@@ -65,7 +65,7 @@ struct PpoSettings
     // (by the noise floor on a GPU); otherwise the episode stays where it was, and the step's reward is
     // still what it would have changed. Off: every step is taken, better or worse (CuAsmRL's walk). On in
     // the preset: on the estimate it turned 3 of 12 wins against random into 10 of 12
-    // (bench/results/ppo-estimate-cpu-2026-11-27d.md).
+    // (docs/status.md, "PPO against random on the estimate").
     bool improvingOnly = true;
     // Episode-end rewards by default: on the estimate they learned faster than step rewards on
     // sgemm_leakyrelu (docs/ppo.md, "Rewards"), and on a GPU they carry one measurement's noise, not two.

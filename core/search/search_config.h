@@ -38,9 +38,10 @@ enum class AutoSpace : uint8_t
 // search takes all+control: the default climb found 1.019x there on a held-out Triton attention kernel
 // where the mem space found nothing on any held-out kernel, and random variants of the four
 // spaces on one H100 reached mem 1.008x, all 1.013x, all+control 1.027x, rescheduled 1.021x
-// (bench/results/headroom-h100-2026-11-23.md). A tune keeps the yield space its own measurement chose
+// (docs/status.md, "Search spaces, best of 200 random variants"). A tune keeps the yield space its own
+// measurement chose
 // (on an H200 5 of a transformer block's 8 largest kernels gained in it, none in mem:
-// bench/results/tune-transformer-h200-2026-11-27.md); all+control has not been measured as a tune's
+// docs/status.md, "A torch.compile'd transformer block"); all+control has not been measured as a tune's
 // default. The estimate scores every yield and reuse edit 1.000x (docs/search.md), so without a GPU only
 // moves can gain: auto keeps the move space that was the default of both (mem).
 SearchSpace autoSpace(AutoSpace rule, bool measured);
@@ -85,7 +86,7 @@ struct SearchConfig
     // With a pool of several GPUs, the candidates handed to it at once per GPU (SearchEngine::batchSize):
     // the pool gives each idle worker the next one, so a batch waits for its slowest race less the more
     // it holds; one GPU always takes one at a time. On four H200s 16 measured 23-24% more race rounds per
-    // second than 4 (bench/results/multigpu-h200x4-2026-11-27b.md).
+    // second than 4 (docs/status.md, "Batches on a GPU pool").
     int candidatesPerGpu = 16;
     double sipT0 = 0.4;
     double sipCooling = 0.003;

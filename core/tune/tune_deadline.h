@@ -2,8 +2,8 @@
 // `--total-time T` as a deadline (docs/tune.md): the plan splits T over the kernels by time share
 // (splitBudget), but a kernel's wall time is its search plus what comes before and after it (opening the
 // kernel and measuring its baseline; confirming, re-measuring and verifying a best on fresh inputs: on an
-// H200 from seconds to two minutes for kernels with large arguments, bench/results/
-// tune-transformer-h200-2026-11-27.md). So each kernel's search budget is decided when it starts, from
+// H200 from seconds to two minutes for kernels with large arguments: docs/status.md, "Per-kernel
+// overhead of a tune"). So each kernel's search budget is decided when it starts, from
 // the time left: its planned part scaled down to what remains after the kernels in flight and the
 // overhead measured on the kernels already done. A kernel whose scaled budget falls below a quarter of
 // its plan is not started (a later tune runs it) rather than given a search too short to mean anything.

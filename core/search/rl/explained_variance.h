@@ -1,9 +1,9 @@
 // The critic's explained variance, as every PPO update reports it: 1 − Var(returns − values) / Var(returns),
 // CleanRL's definition (its ppo.py: 1 − np.var(y_true − y_pred) / np.var(y_true)). Both variances are
 // centred, so a value head that is right up to a constant offset explains everything: the advantages
-// PPO uses are centred per minibatch anyway, and an offset costs them nothing. Until 2026-11-27 the
-// residual was not centred, and an offset counted as unexplained; docs/ppo.md ("Evidence") says which
-// reports used that form. Header-only and free of libtorch, so the plug-in and the tests share it.
+// PPO uses are centred per minibatch anyway, and an offset costs them nothing. An uncentred residual
+// would count such an offset as unexplained (docs/ppo.md, "Evidence", names the reports that used that
+// form). Header-only and free of libtorch, so the plug-in and the tests share it.
 #pragma once
 
 #include <cstddef>
