@@ -39,8 +39,9 @@ void GpuSession::tearDown()
     if (m_incumbent.module) m_ctx->unload(m_incumbent);
     m_incumbent = {};
     m_incumbentCubin.clear();
-    for (cu::DevicePtr p : m_work)
-        if (p) m_ctx->release(p);
+    // Aliases point into their root's allocation: only owners are released.
+    for (size_t i = 0; i < m_work.size() && i < m_spec.params.size(); ++i)
+        if (m_work[i] && m_spec.params[i].ownsAllocation()) m_ctx->release(m_work[i]);
     for (auto& set : m_pristine)
         for (cu::DevicePtr p : set)
             if (p) m_ctx->release(p);
@@ -64,31 +65,42 @@ std::optional<Failure> GpuSession::setUp(const LaunchSpec& spec, const protocol:
     m_work.assign(n, 0);
     m_pristine.assign(size_t(options.inputSets), std::vector<cu::DevicePtr>(n, 0));
     std::vector<std::vector<uint8_t>> args(n);
+    m_compared = comparedParams(spec);
+    // Owners first, so that every alias finds its root's allocation.
+    for (int i : allocatedParams(spec)) {
+        const ParamSpec& p = spec.params[size_t(i)];
+        cu::DevicePtr ptr = 0;
+        if (auto f = m_ctx->alloc(p.bufferBytes(), ptr)) return f;
+        m_work[size_t(i)] = ptr;
+        if (!p.initialised()) continue;
+        // Recorded values are the same bytes in every input set; drawn ones differ per set.
+        std::vector<uint8_t> recorded;
+        if (p.init.kind == InitKind::Recorded) {
+            auto bytes = readRecordedValues(p);
+            if (!bytes) return Failure{"error", failure::kError, bytes.message()};
+            recorded = std::move(bytes.value());
+        }
+        for (int k = 0; k < options.inputSets; ++k) {
+            const std::vector<uint8_t> drawn =
+                p.init.kind == InitKind::Recorded ? std::vector<uint8_t>{}
+                                                  : generateBuffer(p, options.seed, uint32_t(k), uint32_t(i));
+            const std::vector<uint8_t>& host = p.init.kind == InitKind::Recorded ? recorded : drawn;
+            cu::DevicePtr copy = 0;
+            if (auto f = m_ctx->alloc(host.size(), copy)) return f;
+            if (auto f = m_ctx->check(m_ctx->driver().memcpyHtoD(copy, host.data(), host.size()),
+                                      "cuMemcpyHtoD (inputs)"))
+                return f;
+            m_pristine[size_t(k)][size_t(i)] = copy;
+        }
+    }
     for (size_t i = 0; i < n; ++i) {
         const ParamSpec& p = spec.params[i];
         if (p.kind == ParamKind::Scalar) {
             args[i] = scalarBytes(p);
             continue;
         }
-        cu::DevicePtr ptr = 0;
-        if (p.kind == ParamKind::Buffer) {
-            if (auto f = m_ctx->alloc(p.bufferBytes(), ptr)) return f;
-            m_work[i] = ptr;
-            if (p.role == ParamRole::Output) m_compared.push_back(int(i));
-            if (p.role == ParamRole::InOut) m_compared.push_back(int(i));
-            if (p.initialised()) {
-                for (int k = 0; k < options.inputSets; ++k) {
-                    const std::vector<uint8_t> host =
-                        generateBuffer(p, options.seed, uint32_t(k), uint32_t(i));
-                    cu::DevicePtr copy = 0;
-                    if (auto f = m_ctx->alloc(host.size(), copy)) return f;
-                    if (auto f = m_ctx->check(m_ctx->driver().memcpyHtoD(copy, host.data(), host.size()),
-                                              "cuMemcpyHtoD (inputs)"))
-                        return f;
-                    m_pristine[size_t(k)][i] = copy;
-                }
-            }
-        }
+        if (p.isAlias()) m_work[i] = m_work[size_t(p.aliasRoot)] + p.rootOffset;
+        const cu::DevicePtr ptr = p.kind == ParamKind::Buffer ? m_work[i] : 0;
         args[i].resize(sizeof(cu::DevicePtr));
         std::memcpy(args[i].data(), &ptr, sizeof ptr);
     }
@@ -100,7 +112,7 @@ std::optional<Failure> GpuSession::prepareSet(int k)
 {
     for (size_t i = 0; i < m_spec.params.size(); ++i) {
         const ParamSpec& p = m_spec.params[i];
-        if (p.kind != ParamKind::Buffer) continue;
+        if (!p.ownsAllocation()) continue; // an alias's memory is its root's, restored through it
         // Inputs are restored every time too: a broken candidate may have scribbled over them.
         if (p.initialised()) {
             if (auto f = m_ctx->copy(m_work[i], m_pristine[size_t(k)][i], p.bufferBytes())) return f;

@@ -52,6 +52,8 @@ void generateRange(const ParamSpec& p, uint64_t seed, uint32_t inputSet, uint32_
                 storeValue(p.dtype, init.mean + init.std * r * std::sin(a), dst + (i + 1) * elem);
         }
         break;
+    case InitKind::Recorded:
+        break; // not drawn: readRecordedValues (launch_spec.h) gives the bytes, the same in every set
     case InitKind::RandInt: {
         const double lo = std::ceil(init.low);
         const uint64_t span = uint64_t(std::max(1.0, std::ceil(init.high) - lo));

@@ -35,6 +35,7 @@ private:
 uint64_t bufferSeed(uint64_t seed, uint32_t inputSet, uint32_t paramIndex);
 
 // Host bytes of buffer parameter `paramIndex` for input set `inputSet` (count * dtype size bytes).
+// A `recorded` init is not drawn (zeros here): its bytes come from readRecordedValues.
 // Element i uses the stream's draw i (a normal pair uses draws i and i + 1), so a large buffer is
 // generated in chunks on several threads with the same bytes as one pass: two 134M-element arguments
 // over three input sets cost a worker's set-up about 15 s of one core (docs/evaluator.md).

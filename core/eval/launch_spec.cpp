@@ -1,7 +1,14 @@
 #include "core/eval/launch_spec.h"
 
+#include "core/eval/sha256.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace sassx::eval {
 
@@ -49,7 +56,15 @@ Result<std::array<uint32_t, 3>> parseDims(const json& j, const char* field)
     return dims;
 }
 
-Result<InitSpec> parseInit(const json& j, size_t index, const std::string& name)
+bool isSha256Hex(const std::string& s)
+{
+    if (s.size() != 64) return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+Result<InitSpec> parseInit(const json& j, size_t index, const std::string& name, const std::string& specDir)
 {
     InitSpec init;
     if (!j.is_object() || !j.contains("kind") || !j.at("kind").is_string())
@@ -84,15 +99,38 @@ Result<InitSpec> parseInit(const json& j, size_t index, const std::string& name)
             return paramError(index, name, "init randint needs low < high (high is excluded)");
     } else if (kind == "iota") {
         init.kind = InitKind::Iota;
+    } else if (kind == "recorded") {
+        init.kind = InitKind::Recorded;
+        if (!j.contains("file") || !j.at("file").is_string() || j.at("file").get<std::string>().empty())
+            return paramError(index, name, "init recorded needs a \"file\" (relative to the spec)");
+        std::filesystem::path file(j.at("file").get<std::string>());
+        if (file.is_relative() && !specDir.empty()) file = std::filesystem::path(specDir) / file;
+        init.file = file.lexically_normal().string();
+        const std::string encoding = j.contains("encoding") && j.at("encoding").is_string()
+                                         ? j.at("encoding").get<std::string>()
+                                         : std::string("zlib");
+        if (encoding == "zlib")
+            init.encoding = ValuesEncoding::Zlib;
+        else if (encoding == "raw")
+            init.encoding = ValuesEncoding::Raw;
+        else
+            return paramError(index, name, "unknown recorded encoding \"" + encoding + "\" (zlib, raw)");
+        if (!j.contains("bytes") || !j.at("bytes").is_number_integer() || j.at("bytes").get<int64_t>() < 1)
+            return paramError(index, name, "init recorded needs a positive integer \"bytes\"");
+        init.bytes = j.at("bytes").get<uint64_t>();
+        if (!j.contains("sha256") || !j.at("sha256").is_string() ||
+            !isSha256Hex(j.at("sha256").get<std::string>()))
+            return paramError(index, name, "init recorded needs \"sha256\": 64 lower-case hex digits");
+        init.sha256 = j.at("sha256").get<std::string>();
     } else {
         return paramError(index, name,
                           "unknown init kind \"" + kind +
-                              "\" (zeros, constant, uniform, normal, randint, iota)");
+                              "\" (zeros, constant, uniform, normal, randint, iota, recorded)");
     }
     return init;
 }
 
-Result<ParamSpec> parseParam(const json& j, size_t index)
+Result<ParamSpec> parseParam(const json& j, size_t index, const std::string& specDir)
 {
     ParamSpec p;
     if (!j.is_object()) return paramError(index, "", "must be an object");
@@ -126,6 +164,26 @@ Result<ParamSpec> parseParam(const json& j, size_t index)
     p.count = j.at("count").get<uint64_t>();
     if (p.count > (uint64_t(1) << 36))
         return paramError(index, p.name, "buffer \"count\" is implausibly large");
+    if (j.contains("alias")) {
+        const json& a = j.at("alias");
+        if (!a.is_object() || !a.contains("of") || !a.at("of").is_string() ||
+            a.at("of").get<std::string>().empty())
+            return paramError(index, p.name, "\"alias\" must be an object {\"of\": NAME, \"offset\": BYTES}");
+        p.aliasOf = a.at("of").get<std::string>();
+        if (a.contains("offset")) {
+            if (!a.at("offset").is_number_integer() || a.at("offset").get<int64_t>() < 0)
+                return paramError(index, p.name, "alias \"offset\" must be a non-negative integer (bytes)");
+            p.aliasOffset = a.at("offset").get<uint64_t>();
+        }
+        // The root's role and init describe the shared memory: an alias saying otherwise is ambiguous.
+        if (j.contains("init") || j.contains("role"))
+            return paramError(index, p.name,
+                              "an alias of " + p.aliasOf +
+                                  " takes its contents and role from it; drop its "
+                                  "\"init\" and \"role\"");
+        p.aliasRoot = int(index); // resolved once every parameter is known
+        return p;
+    }
     const std::string role = j.value("role", std::string("input"));
     if (role == "input")
         p.role = ParamRole::Input;
@@ -136,9 +194,13 @@ Result<ParamSpec> parseParam(const json& j, size_t index)
     else
         return paramError(index, p.name, "unknown role \"" + role + "\" (input, output, inout)");
     if (j.contains("init")) {
-        auto init = parseInit(j.at("init"), index, p.name);
+        auto init = parseInit(j.at("init"), index, p.name, specDir);
         if (!init) return init.error();
         p.init = init.value();
+        if (p.init.kind == InitKind::Recorded && p.init.bytes != p.bufferBytes())
+            return paramError(index, p.name,
+                              "recorded values hold " + std::to_string(p.init.bytes) + " bytes, the buffer " +
+                                  std::to_string(p.bufferBytes()));
     } else if (p.role != ParamRole::Output) {
         return paramError(index, p.name, "an input/inout buffer needs an \"init\"");
     }
@@ -160,8 +222,59 @@ const char* initName(InitKind k)
         return "randint";
     case InitKind::Iota:
         return "iota";
+    case InitKind::Recorded:
+        return "recorded";
     }
     return "zeros";
+}
+
+// Resolves every alias to the parameter owning its allocation, refusing unknown or ambiguous targets,
+// targets that are not buffers, cycles and views reaching past the end of the allocation.
+Status resolveAliases(std::vector<ParamSpec>& params)
+{
+    auto byName = [&](const std::string& name, size_t self, int& found) -> std::string {
+        found = -1;
+        for (size_t k = 0; k < params.size(); ++k) {
+            if (params[k].name != name) continue;
+            if (found >= 0) return "its target " + name + " names more than one parameter";
+            found = int(k);
+        }
+        if (found < 0) return "its target " + name + " is not a parameter of the spec";
+        if (params[size_t(found)].kind != ParamKind::Buffer) return "its target " + name + " is not a buffer";
+        if (size_t(found) == self) return "it names itself";
+        return {};
+    };
+    for (size_t i = 0; i < params.size(); ++i) {
+        ParamSpec& p = params[i];
+        if (p.kind != ParamKind::Buffer || p.aliasOf.empty()) continue;
+        std::vector<size_t> chain{i};
+        uint64_t offset = p.aliasOffset;
+        size_t at = i;
+        while (!params[at].aliasOf.empty()) {
+            int next = -1;
+            std::string problem = byName(params[at].aliasOf, at, next);
+            if (!problem.empty()) return paramError(i, p.name, "bad alias: " + problem);
+            if (std::find(chain.begin(), chain.end(), size_t(next)) != chain.end()) {
+                std::string names;
+                for (size_t c : chain)
+                    names += params[c].name + " -> ";
+                return paramError(i, p.name,
+                                  "bad alias: a cycle (" + names + params[size_t(next)].name + ")");
+            }
+            chain.push_back(size_t(next));
+            at = size_t(next);
+            if (!params[at].aliasOf.empty()) offset += params[at].aliasOffset;
+        }
+        const ParamSpec& root = params[at];
+        if (offset > root.bufferBytes() || p.bufferBytes() > root.bufferBytes() - offset)
+            return paramError(i, p.name,
+                              "bad alias: " + std::to_string(p.bufferBytes()) + " bytes at offset " +
+                                  std::to_string(offset) + " of " + root.name + " reach past its " +
+                                  std::to_string(root.bufferBytes()) + " bytes");
+        p.aliasRoot = int(at);
+        p.rootOffset = offset;
+    }
+    return Ok{};
 }
 
 } // namespace
@@ -193,10 +306,11 @@ Result<LaunchSpec> parseLaunchSpec(const json& j, const std::string& specDir)
         return makeError("launch spec: missing \"params\" array");
     const json& params = j.at("params");
     for (size_t i = 0; i < params.size(); ++i) {
-        auto p = parseParam(params[i], i);
+        auto p = parseParam(params[i], i, specDir);
         if (!p) return p.error();
         s.params.push_back(std::move(p.value()));
     }
+    if (Status st = resolveAliases(s.params); !st) return st.error();
     if (j.contains("flops") && j.at("flops").is_number()) s.flops = j.at("flops").get<double>();
     if (j.contains("bytes") && j.at("bytes").is_number()) s.bytes = j.at("bytes").get<double>();
     if (j.contains("tolerance") && !j.at("tolerance").is_null()) {
@@ -219,7 +333,94 @@ Result<LaunchSpec> loadLaunchSpec(const std::string& path)
     auto dir = std::filesystem::absolute(std::filesystem::path(path)).parent_path().string();
     auto spec = parseLaunchSpec(j, dir);
     if (!spec) return makeError(spec.message() + " [" + path + "]");
+    if (Status st = checkRecordedValues(spec.value()); !st)
+        return makeError(st.message() + " [" + path + "]");
     return spec;
+}
+
+Result<std::vector<uint8_t>> readRecordedValues(const ParamSpec& p)
+{
+    const InitSpec& init = p.init;
+    auto fail = [&](const std::string& what) {
+        return makeError("launch spec: " + (p.name.empty() ? std::string("unnamed") : p.name) +
+                         ": recorded values " + init.file + ": " + what);
+    };
+    if (p.kind != ParamKind::Buffer || init.kind != InitKind::Recorded) return fail("not a recorded init");
+    std::ifstream in(init.file, std::ios::binary);
+    if (!in) return fail("missing (cannot open the file)");
+    std::vector<uint8_t> stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> out;
+    if (init.encoding == ValuesEncoding::Raw) {
+        out = std::move(stored);
+    } else {
+        // Inflate into exactly the announced size: a stream that wants more is altered, one that ends
+        // early is truncated; never a buffer sized by the file's own claims.
+        out.resize(init.bytes);
+        z_stream z{};
+        if (inflateInit(&z) != Z_OK) return fail("zlib could not start");
+        z.next_in = stored.data();
+        z.avail_in = uInt(std::min<size_t>(stored.size(), UINT32_MAX));
+        uint64_t produced = 0;
+        int rc = Z_OK;
+        while (rc == Z_OK) {
+            const uint64_t room = std::min<uint64_t>(init.bytes - produced, UINT32_MAX);
+            if (room == 0) {
+                uint8_t probe = 0;
+                z.next_out = &probe;
+                z.avail_out = 1;
+                rc = inflate(&z, Z_FINISH);
+                if (z.avail_out == 0) produced = init.bytes + 1; // the stream goes on past the size
+                break;
+            }
+            z.next_out = out.data() + produced;
+            z.avail_out = uInt(room);
+            rc = inflate(&z, Z_NO_FLUSH);
+            produced += room - z.avail_out;
+        }
+        const bool consumedAll = z.avail_in == 0;
+        inflateEnd(&z);
+        if (produced > init.bytes)
+            return fail("holds more than the " + std::to_string(init.bytes) + " bytes the spec says");
+        if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR)
+            return fail("not a valid zlib stream (damaged)");
+        if (rc != Z_STREAM_END)
+            return fail("truncated (" + std::to_string(produced) + " of " + std::to_string(init.bytes) +
+                        " bytes)");
+        if (!consumedAll) return fail("has data after its zlib stream (altered)");
+        out.resize(produced);
+    }
+    if (out.size() != init.bytes)
+        return fail((out.size() < init.bytes ? "truncated (" : "too long (") + std::to_string(out.size()) +
+                    " of " + std::to_string(init.bytes) + " bytes)");
+    if (sha256Hex(out.data(), out.size()) != init.sha256)
+        return fail("SHA-256 mismatch (the file was altered or belongs to another capture)");
+    return out;
+}
+
+Status checkRecordedValues(const LaunchSpec& spec)
+{
+    for (const ParamSpec& p : spec.params) {
+        if (p.kind != ParamKind::Buffer || p.isAlias() || p.init.kind != InitKind::Recorded) continue;
+        auto bytes = readRecordedValues(p);
+        if (!bytes) return bytes.error();
+    }
+    return Ok{};
+}
+
+std::vector<int> allocatedParams(const LaunchSpec& spec)
+{
+    std::vector<int> out;
+    for (size_t i = 0; i < spec.params.size(); ++i)
+        if (spec.params[i].ownsAllocation()) out.push_back(int(i));
+    return out;
+}
+
+std::vector<int> comparedParams(const LaunchSpec& spec)
+{
+    std::vector<int> out;
+    for (size_t i = 0; i < spec.params.size(); ++i)
+        if (spec.params[i].compared()) out.push_back(int(i));
+    return out;
 }
 
 json toJson(const LaunchSpec& s)
@@ -240,6 +441,10 @@ json toJson(const LaunchSpec& s)
             e["kind"] = "buffer";
             e["dtype"] = dtypeName(p.dtype);
             e["count"] = p.count;
+            if (!p.aliasOf.empty()) {
+                e["alias"] = {{"of", p.aliasOf}, {"offset", p.aliasOffset}};
+                break;
+            }
             e["role"] = p.role == ParamRole::Input    ? "input"
                         : p.role == ParamRole::Output ? "output"
                                                       : "inout";
@@ -252,6 +457,12 @@ json toJson(const LaunchSpec& s)
             if (p.init.kind == InitKind::Normal) {
                 init["mean"] = p.init.mean;
                 init["std"] = p.init.std;
+            }
+            if (p.init.kind == InitKind::Recorded) {
+                init["file"] = p.init.file;
+                init["encoding"] = p.init.encoding == ValuesEncoding::Raw ? "raw" : "zlib";
+                init["bytes"] = p.init.bytes;
+                init["sha256"] = p.init.sha256;
             }
             e["init"] = init;
             break;

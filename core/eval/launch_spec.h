@@ -37,6 +37,14 @@ enum class InitKind
     Normal,
     RandInt,
     Iota,
+    Recorded,
+};
+
+// How a recorded-values file is stored: zlib (what the capture writes) or raw bytes.
+enum class ValuesEncoding
+{
+    Zlib,
+    Raw,
 };
 
 struct InitSpec
@@ -47,6 +55,11 @@ struct InitSpec
     double high = 1.0;
     double mean = 0.0; // normal
     double std = 1.0;
+    // recorded: the bytes come from a file beside the spec, checked against their size and SHA-256.
+    std::string file; // resolved against the spec's directory at parse time
+    ValuesEncoding encoding = ValuesEncoding::Zlib;
+    uint64_t bytes = 0;
+    std::string sha256; // 64 lower-case hex digits of the decompressed bytes
 };
 
 struct ParamSpec
@@ -58,12 +71,22 @@ struct ParamSpec
     InitSpec init;
     ParamRole role = ParamRole::Input;
     double value = 0.0; // scalar
+    // An alias is a pointer into another buffer parameter's allocation (in-place kernels, views):
+    // as written (`aliasOf` at `aliasOffset` bytes), and resolved through any chain to the parameter
+    // that owns the allocation (`aliasRoot`, -1 for none) at `rootOffset` bytes. The root's role and
+    // init describe the shared memory; an alias is never initialised or compared on its own.
+    std::string aliasOf;
+    uint64_t aliasOffset = 0;
+    int aliasRoot = -1;
+    uint64_t rootOffset = 0;
 
     // Bytes this parameter occupies in the kernel's parameter bank (pointers are 8 bytes).
     uint32_t bankSize() const;
     uint64_t bufferBytes() const { return count * dtypeSize(dtype); }
-    bool compared() const { return kind == ParamKind::Buffer && role != ParamRole::Input; }
-    bool initialised() const { return kind == ParamKind::Buffer && role != ParamRole::Output; }
+    bool isAlias() const { return kind == ParamKind::Buffer && aliasRoot >= 0; }
+    bool ownsAllocation() const { return kind == ParamKind::Buffer && aliasRoot < 0; }
+    bool compared() const { return ownsAllocation() && role != ParamRole::Input; }
+    bool initialised() const { return ownsAllocation() && role != ParamRole::Output; }
 };
 
 struct Tolerance
@@ -93,7 +116,17 @@ struct LaunchSpec
 
 // Parses a spec object; `specDir` resolves the relative cubin path.
 Result<LaunchSpec> parseLaunchSpec(const nlohmann::json& j, const std::string& specDir = {});
+// Parses the file and checks every recorded-values file it names (present, size, SHA-256).
 Result<LaunchSpec> loadLaunchSpec(const std::string& path);
+// The decompressed bytes of a `recorded` init, checked against the spec's size and hash; the error
+// names the parameter and the problem in one line.
+Result<std::vector<uint8_t>> readRecordedValues(const ParamSpec& param);
+// Every recorded-values file of the spec read and checked (readRecordedValues).
+Status checkRecordedValues(const LaunchSpec& spec);
+// Parameter indices of the buffers that own an allocation (aliases share their root's), and of the
+// buffers compared after a run (each shared allocation once, through its root).
+std::vector<int> allocatedParams(const LaunchSpec& spec);
+std::vector<int> comparedParams(const LaunchSpec& spec);
 // The canonical JSON form (what the worker protocol carries); parseLaunchSpec(toJson(s)) == s.
 nlohmann::json toJson(const LaunchSpec& spec);
 

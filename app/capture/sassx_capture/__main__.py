@@ -21,8 +21,11 @@ def capture_main(argv):
     opts, program = split_program(argv)
     ap = argparse.ArgumentParser(prog="python -m sassx_capture", usage=USAGE)
     ap.add_argument("-o", "--out", required=True, help="capture directory")
-    ap.add_argument("--int-inputs", choices=("skip", "range"), default="skip",
-                    help="integer tensors the kernel reads: skip the kernel (default) or draw in the recorded range")
+    ap.add_argument("--int-inputs", choices=("recorded", "range", "skip"), default="recorded",
+                    help="integer tensors the kernel reads: the recorded values (default), random ones in the "
+                    "recorded range, or skip the kernel")
+    ap.add_argument("--max-values-mib", type=float, default=64.0,
+                    help="most recorded values per spec, in MiB (default 64); a kernel needing more is skipped")
     ap.add_argument("--max-snapshot-gib", type=float, default=8.0,
                     help="most argument bytes copied to the host at a kernel's first launch (default 8)")
     ap.add_argument("--no-profiler", action="store_true",
@@ -31,7 +34,7 @@ def capture_main(argv):
     if not program:
         ap.error("no program after --")
     return run_capture(args.out, program, int_inputs=args.int_inputs, max_snapshot_gib=args.max_snapshot_gib,
-                       profiler=not args.no_profiler)
+                       profiler=not args.no_profiler, max_values_mib=args.max_values_mib)
 
 
 def specs_main(argv):
@@ -39,7 +42,8 @@ def specs_main(argv):
     from .capture_json import build_capture, read_records, write_capture
     ap = argparse.ArgumentParser(prog="python -m sassx_capture specs")
     ap.add_argument("dir")
-    ap.add_argument("--int-inputs", choices=("skip", "range"), default="skip")
+    ap.add_argument("--int-inputs", choices=("recorded", "range", "skip"), default="recorded")
+    ap.add_argument("--max-values-mib", type=float, default=64.0)
     args = ap.parse_args(argv)
     processes, cubins, problems = read_records(os.path.join(args.dir, "raw"))
     for p in problems:
@@ -54,9 +58,11 @@ def specs_main(argv):
             old = json.load(f)
     except (OSError, ValueError):
         pass
-    capture, specs, cubin_files = build_capture(processes, old.get("program") or processes[0].get("argv", []),
-                                                cubins, int_inputs=args.int_inputs, date=old.get("date"))
-    write_capture(args.dir, capture, specs, cubin_files)
+    raw = os.path.join(args.dir, "raw")
+    capture, specs, cubin_files, values = build_capture(
+        processes, old.get("program") or processes[0].get("argv", []), cubins, int_inputs=args.int_inputs,
+        date=old.get("date"), raw_dir=raw, max_values_bytes=int(args.max_values_mib * 2**20))
+    write_capture(args.dir, capture, specs, cubin_files, values)
     from .runner import summary
     print(summary(capture, args.dir))
     return 0

@@ -26,7 +26,8 @@ def _start(options, raw_dir):
         return
     from .recorder import Recorder
     _recorder = Recorder(raw_dir, max_snapshot_bytes=int(options.get("max_snapshot_bytes", 8 << 30)),
-                         use_profiler=bool(options.get("profiler", True)), write_empty=True)
+                         use_profiler=bool(options.get("profiler", True)), write_empty=True,
+                         max_values_bytes=int(options.get("max_values_bytes", 64 << 20)))
     try:
         _recorder.install()
     except Exception as e:

@@ -7,9 +7,10 @@ GPU time and its share of the program's.  `write_capture` writes the directory.
 import json
 import math
 import os
+import shutil
 
 from . import spec_json
-from .specs import spec_from_record
+from .specs import MAX_VALUES_BYTES, recorded_params, spec_from_record
 
 FORMAT = "sassx-capture"
 RECORDS_FORMAT = "sassx-capture-records"
@@ -82,20 +83,42 @@ def share(t, total):
     return math.floor(t / total * 1e6) / 1e6 if total > 0 else 0.0
 
 
-def build_capture(processes, program, cubins, int_inputs="skip", device=None, date=None):
-    """-> (capture dict, {spec file: spec}, {cubin file: bytes}).  `cubins` maps kernel hash -> cubin bytes."""
+def values_sources(rec, spec, raw_dir):
+    """({values file relative to the capture directory: recorded file}, None) for a spec's recorded params,
+    or (None, reason) when one of them is missing from `raw_dir` (None: not checked)."""
+    by_name = {a.get("name"): a for a in rec.get("args", [])}
+    out = {}
+    for name in recorded_params(spec):
+        init = next(p["init"] for p in spec["params"] if p["name"] == name)
+        fn = (by_name.get(name, {}).get("values") or {}).get("file") or ""
+        src = os.path.join(raw_dir, fn) if raw_dir is not None else fn
+        if raw_dir is not None and (not fn or not os.path.isfile(src)):
+            return None, f"the recorded values of {name} are missing from raw/ ({fn or 'no file named'})"
+        out[init["file"]] = src
+    return out, None
+
+
+def build_capture(processes, program, cubins, int_inputs="recorded", device=None, date=None, raw_dir=None,
+                  max_values_bytes=MAX_VALUES_BYTES):
+    """-> (capture dict, {spec file: spec}, {cubin file: bytes}, {values file: raw/ source}).  `cubins` maps
+    kernel hash -> cubin bytes; `raw_dir` holds the recorded values (None: not checked, for tests)."""
     records = merge_kernels(processes)
     names = unique_names(records)
     # processes that launched no recorded kernel (compile workers, say) hold no times
     active = [p for p in processes if p.get("kernels")]
     times, total, source = kernel_times(records, active)
-    kernels, skipped, spec_files, cubin_files = [], [], {}, {}
+    kernels, skipped, spec_files, cubin_files, values_files = [], [], {}, {}, {}
     for rec, name, t in zip(records, names, times):
         cubin = cubins.get(rec.get("hash"))
         cubin_name = f"{name}.sm_{rec.get('arch', 'unknown')}.cubin"
-        spec, reason = spec_from_record(rec, name, cubin, cubin_name, int_inputs)
+        spec, reason = spec_from_record(rec, name, cubin, cubin_name, int_inputs, max_values_bytes)
         if spec is not None and cubin is None:
             spec, reason = None, "the cubin was not recorded"
+        values = {}
+        if spec is not None:
+            values, reason = values_sources(rec, spec, raw_dir)
+            if reason:
+                spec = None
         entry_share = share(t, total)
         if spec is None:
             skipped.append({"name": name, "reason": reason, "launches": rec.get("launches", 0),
@@ -104,9 +127,15 @@ def build_capture(processes, program, cubins, int_inputs="skip", device=None, da
         spec_name = f"{name}.launch.json"
         spec_files[spec_name] = spec
         cubin_files[cubin_name] = cubin
-        kernels.append({"name": name, "spec": spec_name, "cubin": cubin_name, "launches": rec.get("launches", 0),
-                        "gpu_time_us": round(t, 3), "time_share": entry_share,
-                        "triton_cache_dir": rec.get("cache_entry")})
+        values_files.update(values)
+        entry = {"name": name, "spec": spec_name, "cubin": cubin_name, "launches": rec.get("launches", 0),
+                 "gpu_time_us": round(t, 3), "time_share": entry_share, "triton_cache_dir": rec.get("cache_entry")}
+        if recorded_params(spec):
+            entry["recorded_values"] = recorded_params(spec)
+        aliases = [p["name"] for p in spec["params"] if "alias" in p]
+        if aliases:
+            entry["aliases"] = aliases
+        kernels.append(entry)
     kernels.sort(key=lambda k: -k["gpu_time_us"])
     devices = sorted({p.get("device") for p in active if p.get("device")})
     capture = {"format": FORMAT, "version": VERSION, "program": list(program),
@@ -116,7 +145,7 @@ def build_capture(processes, program, cubins, int_inputs="skip", device=None, da
     warnings = [w for p in processes for w in p.get("warnings", [])]
     if warnings:
         capture["warnings"] = warnings
-    return capture, spec_files, cubin_files
+    return capture, spec_files, cubin_files, values_files
 
 
 def read_records(raw_dir):
@@ -136,13 +165,19 @@ def read_records(raw_dir):
                 processes.append(proc)
             except (OSError, ValueError) as e:
                 problems.append(f"{fn}: {e}")
+        elif fn.endswith(".bin.z"):
+            continue  # recorded values: build_capture finds them by name
         elif fn.endswith(".cubin"):
             with open(path, "rb") as f:
                 cubins[fn[:-len(".cubin")]] = f.read()
     return processes, cubins, problems
 
 
-def write_capture(out_dir, capture, spec_files, cubin_files):
+def write_capture(out_dir, capture, spec_files, cubin_files, values_files=None):
+    for rel, src in (values_files or {}).items():
+        dst = os.path.join(out_dir, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(src, dst)
     for fn, blob in cubin_files.items():
         with open(os.path.join(out_dir, fn), "wb") as f:
             f.write(blob)

@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import threading
+import zlib
 from collections import deque
 
 from .capture_json import RECORDS_FORMAT, VERSION
@@ -34,6 +35,7 @@ from .capture_json import RECORDS_FORMAT, VERSION
 STATS_SAMPLE = 1 << 24  # values read for an input's statistics (evenly spaced)
 MAX_PENDING = 100000    # timed launches waiting for their events before the recorder waits for the GPU
 DIGEST_LIMIT = 256 << 20  # bytes: larger extents get no before/after digest ("changed" is exact anyway)
+MAX_VALUES_BYTES = 64 << 20  # recorded integer inputs per kernel (--max-values-mib)
 
 
 def _meta(md, key, default=None):
@@ -49,8 +51,10 @@ def _jsonable(v):
 
 
 class Recorder:
-    def __init__(self, raw_dir, max_snapshot_bytes=8 << 30, use_profiler=True, write_empty=False):
+    def __init__(self, raw_dir, max_snapshot_bytes=8 << 30, use_profiler=True, write_empty=False,
+                 max_values_bytes=MAX_VALUES_BYTES):
         self.raw_dir = raw_dir
+        self.max_values_bytes = max_values_bytes
         self.max_snapshot_bytes = max_snapshot_bytes
         self.use_profiler = use_profiler
         self.write_empty = write_empty
@@ -397,6 +401,30 @@ class Recorder:
                     d["before_digest"] = hashlib.blake2b(before.numpy(), digest_size=16).hexdigest()
                     d["after_digest"] = hashlib.blake2b(after.numpy(), digest_size=16).hexdigest()
                 d["stats"] = self._stats(before, d)
+            self._record_values(rec, [(d, before) for d, _raw, before in first])
+
+    def _record_values(self, rec, snapshots):
+        """Integer and bool inputs holding more than one value: their bytes before the launch, zlib-compressed,
+        into raw/<hash>.arg<i>.bin.z (specs.py uses them where no distribution fits: indices, labels with an
+        ignore index, masks, block indices), up to max_values_bytes per kernel."""
+        used = 0
+        for d, before in snapshots:
+            stats = d.get("stats") or {}
+            if d["dtype"].replace("torch.", "") not in _INT_DTYPES or stats.get("zero") or \
+                    stats.get("min") == stats.get("max"):
+                continue
+            data = before.numpy().tobytes()
+            if used + len(data) > self.max_values_bytes:
+                d["values_problem"] = (f"its {len(data) / 2**20:.1f} MiB of values were not recorded (the kernel's "
+                                       f"recorded values may take {self.max_values_bytes / 2**20:.1f} MiB, "
+                                       "--max-values-mib)")
+                continue
+            used += len(data)
+            index = next(i for i, a in enumerate(rec["args"]) if a is d)
+            fn = f"{rec['hash']}.arg{index}.bin.z"
+            with open(os.path.join(self.raw_dir, fn), "wb") as f:
+                f.write(zlib.compress(data, 6))
+            d["values"] = {"file": fn, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
     def _stats(self, raw, d):
         torch = self.torch
@@ -516,6 +544,9 @@ class Recorder:
             print(f"sassx_capture: writing the records failed: {type(e).__name__}: {e}", file=sys.stderr)
             return None
         return data
+
+
+_INT_DTYPES = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"}
 
 
 def _launch_name(metadata):

@@ -24,7 +24,7 @@ def child_environment(raw_dir, options, base=None):
     return env
 
 
-def run_capture(out_dir, program, int_inputs="skip", max_snapshot_gib=8.0, profiler=True):
+def run_capture(out_dir, program, int_inputs="recorded", max_snapshot_gib=8.0, profiler=True, max_values_mib=64.0):
     """Returns the process exit status (the program's when it failed)."""
     out_dir = os.path.abspath(out_dir)
     raw_dir = os.path.join(out_dir, "raw")
@@ -35,7 +35,9 @@ def run_capture(out_dir, program, int_inputs="skip", max_snapshot_gib=8.0, profi
     except OSError as e:
         print(f"sassx_capture: cannot write {out_dir}: {e}", file=sys.stderr)
         return 1
-    options = {"max_snapshot_bytes": int(max_snapshot_gib * 2**30), "profiler": profiler}
+    max_values_bytes = int(max_values_mib * 2**20)
+    options = {"max_snapshot_bytes": int(max_snapshot_gib * 2**30), "profiler": profiler,
+               "max_values_bytes": max_values_bytes}
     try:
         rc = subprocess.call(program, env=child_environment(raw_dir, options))
     except OSError as e:
@@ -50,8 +52,9 @@ def run_capture(out_dir, program, int_inputs="skip", max_snapshot_gib=8.0, profi
         print(f"sassx_capture: nothing captured: {explain_empty(processes, rc)}", file=sys.stderr)
         return rc or 1
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    capture, specs, cubin_files = build_capture(processes, program, cubins, int_inputs=int_inputs, date=date)
-    write_capture(out_dir, capture, specs, cubin_files)
+    capture, specs, cubin_files, values = build_capture(processes, program, cubins, int_inputs=int_inputs, date=date,
+                                                        raw_dir=raw_dir, max_values_bytes=max_values_bytes)
+    write_capture(out_dir, capture, specs, cubin_files, values)
     print(summary(capture, out_dir))
     if rc:
         print(f"sassx_capture: the program exited with status {rc}: the capture holds what ran before",
@@ -115,8 +118,13 @@ def summary(capture, out_dir):
              f"{out_dir}/capture.json; total GPU time {capture['total_gpu_time_us'] / 1000:.3f} ms "
              f"({capture['time_source'].split(':')[0]})"]
     for k in capture["kernels"]:
+        notes = []
+        if k.get("recorded_values"):
+            notes.append("recorded values: " + ", ".join(k["recorded_values"]))
+        if k.get("aliases"):
+            notes.append("aliased: " + ", ".join(k["aliases"]))
         lines.append(f"  {k['time_share'] * 100:6.2f}%  {k['gpu_time_us']:12.1f} us  {k['launches']:6d} launches  "
-                     f"{k['name']}")
+                     f"{k['name']}" + (f"  ({'; '.join(notes)})" if notes else ""))
     for s in capture["skipped"]:
         lines.append(f"  skipped {s['name']}: {s['reason']}")
     return "\n".join(lines)

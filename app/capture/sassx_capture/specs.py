@@ -25,7 +25,10 @@ FLOAT_DTYPES = {"f16", "bf16", "f32", "f64"}
 # at most about 0.2 (its range grows like 2*sqrt(2 ln n) standard deviations).
 UNIFORM_RATIO = 0.25
 
-INT_INPUT_POLICIES = ("skip", "range")
+# Integer tensors the kernel reads (indices, labels with an ignore index, masks, block indices): the values
+# recorded at the first launch (default), random ones in the recorded range, or no spec at all.
+INT_INPUT_POLICIES = ("recorded", "range", "skip")
+MAX_VALUES_BYTES = 64 << 20  # recorded values per spec (--max-values-mib)
 
 
 class NotReproducible(Exception):
@@ -64,18 +67,33 @@ def fit_float_init(stats):
     return {"kind": "normal", "mean": nice(mean, std), "std": s if s > 0 else std}
 
 
-def int_init(arg, stats, int_inputs):
+def values_file(spec_name, param_name):
+    """Where a spec's recorded values of one parameter live, relative to the spec."""
+    return f"{spec_name}.values/{param_name}.bin.z"
+
+
+def int_init(arg, stats, int_inputs, spec_name="spec"):
     """The `init` of an integer buffer that the kernel reads, or NotReproducible."""
     if stats.get("zero"):
         return {"kind": "zeros"}
     lo, hi = int(stats["min"]), int(stats["max"])
     if lo == hi:
         return {"kind": "constant", "value": lo}
-    if dtype_name(arg.get("dtype")) == "bool" or int_inputs == "range":
+    if int_inputs == "range":
         return {"kind": "randint", "low": lo, "high": hi + 1}
+    values = arg.get("values")
+    if int_inputs == "recorded" and isinstance(values, dict):
+        return {"kind": "recorded", "file": values_file(spec_name, arg["name"]), "encoding": "zlib",
+                "bytes": int(values["bytes"]), "sha256": values["sha256"]}
+    if dtype_name(arg.get("dtype")) == "bool":
+        return {"kind": "randint", "low": lo, "high": hi + 1}
+    if int_inputs == "recorded":
+        why = arg.get("values_problem") or "its values were not recorded"
+        raise NotReproducible(f"integer argument {arg['name']} holds {lo}..{hi}, maybe indices: {why} "
+                              "(--int-inputs range draws in that range instead)")
     raise NotReproducible(
-        f"integer argument {arg['name']} holds {lo}..{hi}, maybe indices: a launch spec cannot hold the "
-        "recorded values and random ones could address out of bounds (--int-inputs range draws in that range)")
+        f"integer argument {arg['name']} holds {lo}..{hi}, maybe indices: --int-inputs skip leaves it out "
+        "(recorded uses the values of the first launch, range draws in that range)")
 
 
 def buffer_role(arg):
@@ -92,22 +110,47 @@ def buffer_role(arg):
     return "inout"
 
 
-def check_aliasing(tensors):
-    """Two pointer arguments whose elements overlap, one of them written: separate buffers would change
-    what the kernel computes.  Read-only overlaps are harmless and pass."""
-    spans = sorted(((a["data_ptr"], a["data_ptr"] + max(1, a.get("span_bytes", a["extent_bytes"])), a)
-                    for a in tensors), key=lambda s: s[:2])
-    for i, (s0, e0, a) in enumerate(spans):
-        for s1, e1, b in spans[i + 1:]:
-            if s1 >= e0:
-                break
-            if a.get("changed") or b.get("changed") or a["name"].startswith("in_out_ptr") or \
-                    b["name"].startswith("in_out_ptr"):
-                raise NotReproducible(f"arguments {a['name']} and {b['name']} share memory and the kernel writes "
-                                      "it: a launch spec gives every buffer its own allocation")
+def _written(arg):
+    return bool(arg.get("changed")) or arg.get("name", "").startswith("in_out_ptr")
 
 
-def buffer_param(arg, int_inputs):
+def alias_groups(tensors):
+    """Groups of tensor arguments whose elements overlap, as lists of (param index, arg) with the
+    lowest address first (ties: the larger extent, then signature order)."""
+    spans = sorted(((a["data_ptr"], a["data_ptr"] + max(1, a.get("span_bytes", a["extent_bytes"])), i, a)
+                    for i, a in tensors), key=lambda s: (s[0], -s[3]["extent_bytes"], s[2]))
+    groups, end = [], None
+    for start, stop, i, a in spans:
+        if groups and start < end:
+            groups[-1].append((i, a))
+            end = max(end, stop)
+        else:
+            groups.append([(i, a)])
+            end = stop
+    return [g for g in groups if len(g) > 1]
+
+
+def apply_aliases(params, tensors, int_inputs, spec_name):
+    """Overlapping tensor arguments one of which the kernel writes share one allocation in the spec: the
+    lowest-addressed one owns it (inout, since the kernel reads and writes that memory) and the others are
+    aliases into it at their byte offsets.  Read-only overlaps keep separate buffers (same values either
+    way)."""
+    for group in alias_groups(tensors):
+        if not any(_written(a) for _i, a in group) and not group[0][1].get("changed_beyond"):
+            continue
+        root_i, root = group[0]
+        root_end = root["data_ptr"] + root["extent_bytes"]
+        for i, a in group[1:]:
+            if a["data_ptr"] + params[i]["count"] * cubin_params.DTYPE_SIZE[params[i]["dtype"]] > root_end:
+                raise NotReproducible(f"arguments {root['name']} and {a['name']} share memory and the kernel writes "
+                                      f"it, but {a['name']} reaches past the end of {root['name']}'s storage")
+            params[i] = {"name": a["name"], "kind": "buffer", "dtype": params[i]["dtype"],
+                         "count": params[i]["count"],
+                         "alias": {"of": root["name"], "offset": a["data_ptr"] - root["data_ptr"]}}
+        params[root_i] = buffer_param(root, int_inputs, spec_name, role="inout")
+
+
+def buffer_param(arg, int_inputs, spec_name="spec", role=None):
     dt = TENSOR_DTYPE.get(dtype_name(arg.get("dtype")))
     if dt is None:
         raise NotReproducible(f"argument {arg['name']} has dtype {dtype_name(arg.get('dtype'))}, "
@@ -116,14 +159,14 @@ def buffer_param(arg, int_inputs):
         raise NotReproducible(f"argument {arg['name']}: {arg['snapshot']}")
     esize = cubin_params.DTYPE_SIZE[dt]
     count = max(1, int(arg["extent_bytes"]) // esize)
-    role = buffer_role(arg)
+    role = role or buffer_role(arg)
     stats = arg.get("stats") or {}
     if role == "output":
         init = {"kind": "zeros"}
     elif dt in FLOAT_DTYPES:
         init = fit_float_init(stats)
     else:
-        init = int_init(arg, stats, int_inputs)
+        init = int_init(arg, stats, int_inputs, spec_name)
     return {"name": arg["name"], "kind": "buffer", "dtype": dt, "count": count, "init": init, "role": role}
 
 
@@ -138,7 +181,7 @@ def scalar_param(arg, sig):
     return {"name": arg["name"], "kind": "scalar", "dtype": SIG_SCALAR_DTYPE[sig], "value": value}
 
 
-def runtime_params(record, int_inputs):
+def runtime_params(record, int_inputs, spec_name="spec"):
     """(params, constexprs) from the record's arguments, in signature order."""
     params, constexprs, tensors = [], {}, []
     for arg in record["args"]:
@@ -154,8 +197,8 @@ def runtime_params(record, int_inputs):
             if kind == "none":
                 params.append({"name": name, "kind": "null"})
             elif kind == "tensor":
-                params.append(buffer_param(arg, int_inputs))
-                tensors.append(arg)
+                tensors.append((len(params), arg))
+                params.append(buffer_param(arg, int_inputs, spec_name))
             elif kind == "int":
                 raise NotReproducible(f"argument {name} is a raw address (an int), not a tensor: its extent is unknown")
             else:
@@ -167,7 +210,7 @@ def runtime_params(record, int_inputs):
             params.append(scalar_param(arg, sig))
         else:
             raise NotReproducible(f"argument {name} has signature type {sig}, which launch specs do not have")
-    check_aliasing(tensors)
+    apply_aliases(params, tensors, int_inputs, spec_name)
     return params, constexprs
 
 
@@ -210,12 +253,23 @@ def check_launch(record):
         raise NotReproducible(f"grid {grid} is not 1-3 positive numbers")
 
 
-def spec_from_record(record, name, cubin=None, cubin_name=None, int_inputs="skip"):
+def recorded_params(spec):
+    """Names of the spec's parameters initialised from recorded values."""
+    return [p["name"] for p in spec["params"] if p.get("init", {}).get("kind") == "recorded"]
+
+
+def spec_from_record(record, name, cubin=None, cubin_name=None, int_inputs="recorded",
+                     max_values_bytes=MAX_VALUES_BYTES):
     """(spec, None) or (None, reason).  `cubin` (bytes) sets the number of Triton's trailing scratch
-    parameters and checks every parameter's size against its KPARAM_INFO."""
+    parameters and checks every parameter's size against its KPARAM_INFO.  Recorded values (integer
+    inputs) are named `NAME.values/<param>.bin.z` beside the spec; `max_values_bytes` bounds them."""
     try:
         check_launch(record)
-        params, constexprs = runtime_params(record, int_inputs)
+        params, constexprs = runtime_params(record, int_inputs, name)
+        recorded = sum(p["init"]["bytes"] for p in params if p.get("init", {}).get("kind") == "recorded")
+        if recorded > max_values_bytes:
+            raise NotReproducible(f"its integer inputs need {recorded / 2**20:.1f} MiB of recorded values, over the "
+                                  f"limit of {max_values_bytes / 2**20:.1f} MiB per spec (--max-values-mib)")
         n_extra = int(record.get("scratch_params", 0))
         if cubin is not None:
             try:
@@ -225,7 +279,8 @@ def spec_from_record(record, name, cubin=None, cubin_name=None, int_inputs="skip
             n_extra = len(cparams) - len(params)
             if n_extra < 0 or any(size != 8 for _o, _off, size in cparams[len(params):]):
                 raise NotReproducible(f"the cubin has {len(cparams)} parameters, the launch {len(params)}")
-        bytes_moved = sum(cubin_params.DTYPE_SIZE[p["dtype"]] * p["count"] for p in params if p["kind"] == "buffer")
+        bytes_moved = sum(cubin_params.DTYPE_SIZE[p["dtype"]] * p["count"] for p in params
+                          if p["kind"] == "buffer" and "alias" not in p)
         params += scratch_params(record, n_extra)
         grid = list(record["grid"]) + [1] * (3 - len(record["grid"]))
         spec = {"name": name, "kernel": record["name"]}

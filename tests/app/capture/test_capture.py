@@ -1,7 +1,9 @@
 """sassx_capture without a GPU: spec writing from recorded launch metadata (tests/app/capture/data), the
 capture directory, time shares, the child-process bootstrap (with a stand-in triton) and the timing
 statistics.  Run: python3 -m unittest discover -s tests/app/capture -v  (ctest: test_capture)."""
+import array
 import copy
+import hashlib
 import json
 import os
 import subprocess
@@ -9,6 +11,8 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import zlib
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -51,6 +55,22 @@ def record(name="triton_poi_fused_add_0", args=None, h="h0", launches=1, event_u
                {"name": "XBLOCK", "sig": "constexpr", "kind": "constexpr", "value": 128}]}
     rec.update(kw)
     return rec
+
+
+LABELS = array.array("q", [-100 if i % 7 == 3 else (i * 37) % 31996 for i in range(256)]).tobytes()
+
+
+def loss_record(h="hl"):
+    """A cross-entropy-like kernel: float logits, int64 labels with the ignore index -100, one loss per row."""
+    logits = tensor_arg("logits", 1 << 20, 1 << 16, stats={"numel": 16384, "zero": False, "finite": 16384,
+                                                         "min": -9.0, "max": 9.5, "mean": 0.0, "std": 2.0})
+    labels = tensor_arg("labels", 2 << 20, len(LABELS), dtype="torch.int64", sig="*i64", es=8,
+                        stats={"numel": 256, "zero": False, "min": -100, "max": 31995})
+    labels["values"] = {"file": f"{h}.arg1.bin.z", "bytes": len(LABELS), "sha256": hashlib.sha256(LABELS).hexdigest()}
+    loss = tensor_arg("loss", 3 << 20, 1024, changed=True, stats={"numel": 256, "zero": True})
+    return record(name="triton_red_fused_nll_loss_0", h=h, args=[logits, labels, loss,
+                                                                 {"name": "rnumel", "sig": "i32", "kind": "int",
+                                                                  "value": 64}])
 
 
 def process(kernels, total=None, per_name=None, device="NVIDIA H200"):
@@ -115,11 +135,36 @@ class SpecRules(unittest.TestCase):
         self.assertEqual(spec["params"][0]["init"], {"kind": "uniform", "low": -1.0, "high": 1.0})
         self.assertEqual(spec["params"][1]["role"], "inout")  # Inductor's name says so
 
-    def test_aliasing_written_arguments_are_skipped(self):
+    def test_in_place_kernel_is_written_as_an_alias(self):
+        """An RMSNorm backward writing dX into dY's memory: dX becomes an alias of dY, which is inout."""
+        stats = {"numel": 1024, "zero": False, "finite": 1024, "min": -4.0, "max": 4.1, "mean": 0.0, "std": 1.0}
+        args = [tensor_arg("dY", 1 << 20, 4096, changed=True, stats=stats),
+                tensor_arg("X", 2 << 20, 4096),
+                tensor_arg("W", 3 << 20, 256),
+                tensor_arg("dX", 1 << 20, 4096, changed=True, stats=stats),
+                {"name": "n", "sig": "i32", "kind": "int", "value": 1024}]
+        spec, reason = self.spec(record(args=args))
+        self.assertIsNone(reason)
+        p = spec["params"]
+        self.assertEqual(p[0], {"name": "dY", "kind": "buffer", "dtype": "f32", "count": 1024,
+                                "init": {"kind": "normal", "mean": 0.0, "std": 1.0}, "role": "inout"})
+        self.assertEqual(p[3], {"name": "dX", "kind": "buffer", "dtype": "f32", "count": 1024,
+                                "alias": {"of": "dY", "offset": 0}})
+        self.assertEqual(p[1]["role"], "input")
+        self.assertEqual(spec["bytes"], 4096 + 4096 + 256)  # the shared memory once
+        # a view further into the same storage: an alias at its byte offset, counted to the storage's end
+        args[3] = tensor_arg("dX", (1 << 20) + 1024, 3072, changed=True, stats=stats)
+        spec, reason = self.spec(record(args=args))
+        self.assertIsNone(reason)
+        self.assertEqual(spec["params"][3]["alias"], {"of": "dY", "offset": 1024})
+        self.assertEqual(spec["params"][3]["count"], 768)
+
+    def test_overlap_past_the_storage_is_refused(self):
         args = [tensor_arg("in_ptr0", 1 << 20, 4096), tensor_arg("out_ptr0", (1 << 20) + 2048, 4096, changed=True)]
         spec, reason = self.spec(record(args=args))
         self.assertIsNone(spec)
-        self.assertIn("in_ptr0 and out_ptr0 share memory", reason)
+        self.assertIn("in_ptr0 and out_ptr0 share memory and the kernel writes it, but out_ptr0 reaches past the "
+                      "end of in_ptr0's storage", reason)
 
     def test_aliasing_read_only_arguments_pass(self):
         args = [tensor_arg("in_ptr0", 1 << 20, 4096), tensor_arg("in_ptr1", 1 << 20, 4096),
@@ -132,13 +177,38 @@ class SpecRules(unittest.TestCase):
         idx = tensor_arg("in_ptr0", 1 << 20, 8192, dtype="torch.int64", sig="*i64", es=8,
                          stats={"numel": 1024, "zero": False, "min": 0, "max": 50256})
         rec = record(args=[idx, tensor_arg("out_ptr0", 2 << 20, 4096, changed=True)])
-        spec, reason = self.spec(rec)
+        spec, reason = self.spec(rec)  # no values recorded (e.g. over the recorder's limit): skipped
         self.assertIsNone(spec)
-        self.assertIn("integer argument in_ptr0 holds 0..50256", reason)
+        self.assertIn("integer argument in_ptr0 holds 0..50256, maybe indices: its values were not recorded", reason)
+        idx["values_problem"] = "its 80.0 MiB of values were not recorded (... --max-values-mib)"
+        spec, reason = self.spec(rec)
+        self.assertIn("80.0 MiB of values were not recorded", reason)
+        spec, reason = self.spec(rec, int_inputs="skip")
+        self.assertIsNone(spec)
+        self.assertIn("--int-inputs skip", reason)
         spec, reason = self.spec(rec, int_inputs="range")
         self.assertIsNone(reason)
         self.assertEqual(spec["params"][0]["init"], {"kind": "randint", "low": 0, "high": 50257})
         self.assertEqual(spec["params"][0]["dtype"], "i64")
+
+    def test_sentinel_labels_use_recorded_values(self):
+        """A loss kernel whose labels hold -100 (the ignore index) among class indices: no distribution
+        fits, so the spec takes the values recorded at the first launch."""
+        rec = loss_record()
+        spec, reason = self.spec(rec)
+        self.assertIsNone(reason)
+        labels = spec["params"][1]
+        values = rec["args"][1]["values"]
+        self.assertEqual(labels, {"name": "labels", "kind": "buffer", "dtype": "i64", "count": 256,
+                                  "init": {"kind": "recorded", "file": "triton_red_fused_nll_loss_0.values/labels.bin.z",
+                                           "encoding": "zlib", "bytes": 2048, "sha256": values["sha256"]},
+                                  "role": "input"})
+        self.assertEqual(spec["params"][0]["init"]["kind"], "normal")  # floats keep their fitted draws
+        self.assertEqual(specs.recorded_params(spec), ["labels"])
+        spec, reason = self.spec(rec, max_values_bytes=1024)
+        self.assertIsNone(spec)
+        self.assertIn("need 0.0 MiB of recorded values, over the limit of 0.0 MiB per spec (--max-values-mib)",
+                      reason)
 
     def test_bool_mask_and_constant_int(self):
         mask = tensor_arg("in_ptr0", 1 << 20, 1024, dtype="torch.bool", sig="*i1", es=1,
@@ -210,7 +280,8 @@ class CaptureDirectory(unittest.TestCase):
         procs = [process([a, c], total=400.0, per_name={"gemm_leakyrelu": 90.0, "sgemm": 200.0}),
                  process([b], total=100.0, per_name={"gemm_leakyrelu": 60.0})]
         cubin = load_cubin("gemm_leakyrelu")
-        cap, spec_files, cubins = capture_json.build_capture(procs, ["python", "train.py"], {"h1": cubin, "h2": cubin})
+        cap, spec_files, cubins, _v = capture_json.build_capture(procs, ["python", "train.py"],
+                                                                 {"h1": cubin, "h2": cubin})
         self.assertEqual(cap["skipped"], [])
         names = sorted(k["name"] for k in cap["kernels"])
         self.assertEqual(names, ["gemm_leakyrelu", "gemm_leakyrelu_2"])
@@ -231,7 +302,7 @@ class CaptureDirectory(unittest.TestCase):
     def test_shares_without_profiler_sum_to_one_at_most(self):
         recs = [self.gemm(f"h{i}", 1, us) for i, us in enumerate((1.0, 2.0, 4.0))]
         cubin = load_cubin("gemm_leakyrelu")
-        cap, _s, _c = capture_json.build_capture([process(recs)], ["p"], {f"h{i}": cubin for i in range(3)})
+        cap, _s, _c, _v = capture_json.build_capture([process(recs)], ["p"], {f"h{i}": cubin for i in range(3)})
         self.assertEqual(cap["total_gpu_time_us"], 7.0)
         self.assertEqual(cap["time_source"], capture_json.EVENTS_SOURCE)
         shares = [k["time_share"] for k in cap["kernels"]]
@@ -244,20 +315,20 @@ class CaptureDirectory(unittest.TestCase):
         """Compile workers write records without kernels or profiler figures: the profiled time stands."""
         procs = [process([record(h="a", event_us=5.0)], total=100.0, per_name={"triton_poi_fused_add_0": 20.0}),
                  process([], device=None)]
-        cap, _specs, _cubins = capture_json.build_capture(procs, ["p"], {"a": b"x"})
+        cap, _specs, _cubins, _v = capture_json.build_capture(procs, ["p"], {"a": b"x"})
         self.assertEqual(cap["time_source"], capture_json.PROFILER_SOURCE)
         self.assertEqual(cap["device"], "NVIDIA H200")
         self.assertAlmostEqual(cap["total_gpu_time_us"], 100.0)
 
     def test_missing_cubin_is_skipped(self):
-        cap, _s, _c = capture_json.build_capture([process([self.gemm("h1", 1, 1.0)])], ["p"], {})
+        cap, _s, _c, _v = capture_json.build_capture([process([self.gemm("h1", 1, 1.0)])], ["p"], {})
         self.assertEqual(cap["kernels"], [])
         self.assertEqual(cap["skipped"][0]["reason"], "the cubin was not recorded")
 
     def test_write_and_read_back(self):
         gemm = load_record("gemm_leakyrelu")
         alias = record(name="triton_poi_fused_bad_1", h="h9", args=[
-            tensor_arg("in_ptr0", 1 << 20, 4096), tensor_arg("out_ptr0", (1 << 20) + 8, 64, changed=True)])
+            tensor_arg("in_ptr0", 1 << 20, 4096), tensor_arg("out_ptr0", (1 << 20) + 4000, 4096, changed=True)])
         with tempfile.TemporaryDirectory() as d:
             raw = os.path.join(d, "raw")
             os.makedirs(raw)
@@ -270,8 +341,9 @@ class CaptureDirectory(unittest.TestCase):
             procs, cubins, problems = capture_json.read_records(raw)
             self.assertEqual(len(procs), 1)
             self.assertEqual(len(problems), 1)
-            cap, s, c = capture_json.build_capture(procs, ["python", "t.py"], cubins, date="2026-11-26T23:00:00Z")
-            capture_json.write_capture(d, cap, s, c)
+            cap, s, c, v = capture_json.build_capture(procs, ["python", "t.py"], cubins, date="2026-11-26T23:00:00Z",
+                                                      raw_dir=raw)
+            capture_json.write_capture(d, cap, s, c, v)
             with open(os.path.join(d, "capture.json")) as f:
                 back = json.load(f)
             self.assertEqual(back["format"], "sassx-capture")
@@ -290,6 +362,47 @@ class CaptureDirectory(unittest.TestCase):
             self.assertEqual([x["name"] for x in back["skipped"]], ["triton_poi_fused_bad_1"])
             self.assertIn("share memory", back["skipped"][0]["reason"])
 
+
+    def test_recorded_values_and_aliases_in_the_directory(self):
+        stats = {"numel": 1024, "zero": False, "finite": 1024, "min": -4.0, "max": 4.1, "mean": 0.0, "std": 1.0}
+        inplace = record(name="rmsnorm_bwd", h="hi", args=[
+            tensor_arg("dY", 1 << 20, 4096, changed=True, stats=stats), tensor_arg("X", 2 << 20, 4096),
+            tensor_arg("dX", 1 << 20, 4096, changed=True, stats=stats)])
+        loss, gone = loss_record("hl"), loss_record("hg")
+        gone["name"] = "triton_red_fused_nll_loss_1"
+        with tempfile.TemporaryDirectory() as d:
+            raw = os.path.join(d, "raw")
+            os.makedirs(raw)
+            with open(os.path.join(raw, "hl.arg1.bin.z"), "wb") as f:
+                f.write(zlib.compress(LABELS))
+            cubins = {"hi": b"cubin-i", "hl": b"cubin-l", "hg": b"cubin-g"}
+            # stand-in cubins: the specs are written without their KPARAM_INFO check
+            orig = capture_json.spec_from_record
+            with mock.patch.object(capture_json, "spec_from_record",
+                                   lambda rec, name, _cubin, *rest: orig(rec, name, None, *rest)):
+                cap, s, c, v = capture_json.build_capture([process([inplace, loss, gone])], ["p"], cubins,
+                                                          raw_dir=raw)
+            by = {k["name"]: k for k in cap["kernels"]}
+            self.assertEqual(by["rmsnorm_bwd"]["aliases"], ["dX"])
+            self.assertEqual(by["triton_red_fused_nll_loss_0"]["recorded_values"], ["labels"])
+            self.assertNotIn("recorded_values", by["rmsnorm_bwd"])
+            # the values file vanished from raw/: refused with the parameter named
+            self.assertEqual(cap["skipped"], [{"name": "triton_red_fused_nll_loss_1", "launches": 1,
+                                               "reason": "the recorded values of labels are missing from raw/ "
+                                                         "(hg.arg1.bin.z)",
+                                               "gpu_time_us": 10.0, "time_share": cap["skipped"][0]["time_share"]}])
+            capture_json.write_capture(d, cap, s, c, v)
+            with open(os.path.join(d, "triton_red_fused_nll_loss_0.launch.json")) as f:
+                init = json.load(f)["params"][1]["init"]
+            with open(os.path.join(d, init["file"]), "rb") as f:
+                data = zlib.decompress(f.read())
+            self.assertEqual(len(data), init["bytes"])
+            self.assertEqual(hashlib.sha256(data).hexdigest(), init["sha256"])
+            self.assertEqual(array.array("q", data)[3], -100)
+            from sassx_capture.runner import summary
+            text = summary(cap, d)
+            self.assertIn("triton_red_fused_nll_loss_0  (recorded values: labels)", text)
+            self.assertIn("rmsnorm_bwd  (aliased: dX)", text)
 
     def test_specs_command_rebuilds_the_directory(self):
         gemm = load_record("gemm_leakyrelu")
@@ -654,6 +767,38 @@ class RecorderWithoutGpu(unittest.TestCase):
             self.assertEqual(spec["params"], [{"name": "x", "kind": "null"},
                                               {"name": "n", "kind": "scalar", "dtype": "i32", "value": 7},
                                               {"name": "s", "kind": "scalar", "dtype": "f32", "value": 0.5}])
+
+    def test_integer_inputs_are_recorded(self):
+        """The first launch's integer inputs go to raw/ as zlib files with their size and SHA-256; a kernel's
+        values past --max-values-mib are not written, and the record says why."""
+        class Snapshot:
+            def __init__(self, data):
+                self.data = data
+
+            def numpy(self):
+                return self.data
+
+        with tempfile.TemporaryDirectory() as tmp:
+            from sassx_capture.recorder import Recorder
+            r = Recorder(os.path.join(tmp, "raw"), use_profiler=False, max_values_bytes=3000)
+            os.makedirs(r.raw_dir)
+            labels = {"name": "labels", "dtype": "torch.int64", "stats": {"min": -100, "max": 31995}}
+            logits = {"name": "logits", "dtype": "torch.float32", "stats": {"min": -1.0, "max": 1.0}}
+            const = {"name": "n", "dtype": "torch.int32", "stats": {"min": 7, "max": 7}}
+            big = {"name": "idx", "dtype": "torch.int32", "stats": {"min": 0, "max": 9}}
+            rec = {"hash": "hh", "args": [logits, labels, const, big]}
+            r._record_values(rec, [(logits, Snapshot(array.array("b", b"\0" * 64))),
+                                   (labels, Snapshot(array.array("b", LABELS))),
+                                   (const, Snapshot(array.array("b", b"\7" * 16))),
+                                   (big, Snapshot(array.array("b", b"\1" * 2048)))])
+            self.assertEqual(labels["values"], {"file": "hh.arg1.bin.z", "bytes": 2048,
+                                                "sha256": hashlib.sha256(LABELS).hexdigest()})
+            with open(os.path.join(tmp, "raw", "hh.arg1.bin.z"), "rb") as f:
+                self.assertEqual(zlib.decompress(f.read()), LABELS)
+            self.assertNotIn("values", logits)  # floats keep their fitted draws
+            self.assertNotIn("values", const)   # one value: a constant
+            self.assertNotIn("values", big)
+            self.assertIn("--max-values-mib", big["values_problem"])
 
     def test_enter_without_launch_metadata_is_counted(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,13 @@
+#pragma once
+// SHA-256 (FIPS 180-4) of a byte range, as lower-case hex. Our own few lines rather than OpenSSL, which
+// the evaluator does not link: it checks recorded-values files, whose writer (the Python capture) has
+// hashlib.sha256 in its standard library.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace sassx::eval {
+
+std::string sha256Hex(const uint8_t* data, size_t size);
+
+} // namespace sassx::eval
