@@ -346,6 +346,16 @@ Result<std::vector<uint8_t>> readRecordedValues(const ParamSpec& p)
                          ": recorded values " + init.file + ": " + what);
     };
     if (p.kind != ParamKind::Buffer || init.kind != InitKind::Recorded) return fail("not a recorded init");
+    std::error_code ec;
+    if (!std::filesystem::exists(init.file, ec)) return fail("missing (no such file)");
+    // A regular file only: a device such as /dev/zero would never end.
+    if (!std::filesystem::is_regular_file(init.file, ec)) return fail("not a regular file");
+    const uint64_t fileSize = std::filesystem::file_size(init.file, ec);
+    if (ec) return fail("cannot read its size");
+    if (fileSize > UINT32_MAX) return fail("larger than 4 GiB, more than any capture writes");
+    if (init.encoding == ValuesEncoding::Raw && fileSize != init.bytes)
+        return fail((fileSize < init.bytes ? "truncated (" : "too long (") + std::to_string(fileSize) +
+                    " of " + std::to_string(init.bytes) + " bytes)");
     std::ifstream in(init.file, std::ios::binary);
     if (!in) return fail("missing (cannot open the file)");
     std::vector<uint8_t> stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -353,25 +363,29 @@ Result<std::vector<uint8_t>> readRecordedValues(const ParamSpec& p)
     if (init.encoding == ValuesEncoding::Raw) {
         out = std::move(stored);
     } else {
-        // Inflate into exactly the announced size: a stream that wants more is altered, one that ends
-        // early is truncated; never a buffer sized by the file's own claims.
-        out.resize(init.bytes);
+        // Inflate into at most the announced size: a stream that wants more is altered, one that ends
+        // early is truncated. The output grows as data arrives, so a spec claiming a huge size with a
+        // small file costs no more memory than the file really holds.
         z_stream z{};
         if (inflateInit(&z) != Z_OK) return fail("zlib could not start");
         z.next_in = stored.data();
-        z.avail_in = uInt(std::min<size_t>(stored.size(), UINT32_MAX));
+        z.avail_in = uInt(stored.size());
         uint64_t produced = 0;
         int rc = Z_OK;
         while (rc == Z_OK) {
-            const uint64_t room = std::min<uint64_t>(init.bytes - produced, UINT32_MAX);
-            if (room == 0) {
-                uint8_t probe = 0;
-                z.next_out = &probe;
-                z.avail_out = 1;
-                rc = inflate(&z, Z_FINISH);
-                if (z.avail_out == 0) produced = init.bytes + 1; // the stream goes on past the size
-                break;
+            if (produced == out.size()) {
+                if (out.size() == init.bytes) {
+                    uint8_t probe = 0;
+                    z.next_out = &probe;
+                    z.avail_out = 1;
+                    rc = inflate(&z, Z_FINISH);
+                    if (z.avail_out == 0) produced = init.bytes + 1; // the stream goes on past the size
+                    break;
+                }
+                out.resize(
+                    size_t(std::min<uint64_t>(init.bytes, std::max<uint64_t>(2 * out.size(), 1 << 20))));
             }
+            const uint64_t room = std::min<uint64_t>(out.size() - produced, UINT32_MAX);
             z.next_out = out.data() + produced;
             z.avail_out = uInt(room);
             rc = inflate(&z, Z_NO_FLUSH);

@@ -441,7 +441,10 @@ private slots:
         }
         if (damage == "trailing") file += "more";
         if (damage == "empty") file.clear();
-        if (damage != "missing") writeFile(dir.filePath("ce.values/labels.bin.z"), file);
+        if (damage == "directory")
+            QVERIFY(QDir(dir.path()).mkpath("ce.values/labels.bin.z"));
+        else if (damage != "missing")
+            writeFile(dir.filePath("ce.values/labels.bin.z"), file);
         writeFile(dir.filePath("ce.launch.json"), QByteArray::fromStdString(recordedSpec(sha, 1024).dump()));
         auto s = loadLaunchSpec(dir.filePath("ce.launch.json").toStdString());
         QVERIFY(!s.ok());
@@ -454,6 +457,30 @@ private slots:
         auto read = readRecordedValues(parsed->params[1]);
         QVERIFY(!read.ok());
         QVERIFY2(read.message().find(expected.toStdString()) != std::string::npos, read.message().c_str());
+    }
+
+    // A hostile spec claiming 64 GiB of values with a small file is refused without allocating them, and
+    // a raw file of the wrong size before it is read.
+    void hugeClaimsCostNoMemory()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("ce.values"));
+        const auto bytes = labels();
+        writeFile(dir.filePath("ce.values/labels.bin.z"), zlibOf(bytes));
+        json j = recordedSpec(hexOf(bytes), uint64_t(1) << 36);
+        j["params"][1]["count"] = uint64_t(1) << 33;
+        auto s = parseLaunchSpec(j, dir.path().toStdString());
+        QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+        auto read = readRecordedValues(s->params[1]);
+        QVERIFY(!read.ok());
+        QVERIFY2(read.message().find("truncated (1024 of 68719476736 bytes)") != std::string::npos,
+                 read.message().c_str());
+        j["params"][1]["init"]["encoding"] = "raw";
+        s = parseLaunchSpec(j, dir.path().toStdString());
+        QVERIFY(s.ok());
+        read = readRecordedValues(s->params[1]);
+        QVERIFY(!read.ok());
+        QVERIFY2(read.message().find("truncated (") != std::string::npos, read.message().c_str());
     }
 
     void badRecordedFieldsAreRefused_data()
