@@ -413,12 +413,13 @@ class Recorder:
             if d["dtype"].replace("torch.", "") not in _INT_DTYPES or stats.get("zero") or \
                     stats.get("min") == stats.get("max"):
                 continue
-            data = before.numpy().tobytes()
-            if used + len(data) > self.max_values_bytes:
-                d["values_problem"] = (f"its {len(data) / 2**20:.1f} MiB of values were not recorded (the kernel's "
+            size = len(before.numpy())  # uint8: one element a byte; no copy before the limit is checked
+            if used + size > self.max_values_bytes:
+                d["values_problem"] = (f"its {size / 2**20:.1f} MiB of values were not recorded (the kernel's "
                                        f"recorded values may take {self.max_values_bytes / 2**20:.1f} MiB, "
                                        "--max-values-mib)")
                 continue
+            data = before.numpy().tobytes()
             used += len(data)
             index = next(i for i, a in enumerate(rec["args"]) if a is d)
             fn = f"{rec['hash']}.arg{index}.bin.z"
