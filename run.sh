@@ -10,7 +10,7 @@ ROOT=$(pwd)
 BUILD=${SASSX_BUILD_DIR:-$ROOT/build}
 NVDISASM_WHEEL="nvidia-cuda-nvdisasm==13.5.37"
 APT_PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
-              liblz4-dev libzstd-dev libsqlite3-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev xvfb xauth python3-pip)
+              liblz4-dev libzstd-dev zlib1g-dev libssl-dev libsqlite3-dev libcli11-dev libbenchmark-dev clang libclang-rt-14-dev xvfb xauth python3-pip)
 
 # Test-only, installed by `./run.sh test`: a real one-node Slurm for the cluster launcher's tests
 # (docs/cluster.md). Users of sassx need no Slurm on their own machine.

@@ -1,7 +1,6 @@
 #pragma once
-// SHA-256 (FIPS 180-4) of a byte range, as lower-case hex. Our own few lines rather than OpenSSL, which
-// the evaluator does not link: it checks recorded-values files, whose writer (the Python capture) has
-// hashlib.sha256 in its standard library.
+// SHA-256 of a byte range, as lower-case hex (OpenSSL's libcrypto; empty if it fails). It checks
+// recorded-values files, whose writer (the Python capture) has hashlib.sha256 in its standard library.
 #include <cstddef>
 #include <cstdint>
 #include <string>
