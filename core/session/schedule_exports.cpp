@@ -1,5 +1,7 @@
 #include "core/session/schedule_exports.h"
 
+#include "core/common/text_format.h"
+
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/triton_cache.h"
 #include "core/session/variant_import.h"
@@ -76,29 +78,6 @@ Result<ScheduleDiff> diffInputs(const KernelWorkspace& kernel, const std::string
 
 namespace {
 
-std::string htmlEscaped(const std::string& s)
-{
-    std::string out;
-    for (char c : s)
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    return out;
-}
-
 // The verdict as a note at the top of the page's body.
 std::string withCheckerNote(std::string html, const CheckerVerdict& checker)
 {
@@ -106,7 +85,7 @@ std::string withCheckerNote(std::string html, const CheckerVerdict& checker)
     const size_t at = body == std::string::npos ? std::string::npos : html.find('>', body);
     std::string note = "<div class=\"checker-note\" style=\"margin:8px 0;padding:6px 10px;border:1px solid " +
                        std::string(checker.legal() ? "#7a7" : "#c77") + "\"><pre style=\"margin:0\">" +
-                       htmlEscaped(checker.text()) + "</pre></div>\n";
+                       htmlEscape(checker.text()) + "</pre></div>\n";
     if (at == std::string::npos) return html + note;
     return html.insert(at + 1, "\n" + note);
 }

@@ -62,7 +62,7 @@ private Q_SLOTS:
         QApplication::setFont(font);
     }
 
-    void measureShortcutFollowsTheButton_data() { fonts(); }
+    void measureShortcutFollowsTheButton_data() { test::addTwoFontRows(); }
 
     // Without a launch spec the Measure button is disabled, and so is Ctrl+M: pressing it measures
     // nothing and reports no failure; the Stalls dock says why in whole sentences.
@@ -98,7 +98,7 @@ private Q_SLOTS:
                  qPrintable(stalls));
     }
 
-    void exportDialogsNameTheVariant_data() { fonts(); }
+    void exportDialogsNameTheVariant_data() { test::addTwoFontRows(); }
 
     // With variant v1 current, the Export dialogs say they write v1 and offer a file name with it.
     void exportDialogsNameTheVariant()
@@ -137,7 +137,7 @@ private Q_SLOTS:
         }
     }
 
-    void noListingHeaderIsClipped_data() { fonts(); }
+    void noListingHeaderIsClipped_data() { test::addTwoFontRows(); }
 
     // Every titled column is at least as wide as its title and the style's margins; the columns that
     // gave way (no predicates, no samples) are untitled slivers rather than clipped words.
@@ -164,15 +164,6 @@ private Q_SLOTS:
             QVERIFY2(header->fontMetrics().horizontalAdvance(title) + margins <= header->sectionSize(c),
                      qPrintable(QStringLiteral("%1: %2 px").arg(title).arg(header->sectionSize(c))));
         }
-    }
-
-private:
-    static void fonts()
-    {
-        QTest::addColumn<QFont>("font");
-        auto [general, other] = test::twoFontFamilies();
-        QTest::newRow("general font") << general;
-        QTest::newRow("second family") << other;
     }
 };
 

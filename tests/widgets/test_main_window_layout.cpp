@@ -37,13 +37,7 @@ private Q_SLOTS:
         QSettings().clear();
     }
 
-    void redockedMetrics_data()
-    {
-        QTest::addColumn<QFont>("font");
-        auto [general, other] = test::twoFontFamilies();
-        QTest::newRow("general font") << general;
-        QTest::newRow("second family") << other;
-    }
+    void redockedMetrics_data() { test::addTwoFontRows(); }
 
     // Compare four variants, float and re-dock Metrics, mess up the rest; Reset Layout restores all.
     void redockedMetrics()
@@ -115,7 +109,7 @@ private Q_SLOTS:
         QCOMPARE(metrics->width(), freshMetrics);
     }
 
-    void searchStatusBelowThePlot_data() { redockedMetrics_data(); }
+    void searchStatusBelowThePlot_data() { test::addTwoFontRows(); }
 
     // The Search dock at its default size and at a short, narrow one: the status and message lines sit
     // below the plot (its axis label inside the plot), never over it.

@@ -92,7 +92,7 @@ private Q_SLOTS:
         QSettings().clear();
     }
 
-    void failedOpenKeepsTheAutosave_data() { fonts(); }
+    void failedOpenKeepsTheAutosave_data() { test::addTwoFontRows(); }
 
     // Discard, then an open that fails: the edited session stays on screen, still modified, and its
     // autosave stays with it. Only when another input really replaces it does the autosave go.
@@ -133,7 +133,7 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(SessionStore::autosavePath()));
     }
 
-    void cancelledPickerChangesNothing_data() { fonts(); }
+    void cancelledPickerChangesNothing_data() { test::addTwoFontRows(); }
 
     // A host executable with several kernels, picker cancelled: the kernel, its variants, the title and
     // Open Recent are as before; the unsaved change is still unsaved.
@@ -174,7 +174,7 @@ private Q_SLOTS:
         QVERIFY(cancel.others().isEmpty());
     }
 
-    void searchDockFollowsTheKernel_data() { fonts(); }
+    void searchDockFollowsTheKernel_data() { test::addTwoFontRows(); }
 
     // A finished search of one kernel is not shown as the next kernel's: plot, runs and message start
     // empty when another kernel opens.
@@ -214,15 +214,6 @@ private Q_SLOTS:
         QVERIFY2(panel->messageText().isEmpty(), qPrintable(panel->messageText()));
         QVERIFY2(!panel->statusText().contains(QStringLiteral("12 evaluations")),
                  qPrintable(panel->statusText()));
-    }
-
-private:
-    static void fonts()
-    {
-        QTest::addColumn<QFont>("font");
-        auto [general, other] = test::twoFontFamilies();
-        QTest::newRow("general font") << general;
-        QTest::newRow("second family") << other;
     }
 };
 

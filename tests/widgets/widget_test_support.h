@@ -58,6 +58,15 @@ inline std::pair<QFont, QFont> twoFontFamilies()
     return {general, other};
 }
 
+// A data-driven test's rows: a "font" column with the two families of twoFontFamilies().
+inline void addTwoFontRows()
+{
+    QTest::addColumn<QFont>("font");
+    const auto [general, other] = twoFontFamilies();
+    QTest::newRow("general font") << general;
+    QTest::newRow("second family") << other;
+}
+
 } // namespace sassx::test
 
 // QSKIP when the sample cubins were not built (no nvcc on this machine).
