@@ -7,7 +7,8 @@
 # Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and torch + triton.
 #
 # Usage: OUT=$OUT [PHASE=all|prepare|tune|search|writeback|time] [GPUS=0,1,2,3] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
-#        [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
+#        [PROGRAM=bench/tune/transformer_block.py] [BLOCK_ARGS="--gemm triton"] [NO_BUNDLE=1] bash bench/tune/run_device.sh
+# PROGRAM: any program that takes --warmup N --steps N and prints one step_ms=... line per timed step.
 # The phases split the loop across device calls of at most 10 minutes: prepare (compile, capture), tune
 # (tune = search then writeback: write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
 # the capture with its database) stays in STATE (.deps/tune-state, git-ignored, so it survives between
@@ -42,7 +43,7 @@ mkdir -p "$R" "$C" "$O"
 # not come back from Inductor's cache. The paths are the same in every phase (Triton's cache entries are
 # recorded by path in the capture).
 export TORCHINDUCTOR_CACHE_DIR=$C/inductor TRITON_CACHE_DIR=$C/triton
-block=(python3 bench/tune/transformer_block.py "${block_args[@]}")
+block=(python3 "${PROGRAM:-bench/tune/transformer_block.py}" "${block_args[@]}")
 step() { echo "== $* ($(date -u +%T))"; }
 # Results to $OUT every phase: tune.tar.xz, the compact copy for bench/results (no database, cubins or
 # full histories), and tune-raw.tar.xz; the state as well, for a fresh machine.
