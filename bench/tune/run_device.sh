@@ -13,7 +13,7 @@
 # (tune = search then writeback: write back, check what loads), time. Their state (the run's own Inductor and Triton caches and
 # the capture with its database) stays in STATE (.deps/tune-state, git-ignored, so it survives between
 # calls on a warm machine); each phase also leaves it in $OUT/tune-state.tar.xz, which a fresh machine
-# gets back when it is carried as .deps/tune-state.tar.xz.
+# gets back when it is carried as $STATE.tar.xz (.deps/tune-state.tar.xz by default).
 set -uo pipefail
 [ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
 D=$PWD/.deps/gpusuite
@@ -33,8 +33,8 @@ export PYTHONPATH="$PWD/app/capture${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED
 # capture sees the kernels and the timed runs launch them the same way before and after.
 export TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER=0
 if [ ! -d "$STATE" ] && [ "$PHASE" != prepare ] && [ "$PHASE" != all ]; then
-  [ -f .deps/tune-state.tar.xz ] || { echo "no $STATE and no .deps/tune-state.tar.xz: run PHASE=prepare first"; exit 1; }
-  mkdir -p "$STATE" && tar xJf .deps/tune-state.tar.xz -C "$STATE"
+  [ -f "$STATE.tar.xz" ] || { echo "no $STATE and no $STATE.tar.xz: run PHASE=prepare first"; exit 1; }
+  mkdir -p "$STATE" && tar xJf "$STATE.tar.xz" -C "$STATE"
 fi
 [ "$PHASE" = prepare ] || [ "$PHASE" = all ] && rm -rf "$STATE"
 R=$STATE/tune C=$STATE/caches
