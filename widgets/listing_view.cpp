@@ -1,6 +1,6 @@
 #include "widgets/listing_view.h"
 
-#include "core/rewrite/ffma_interleave.h"
+#include "core/session/kernel_edits.h"
 
 #include "widgets/edit_text.h"
 

@@ -7,7 +7,7 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
-#include "core/rewrite/control_rules.h"
+#include "core/session/kernel_edits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -143,14 +143,9 @@ nlohmann::json controlEdits(const sassx::KernelWorkspace& k, const sassx::Schedu
                                : control == "reuse" ? ControlSpace::Reuse
                                : control == "stall" ? ControlSpace::Stall
                                                     : ControlSpace::All;
-    const auto& rules = k.checker().controlRules();
-    for (const sassx::Edit& e : k.checker().legalControlEdits(identity, space)) {
-        nlohmann::json j = sassx::Variant{"", "", {e}}.toJson().at("edits").at(0);
-        // Reuse flags kept under Y0: the evidence row that allows it (nvdisasm prints no marks there).
-        sassx::Control c = identity.control[identity.order[e.at]];
-        if (e.yield) c.yield = *e.yield;
-        if (e.reuse) c.reuse = *e.reuse;
-        if (auto note = rules.keptReuseNote(identity.order[e.at], c)) j["note"] = *note;
+    for (const sassx::ControlEditOption& option : sassx::legalControlEdits(k, identity, space)) {
+        nlohmann::json j = sassx::Variant{"", "", {option.edit}}.toJson().at("edits").at(0);
+        if (option.note) j["note"] = *option.note;
         edits.push_back(std::move(j));
     }
     return edits;

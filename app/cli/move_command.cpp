@@ -1,7 +1,7 @@
 #include "cli_options.h"
 #include "cli_workspace.h"
 #include "commands.h"
-#include "core/rewrite/ffma_interleave.h"
+#include "core/session/kernel_edits.h"
 
 #include <algorithm>
 #include <charconv>
@@ -92,8 +92,7 @@ int applyPattern(const sassx::KernelWorkspace& k, const std::string& pattern, sa
     using namespace sassx;
     // The named edit on the schedule the explicit edits left, each of its edits judged by the checker.
     const auto named =
-        ffmaInterleaveEdits(k.checker(), schedule, 0, UINT32_MAX,
-                            interleavePatternFromName(pattern).value_or(InterleaveReuse::Clear));
+        interleaveEdits(k, schedule, interleavePatternFromName(pattern).value_or(InterleaveReuse::Clear));
     for (const auto& e : named.edits) {
         Control& c = schedule.control[schedule.order[e.at]];
         c.yield = *e.yield;

@@ -2,8 +2,6 @@
 
 #include "widgets/edit_text.h"
 
-#include "core/rewrite/ffma_interleave.h"
-#include "core/rewrite/message_addresses.h"
 #include "core/session/variant_tree.h"
 #include "widgets/commands/variant_edit_command.h"
 
@@ -63,9 +61,9 @@ EditOutcome EditController::apply(const Edit& edit)
 
 EditOutcome EditController::applyFfmaInterleave(InterleaveReuse reuse)
 {
-    const LegalityChecker* checker = m_variants->checker();
-    if (!checker) return {false, tr("No kernel is open")};
-    const PatternEdits named = ffmaInterleaveEdits(*checker, m_variants->schedule(), 0, UINT32_MAX, reuse);
+    const auto kernel = m_variants->kernel();
+    if (!kernel) return {false, tr("No kernel is open")};
+    const PatternEdits named = interleaveEdits(*kernel, m_variants->schedule(), reuse);
     if (named.edits.empty()) {
         if (named.runs == 0) return {false, tr("No run of 8 or more FFMAs in this kernel")};
         return {false, named.refused.empty()

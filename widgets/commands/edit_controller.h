@@ -2,8 +2,7 @@
 // The one path every edit takes, whatever the gesture (drag, Alt+Up/Down, context menu): ask the
 // legality checker, refuse with its reason, or push an undoable command onto the variant it belongs
 // to (the first edit on the original creates a variant).
-#include "core/rewrite/ffma_interleave.h"
-#include "core/rewrite/variant.h"
+#include "core/session/kernel_edits.h"
 
 #include <QObject>
 #include <QString>

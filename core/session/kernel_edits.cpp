@@ -1,0 +1,27 @@
+#include "core/session/kernel_edits.h"
+
+namespace sassx {
+
+std::vector<ControlEditOption> legalControlEdits(const KernelWorkspace& kernel, const Schedule& current,
+                                                 ControlSpace space)
+{
+    const LegalityChecker& checker = kernel.checker();
+    std::vector<ControlEditOption> out;
+    for (const Edit& e : checker.legalControlEdits(current, space)) {
+        // Reuse flags kept under Y0: the evidence row that allows it (nvdisasm prints no marks there).
+        const uint32_t original = current.order[e.at];
+        Control c = current.control[original];
+        if (e.yield) c.yield = *e.yield;
+        if (e.reuse) c.reuse = *e.reuse;
+        out.push_back({e, checker.controlRules().keptReuseNote(original, c)});
+    }
+    return out;
+}
+
+PatternEdits interleaveEdits(const KernelWorkspace& kernel, const Schedule& current, InterleaveReuse reuse,
+                             uint32_t first, uint32_t end)
+{
+    return ffmaInterleaveEdits(kernel.checker(), current, first, end, reuse);
+}
+
+} // namespace sassx
