@@ -5,7 +5,8 @@ import sys
 
 USAGE = """python -m sassx_capture [capture] -o DIR [options] -- PROGRAM [ARGS...]
        python -m sassx_capture time [--runs N] [--pattern REGEX] [--json] [--baseline FILE] -- PROGRAM [ARGS...]
-       python -m sassx_capture time --before CMD --after CMD [--runs N] [--pattern REGEX] [--json] -- PROGRAM [ARGS...]
+       python -m sassx_capture time --before CMD --after CMD [--runs N] [--pattern REGEX] [--json]
+                                    [--kernel-times | --tune-dir DIR] -- PROGRAM [ARGS...]
        python -m sassx_capture specs DIR      (rewrite DIR's capture.json and specs from DIR/raw)"""
 
 
@@ -81,9 +82,16 @@ def time_main(argv):
     ap.add_argument("--before", metavar="CMD", help="shell command that puts the program in its 'before' state")
     ap.add_argument("--after", metavar="CMD", help="shell command that puts the program in its 'after' state; "
                     "with --before: --runs interleaved pairs, the speed-up paired")
+    ap.add_argument("--kernel-times", action="store_true",
+                    help="with --before/--after: also time every Triton kernel's launches inside the program")
+    ap.add_argument("--tune-dir", metavar="DIR",
+                    help="with --before/--after: time the launches of DIR's captured kernels inside the program "
+                    "and write DIR/program-time.json, which `sassx-cli tune DIR` shows beside the isolated figures")
     args = ap.parse_args(opts)
     if not program:
         ap.error("no program after --")
+    if (args.kernel_times or args.tune_dir) and args.before is None:
+        ap.error("--kernel-times and --tune-dir need --before/--after (the kernel speed-ups are paired)")
     if args.runs < 1:
         ap.error("--runs must be at least 1")
     if (args.before is None) != (args.after is None):
@@ -114,14 +122,60 @@ def time_main(argv):
     return 0 if result["values"] and not result["failures"] else 1
 
 
+def captured_kernels(tune_dir):
+    """(capture.json's kernels with each one's symbol, None) or (None, why not)."""
+    import os
+    path = os.path.join(tune_dir, "capture.json")
+    try:
+        with open(path) as f:
+            kernels = json.load(f)["kernels"]
+        for k in kernels:
+            k["symbol"] = k["name"]
+            try:  # the symbol is the spec's "kernel" (the capture's name may carry a _2 suffix)
+                with open(os.path.join(tune_dir, k["spec"])) as f:
+                    k["symbol"] = json.load(f).get("kernel") or k["name"]
+            except (OSError, ValueError, KeyError, AttributeError):
+                pass
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return None, f"--tune-dir: {path}: {type(e).__name__}: {e}"
+    if not isinstance(kernels, list) or not kernels:
+        return None, f"--tune-dir: {path} lists no kernel"
+    return kernels, None
+
+
 def interleaved_main(program, args):
+    import os
+    from .kernel_times import KernelTiming, program_time_document
     from .timing import interleaved_report, measure_interleaved
+    timing = None
+    if args.tune_dir:
+        kernels, problem = captured_kernels(args.tune_dir)
+        if problem:
+            print(f"sassx_capture: {problem}", file=sys.stderr)
+            return 1
+        timing = KernelTiming({k["symbol"] for k in kernels}, kernels)
+    elif args.kernel_times:
+        timing = KernelTiming()
     try:
         result = measure_interleaved(program, args.runs, args.before, args.after, args.pattern, args.skip,
-                                     args.echo)
+                                     args.echo, kernel_timing=timing)
     except OSError as e:
         print(f"sassx_capture: cannot run {program[0]}: {e}", file=sys.stderr)
         return 1
+    finally:
+        if timing:
+            timing.close()
+    if args.tune_dir and result["speedup"]["ratios"]:
+        path = os.path.join(args.tune_dir, "program-time.json")
+        try:
+            with open(path + ".tmp", "w") as f:
+                json.dump(program_time_document(result), f, indent=1)
+                f.write("\n")
+            os.replace(path + ".tmp", path)
+            print(f"sassx_capture: wrote {path}", file=sys.stderr)
+        except OSError as e:
+            print(f"sassx_capture: cannot write {path}: {e}", file=sys.stderr)
+            return 1
     print(json.dumps(result, indent=1) if args.json else interleaved_report(result))
     for f in result["failures"]:
         print(f"sassx_capture: {f}", file=sys.stderr)

@@ -1,7 +1,9 @@
 """Child-process side of `python -m sassx_capture`: start the recorder when the program imports triton.
 
 The parent passes the raw directory and options through SASSX_CAPTURE_RAW_DIR and SASSX_CAPTURE_OPTIONS
-(JSON); boot/sitecustomize.py calls install_from_environment() at interpreter start.
+(JSON); boot/sitecustomize.py calls install_from_environment() at interpreter start.  For `time
+--kernel-times` it passes SASSX_CAPTURE_TIME_DIR (and the symbols in SASSX_CAPTURE_TIME_NAMES) instead, and
+the launch timer (launch_timer.py) starts in place of the recorder.
 
 The import hook stays on sys.meta_path until triton's package has actually run: a program (or torch
 itself: torch.cuda's initialisation asks importlib.util.find_spec("triton")) may look the module up
@@ -16,8 +18,11 @@ import sys
 
 ENV_RAW_DIR = "SASSX_CAPTURE_RAW_DIR"
 ENV_OPTIONS = "SASSX_CAPTURE_OPTIONS"
+ENV_TIME_DIR = "SASSX_CAPTURE_TIME_DIR"      # `time --kernel-times`: where each process writes its launch times
+ENV_TIME_NAMES = "SASSX_CAPTURE_TIME_NAMES"  # JSON list of the kernel symbols to time (absent: all)
 
 _recorder = None
+_timer = None
 
 
 def _start(options, raw_dir):
@@ -117,7 +122,32 @@ def _static_launcher_loaded(module):
             _recorder.warn(f"Inductor's static launcher could not be watched: {type(e).__name__}: {e}")
 
 
+def _start_timer(time_dir, names):
+    global _timer
+    if _timer is not None:
+        return
+    from .launch_timer import LaunchTimer
+    _timer = LaunchTimer(time_dir, names)
+    try:
+        _timer.install()
+    except Exception as e:
+        _timer.problem = f"the Triton hooks could not be installed: {type(e).__name__}: {e}"
+        print(f"sassx_capture: {_timer.problem}", file=sys.stderr)
+
+
+def _when_triton_imported(start):
+    if "triton" in sys.modules and not _initializing(sys.modules["triton"]):
+        start()
+    else:
+        sys.meta_path.insert(0, _AfterImportHook(_wants_triton, lambda _m: start()))
+
+
 def install_from_environment():
+    time_dir = os.environ.get(ENV_TIME_DIR)
+    if time_dir:
+        names = json.loads(os.environ.get(ENV_TIME_NAMES) or "null")
+        _when_triton_imported(lambda: _start_timer(time_dir, names))
+        return
     raw_dir = os.environ.get(ENV_RAW_DIR)
     if not raw_dir:
         return
@@ -126,10 +156,7 @@ def install_from_environment():
     # hook; its launches are counted so that the capture can say what it missed.
     sys.meta_path.insert(0, _AfterImportHook(lambda n: n.startswith(STATIC_LAUNCHER_PREFIX),
                                              _static_launcher_loaded, once=False))
-    if "triton" in sys.modules and not _initializing(sys.modules["triton"]):
-        _start(options, raw_dir)
-    else:
-        sys.meta_path.insert(0, _AfterImportHook(_wants_triton, lambda _m: _start(options, raw_dir)))
+    _when_triton_imported(lambda: _start(options, raw_dir))
     for name, module in list(sys.modules.items()):
         if name.startswith(STATIC_LAUNCHER_PREFIX):
             _static_launcher_loaded(module)

@@ -128,7 +128,8 @@ def build_capture(processes, program, cubins, int_inputs="recorded", device=None
         spec_files[spec_name] = spec
         cubin_files[cubin_name] = cubin
         values_files.update(values)
-        entry = {"name": name, "spec": spec_name, "cubin": cubin_name, "launches": rec.get("launches", 0),
+        entry = {"name": name, "hash": rec.get("hash"), "spec": spec_name, "cubin": cubin_name,
+                 "launches": rec.get("launches", 0),
                  "gpu_time_us": round(t, 3), "time_share": entry_share, "triton_cache_dir": rec.get("cache_entry")}
         if recorded_params(spec):
             entry["recorded_values"] = recorded_params(spec)

@@ -82,38 +82,13 @@ class Recorder:
 
     # ---- installation -------------------------------------------------------------------------------
     def install(self):
-        import triton
-        from triton.compiler import compiler as tc
-        ck_cls = tc.CompiledKernel
-        orig = getattr(ck_cls, "launch_metadata", None)
-        if orig is None:
-            self.install_problem = (f"Triton {triton.__version__} has no CompiledKernel.launch_metadata "
-                                    "(Triton >= 3.0 needed)")
-            self.warn(f"{self.install_problem}: nothing is captured")
+        from .triton_hooks import install_launch_hooks
+        problem = install_launch_hooks(self.before_launch, self.enter, self.exit)
+        if problem:
+            self.install_problem = problem
+            self.warn(f"{problem}: nothing is captured")
             self.register_exit()
             return False
-        if getattr(orig, "_sassx_capture", False):
-            self.installed = True
-            return True
-        recorder = self
-
-        def launch_metadata(ck, grid, stream, *args):
-            recorder.before_launch(ck, grid, args)
-            return orig(ck, grid, stream, *args)
-
-        launch_metadata._sassx_capture = True
-        ck_cls.launch_metadata = launch_metadata
-        knobs = getattr(triton, "knobs", None)
-        runtime = getattr(knobs, "runtime", None)
-        target = runtime if runtime is not None and hasattr(runtime, "launch_enter_hook") else ck_cls
-        for attr, fn in (("launch_enter_hook", self.enter), ("launch_exit_hook", self.exit)):
-            current = getattr(target, attr, None)
-            if hasattr(current, "add"):  # Triton >= 3.5: a HookChain
-                current.add(fn)
-            elif current is None:
-                setattr(target, attr, fn)
-            else:
-                setattr(target, attr, _chain(current, fn))
         self.installed = True
         self.register_exit()
         return True
@@ -556,9 +531,3 @@ def _launch_name(metadata):
     name = data.get("name") if isinstance(data, dict) else None
     return str(name) if name else "(unnamed: launch_metadata returned no name)"
 
-
-def _chain(first, second):
-    def hook(metadata):
-        first(metadata)
-        second(metadata)
-    return hook

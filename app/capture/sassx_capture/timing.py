@@ -47,9 +47,10 @@ def values_from_output(text, pattern, skip=0):
     return vals[skip:]
 
 
-def run_once(program, pattern, skip, echo):
+def run_once(program, pattern, skip, echo, env=None):
     t0 = time.perf_counter()
-    proc = subprocess.run(program, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    proc = subprocess.run(program, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                          env=env)
     wall = time.perf_counter() - t0
     if echo:
         sys.stderr.write(proc.stdout)
@@ -92,21 +93,28 @@ def _setup(cmd, echo):
     return None
 
 
-def measure_interleaved(program, pairs, before_cmd, after_cmd, pattern=None, skip=0, echo=False):
+def measure_interleaved(program, pairs, before_cmd, after_cmd, pattern=None, skip=0, echo=False,
+                        kernel_timing=None):
     """`pairs` fresh runs in each state, interleaved ABBA.  Returns the two states' results (as `measure`)
     and the paired speed-up: ratios before/after of each pair whose two runs succeeded (>1 = faster
-    after).  A failing setup command ends the comparison with its message in `error`."""
+    after).  A failing setup command ends the comparison with its message in `error`.  With
+    `kernel_timing` (kernel_times.KernelTiming), every run also times its kernels' launches and the
+    result has each kernel's in-program figures under "kernels"."""
     runs = {"before": [], "after": []}
     failures, ratios, error = [], [], None
+    kernel_pairs = []
     setups = {"before": before_cmd, "after": after_cmd}
     for i in range(pairs):
         order = ("before", "after") if i % 2 == 0 else ("after", "before")
-        got = {}
+        got, kernels = {}, {}
         for state in order:
             error = _setup(setups[state], echo)
             if error:
                 break
-            v, err = run_once(program, pattern, skip, echo)
+            env, tdir = kernel_timing.environment() if kernel_timing else (None, None)
+            v, err = run_once(program, pattern, skip, echo, env)
+            if kernel_timing:
+                kernels[state] = None if err else kernel_timing.collect(tdir)
             if err:
                 failures.append(f"pair {i + 1} ({state}): {err}")
             else:
@@ -114,6 +122,7 @@ def measure_interleaved(program, pairs, before_cmd, after_cmd, pattern=None, ski
                 runs[state].append(v)
         if error:
             break
+        kernel_pairs.append(kernels)
         if len(got) == 2 and got["after"] > 0:
             ratios.append(got["before"] / got["after"])
 
@@ -123,18 +132,35 @@ def measure_interleaved(program, pairs, before_cmd, after_cmd, pattern=None, ski
                 "interval": [lo, hi], "coverage": cov}
 
     lo, hi, cov = median_interval(ratios)
-    return {"program": list(program), "pairs": pairs, "order": "ABBA (before, after; then after, before)",
-            "source": "pattern" if pattern else "wall time", "pattern": pattern,
-            "before_cmd": before_cmd, "after_cmd": after_cmd,
-            "before": summary(runs["before"]), "after": summary(runs["after"]),
-            "speedup": {"ratios": ratios, "median": statistics.median(ratios) if ratios else None,
-                        "interval": [lo, hi], "coverage": cov},
-            "failures": failures, "error": error}
+    result = {"program": list(program), "pairs": pairs, "order": "ABBA (before, after; then after, before)",
+              "source": "pattern" if pattern else "wall time", "pattern": pattern,
+              "before_cmd": before_cmd, "after_cmd": after_cmd,
+              "before": summary(runs["before"]), "after": summary(runs["after"]),
+              "speedup": {"ratios": ratios, "median": statistics.median(ratios) if ratios else None,
+                          "interval": [lo, hi], "coverage": cov},
+              "failures": failures, "error": error}
+    if kernel_timing:
+        from .kernel_times import TIMING, kernel_rows
+        result["kernel_timing"] = TIMING
+        result["kernels"] = kernel_rows(kernel_pairs, kernel_timing.capture_kernels)
+        if not any(k.get("installed") for p in kernel_pairs for k in p.values() if k):
+            result["failures"].append("no process of any run installed the launch timer (did the program "
+                                      "import triton?): no kernel was timed")
+        result["failures"] += kernel_timing.problems
+    return result
 
 
 def interleaved_report(result):
     if result["error"]:
         return f"stopped: {result['error']}"
+    text = _step_report(result)
+    if "kernels" in result:
+        from .kernel_times import kernels_report
+        text += "\n" + kernels_report(result["kernels"])
+    return text
+
+
+def _step_report(result):
     b, a, s = result["before"], result["after"], result["speedup"]
     if s["median"] is None:
         return "no pair of runs succeeded"
@@ -146,7 +172,8 @@ def interleaved_report(result):
             f"after:  median {a['median']:.6g} over {len(a['values'])} runs, interval "
             f"[{a['interval'][0]:.6g}, {a['interval'][1]:.6g}]\n"
             f"speed-up {s['median']:.4f}x (>1 = faster after), paired over {len(s['ratios'])} interleaved pairs, "
-            f"interval [{lo:.4f}, {hi:.4f}] ({s['coverage'] * 100:.1f}% coverage): {verdict}")
+            f"interval [{lo:.4f}, {hi:.4f}] ({s['coverage'] * 100:.1f}% coverage), before-state noise floor "
+            f"{(b['interval'][1] - b['interval'][0]) / 2 / b['median'] * 100:.2f}%: {verdict}")
 
 
 def compare(result, baseline):

@@ -351,8 +351,9 @@ class CaptureDirectory(unittest.TestCase):
             self.assertEqual(back["program"], ["python", "t.py"])
             self.assertEqual(back["device"], "NVIDIA H200")
             k = back["kernels"][0]
-            self.assertEqual(set(k), {"name", "spec", "cubin", "launches", "gpu_time_us", "time_share",
+            self.assertEqual(set(k), {"name", "hash", "spec", "cubin", "launches", "gpu_time_us", "time_share",
                                       "triton_cache_dir"})
+            self.assertEqual(k["hash"], gemm["hash"])  # Triton's kernel hash: what `time --tune-dir` matches
             self.assertEqual(k["time_share"], 0.75)
             self.assertTrue(os.path.isfile(os.path.join(d, k["spec"])))
             with open(os.path.join(d, k["cubin"]), "rb") as f:
