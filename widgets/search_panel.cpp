@@ -1,9 +1,9 @@
 #include "widgets/search_panel.h"
 
 #include "core/eval/speedup_text.h"
-#include "core/search/agent_loader.h"
 
-#include "core/eval/gpu_evaluator.h"
+#include "core/session/gpu_list.h"
+#include "core/session/ppo_setup.h"
 #include "core/session/search_runs.h"
 #include "core/session/variant_tree.h"
 #include "widgets/search_plot.h"
@@ -120,7 +120,7 @@ void SearchPanel::buildControls()
            "legal variants; list schedule: one-shot heuristics; PPO agent: a policy learnt "
            "while it searches (CuAsmRL's settings; the run keeps it as policy.pt)"));
     // PPO needs the libtorch plug-in: listed, disabled, with the reason, when it cannot be loaded.
-    if (auto plugin = search::ppoPluginPath(); !plugin) {
+    if (auto plugin = ppoPluginPath(); !plugin) {
         if (auto* model = qobject_cast<QStandardItemModel*>(m_algorithm->model())) {
             QStandardItem* item = model->item(m_algorithm->count() - 1);
             item->setEnabled(false);
@@ -294,9 +294,7 @@ Result<EvaluatorOptions> SearchPanel::evaluatorOptions() const
     o.backend = m_backend->currentData().toString().toStdString();
     o.gpus.clear();
     if (o.backend == "gpu" && !m_gpus->text().trimmed().isEmpty()) {
-        auto gpus = eval::parseGpuList(m_gpus->text().trimmed().toStdString());
-        if (!gpus) return gpus.error();
-        o.gpus = *gpus;
+        if (Status s = setGpuList(o, m_gpus->text().trimmed().toStdString()); !s) return s.error();
     }
     if (Status s = validate(o); !s) return s.error();
     return o;

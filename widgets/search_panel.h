@@ -5,8 +5,8 @@
 // reopen the plots of the session's finished runs. Clicking a point makes that evaluation a variant
 // (SearchRuns::openSearchEvaluation) so the listing and the diff show it.
 #include "core/common/result.h"
-#include "core/search/search_engine.h"
 #include "core/session/evaluator_options.h"
+#include "core/session/search_run.h"
 
 #include <QWidget>
 

@@ -6,7 +6,7 @@
 //
 // Built for thousands of points: appends go straight into the graphs' data and a timer replots at most
 // ten times a second; nothing is rebuilt per point. Clicking a point emits evaluationClicked(step).
-#include "core/search/search_state.h"
+#include "core/session/search_record.h"
 
 #include <qcustomplot.h>
 

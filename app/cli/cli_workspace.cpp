@@ -1,7 +1,7 @@
 #include "cli_workspace.h"
 
 #include "cli_options.h"
-#include "core/eval/gpu_evaluator.h"
+#include "core/session/gpu_list.h"
 
 #include <cstdio>
 
@@ -36,7 +36,7 @@ void addEvaluatorOptions(CLI::App& command, EvaluatorArgs& args)
 {
     command
         .add_option("--backend", args.backend, "gpu: measure; estimate: the schedule model; auto: gpu if any")
-        ->check(oneOf({"auto", "gpu", "estimate"}))
+        ->check(oneOf(enumNameList(eval::kBackendNames)))
         ->capture_default_str();
     command.add_option("--gpus", args.gpus, "GPU ordinals to measure on, e.g. 0,2 (default: GPU 0)")
         ->type_name("LIST");
@@ -51,24 +51,26 @@ void addEvaluatorOptions(CLI::App& command, EvaluatorArgs& args)
         ->check(nonNegative());
     command.add_flag("--l2-flush", args.l2Flush, "flush L2 between timed launches");
     command.add_option("--metrics-backend", args.metricsBackend, "where Nsight Compute metrics come from")
-        ->check(oneOf({"auto", "cupti", "ncu"}))
+        ->check(oneOf(enumNameList(eval::kMetricsBackendNames)))
         ->capture_default_str();
 }
 
 Result<EvaluatorOptions> evaluatorOptions(const EvaluatorArgs& args)
 {
     EvaluatorOptions o;
-    o.backend = args.backend;
+    auto backend = parseEnumOrError(eval::kBackendNames, args.backend, "--backend");
+    if (!backend) return backend.error();
+    o.backend = *backend;
     if (args.gpus) {
-        auto gpus = eval::parseGpuList(*args.gpus);
-        if (!gpus) return gpus.error();
-        o.gpus = *gpus;
+        if (Status s = setGpuList(o, *args.gpus); !s) return s.error();
     }
     o.workerPath = args.worker;
     o.inputSets = args.inputSets;
     o.seed = args.inputSeed.value_or(o.seed);
     o.l2Flush = args.l2Flush;
-    o.metricsBackend = args.metricsBackend;
+    auto metrics = parseEnumOrError(eval::kMetricsBackendNames, args.metricsBackend, "--metrics-backend");
+    if (!metrics) return metrics.error();
+    o.metricsBackend = *metrics;
     if (Status s = validate(o); !s) return s.error();
     return o;
 }
@@ -99,7 +101,7 @@ sassx::Status setAlgorithmAndSpace(sassx::search::SearchConfig& config, const st
     if (space == "auto") {
         config.autoSpace = rule;
         // Provisional under --backend auto: the run resolves it again once a GPU is found or not.
-        config.resolveSpace(backend != "estimate");
+        config.resolveSpace(eval::parseBackend(backend) != eval::Backend::Estimate);
         return sassx::Ok{};
     }
     const auto parsedSpace = sassx::search::parseSearchSpace(space);

@@ -4,7 +4,7 @@
 // forget one or give it another default.
 #include "commands.h"
 
-#include "core/search/search_config.h"
+#include "core/session/search_run.h" // search::SearchConfig, what --algo and --space set
 #include "core/session/workspace.h"
 
 #include <memory>
@@ -39,13 +39,14 @@ sassx::WorkspaceOptions workspaceOptions(const WorkspaceArgs& args);
 
 struct EvaluatorArgs
 {
-    std::string backend = sassx::EvaluatorOptions{}.backend; // a command may set its own default first
-    std::optional<std::string> gpus;                         // "0,2": eval::parseGpuList
+    // As typed (eval/backend.h names); a command may set its own default first.
+    std::string backend = std::string(sassx::eval::backendName(sassx::EvaluatorOptions{}.backend));
+    std::optional<std::string> gpus; // "0,2": setGpuList (gpu_list.h)
     std::string worker;
     int inputSets = sassx::EvaluatorOptions{}.inputSets;
     std::optional<uint64_t> inputSeed; // none: the worker protocol's default
     bool l2Flush = false;
-    std::string metricsBackend = sassx::EvaluatorOptions{}.metricsBackend;
+    std::string metricsBackend = std::string(sassx::eval::metricsBackendName(sassx::EvaluatorOptions{}.metricsBackend));
 };
 
 // --backend, --gpus, --worker, --input-sets, --input-seed, --l2-flush, --metrics-backend.

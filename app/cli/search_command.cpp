@@ -5,7 +5,7 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
-#include "core/search/ppo_config.h"
+#include "core/session/ppo_setup.h"
 #include "core/session/search_run.h"
 
 #include <atomic>
@@ -55,22 +55,6 @@ struct SearchArgs
     EvaluatorArgs evaluator; // backend: auto
 };
 
-// A settings file: any subset of the keys of docs/ppo.md over a preset ("preset", default sassx).
-Status readPpoConfig(const std::string& path, search::SearchConfig& c)
-{
-    std::vector<uint8_t> bytes;
-    if (!readFileBytes(path, bytes)) return makeError("cannot read " + path);
-    auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-    if (j.is_discarded()) return makeError(path + " is not JSON");
-    c.ppoPreset = j.is_object() ? j.value("preset", std::string("sassx")) : "sassx";
-    auto preset = search::ppoPreset(c.ppoPreset);
-    if (!preset) return makeError(path + ": " + preset.message());
-    auto settings = search::ppoSettingsFromJson(j, *preset);
-    if (!settings) return makeError(path + ": " + settings.message());
-    c.ppo = *settings;
-    return Ok{};
-}
-
 Result<search::SearchConfig> configFrom(const SearchArgs& a)
 {
     search::SearchConfig c;
@@ -110,7 +94,7 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
         if (a.resume) return makeError("a resumed PPO run continues its own settings and policy");
     }
     if (c.algorithm == search::Algorithm::Ppo && !a.ppoConfig.empty()) {
-        if (Status s = readPpoConfig(a.ppoConfig, c); !s) return s.error();
+        if (Status s = readPpoSettings(a.ppoConfig, c); !s) return s.error();
     }
     if (a.resume) return c; // the checkpoint's configuration wins; only the budget is taken from here
     if (Status s = c.validate(); !s) return s.error();
