@@ -8,8 +8,9 @@ OUT=${OUT:-/tmp/capture-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 WORK=$(mktemp -d /tmp/sassx-capture-bench.XXXX)
-python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())' \
-  | tee "$WORK/versions.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_env "$WORK/env" "RUNS=${RUNS:-all}" \
+  "$(python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1)"
 capture() {  # run-name program [VAR=value ...]: fresh Inductor and Triton caches unless run-name ends in _warm
   local run=$1 prog=$2; shift 2
   [[ -z ${RUNS:-} || " $RUNS " == *" $run "* ]] || return 0   # RUNS="a b": only those runs
