@@ -1,7 +1,6 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
-#include "core/eval/stall_profile.h"
 #include "core/session/annotation_json.h"
 #include "core/session/kernel_stalls.h"
 #include "core/session/source_lines.h"
@@ -30,12 +29,8 @@ struct AnnotateArgs
 sassx::Result<sassx::KernelStalls> readStalls(const std::string& path, const sassx::KernelWorkspace& k)
 {
     using namespace sassx;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("cannot read " + path);
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return makeError(path + ": not JSON");
-    auto profile = eval::stallProfileFromJson(j);
-    if (!profile) return makeError(path + ": " + profile.message());
+    auto profile = readStallProfile(path);
+    if (!profile) return profile.error();
     if (profile->kernel != k.name())
         return makeError(path + " holds samples of " + profile->kernel + ", not of " + k.name());
     return mapStalls(*profile, k.analysis(), Schedule::identity(k.analysis()));

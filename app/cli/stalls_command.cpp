@@ -3,9 +3,7 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
-#include "core/cubin/cubin.h"
-#include "core/eval/launch_spec.h"
-#include "core/sass/instruction_text.h"
+#include "core/session/annotation_json.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/kernel_evaluator.h"
 #include "core/session/kernel_stalls.h"
@@ -126,7 +124,7 @@ int runStalls(const StallsArgs& args)
     if (!choice) return fail(choice.message());
     KernelEvaluator kev(*kernel, *choice, *spec);
     if (Status s = kev.prepare(); !s) return fail(s.message());
-    auto profile = choice->evaluator->stalls(Candidate::fromBytes(candidate), *period);
+    auto profile = kev.stallsOfCubin(candidate, *period);
     if (!profile) return fail(profile.message());
     auto mapped = mapStalls(*profile, analysis, *schedule);
     if (!mapped) return fail(mapped.message());

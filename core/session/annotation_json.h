@@ -1,6 +1,9 @@
 #pragma once
 // The `sassx-cli annotate --json` contract (README.md, "CLI"): arch, kernel, instructions[...].
+// Re-exported for the front ends' text forms: instructionText and friends (instruction_text.h), the one
+// way an instruction is written, in JSON and text alike.
 #include "core/analysis/kernel_analysis.h"
+#include "core/sass/instruction_text.h"
 
 #include <nlohmann/json.hpp>
 

@@ -81,6 +81,13 @@ Result<eval::StallProfile> KernelEvaluator::stalls(const Schedule& schedule, int
     return m_choice.evaluator->stalls(candidate(schedule), periodExponent);
 }
 
+Result<eval::StallProfile> KernelEvaluator::stallsOfCubin(const std::vector<uint8_t>& bytes,
+                                                          int periodExponent)
+{
+    if (Status s = prepare(); !s) return s.error();
+    return m_choice.evaluator->stalls(eval::Candidate::fromBytes(bytes), periodExponent);
+}
+
 Status ensureKernelEvaluator(std::unique_ptr<KernelEvaluator>& owned,
                              const std::shared_ptr<const KernelWorkspace>& kernel,
                              const std::shared_ptr<eval::Evaluator>& injected,

@@ -50,6 +50,8 @@ public:
     Result<eval::EvalResult> measure(const eval::Candidate& candidate, const MeasureOptions& options = {});
     // Warp-stall samples of one launch of `schedule` (GPU backends only; the estimate says why not).
     Result<eval::StallProfile> stalls(const Schedule& schedule, int periodExponent = 0);
+    // The same of whole cubin bytes (a file the user brings: `sassx-cli stalls --cubin`).
+    Result<eval::StallProfile> stallsOfCubin(const std::vector<uint8_t>& bytes, int periodExponent = 0);
 
 private:
     void addMetrics(const eval::Candidate& candidate, eval::EvalResult& result);

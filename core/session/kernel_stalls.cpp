@@ -1,10 +1,24 @@
 #include "core/session/kernel_stalls.h"
 
+#include "core/common/read_file.h"
 #include "core/sass/instruction_text.h"
 
 #include <algorithm>
 
 namespace sassx {
+
+Result<eval::StallProfile> readStallProfile(const std::string& path)
+{
+    auto bytes = readRegularFile(path);
+    if (!bytes) return bytes.error();
+    auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
+    if (j.is_discarded()) return makeError(path + ": not JSON");
+    // `sassx-cli stalls --json` wraps the profile; a bare profile is accepted too.
+    if (j.is_object() && j.contains("profile")) j = j.at("profile");
+    auto profile = eval::stallProfileFromJson(j);
+    if (!profile) return makeError(path + ": " + profile.message());
+    return profile;
+}
 
 Result<KernelStalls> mapStalls(const eval::StallProfile& profile, const KernelAnalysis& analysis,
                                const Schedule& variant)

@@ -32,6 +32,10 @@ struct KernelStalls
     }
 };
 
+// A stall profile read from a file: `sassx-cli stalls --json` output (the profile under "profile") or a
+// bare profile, as the worker writes it. An error names the file.
+Result<eval::StallProfile> readStallProfile(const std::string& path);
+
 // Fails when the profile has samples past the end of the kernel (a profile of other code).
 Result<KernelStalls> mapStalls(const eval::StallProfile& profile, const KernelAnalysis& analysis,
                                const Schedule& variant);

@@ -6,9 +6,6 @@
 #include "core/session/variant_tree.h"
 
 #include <QDateTime>
-#include <QFile>
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 
@@ -225,15 +222,7 @@ bool MeasureQueue::attachStalls(int variantId, const std::vector<Edit>& edits,
 
 bool MeasureQueue::importStalls(int variantId, const QString& path, QString* error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error) *error = tr("cannot read %1").arg(path);
-        return false;
-    }
-    auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
-    // `sassx-cli stalls --json` wraps the profile; a bare profile is accepted too.
-    if (j.is_object() && j.contains("profile")) j = j.at("profile");
-    auto profile = eval::stallProfileFromJson(j);
+    auto profile = readStallProfile(path.toStdString());
     if (!profile) {
         if (error) *error = QString::fromStdString(profile.message());
         return false;

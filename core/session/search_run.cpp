@@ -201,11 +201,8 @@ Result<std::vector<double>> SearchRun::guideWeights(const SearchRunOptions& opti
     const std::string path = fs::exists(kept, ec) ? kept.string() : options.stallsPath;
     Result<eval::StallProfile> profile = makeError("no samples");
     if (!path.empty()) {
-        std::ifstream in(path);
-        auto j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_object() && j.contains("profile")) j = j.at("profile");
-        profile = eval::stallProfileFromJson(j);
-        if (!profile) return makeError(path + ": " + profile.message());
+        profile = readStallProfile(path);
+        if (!profile) return profile.error();
     } else {
         profile = m_kernelEvaluator.stalls(Schedule::identity(k.analysis()));
         if (!profile)
