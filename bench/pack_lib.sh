@@ -8,6 +8,10 @@
 #                              files return): OUT/NAME.tar.xz holds the compact copy that bench/results
 #                              keeps (bench/compact_results.py; unpack it into bench/results/..., never
 #                              commit the archive), OUT/NAME-raw.tar.xz everything, for a look, not the tree
+#   pack_nvdisasm DST [or-path] copies the pinned wheel's nvdisasm (run.sh installs it; nvidia/cu*/bin) to
+#                              DST/bin: the GPU machine's toolkit lists some sm_90 kernels incompletely, and
+#                              the workspace refuses an incomplete listing; or-path: else the one on PATH
+# The device side of a pack (unpacking it, the worker's environment, the run's env.json) is bench/lib/device.sh.
 pack_binaries() {
   local dst=$1; shift
   mkdir -p "$dst"/bin "$dst"/lib
@@ -43,4 +47,12 @@ pack_results() {
     tar cJf "$out/$name.tar.xz" -C "$tmp" "$name"
   tar cJf "$out/$name-raw.tar.xz" -C "$(dirname "$raw")" "$(basename "$raw")"
   rm -rf "$tmp"
+}
+
+pack_nvdisasm() {
+  local dst=$1 nv
+  nv=$(python3 -c "import glob,site,sys; p=[q for s in site.getsitepackages()+[site.getusersitepackages()] for q in glob.glob(s+'/nvidia/cu*/bin/nvdisasm')]; print(p[0] if p else '')")
+  if [ -z "$nv" ] && [ "${2:-}" = or-path ]; then nv=$(command -v nvdisasm || true); fi
+  if [ -n "$nv" ] && [ -x "$nv" ]; then mkdir -p "$dst"/bin && cp "$nv" "$dst"/bin/; fi
+  return 0
 }

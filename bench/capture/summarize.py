@@ -6,6 +6,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402
+
 
 def hooks_total(raw):
     tot = {"processes": 0, "installed": 0, "launch_metadata_calls": 0, "enter_hook_calls": 0,
@@ -46,9 +49,15 @@ def main(work, out):
                                 for s in c["skipped"]]
             entry["total_gpu_ms"] = round(c["total_gpu_time_us"] / 1000, 3)
         runs.append(entry)
-    versions = open(os.path.join(work, "versions.txt")).read().strip()
+    record = benchlib.read_env(work)
+    if record:  # run_device.sh's env.json: torch's and Triton's versions are its extra line
+        versions = " ".join(record.get("extra", [])[:1] + [benchlib.device_name(record)])
+        summary = {"versions": versions, "env": benchlib.header(record), "runs": runs}
+    else:
+        versions = open(os.path.join(work, "versions.txt")).read().strip()
+        summary = {"versions": versions, "runs": runs}
     with open(out, "w") as f:
-        json.dump({"versions": versions, "runs": runs}, f, separators=(",", ":"))
+        json.dump(summary, f, separators=(",", ":"))
     print(versions)
     print(f"{'run':24s} {'rc':>3s} {'s':>6s} {'procs':>5s} {'md_calls':>8s} {'enter':>6s} {'captured':>8s} {'skipped':>7s}")
     for r in runs:

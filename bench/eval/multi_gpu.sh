@@ -6,12 +6,11 @@ set -uo pipefail
 D=$PWD/.deps/evaldev
 OUT=${OUT:-/tmp/evalout}
 mkdir -p "$OUT"
-[ -f "$D/lib.tar.xz" ] && [ ! -d "$D/lib" ] && tar -xJf "$D/lib.tar.xz" -C "$D"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_EVAL_KERNELS_DIR=$D/kernels SASSX_RESOURCES=$PWD/resources
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=index,name,driver_version --format=csv; } > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
 SPEC=${SPEC:-$D/specs/hgemm_leakyrelu.launch.json}
 N=${N:-48}
+bench_env "$OUT/env" "SPEC=$SPEC N=$N"
 for g in 0 0,1; do
   timeout 60 "$D"/bin/sassx-eval-bench throughput "$SPEC" --n "$N" --gpus "$g" --json "$OUT/tp-gpus-${g/,/-}.json" >/dev/null 2>"$OUT/tp-gpus-${g/,/-}.log"
   echo "gpus $g rc=$?"

@@ -15,6 +15,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402
+
 
 def bench(path):
     try:
@@ -41,8 +44,15 @@ def coverage(benches):
 
 def main():
     root = sys.argv[1]
-    env = open(os.path.join(root, "env.txt")).read().splitlines()
-    unit = "fresh processes" if "--processes" in env[2] else "fresh instance pairs"
+    record = benchlib.read_env(root)
+    if record:
+        date, commit, settings = record["date"], record.get("pack_commit") or record.get("commit"), record["settings"]
+        device = benchlib.gpu_summary(record)
+    else:  # a run before env.json: date, commit, settings, then nvidia-smi's CSV with its header
+        env = open(os.path.join(root, "env.txt")).read().splitlines()
+        date, commit, settings = env[0], env[1], env[2]
+        device = "; ".join(l for l in env if l[:1].isdigit() and "," in l) or "?"
+    unit = "fresh processes" if "--processes" in settings else "fresh instance pairs"
 
     def label(m):
         return ("1 process, 1 instance pair" if unit == "fresh processes" else "1 instance pair") if m == 1 \
@@ -80,10 +90,8 @@ def main():
     for m, (h, t) in sorted(totals.items()):
         lines.append(f"| all | {label(m)} | | | | | | "
                      f"**{h / t * 100:.0f}%** ({int(round(h))}/{t}) | |")
-    gpus = [l for l in env if l[:1].isdigit() and "," in l]  # nvidia-smi's rows after its CSV header
-    device = "; ".join(gpus) if gpus else "?"
-    text = "\n".join([f"Device (index, name, driver, SM clock, max SM clock): {device}; run {env[0]}; "
-                      f"commit {env[1]}; {env[2]}", ""] + lines)
+    text = "\n".join([f"Device (index, name, driver, SM clock, max SM clock): {device}; run {date}; "
+                      f"commit {commit}; {settings}", ""] + lines)
     print(text)
     if len(sys.argv) > 2:
         open(sys.argv[2], "w").write(text + "\n")

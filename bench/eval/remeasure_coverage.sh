@@ -12,17 +12,15 @@
 # Needs the GPU suite's pack (.deps/gpusuite, bench/gpu_suite/pack.sh). Writes $OUT/coverage/KERNEL/.
 # Usage: KERNELS="attention_fwd hgemm_leakyrelu" GPUS="0 1" N=20 BUDGET=90 OUT=$OUT bash bench/eval/remeasure_coverage.sh
 set -uo pipefail
-[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+source "$(dirname "$0")/../lib/device.sh"
 D=$PWD/.deps/gpusuite
+bench_pack "$D"
 R=${OUT:-/tmp/out}/coverage; N=${N:-20}; BUDGET=${BUDGET:-90}; VARIANT=${VARIANT:-ffma}
 MODES=${MODES:-"1 5"}; MODE_FLAG=${MODE_FLAG:---processes}
 LIMIT=${LIMIT:-100000} # seconds: no bench starts after this, so the archive is still written
 read -r -a kernels <<< "${KERNELS:-attention_fwd}"; read -r -a gpus <<< "${GPUS:-0}"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 mkdir -p "$R"
-{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "N=$N BUDGET=$BUDGET kernels=${kernels[*]} gpus=${gpus[*]} modes=$MODE_FLAG $MODES"
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$R"/env.txt 2>&1
+bench_env "$R"/env "N=$N BUDGET=$BUDGET VARIANT=$VARIANT kernels=${kernels[*]} gpus=${gpus[*]} modes=$MODE_FLAG $MODES" > /dev/null
 one() { # GPU KERNEL
   local g=$1 k=$2 dir=$R/$2 i m cubin kname
   mkdir -p "$dir"

@@ -11,11 +11,10 @@ BUDGET=${BUDGET:-540}
 STEPS=${STEPS:-tests faults throughput ncu cupti}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
-[ -f "$D/lib.tar.xz" ] && [ ! -d "$D/lib" ] && tar -xJf "$D/lib.tar.xz" -C "$D"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_EVAL_KERNELS_DIR=$D/kernels SASSX_RESOURCES=$PWD/resources
-export PATH=$PATH:/usr/local/cuda/bin
-{ date -u +%FT%TZ; ls /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 2>/dev/null | grep -i -E "cupti|nvperf"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; which ncu; ncu --version | tail -1; } > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
+bench_env "$OUT/env" "BUDGET=$BUDGET STEPS=$STEPS TP_N=${TP_N:-24}" \
+  "$(ls /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 2>/dev/null | grep -i -E "cupti|nvperf"; which ncu; ncu --version 2>&1 | tail -1)"
 step() {
   local name=$1 limit=$2; shift 2
   if (( SECONDS + 10 > BUDGET )); then echo "=== $name SKIPPED (budget)"; return; fi
@@ -42,11 +41,5 @@ want ncu && step ncu_crosscheck 150 python3 bench/eval/ncu_crosscheck.py "$D"/bi
   "$D"/specs/hgemm_leakyrelu.launch.json > "$OUT/ncu.log" 2>&1
 [ -f "$OUT/ncu.log" ] && tail -4 "$OUT/ncu.log"
 want throughput && for s in gemm_leakyrelu attention_fwd eval_add; do tp "$D/specs/$s.launch.json" 35 ${TP_N:-24}; done
-python3 - "$OUT" <<'PY'
-import glob, json, os, sys
-out = sys.argv[1]
-merged = {os.path.basename(p)[3:-5]: json.load(open(p)) for p in sorted(glob.glob(out + "/tp-*.json"))}
-json.dump(merged, open(out + "/eval-throughput.json", "w"), indent=2)
-for p in glob.glob(out + "/tp-*.json"): os.remove(p)
-PY
+bench_merge "$OUT" tp- "$OUT/eval-throughput.json" --indent 2
 ls -la "$OUT"; echo "total ${SECONDS}s"

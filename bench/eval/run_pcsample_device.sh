@@ -7,16 +7,15 @@ set -uo pipefail
 D=$PWD/.deps/evaldev
 OUT=${OUT:-/tmp/pcsout}
 mkdir -p "$OUT"
-[ -f "$D/lib.tar.xz" ] && [ ! -d "$D/lib" ] && tar -xJf "$D/lib.tar.xz" -C "$D"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; ncu --version | tail -1;
-  ncu --help | grep -A3 -- "--warp-sampling-interval"; } > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
 # The toolkit's nvdisasm 13.0 lists Hopper code incompletely (README); the pip wheel's is newer.
 if [ -z "${SASSX_NVDISASM:-}" ]; then
   w=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "bin", "nvdisasm"))' 2>/dev/null)
-  [ -x "$w" ] && export SASSX_NVDISASM=$w && echo "nvdisasm: $w" >> "$OUT/env.txt"
+  [ -x "$w" ] && export SASSX_NVDISASM=$w
 fi
+bench_env "$OUT/env" "" "$(ncu --version 2>&1 | tail -1; ncu --help 2>&1 | grep -A3 -- "--warp-sampling-interval")
+nvdisasm: ${SASSX_NVDISASM:-from PATH}"
 S=$D/specs
 SASSX_EVAL_KERNELS_DIR=$D/kernels timeout 120 "$D/bin/test_eval_gpu" stallSamples > "$OUT/gpu-test-stalls.txt" 2>&1
 echo "test_eval_gpu stallSamples rc=$?"; tail -5 "$OUT/gpu-test-stalls.txt"

@@ -24,10 +24,7 @@ cp "$build"/tests/core/eval/kernels/*.cubin "$dst"/kernels/
 pack_samples "$dst" "$build"
 # The pinned wheel's nvdisasm (run.sh installs it; it lands in nvidia/cu*/bin), else the one on PATH: the
 # device's own CUDA may be older than the samples need (it listed 822 of flash_attn_fwd's 888).
-nv=$(python3 -c 'import glob, site; print((glob.glob(site.getsitepackages()[0] + "/nvidia/cu*/bin/nvdisasm") + [""])[0])' 2>/dev/null)
-[ -n "$nv" ] || nv=$(command -v nvdisasm || true)
-[ "${SEARCH_ONLY:-0}" = 1 ] && nv=""
-if [ -n "$nv" ] && [ -x "$nv" ]; then cp "$nv" "$dst"/bin/; fi
+[ "${SEARCH_ONLY:-0}" = 1 ] || pack_nvdisasm "$dst" or-path
 git rev-parse --short HEAD > "$dst"/commit.txt
 git diff --quiet HEAD -- core app tests || echo "(with uncommitted changes)" >> "$dst"/commit.txt
 tar cf - -C .deps gpusuite | xz -9e -T2 > .deps/gpusuite.tar.xz

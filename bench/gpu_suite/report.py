@@ -9,6 +9,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402
+
 
 def functions(path):
     """(function, status, message) per QtTest line of a -o FILE,txt log."""
@@ -24,7 +27,16 @@ def functions(path):
 
 def main():
     run, dest = sys.argv[1], sys.argv[2]
-    env = open(os.path.join(run, "env.txt")).read().strip().splitlines()
+    record = benchlib.read_env(run)
+    if record:
+        date = record["date"]
+        gpus = [benchlib.gpu_summary(record, ("name", "driver_version", "clocks_sm", "clocks_max_sm"))]
+        toolkit = [record["cuda"]["nvcc"]] if record.get("cuda", {}).get("nvcc") else []
+    else:  # a run before env.json: the date, one nvidia-smi line per GPU of the host, nvcc's
+        env = open(os.path.join(run, "env.txt")).read().strip().splitlines()
+        date = env[0]
+        gpus = [l for l in env[1:] if "cuda_" not in l]
+        toolkit = [l for l in env[1:] if "cuda_" in l]
     commit = open(os.path.join(run, "commit.txt")).read().strip().replace("\n", " ")
     rows, counts = [], {"pass": 0, "skip": 0, "fail": 0}
     rcs = dict(l.split(" rc=") for l in open(os.path.join(run, "tests-rc.txt")).read().split("\n") if " rc=" in l)
@@ -46,10 +58,7 @@ def main():
         cli.append((name, status, rc, command.replace(os.path.dirname(run), "…")))
     with open(dest, "w") as f:
         f.write("# GPU suite\n\n")
-        # env.txt: the date, one nvidia-smi line per GPU of the host (the suite ran on GPU 0), nvcc's.
-        gpus = [l for l in env[1:] if "cuda_" not in l]
-        toolkit = [l for l in env[1:] if "cuda_" in l]
-        f.write(f"- Date: {env[0]}\n- Device and driver (GPU 0 ran the suite): {'; '.join(gpus) or '?'}\n")
+        f.write(f"- Date: {date}\n- Device and driver (GPU 0 ran the suite): {'; '.join(gpus) or '?'}\n")
         if toolkit:
             f.write(f"- Toolkit: {toolkit[0]}\n")
         f.write(f"- Commit: {commit}\n")

@@ -2,20 +2,17 @@
 # The GPU suite on the device machine (from pack.sh's .deps/gpusuite.tar.xz, carried): every test ctest
 # labels `gpu`, run for real, and the CLI's GPU paths end to end on the sm_90 samples (bench with its
 # instance-spread interval, a short search, stall samples). Writes $OUT/gpu-suite/{env.txt,commit.txt,
-# TEST.txt,cli-*.log,cli.tsv}; bench/gpu_suite/report.py turns it into the committed report.
+# TEST.txt,cli-*.log,cli.tsv} (env.json: bench/lib/device.sh); bench/gpu_suite/report.py turns it into the committed report.
 # Usage: OUT=$OUT [GPU=0] bash bench/gpu_suite/run_device.sh
 set -uo pipefail
-[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+source "$(dirname "$0")/../lib/device.sh"
 D=$PWD/.deps/gpusuite
 R=${OUT:-/tmp/out}/gpu-suite
 mkdir -p "$R"
+bench_pack "$D"
 export CUDA_VISIBLE_DEVICES=${GPU:-0} QT_QPA_PLATFORM=offscreen
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_EVAL_KERNELS_DIR=$D/kernels SASSX_RESOURCES=$PWD/resources
-export PATH=$PATH:/usr/local/cuda/bin
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 cp "$D"/commit.txt "$R"/
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
-  nvcc --version 2>/dev/null | tail -1; } > "$R"/env.txt 2>&1
+bench_env "$R"/env "GPU=${GPU:-0}" > /dev/null
 for t in $(cat "$D"/tests.txt); do
   timeout 600 "$D/bin/$t" -o "$R/$t.txt,txt" > /dev/null 2>&1
   echo "$t rc=$?" >> "$R"/tests-rc.txt

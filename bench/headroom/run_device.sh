@@ -4,15 +4,15 @@
 #     (bench/legality/run_variants.py, faults and hangs caught in worker processes);
 #  2. headroom: sassx-headroom screens every <sample>.yieldhr.jsonl variant and re-measures the best 5 and
 #     the original (control) with 60 fresh confirmation rounds.
-# Writes $OUT/yield-all.json (1), $OUT/headroom-all.json (2) and $OUT/env.txt.
+# Writes $OUT/yield-all.json (1), $OUT/headroom-all.json (2) and $OUT/env.{json,txt}.
 # usage: STEPS="correct headroom" EACH=60 bench/headroom/run_device.sh
 set -uo pipefail
 D=$PWD/.deps/headroom
 OUT=${OUT:-/tmp/headroom}; EACH=${EACH:-60}; STEPS=${STEPS:-correct headroom}
 mkdir -p "$OUT"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
+bench_env "$OUT/env" "STEPS=$STEPS EACH=$EACH"
 samples=$(cd "$D/data" && ls *.yield.jsonl | sed 's/\.yield\.jsonl$//')
 if [[ " $STEPS " == *" correct "* ]]; then
   jobs=""; for s in $samples; do jobs="$jobs $s:yield"; [ -f "$D/data/$s.moves.jsonl" ] && jobs="$jobs $s:moves"; done
@@ -31,15 +31,5 @@ if [[ " $STEPS " == *" headroom "* ]]; then
   done
 fi
 # At most 8 files come back from the device: merge per-sample files into two.
-python3 - "$OUT" <<'PY'
-import glob, json, os, sys
-out = sys.argv[1]
-for prefix in ("yield", "headroom"):
-    files = sorted(glob.glob(f"{out}/{prefix}-*.json"))
-    merged = {os.path.basename(p)[len(prefix) + 1:-5]: json.load(open(p)) for p in files}
-    if merged:
-        json.dump(merged, open(f"{out}/{prefix}-all.json", "w"), indent=1)
-    for p in files:
-        os.remove(p)
-PY
+for prefix in yield headroom; do bench_merge "$OUT" "$prefix-" "$OUT/$prefix-all.json" --indent 1 --skip-empty; done
 ls -la "$OUT"; echo "total ${SECONDS}s"

@@ -8,8 +8,7 @@ source "$(dirname "$0")/../pack_lib.sh"
 dst=.deps/resched
 rm -rf "$dst"
 pack_binaries "$dst" "$BUILD"/app/cli/sassx-cli "$BUILD"/app/worker/sassx-worker
-nv=$(python3 -c "import glob,site,sys; p=[q for s in site.getsitepackages()+[site.getusersitepackages()] for q in glob.glob(s+'/nvidia/cu*/bin/nvdisasm')]; print(p[0] if p else '')")
-[ -n "$nv" ] && cp "$nv" "$dst"/bin/
+pack_nvdisasm "$dst"
 bench/legality/make_rescheduled.sh "$BUILD" "$dst/data" "$COUNT" "$SEED"
 # The carry limit is 64 MiB: the variant patches travel compressed (run_rescheduled_device.sh unpacks).
 tar czf "$dst/data.tgz" -C "$dst" data && rm -rf "$dst/data"

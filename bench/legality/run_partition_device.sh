@@ -6,9 +6,9 @@ set -uo pipefail
 D=$PWD/.deps/resched; P=$PWD/.deps/parts
 OUT=${OUT:-/tmp/parts}; RUNS=${RUNS:-2}
 mkdir -p "$OUT"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
+bench_env "$OUT/env" "RUNS=$RUNS" > /dev/null
 for run in $(seq 1 "$RUNS"); do
   for c in "$P"/*.part-*.cubin; do
     b=$(basename "$c" .cubin); s=${b%%.part-*}

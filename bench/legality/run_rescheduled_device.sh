@@ -9,13 +9,11 @@
 set -uo pipefail
 D=$PWD/.deps/resched
 OUT=${OUT:-/tmp/resched}; EACH=${EACH:-90}
-[ -d "$D/data" ] || tar xzf "$D/data.tgz" -C "$D"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
 SAMPLES=${SAMPLES:-$(cd "$D/data" && ls *.launch.json | sed 's/\.launch\.json$//')}
 mkdir -p "$OUT"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
-{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$OUT/env-${PART:-variants}.txt"
-cat "$OUT/env-${PART:-variants}.txt"
+bench_env "$OUT/env-${PART:-variants}" "PART=${PART:-variants} SAMPLES=$SAMPLES RULES=${RULES:-rescheduled} EACH=$EACH"
 if [ "${PART:-variants}" = variants ]; then
   jobs=""; for s in $SAMPLES; do for r in ${RULES:-rescheduled}; do jobs="$jobs $s:$r"; done; done
   bench/legality/run_all.sh "$D/data" "$OUT" "$jobs" "$EACH"

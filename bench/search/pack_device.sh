@@ -12,7 +12,6 @@ pack_binaries "$dst" "$BUILD"/app/cli/sassx-cli "$BUILD"/app/worker/sassx-worker
 pack_samples "$dst" "$BUILD"
 # The nvdisasm sassx was built and tested with (the pinned wheel's): the GPU machine's toolkit lists
 # fewer instructions of some sm_90 kernels, and the workspace refuses an incomplete listing.
-nv=$(python3 -c "import glob,site,sys; p=[q for s in site.getsitepackages()+[site.getusersitepackages()] for q in glob.glob(s+'/nvidia/cu*/bin/nvdisasm')]; print(p[0] if p else '')")
-[ -n "$nv" ] && cp "$nv" "$dst"/bin/
+pack_nvdisasm "$dst"
 cp bench/search/run_device.sh bench/search/summarize.py "$dst"/
 du -sh "$dst"

@@ -12,8 +12,7 @@ dst=.deps/ppo
 rm -rf "$dst"
 pack_binaries "$dst" "$BUILD"/app/cli/sassx-cli "$BUILD"/app/worker/sassx-worker
 pack_samples "$dst" "$BUILD"
-nv=$(python3 -c "import glob,site,sys; p=[q for s in site.getsitepackages()+[site.getusersitepackages()] for q in glob.glob(s+'/nvidia/cu*/bin/nvdisasm')]; print(p[0] if p else '')")
-[ -n "$nv" ] && cp "$nv" "$dst"/bin/
+pack_nvdisasm "$dst"
 du -sh "$dst"
 # Carried compressed (a run carries at most 64 MiB); run_ppo_device.sh unpacks it.
 tar czf .deps/ppo.tar.gz -C .deps ppo

@@ -25,8 +25,7 @@ for seed in $SEEDS; do
   search "$WARM_TO.ppo-warm.s$seed" "$WARM_TO" --algo ppo --seed "$seed" \
     --policy "$OUT/runs/$WARM_FROM.ppo.s$seed/policy.pt"
 done
-{ echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-  echo "command: KERNELS=\"$KERNELS\" EVALS=$EVALS SPACE=$SPACE SEEDS=\"$SEEDS\" WARM_FROM=$WARM_FROM WARM_TO=$WARM_TO $0"
-  echo "commit: $(git rev-parse --short HEAD)"; } > "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_env "$OUT/env" "KERNELS=\"$KERNELS\" EVALS=$EVALS SPACE=$SPACE SEEDS=\"$SEEDS\" WARM_FROM=$WARM_FROM WARM_TO=$WARM_TO" > /dev/null
 python3 "$(dirname "$0")/ppo_summary.py" "$OUT" > "$OUT/summary.md"
 cat "$OUT/summary.md"

@@ -5,7 +5,7 @@
 # method (sassx-sip-anneal: unchecked swaps, its annealing schedule) at the same budget beside them.
 # With CONFIRM=1 each improved best is benched twice more on fresh instances.
 # Jobs are spread over the GPUs, one search per GPU at a time (a search's timing owns its GPU).
-# Writes $OUT/search-all.json (every report + history summary), $OUT/env.txt and $OUT/log.txt.
+# Writes $OUT/search-all.json (every report + history summary), $OUT/env.{json,txt} and $OUT/log.txt.
 # usage: KERNELS="rmsnorm sgemm_leakyrelu" BUDGET=30 [EVALS=200] [SEED=S] bench/search/run_device.sh
 set -uo pipefail
 D=${PACK:-$PWD/.deps/search} # PACK: another pack (.deps/ppo: pack_ppo_device.sh)
@@ -14,10 +14,9 @@ KERNELS=${KERNELS:-$(cd "$D/data" && ls *.launch.json | sed 's/\.launch\.json$//
 ALGOS=${ALGOS:-"anneal:mem anneal:all anneal:yield anneal:all+control sip-preset:mem greedy:mem greedy:all greedy:yield greedy:all+control random:mem random:all random:yield random:all+control listsched:mem listsched:all sip-method:mem"}
 NGPU=${NGPU:-$(nvidia-smi -L | wc -l)}
 mkdir -p "$OUT/runs"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
-{ date -u +%FT%TZ; echo "budget ${BUDGET}s per search; kernels: $KERNELS"; nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
+bench_env "$OUT/env" "budget ${BUDGET}s per search; kernels: $KERNELS; algorithms: $ALGOS"
 jobs=()
 for a in $ALGOS; do for k in $KERNELS; do jobs+=("$k $a"); done; done
 run_job() { # GPU KERNEL ALGO:SPACE
@@ -41,8 +40,7 @@ run_job() { # GPU KERNEL ALGO:SPACE
   echo "gpu$g $k $3 rc=$? $(head -c 300 "$dir/log" | tr '\n' ' ')" >> "$OUT/log.txt"
   # Confirmation on fresh instances (CONFIRM=1): a tuned cubin is benched twice more, each time in a new
   # sassx-cli process with new workers and module instances, 100 interleaved rounds each.
-  if [ "${CONFIRM:-0}" = 1 ] && [ -f "$dir/report.json" ] &&
-     python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['improved'] else 1)" "$dir/report.json"; then
+  if [ "${CONFIRM:-0}" = 1 ] && bench_improved "$dir/report.json"; then
     for i in 1 2; do
       timeout 120 "$D/bin/sassx-cli" bench "$D/data/$k.launch.json" --cubin "$dir/best.cubin" --backend gpu \
         --gpus "$g" --rounds 100 --json > "$dir/bench$i.json" 2>> "$dir/log"

@@ -9,14 +9,15 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/ppo}; BUDGET=${BUDGET:-35}; SPACE=${SPACE:-all+control}
 export PACK=$PWD/.deps/ppo OUT BUDGET
-[ -d "$PACK" ] || tar xzf .deps/ppo.tar.gz -C .deps
+source "$(dirname "$0")/../lib/device.sh"
+bench_unpack "$PACK"
 plugin=$(bench/search/build_ppo_plugin.sh /tmp/sassx-ppo) || { echo "plug-in build failed"; exit 1; }
 export SASSX_PPO_PLUGIN=$plugin
 [ "${GRID:-1}" = 0 ] || ALGOS=${ALGOS:-"ppo:$SPACE anneal:$SPACE random:$SPACE"} bench/search/run_device.sh
 # Warm starts: WARM="FROM:TO ..." (or WARM_FROM / WARM_TO); FROM's policy is this call's, else an earlier
 # call's policies.tar unpacked into $POLICIES (default .deps/ppo-policies). GRID=0 runs the warm starts only.
 WARM=${WARM:-${WARM_FROM:+$WARM_FROM:$WARM_TO}}
-export SASSX_WORKER=$PACK/bin/sassx-worker SASSX_RESOURCES=$PWD/resources SASSX_NVDISASM=$PACK/bin/nvdisasm
+bench_pack "$PACK"
 for pair in $WARM; do
   from_k=${pair%%:*} to_k=${pair#*:}
   from="$OUT/runs/$from_k.ppo.${SPACE//+/_}"
@@ -28,8 +29,7 @@ for pair in $WARM; do
     > "$dir/log" 2>&1
   echo "warm $from_k -> $to_k rc=$? $(head -c 300 "$dir/log" | tr '\n' ' ')" >> "$OUT/log.txt"
   # As run_device.sh does with CONFIRM=1: an improved best is benched twice more on fresh instances.
-  if [ "${CONFIRM:-0}" = 1 ] && [ -f "$dir/report.json" ] &&
-     python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['improved'] else 1)" "$dir/report.json"; then
+  if [ "${CONFIRM:-0}" = 1 ] && bench_improved "$dir/report.json"; then
     for i in 1 2; do
       timeout 120 "$PACK/bin/sassx-cli" bench "$PACK/data/$to_k.launch.json" --cubin "$dir/best.cubin" \
         --backend gpu --gpus 0 --rounds 100 --json > "$dir/bench$i.json" 2>> "$dir/log"

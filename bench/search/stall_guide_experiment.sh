@@ -11,11 +11,9 @@ D=$PWD/.deps/search
 OUT=${OUT:-/tmp/guide}; BUDGET=${BUDGET:-30}; SPACE=${SPACE:-rescheduled}
 KERNELS=${KERNELS:-"attention_fwd gemm_leakyrelu"}; SEEDS=${SEEDS:-"1 2"}
 mkdir -p "$OUT/runs"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
-{ date -u +%FT%TZ; echo "anneal in $SPACE, ${BUDGET}s per search; kernels: $KERNELS; seeds: $SEEDS";
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+source "$(dirname "$0")/../lib/device.sh"
+bench_pack "$D"
+bench_env "$OUT/env" "anneal in $SPACE, ${BUDGET}s per search; kernels: $KERNELS; seeds: $SEEDS"
 for k in $KERNELS; do
   timeout 120 "$D/bin/sassx-cli" stalls "$D/data/$k.launch.json" --json > "$OUT/runs/$k.stalls.json" 2> "$OUT/runs/$k.stalls.err"
   echo "stalls $k rc=$?"

@@ -15,15 +15,14 @@
 # calls on a warm machine); each phase also leaves it in $OUT/tune-state.tar.xz, which a fresh machine
 # gets back when it is carried as $STATE.tar.xz (.deps/tune-state.tar.xz by default).
 set -uo pipefail
-[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+source "$(dirname "$0")"/../lib/device.sh
 D=$PWD/.deps/gpusuite
 O=${OUT:-/tmp/out}
 PHASE=${PHASE:-all}; SPACE=${SPACE:-yield}
 KERNELS=${KERNELS:-10}; TOTAL=${TOTAL:-150s}; PAIRS=${PAIRS:-6}
 STATE=${STATE:-$PWD/.deps/tune-state}
 read -r -a block_args <<< "${BLOCK_ARGS:---gemm triton}"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$D/bin:$PATH
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
+bench_pack "$D" bin-first
 export PYTHONPATH="$PWD/app/capture${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 # Inductor's FX-graph cache can carry Triton's compiled kernels and restore them on a cache hit; step 6
 # checks that a fresh run loads the written-back cubins all the same (NO_BUNDLE=1 turns bundling off).
@@ -56,9 +55,8 @@ finish() {
 trap finish EXIT
 
 if [ "$PHASE" = prepare ] || [ "$PHASE" = all ]; then
-  { date -u +%FT%TZ; cat "$D"/commit.txt; echo "KERNELS=$KERNELS TOTAL=$TOTAL SPACE=$SPACE PAIRS=$PAIRS block: ${block_args[*]}"
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-    python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; } > "$R"/env.txt 2>&1
+  bench_env "$R"/env "KERNELS=$KERNELS TOTAL=$TOTAL SPACE=$SPACE PAIRS=$PAIRS block: ${block_args[*]}" \
+    "$(python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1)" > /dev/null
   step "1. compile once (warms Inductor's and Triton's caches)"
   "${block[@]}" --warmup 1 --steps 2 > "$R"/warm.log 2>&1 || { tail -5 "$R"/warm.log; exit 1; }
   step "2. capture"

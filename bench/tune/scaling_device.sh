@@ -6,15 +6,13 @@
 # confirmation and verification. Needs .deps/gpusuite (bench/gpu_suite/pack.sh).
 # Usage: OUT=$OUT [GPU_SETS="0 0,1,2,3"] [EVALS=200] [SPACE=yield] bash bench/tune/scaling_device.sh
 set -uo pipefail
-[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+source "$(dirname "$0")/../lib/device.sh"
 D=$PWD/.deps/gpusuite
+bench_pack "$D" bin-first
 R=${OUT:-/tmp/out}/tune-scaling; EVALS=${EVALS:-200}; SPACE=${SPACE:-yield}
 read -r -a sets <<< "${GPU_SETS:-0 0,1,2,3}"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$D/bin:$PATH
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 mkdir -p "$R"
-{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "EVALS=$EVALS SPACE=$SPACE sets=${sets[*]}"
-  nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; } > "$R"/env.txt 2>&1
+bench_env "$R"/env "EVALS=$EVALS SPACE=$SPACE sets=${sets[*]}" > /dev/null
 for g in "${sets[@]}"; do
   w=$R/g${g//,/-}; rm -rf "$w"; mkdir -p "$w"; cp "$D"/data/*.launch.json "$D"/data/*.sm_90.cubin "$w"/
   t0=$(date +%s.%N)

@@ -10,16 +10,14 @@
 # SEARCH_ARGS: more sassx-cli search options for every run (e.g. "--per-gpu 8").
 # Usage: KERNELS="attention_fwd hgemm_leakyrelu" GPU_SETS="0 0,1" BUDGET=60 OUT=$OUT bash bench/search/multi_gpu/run_device.sh
 set -uo pipefail
-[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+source "$(dirname "$0")/../../lib/device.sh"
 D=$PWD/.deps/gpusuite
+bench_pack "$D"
 R=${OUT:-/tmp/out}/multigpu; BUDGET=${BUDGET:-60}; SEED=${SEED:-1}; SPACE=${SPACE:-yield}
 read -r -a kernels <<< "${KERNELS:-attention_fwd hgemm_leakyrelu}"
 read -r -a sets <<< "${GPU_SETS:-0 0,1}"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
 mkdir -p "$R"
-{ date -u +%FT%TZ; cat "$D"/commit.txt; echo "BUDGET=$BUDGET SEED=$SEED SPACE=$SPACE SEARCH_ARGS=${SEARCH_ARGS:-} kernels=${kernels[*]} sets=${sets[*]}"
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$R"/env.txt 2>&1
+bench_env "$R"/env "BUDGET=$BUDGET SEED=$SEED SPACE=$SPACE SEARCH_ARGS=${SEARCH_ARGS:-} kernels=${kernels[*]} sets=${sets[*]}" > /dev/null
 for k in "${kernels[@]}"; do
   for g in "${sets[@]}"; do
     dir=$R/$k.g${g//,/-}

@@ -12,6 +12,9 @@ import lzma
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+import benchlib  # noqa: E402
+
 
 def history_rows(d):
     """The run's history.csv (plain, or xz as run_device.sh keeps it); [] when absent."""
@@ -48,7 +51,12 @@ def diagnose(kernel, gset, hist, last):
 
 def main():
     root = sys.argv[1]
-    env = open(os.path.join(root, "env.txt")).read().strip().splitlines()
+    record = benchlib.read_env(root)
+    if record:
+        env = [record["date"], record.get("pack_commit") or record.get("commit"), record["settings"],
+               *record.get("nvidia_smi", [])]
+    else:  # a run before env.json: date, commit, settings, one nvidia-smi line per GPU
+        env = open(os.path.join(root, "env.txt")).read().strip().splitlines()
     rows = {}
     diag = []
     for d in sorted(glob.glob(os.path.join(root, "*.g*"))):

@@ -11,7 +11,8 @@ OUT=${OUT:-/tmp/ppo-agent}; EVALS=${EVALS:-600}; DATA=${DATA:-.deps/gpusuite/dat
 NEW_CLI=${NEW_CLI:-build/app/cli/sassx-cli}; NEW_PLUGIN=${NEW_PLUGIN:-build/lib/libsassx_ppo.so}
 export QT_QPA_PLATFORM=offscreen SASSX_RESOURCES=$PWD/resources
 mkdir -p "$OUT"; echo '{"num_envs": 1}' > "$OUT"/one-env.json
-{ date -u +%FT%TZ; git rev-parse --short HEAD; nproc; lscpu | grep "Model name"; } > "$OUT"/env.txt
+source "$(dirname "$0")/../../lib/device.sh"
+bench_env "$OUT"/env "KERNELS=${KERNELS:-default} EVALS=$EVALS SEEDS=${SEEDS:-1} OLD_CLI=${OLD_CLI:-} NEW_CLI=$NEW_CLI" > /dev/null
 echo "| kernel | seed | build | evaluations | agent s (outside the evaluator) | agent ms per evaluation | best (estimate) |" > "$OUT"/table.md
 echo "|---|---|---|---|---|---|---|" >> "$OUT"/table.md
 for k in ${KERNELS:-flash_attn_fwd attention_fwd hgemm_leakyrelu}; do

@@ -23,29 +23,29 @@ set -uo pipefail
 OUT=${OUT:-/tmp/out}; K=${KERNEL:-attention_fwd}; BUDGET=${BUDGET:-360}; BACKEND=${BACKEND:-gpu}; SPACE=${SPACE:-all+control}
 SEED=${SEED:-1}; R=$OUT/ppo-compare-$K
 D=${SUITE:-$PWD/.deps/gpusuite}
-[ -d "$D" ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+source "$(dirname "$0")"/../../lib/device.sh
+bench_unpack "$D"
 mkdir -p "$R"
 if [ -z "${SASSX_PPO_PLUGIN:-}" ] && [ ! -f .deps/ppo-plugin/libsassx_ppo.so ]; then
   bench/search/build_ppo_plugin.sh .deps/ppo-plugin > "$R"/plugin.log 2>&1 || { echo "plug-in build failed"; tail -5 "$R"/plugin.log; }
 fi
-export SASSX_PPO_PLUGIN=${SASSX_PPO_PLUGIN:-$PWD/.deps/ppo-plugin/libsassx_ppo.so} SASSX_WORKER=$D/bin/sassx-worker
-export SASSX_RESOURCES=$PWD/resources QT_QPA_PLATFORM=offscreen
+export SASSX_PPO_PLUGIN=${SASSX_PPO_PLUGIN:-$PWD/.deps/ppo-plugin/libsassx_ppo.so}
+bench_pack "$D"
+export QT_QPA_PLATFORM=offscreen
 # The suite's nvdisasm, else the one Triton bundles (a suite packed with SEARCH_ONLY=1 has none): the
 # device's own CUDA lists flash_attn_fwd incompletely (822 of 888 instructions), which the CLI refuses.
-if [ -x "$D/bin/nvdisasm" ]; then export SASSX_NVDISASM=$D/bin/nvdisasm
-else
+if [ ! -x "$D/bin/nvdisasm" ]; then
   tnv=$(python3 -c 'import os, triton; print(os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/nvdisasm"))' 2>/dev/null || true)
   [ -n "$tnv" ] && [ -x "$tnv" ] && export SASSX_NVDISASM=$tnv
 fi
-{ date -u +%FT%TZ; cat "$D"/commit.txt; git rev-parse --short HEAD 2>/dev/null
-  # On the device the checkout's HEAD was the landed main while the files were the caller's working
-  # tree (seen 2026-11-27, bench/results/ppo-critic-h200-2026-11-27.md): say when they differ, and
-  # fingerprint the plug-in's source, which is built here from those files.
-  git diff --quiet HEAD -- core bench 2>/dev/null || echo "(core/ or bench/ differ from that commit: it is not all that ran)"
-  echo "plug-in source sha256: $(cat core/search/agent.h core/search/rl/*.h core/search/rl/*.cpp | sha256sum | cut -c1-16)"
-  echo "KERNEL=$K BUDGET=$BUDGET SPACE=$SPACE SEED=$SEED BACKEND=$BACKEND CONTENDERS=${CONTENDERS:-all four} PPO_CONFIG=${PPO_CONFIG:-preset} STOP_AFTER=${STOP_AFTER:-0} RESUME=${RESUME:-0}"
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
-  python3 -c "import torch; print('torch', torch.__version__)"; nproc; echo "nvdisasm: ${SASSX_NVDISASM:-from PATH}"; } > "$R"/env.txt 2>&1
+# On the device the checkout's HEAD can be the landed main while the files are the caller's working tree
+# (bench/results/ppo-critic-h200-2026-11-27.md): say when they differ, and fingerprint the plug-in's
+# source, which is built here from those files.
+bench_env "$R"/env \
+  "KERNEL=$K BUDGET=$BUDGET SPACE=$SPACE SEED=$SEED BACKEND=$BACKEND CONTENDERS=${CONTENDERS:-all four} PPO_CONFIG=${PPO_CONFIG:-preset} STOP_AFTER=${STOP_AFTER:-0} RESUME=${RESUME:-0}" \
+  "$(git diff --quiet HEAD -- core bench 2>/dev/null || echo "(core/ or bench/ differ from that commit: it is not all that ran)"
+     echo "plug-in source sha256: $(cat core/search/agent.h core/search/rl/*.h core/search/rl/*.cpp | sha256sum | cut -c1-16)"
+     python3 -c "import torch; print('torch', torch.__version__)" 2>&1; echo "nvdisasm: ${SASSX_NVDISASM:-from PATH}")" > /dev/null
 policy=${POLICIES:-$PWD/.deps/ppo-pretrained}/$K.pt
 # The pretrained policy was saved by this machine's libtorch's predecessor: check that it loads (a few
 # estimate evaluations) before four GPUs wait on it.

@@ -3,20 +3,20 @@
 # evaluations per second on KERNEL with each GPU list of GPU_SETS (default "0" and "0,1,2,3"), one run
 # after another so no two share a GPU; same kernel, space, seed and time budget. Needs .deps/ppo
 # (bench/search/pack_ppo_device.sh); builds the plug-in against the machine's libtorch first.
-# Writes ppo-envs/{KERNEL.gGPUS/{report.json,log},env.txt}, packed as $OUT/ppo-envs.tar.xz (the compact
+# Writes ppo-envs/{KERNEL.gGPUS/{report.json,log},env.{json,txt}}, packed as $OUT/ppo-envs.tar.xz (the compact
 # copy for bench/results) and $OUT/ppo-envs-raw.tar.xz.
 # Usage: KERNEL=attention_fwd GPU_SETS="0 0,1,2,3" BUDGET=60 OUT=$OUT bash bench/search/ppo_envs/run_device.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; R=$OUT/ppo-envs; BUDGET=${BUDGET:-60}; SPACE=${SPACE:-yield}; K=${KERNEL:-attention_fwd}
 read -r -a sets <<< "${GPU_SETS:-0 0,1,2,3}"
 PACK=$PWD/.deps/ppo
-[ -d "$PACK" ] || tar xzf .deps/ppo.tar.gz -C .deps
+source "$(dirname "$0")"/../../lib/device.sh
+bench_unpack "$PACK"
 plugin=$(bench/search/build_ppo_plugin.sh /tmp/sassx-ppo) || { echo "plug-in build failed"; exit 1; }
-export SASSX_PPO_PLUGIN=$plugin SASSX_WORKER=$PACK/bin/sassx-worker SASSX_RESOURCES=$PWD/resources
-[ -x "$PACK/bin/nvdisasm" ] && export SASSX_NVDISASM=$PACK/bin/nvdisasm
+export SASSX_PPO_PLUGIN=$plugin
+bench_pack "$PACK"
 mkdir -p "$R"
-{ date -u +%FT%TZ; git rev-parse --short HEAD 2>/dev/null || echo "?"; echo "KERNEL=$K SPACE=$SPACE BUDGET=$BUDGET sets=${sets[*]}"
-  nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; } > "$R"/env.txt 2>&1
+bench_env "$R"/env "KERNEL=$K SPACE=$SPACE BUDGET=$BUDGET sets=${sets[*]}" > /dev/null
 for g in "${sets[@]}"; do
   dir=$R/$K.g${g//,/-}
   mkdir -p "$dir"

@@ -31,10 +31,8 @@ done
 cp "${policy[1]}" "$OUT/pretrained.pt"
 run "$HELD_OUT.cold" "$HELD_OUT" "$EVALS" --seed "$SEED"
 run "$HELD_OUT.warm" "$HELD_OUT" "$EVALS" --seed "$SEED" --policy "$OUT/pretrained.pt"
-{ echo "date: $(date -u +%FT%TZ)"
-  echo "machine: $(uname -n), $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), no GPU"
-  echo "command: HELD_OUT=$HELD_OUT PRE_EVALS=$PRE_EVALS EVALS=$EVALS SPACE=$SPACE SEED=$SEED $0"
-  echo "commit: $(git rev-parse --short HEAD)"; } > "$REPORTS/env.txt"
+source "$(dirname "$0")/../../lib/device.sh"
+bench_env "$REPORTS/env" "HELD_OUT=$HELD_OUT PRE_EVALS=$PRE_EVALS EVALS=$EVALS SPACE=$SPACE SEED=$SEED" > /dev/null
 python3 - "$REPORTS" <<'PY' | tee "$REPORTS/table.md"
 import json, os, sys
 d = sys.argv[1]

@@ -35,10 +35,8 @@ for seed in $SEEDS; do
     done
   done
 done
-{ echo "date: $(date -u +%FT%TZ)"
-  echo "machine: $(uname -n), $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), no GPU"
-  echo "command: EVALS=$EVALS SPACE=$SPACE SEEDS=\"$SEEDS\" KERNELS=\"$KERNELS\" PPO_CONFIG=\"$PPO_CONFIG\" $0"
-  [ -n "$PPO_CONFIG" ] && echo "ppo config: $(tr -d '\n' < "$PPO_CONFIG")"
-  echo "commit: $(git rev-parse --short HEAD)"; } > "$REPORTS/env.txt"
+source "$(dirname "$0")/../../lib/device.sh"
+bench_env "$REPORTS/env" "EVALS=$EVALS SPACE=$SPACE SEEDS=\"$SEEDS\" KERNELS=\"$KERNELS\" PPO_CONFIG=\"$PPO_CONFIG\"" \
+  "$([ -n "$PPO_CONFIG" ] && echo "ppo config: $(tr -d '\n' < "$PPO_CONFIG")")" > /dev/null
 python3 "$(dirname "$0")/make_table.py" "$REPORTS" > "$TABLE"
 cat "$TABLE"

@@ -7,7 +7,7 @@
 # Jobs beyond the GPU count queue behind the others on their GPU.
 # Runs from the repository root on the GPU machine with .deps/search (bench/search/pack_device.sh) there;
 # writes OUT/<kernel>.<mode>/ (report.json, history.csv, best.cubin, bench1.json, bench2.json, log),
-# OUT/env.txt and, at the end, OUT/done. Meant to run detached (setsid) when BUDGET outlasts a device call:
+# OUT/env.{json,txt} and, at the end, OUT/done. Meant to run detached (setsid) when BUDGET outlasts a device call:
 #   setsid nohup env OUT=/tmp/ds BUDGET=600 KERNELS="attention_fwd flash_attn_fwd" \
 #     bash bench/yield/widening/default_search.sh > /tmp/ds.log 2>&1 < /dev/null &
 set -uo pipefail
@@ -16,10 +16,9 @@ OUT=${OUT:-/tmp/default-search}; BUDGET=${BUDGET:-600}
 KERNELS=${KERNELS:-"attention_fwd flash_attn_fwd"}; MODES=${MODES:-"before after"}
 NGPU=${NGPU:-$(nvidia-smi -L | wc -l)}
 mkdir -p "$OUT"
-export SASSX_WORKER=$D/bin/sassx-worker SASSX_RESOURCES=$PWD/resources PATH=$PATH:/usr/local/cuda/bin
-[ -x "$D/bin/nvdisasm" ] && export SASSX_NVDISASM=$D/bin/nvdisasm
-{ date -u +%FT%TZ; echo "default search, ${BUDGET}s each; kernels: $KERNELS; modes: $MODES"
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > "$OUT/env.txt" 2>&1
+source "$(dirname "$0")/../../lib/device.sh"
+bench_pack "$D"
+bench_env "$OUT/env" "default search, ${BUDGET}s each; kernels: $KERNELS; modes: $MODES" > /dev/null
 jobs=()
 for k in $KERNELS; do for m in $MODES; do jobs+=("$k $m"); done; done
 run_job() { # GPU KERNEL MODE
@@ -30,8 +29,7 @@ run_job() { # GPU KERNEL MODE
   SASSX_YIELD_RULE=$rule timeout $((BUDGET + 180)) "$D/bin/sassx-cli" search "$D/data/$k.launch.json" \
     --budget-time "${BUDGET}s" --backend gpu --gpus "$g" -o "$dir" > "$dir/log" 2>&1
   echo "gpu$g $k $m rc=$?" >> "$OUT/log.txt"
-  if [ -f "$dir/report.json" ] &&
-     python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['improved'] else 1)" "$dir/report.json"; then
+  if bench_improved "$dir/report.json"; then
     for i in 1 2; do
       timeout 150 "$D/bin/sassx-cli" bench "$D/data/$k.launch.json" --cubin "$dir/best.cubin" --backend gpu \
         --gpus "$g" --rounds 100 --json > "$dir/bench$i.json" 2>> "$dir/log"

@@ -14,8 +14,8 @@ what=${1:?usage: run_device.sh correctness|search}
 OUT=${OUT:-/tmp/widening}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT"
-nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/env-$what.txt" 2>&1
-date -u +%FT%TZ >> "$OUT/env-$what.txt"
+source "$HERE/../../lib/device.sh"
+bench_env "$OUT/env-$what" "NGPU=${NGPU:-all} EACH=${EACH:-40} KERNELS=${KERNELS:-} MODES=${MODES:-old new} BUDGET=${BUDGET:-200}" > /dev/null
 case "$what" in
   correctness)
     # One sample after another per GPU, the GPUs side by side (NGPU, default all).
