@@ -9,7 +9,9 @@ set -uo pipefail
 O=${OUT:-/tmp/out}
 PHASE=${PHASE:-prepare+tune}
 mkdir -p "$O"
-[ -d .deps/gpusuite ] || tar xJf .deps/gpusuite.tar.xz -C .deps
+# Unpacked once here, before the two run_device.sh calls would both unpack it.
+source "$(dirname "$0")"/../lib/device.sh
+bench_unpack "$PWD/.deps/gpusuite"
 run() { # name gpu program kernels total phase...
   local name=$1 gpu=$2 program=$3 kernels=$4 total=$5; shift 5
   for ph in "$@"; do
