@@ -93,7 +93,8 @@ def check_env(tmp):
         fail(f"GPUs not read from nvidia-smi: {gpus}")
     if env["cuda"].get("driver") != "12.8":
         fail(f"the driver's CUDA version is not nvidia-smi's: {env['cuda']}")
-    if not env.get("commit") or not re.match(r"[0-9a-f]{7,}", env["commit"]):
+    in_git = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True).returncode == 0
+    if in_git and not re.match(r"[0-9a-f]{7,}", env.get("commit") or ""):
         fail(f"no commit in env.json: {env.get('commit')!r}")
     txt = open(os.path.join(out, "env.txt")).read()
     if "settings: N=3 BUDGET=90" not in txt or "NVIDIA H200, 570.86.15, 345 MHz" not in txt or "date: " not in printed:
@@ -166,6 +167,25 @@ def check_merge_improved(tmp):
         fail(f"bench_improved: {out.split()}")
 
 
+def check_results(tmp, run):
+    """write_json and write_csv put the record's device, date and command above the data; read_csv reads both."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+    import benchlib
+    env = benchlib.read_env(run)
+    if env is None or benchlib.read_env(tmp) is not None:
+        fail("read_env does not tell a run with env.json from one without")
+    benchlib.write_json(os.path.join(tmp, "r.json"), {"speedup": 1.02}, env)
+    j = json.load(open(os.path.join(tmp, "r.json")))
+    if j["data"] != {"speedup": 1.02} or j["env"]["device"] != "NVIDIA H200" or j["env"]["date"] != env["date"] \
+            or "bench_env" not in j["env"]["command"]:
+        fail(f"write_json's header: {j.get('env')}")
+    rows = [{"kernel": "rmsnorm", "speedup": "1.0100"}, {"kernel": "sgemm, leaky", "speedup": "0.9900"}]
+    benchlib.write_csv(os.path.join(tmp, "r.csv"), rows, ["kernel", "speedup"], env)
+    head, back = benchlib.read_csv(os.path.join(tmp, "r.csv"))
+    if back != rows or head.get("device") != "NVIDIA H200" or head.get("driver") != "570.86.15":
+        fail(f"write_csv/read_csv round trip: {head} {back}")
+
+
 def check_report(run):
     p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "eval", "remeasure_coverage.py"), run],
                        capture_output=True, text=True, timeout=60)
@@ -204,6 +224,7 @@ def main():
         run = check_env(tmp)
         check_pack(tmp)
         check_merge_improved(tmp)
+        check_results(tmp, run)
         check_report(run)
     check_no_copies()
     print("check_bench_lib: env.json, bench_pack, bench_merge, bench_improved and the reports' env.json "

@@ -9,6 +9,8 @@ import csv, os, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from compact_results import load_report  # noqa: E402  (ppo.learning split off into a CSV)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+import benchlib  # noqa: E402
 
 ORDER = ["ppo-warm", "ppo-cold", "climb", "random"]
 
@@ -36,7 +38,11 @@ def best_by(history, seconds):
 
 
 def main(root):
-    env = open(os.path.join(root, "env.txt")).read() if os.path.exists(os.path.join(root, "env.txt")) else ""
+    record = benchlib.read_env(root)
+    if record:
+        env = record["settings"]
+    else:  # a run before env.json: the settings are one of env.txt's lines
+        env = open(os.path.join(root, "env.txt")).read() if os.path.exists(os.path.join(root, "env.txt")) else ""
     budget = next((float(w.split("=")[1]) for line in env.splitlines() for w in line.split()
                     if w.startswith("BUDGET=")), 360.0)
     marks = sorted({budget / 6, budget / 3, budget / 2, budget})
