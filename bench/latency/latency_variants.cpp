@@ -49,8 +49,8 @@ std::vector<std::string> keysOf(const KernelAnalysis& a, uint32_t i)
 {
     const auto& ins = a.listing.instructions;
     std::vector<std::string> keys;
-    for (auto k : latencyPairKeys(ins[i], ins[i + 1]))
-        keys.push_back(std::move(k));
+    for (const auto& k : latencyPairKeys(ins[i], ins[i + 1]))
+        keys.push_back(k.name());
     return keys;
 }
 

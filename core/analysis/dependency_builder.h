@@ -69,7 +69,7 @@ struct Builder
                    int sb = -1);
     // A measured cell for the edge's key replaces the table and ptxas' evidence (applyPtxasEvidence
     // leaves measured edges alone).
-    void measure(Dependency& d, const std::string& key) const;
+    void measure(Dependency& d, const LatencyKey& key) const;
     void registerEdges(const BasicBlock& b);
     void memoryEdges(const BasicBlock& b);
 

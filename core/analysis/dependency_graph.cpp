@@ -116,7 +116,7 @@ void Builder::addSbEdge(uint32_t from, uint32_t to, DepKind kind, const Reg& reg
     addEdge(d);
 }
 
-void Builder::measure(Dependency& d, const std::string& key) const
+void Builder::measure(Dependency& d, const LatencyKey& key) const
 {
     if (auto m = lat.measuredCell(key)) {
         d.latency = *m;
@@ -149,8 +149,8 @@ void Builder::registerEdges(const BasicBlock& b)
                     auto l = lat.rawLatency(prod, ins, r, d.guardUse);
                     d.latencyFromTable = l.has_value();
                     d.latency = l ? *l : cycle[i] - cycle[d.from];
-                    measure(d, "RAW|" + latencyOpcodeKey(prod) + "|" + latencyOpcodeKey(ins) + "|" +
-                                   operandKind(ins, r));
+                    measure(d, LatencyKey::raw(latencyOpcodeKey(prod), latencyOpcodeKey(ins),
+                                               operandRole(ins, r)));
                 } else if (prod.control.wbar == kNoBarrier) {
                     // A "variable-latency" instruction ptxas gave no scoreboard may be fixed latency
                     // on this arch (MUFU.EX2 on sm_90 is): keep ptxas' distance as well as any
@@ -184,8 +184,8 @@ void Builder::registerEdges(const BasicBlock& b)
                         d.latency = 0;
                         d.latencyFromTable = true;
                         if (!reader.variableLatency && !ins.variableLatency)
-                            measure(d, "WAR|" + latencyOpcodeKey(reader) + "|" + latencyOpcodeKey(ins) + "|" +
-                                           regFileKey(r));
+                            measure(d,
+                                    LatencyKey::war(latencyOpcodeKey(reader), latencyOpcodeKey(ins), r.file));
                     }
                     addEdge(d);
                 }
@@ -206,8 +206,8 @@ void Builder::registerEdges(const BasicBlock& b)
                     d.latency = 0;
                     d.latencyFromTable = true;
                     if (!ins.variableLatency)
-                        measure(d, "WAW|" + latencyOpcodeKey(insts[d.from]) + "|" + latencyOpcodeKey(ins) +
-                                       "|" + regFileKey(r));
+                        measure(d, LatencyKey::waw(latencyOpcodeKey(insts[d.from]), latencyOpcodeKey(ins),
+                                                   r.file));
                 }
                 addEdge(d);
             }

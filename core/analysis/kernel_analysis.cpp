@@ -18,6 +18,7 @@ std::shared_ptr<const KernelAnalysis> KernelAnalysis::build(KernelListing listin
 {
     auto a = std::make_shared<KernelAnalysis>();
     a->listing = std::move(listing);
+    a->arch = ArchModel::forSm(a->listing.sm);
     a->latencies = std::move(latencies);
     a->cfg = ControlFlowGraph::build(a->listing);
     a->deps = DependencyGraph::build(a->listing, a->cfg, a->latencies);
@@ -37,8 +38,8 @@ std::shared_ptr<const KernelAnalysis> KernelAnalysis::build(KernelListing listin
 
 std::shared_ptr<const KernelAnalysis> KernelAnalysis::build(KernelListing listing)
 {
-    auto table = LatencyTable::load(listing.sm);
-    return build(std::move(listing), table ? std::move(*table) : LatencyTable{});
+    auto arch = ArchModel::forSm(listing.sm);
+    return build(std::move(listing), arch->latencies());
 }
 
 } // namespace sassx

@@ -1,6 +1,7 @@
 #pragma once
 // Every fact sassx derives about one kernel, computed once and shared (read-only) by the rewriter,
 // the estimate backend, the CLI and the views.
+#include "core/analysis/arch_model.h"
 #include "core/analysis/cfg.h"
 #include "core/analysis/dependency_graph.h"
 #include "core/analysis/latency_table.h"
@@ -24,14 +25,15 @@ struct KernelAnalysis
 {
     KernelListing listing;
     ControlFlowGraph cfg;
-    LatencyTable latencies;
+    std::shared_ptr<const ArchModel> arch; // the listing's architecture: its rules and their origins
+    LatencyTable latencies; // the figures the dependencies took: arch->latencies(), or a test's own
     DependencyGraph deps;
     Liveness liveness;
     std::vector<InstructionFacts> facts;
 
     static std::shared_ptr<const KernelAnalysis> build(KernelListing listing, LatencyTable latencies);
-    // Loads the arch's latency table (an empty one if none exists: every pair then keeps its original
-    // distance).
+    // With the architecture's latency table (ArchModel::forSm; an empty one if none exists: every pair
+    // then keeps its original distance).
     static std::shared_ptr<const KernelAnalysis> build(KernelListing listing);
 };
 

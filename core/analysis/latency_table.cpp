@@ -19,6 +19,7 @@ Result<LatencyTable> LatencyTable::fromJson(const std::string& text)
     LatencyTable t;
     t.m_arch = j.value("arch", "");
     t.m_source = j.value("source", "");
+    t.m_label = j.value("label", "");
     t.m_maxFixed = j.value("max_fixed_latency", 15);
     if (j.contains("predicate_to_guard")) t.m_predicateToGuard = j["predicate_to_guard"].get<int>();
     if (auto it = j.find("opcode_keys"); it != j.end() && it->is_object())
@@ -39,13 +40,15 @@ Result<LatencyTable> LatencyTable::fromJson(const std::string& text)
             for (auto& [k, v] : c->items()) {
                 if (!v.is_number_integer() || v.get<int>() < 1 || v.get<int>() > 15)
                     return makeError("measured cell " + k + " is not a stall count 1-15");
-                t.m_measured[k] = v.get<int>();
+                auto key = LatencyKey::parse(k);
+                if (!key) return makeError("measured cell " + k + " is not a dependency key");
+                t.m_measured[std::move(*key)] = v.get<int>();
             }
     }
     return t;
 }
 
-std::optional<int> LatencyTable::measuredCell(const std::string& key) const
+std::optional<int> LatencyTable::measuredCell(const LatencyKey& key) const
 {
     auto it = m_measured.find(key);
     if (it == m_measured.end()) return std::nullopt;
@@ -101,63 +104,46 @@ bool contains(const RegList& regs, const Reg& r)
 
 } // namespace
 
-const char* regFileKey(const Reg& r)
+OperandRole operandRole(const Instruction& reader, const Reg& reg)
 {
-    switch (r.file) {
-    case RegFile::R:
-        return "R";
-    case RegFile::UR:
-        return "UR";
-    case RegFile::P:
-        return "P";
-    case RegFile::UP:
-        return "UP";
-    default:
-        return "B";
-    }
-}
-
-std::string operandKind(const Instruction& reader, const Reg& reg)
-{
-    if (reader.guard && *reader.guard == reg) return "guard";
+    if (reader.guard && *reader.guard == reg) return OperandRole::Guard;
     for (const auto& op : reader.operands) {
         if (op.kind != Operand::Kind::Memory) continue;
         if (covers(reg, op.memBase, op.memBaseWidth) || covers(reg, op.memUniform, op.memUniformWidth) ||
             covers(reg, op.memDescriptor, 2))
-            return "addr";
+            return OperandRole::Addr;
     }
-    if (reader.isMemory() && reader.cls != InstrClass::LoadConst) return "data";
-    if (reg.file == RegFile::P || reg.file == RegFile::UP) return "pred";
-    if (reg.file == RegFile::UR && reader.cls != InstrClass::Uniform) return "ur";
-    return "reg";
+    if (reader.isMemory() && reader.cls != InstrClass::LoadConst) return OperandRole::Data;
+    if (reg.file == RegFile::P || reg.file == RegFile::UP) return OperandRole::Pred;
+    if (reg.file == RegFile::UR && reader.cls != InstrClass::Uniform) return OperandRole::Ur;
+    return OperandRole::Reg;
 }
 
-std::vector<std::string> latencyPairKeys(const Instruction& first, const Instruction& second)
+std::vector<LatencyKey> latencyPairKeys(const Instruction& first, const Instruction& second)
 {
-    std::vector<std::string> keys;
+    std::vector<LatencyKey> keys;
     if (first.opaque || second.opaque) return keys;
     const std::string a = latencyOpcodeKey(first), b = latencyOpcodeKey(second);
-    std::set<std::string> seen;
-    auto add = [&](std::string k) {
+    std::set<LatencyKey> seen;
+    auto add = [&](LatencyKey k) {
         if (seen.insert(k).second) keys.push_back(std::move(k));
     };
     if (!first.variableLatency) {
         for (const auto& r : first.defs)
-            if (contains(second.uses, r)) add("RAW|" + a + "|" + b + "|" + operandKind(second, r));
+            if (contains(second.uses, r)) add(LatencyKey::raw(a, b, operandRole(second, r)));
         for (const auto& r : first.uses)
             if (contains(second.defs, r) && !contains(first.defs, r) && !second.variableLatency)
-                add("WAR|" + a + "|" + b + "|" + regFileKey(r));
+                add(LatencyKey::war(a, b, r.file));
         for (const auto& r : first.defs)
-            if (contains(second.defs, r) && !second.variableLatency)
-                add("WAW|" + a + "|" + b + "|" + regFileKey(r));
+            if (contains(second.defs, r) && !second.variableLatency) add(LatencyKey::waw(a, b, r.file));
     } else if (first.control.wbar < 6 && (second.control.wait >> first.control.wbar) & 1) {
         for (const auto& r : first.defs)
             if (contains(second.uses, r)) {
-                add("SB|" + a + "|" + b);
+                add(LatencyKey::scoreboard(a, b));
                 break;
             }
     }
-    if (first.isMemory() && first.baseOpcode == second.baseOpcode) add("SPACE|" + first.baseOpcode);
+    if (first.isMemory() && first.baseOpcode == second.baseOpcode) add(LatencyKey::spacing(first.baseOpcode));
     return keys;
 }
 

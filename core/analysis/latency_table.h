@@ -2,6 +2,7 @@
 // Minimum producer→consumer distances (cycles) for fixed-latency instructions, per architecture,
 // loaded from resources/latency/sm_XX.json. A pair the table does not know yields nullopt: callers
 // then keep the distance ptxas left ("as ptxas left it").
+#include "core/analysis/latency_key.h"
 #include "core/common/result.h"
 #include "core/sass/instruction.h"
 
@@ -15,18 +16,16 @@ namespace sassx {
 // An opcode key is the base opcode, plus the first modifier where it selects another pipe or result
 // width (IMAD.WIDE, IMAD.HI, IMAD.MOV, IMAD.SHL, IMAD.IADD, IMAD.X, HFMA2.MMA).
 std::string latencyOpcodeKey(const Instruction& ins);
-// How `reader` reads `reg`: "guard" (its guard predicate), "addr" (a memory address, base, uniform
-// offset or descriptor), "data" (the data a store, atomic or async copy reads), "pred" (a predicate
-// operand or carry-in), "ur" (a uniform register read by a non-uniform instruction), else "reg".
-std::string operandKind(const Instruction& reader, const Reg& reg);
-// "R", "UR", "P", "UP" or "B": the register-file part of WAR and WAW keys.
-const char* regFileKey(const Reg& r);
+// How `reader` reads `reg` (OperandRole): its guard predicate, a memory address (base, uniform offset
+// or descriptor), the data a store, atomic or async copy reads, a predicate operand or carry-in, a
+// uniform register read by a non-uniform instruction, else a plain register operand.
+OperandRole operandRole(const Instruction& reader, const Reg& reg);
 // The dependency keys of the back-to-back pair (first, second) the probe can measure and the checker
-// looks up: "RAW|W|R|kind" (first writes what second reads; first of fixed latency), "WAR|R|W|file"
-// (second overwrites what first, of fixed latency, reads), "WAW|W|W|file" (both write a register; both
-// of fixed latency), "SB|W|R" (second waits on the write scoreboard first sets and reads its result),
-// "SPACE|OP" (two memory instructions of one base opcode). Files as regFileKey names them.
-std::vector<std::string> latencyPairKeys(const Instruction& first, const Instruction& second);
+// looks up (LatencyKey's categories): RAW where first, of fixed latency, writes what second reads; WAR
+// where second overwrites what first, of fixed latency, reads; WAW where both, of fixed latency, write
+// a register; a scoreboard key where second waits on the write scoreboard first sets and reads its
+// result; a spacing key for two memory instructions of one base opcode.
+std::vector<LatencyKey> latencyPairKeys(const Instruction& first, const Instruction& second);
 
 class LatencyTable
 {
@@ -40,12 +39,16 @@ public:
     int maxFixedLatency() const { return m_maxFixed; }
     const std::string& arch() const { return m_arch; }
     const std::string& source() const { return m_source; }
+    // How every figure of this table is labelled where it is shown ("table: NAK
+    // sm120_instr_latencies, B100 figures padded for desktop parts"); empty for tables whose source
+    // says it, which are named "the sm_XX latency table".
+    const std::string& label() const { return m_label; }
     bool isEmpty() const { return m_classDefault.empty() && m_pairs.empty(); }
 
-    // A bound measured on the GPU for a dependency key (latencyPairKeys' form, e.g.
-    // "RAW|IMAD|LOP3|reg"), from the table's "measured" cells; nullopt where that key was never
-    // measured (or the probe could not see it), and callers keep their other rules.
-    std::optional<int> measuredCell(const std::string& key) const;
+    // A bound measured on the GPU for a dependency key (as latencyPairKeys makes them), from the
+    // table's "measured" cells; nullopt where that key was never measured (or the probe could not see
+    // it), and callers keep their other rules.
+    std::optional<int> measuredCell(const LatencyKey& key) const;
     // Where the measured cells come from (a results file with device, date and command).
     const std::string& measuredSource() const { return m_measuredSource; }
     size_t measuredCount() const { return m_measured.size(); }
@@ -56,12 +59,13 @@ public:
 private:
     std::string m_arch;
     std::string m_source;
+    std::string m_label;
     int m_maxFixed = 15;
     std::optional<int> m_predicateToGuard;
     std::map<std::string, int> m_classDefault;                  // producer key → latency to any consumer
     std::map<std::pair<std::string, std::string>, int> m_pairs; // (producer key, consumer key)
     std::map<std::string, std::string> m_opcodeKeys;            // "IMAD.WIDE" → key
-    std::map<std::string, int> m_measured;                      // dependency key → cycles
+    std::map<LatencyKey, int> m_measured;                       // dependency key → cycles
     std::string m_measuredSource;
 };
 

@@ -5,9 +5,13 @@
 namespace sassx {
 namespace {
 
+// A table whose figures carry a label (one derived from a published table) is named with it, so no
+// figure of it reads as a measurement.
 std::string tableName(const KernelAnalysis& a)
 {
-    return a.latencies.arch().empty() ? std::string("latency table") : a.latencies.arch() + " latency table";
+    const std::string name =
+        a.latencies.arch().empty() ? std::string("latency table") : a.latencies.arch() + " latency table";
+    return a.latencies.label().empty() ? name : name + " (" + a.latencies.label() + ")";
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-#include "core/rewrite/yield_evidence.h"
+#include "core/analysis/yield_evidence.h"
 
 #include <array>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "core/rewrite/control_rules.h"
 
 #include "core/analysis/kernel_analysis.h"
-#include "core/rewrite/yield_evidence.h"
+#include "core/analysis/yield_evidence.h"
 #include "core/sass/instruction_text.h"
 
 #include <algorithm>
@@ -169,7 +169,7 @@ std::optional<std::string> ControlRules::reuseUnderY0Refusal(uint32_t i, uint8_t
         instructionAt(*m_analysis, i) + ": reuse flags " + reuseMaskName(mask) + " with Y0 ";
     if (yieldRule() == YieldRule::PtxasHabits)
         return who + "are never written by ptxas (SASSX_YIELD_RULE=ptxas-habits)";
-    const auto& row = reuseUnderY0EvidenceFor(ins);
+    const auto& row = m_analysis->arch->reuseUnderY0Evidence(ins);
     if (!*row.name)
         return who + "were not measured on " + ins.baseOpcode +
                " (no class row of bench/results/yield-reuse-h200-2026-11-28.md covers it; ptxas pairs reuse "
@@ -189,7 +189,7 @@ std::optional<std::string> ControlRules::keptReuseNote(uint32_t i, const Control
     const uint8_t mask = uint8_t(c.reuse & 7);
     if (mask == 0 || (c.yield & 1) || (mask == (ins.control.reuse & 7) && c.yield == ins.control.yield))
         return std::nullopt;
-    const auto& row = reuseUnderY0EvidenceFor(ins);
+    const auto& row = m_analysis->arch->reuseUnderY0Evidence(ins);
     if (!*row.name || !((row.safeMasks >> mask) & 1)) return std::nullopt;
     return instructionAt(*m_analysis, i) + ": yield cleared with the reuse flags " + reuseMaskName(mask) +
            " kept (nvdisasm prints no .reuse marks under Y0; measured safe: " + row.source + ", row " +
@@ -264,7 +264,7 @@ std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control&
     }
     // Whether the encoding exists is the decoder's question (encodingRefusal); whether the flip keeps
     // the gap, the scoreboards and the results is the measured table's, per class.
-    const auto& ev = yieldEvidenceFor(ins);
+    const auto& ev = m_analysis->arch->yieldEvidence(ins);
     if (!ev.flipSafe) {
         if (!*ev.name)
             return who + "the yield bit on " + ins.baseOpcode +

@@ -90,7 +90,7 @@ public:
     // The yield rule alone: a yield bit other than ptxas' is legal only where the issue gap ignores it
     // (issueGapIgnoresYield of the new stall), the instruction is not a wall (a branch or barrier may
     // rely on the bit to let other warps progress), and the measured table says the flip keeps the
-    // gap, scoreboards and results of the instruction's class (yieldEvidenceFor). Whether the word
+    // gap, scoreboards and results of the instruction's class (ArchModel::yieldEvidence). Whether the word
     // encodes is encodingRefusal's question, not ptxas' habits.
     std::optional<std::string> yieldRefusal(uint32_t i, const Control& c) const;
 
@@ -115,7 +115,7 @@ public:
     // text have no words and no gate.
     std::optional<std::string> encodingRefusal(uint32_t i, const Control& c) const;
     // The class-and-mask rule for reuse flags kept under Y0 (`mask` = the Ra/Rb/Rc bits): allowed only
-    // where the probe measured that mask on the instruction's class (reuseUnderY0EvidenceFor); the
+    // where the probe measured that mask on the instruction's class (ArchModel::reuseUnderY0Evidence); the
     // refusal cites the row, or says that none covers the class.
     std::optional<std::string> reuseUnderY0Refusal(uint32_t i, uint8_t mask) const;
     // For an allowed value that keeps reuse flags under Y0 where ptxas had Y1: the sentence that says the

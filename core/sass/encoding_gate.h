@@ -11,7 +11,7 @@
 // of Volta-era control codes describe Y0 as invalidating the operand-reuse cache), although the flags
 // stay in the word and the same word with Y1 prints every one. Such a word is DecodeVerdict::
 // SameReuseUnprinted: whether the hardware computes the same with it is not the decoder's question but
-// the measured class table's (core/rewrite/yield_evidence.h, ControlRules::encodingRefusal).
+// the measured class table's (core/analysis/yield_evidence.h, ControlRules::encodingRefusal).
 //
 // Decoding is batched: the first question about a kernel decodes every word its control edits can
 // produce (each instruction with either yield bit and every reuse mask the rules can reach, at ptxas'

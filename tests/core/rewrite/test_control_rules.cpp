@@ -9,7 +9,7 @@
 #include "core/rewrite/cubin_writer.h"
 #include "core/rewrite/ffma_interleave.h"
 #include "core/rewrite/legality.h"
-#include "core/rewrite/yield_evidence.h"
+#include "core/analysis/yield_evidence.h"
 #include "core/sass/encoding_gate.h"
 #include "core/sass/listing.h"
 #include "core/sass/nvdisasm.h"

@@ -141,9 +141,10 @@ private slots:
         QVERIFY2(table, table ? "" : table.message().c_str());
         QVERIFY(table->measuredCount() > 100);
         QVERIFY(table->measuredSource().find("bench/results/latency-sm90") != std::string::npos);
-        QCOMPARE(table->measuredCell("RAW|FFMA|FFMA|reg").value_or(0), 4);
-        QCOMPARE(table->measuredCell("RAW|FFMA|FMNMX|reg").value_or(0), 5); // the H200 FMUL→FMNMX lesson
-        QVERIFY(!table->measuredCell("RAW|NOPE|NOPE|reg"));
+        QCOMPARE(table->measuredCell(LatencyKey::raw("FFMA", "FFMA", OperandRole::Reg)).value_or(0), 4);
+        // the H200 FMUL→FMNMX lesson
+        QCOMPARE(table->measuredCell(LatencyKey::raw("FFMA", "FMNMX", OperandRole::Reg)).value_or(0), 5);
+        QVERIFY(!table->measuredCell(LatencyKey::raw("NOPE", "NOPE", OperandRole::Reg)));
         auto a = analyse({{"FFMA R2, R1, R4, R5", ctl(9)}, {"FFMA R3, R2, R4, R5", ctl(4)}});
         bool seen = false;
         for (const auto& d : a->deps.edges())
@@ -154,6 +155,7 @@ private slots:
             }
         QVERIFY(seen);
         QVERIFY(!LatencyTable::fromJson(R"({"measured":{"cells":{"RAW|A|B|reg":0}}})"));
+        QVERIFY(!LatencyTable::fromJson(R"({"measured":{"cells":{"RAW|A|B|sideways":4}}})"));
     }
 
     void pairKeys_data()
@@ -181,8 +183,11 @@ private slots:
         QFETCH(QString, key);
         auto a = analyse({{first.toStdString(), ctl(4)}, {second.toStdString(), ctl(4)}});
         const auto keys = latencyPairKeys(a->listing.instructions[0], a->listing.instructions[1]);
-        QVERIFY2(std::find(keys.begin(), keys.end(), key.toStdString()) != keys.end(),
-                 (keys.empty() ? std::string("none") : keys.front()).c_str());
+        const auto parsed = LatencyKey::parse(key.toStdString());
+        QVERIFY(parsed);
+        QCOMPARE(parsed->name(), key.toStdString()); // the text form round-trips
+        QVERIFY2(std::find(keys.begin(), keys.end(), *parsed) != keys.end(),
+                 (keys.empty() ? std::string("none") : keys.front().name()).c_str());
     }
 };
 

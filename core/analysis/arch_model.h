@@ -1,0 +1,84 @@
+#pragma once
+// What sassx knows about one GPU architecture, behind one interface: the fixed-latency figures the
+// dependency graph, the checker and the estimate take, the yield and reuse class rows the control
+// rules cite, and where each comes from (measured here, a published table, or borrowed from another
+// architecture). Each architecture family is one file (arch_ampere_ada.cpp, arch_hopper.cpp,
+// arch_blackwell.cpp) over its latency table, resources/latency/sm_XX.json; a new architecture is a new
+// file and a new table, and ArchModel::forSm picks it. Callers that refuse or label work by the
+// evidence behind it ask latencyOrigin() and controlRulesOrigin(), never the architecture's number.
+#include "core/analysis/latency_table.h"
+#include "core/analysis/yield_evidence.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace sassx {
+
+enum class FigureOrigin : uint8_t
+{
+    Measured, // measured by sassx's probes on a GPU of this architecture (docs/status.md)
+    Table,    // a published or public-tools table, never measured by sassx on this architecture
+    Borrowed, // measured on another architecture and applied here without a measurement of its own
+    None,     // no figures at all: every dependency keeps the distance ptxas left
+};
+
+// "measured", "table", "borrowed", "none".
+const char* figureOriginName(FigureOrigin origin);
+
+class ArchModel
+{
+public:
+    virtual ~ArchModel() = default;
+
+    // The architecture's number as the cubin names it (90 for sm_90, 100 for sm_100a).
+    virtual int sm() const = 0;
+    std::string name() const { return "sm_" + std::to_string(sm()); }
+
+    // Fixed-latency figures (an empty table where the architecture has none).
+    virtual const LatencyTable& latencies() const = 0;
+    // Measured where the table carries cells measured on this architecture's GPU (its class figures
+    // stay a table's: requiredLatency tells the two apart per dependency); Table for a table alone.
+    virtual FigureOrigin latencyOrigin() const = 0;
+    // How a figure of this architecture's table is labelled wherever it is shown: "table: …" for a
+    // table, the measurement's docs/status.md row for measured cells.
+    virtual std::string latencyLabel() const = 0;
+
+    // Yield and reuse rules: where the class rows come from, and the rows themselves.
+    virtual FigureOrigin controlRulesOrigin() const = 0;
+    virtual const YieldClassEvidence& yieldEvidence(const Instruction& ins) const = 0;
+    virtual const ReuseUnderY0Evidence& reuseUnderY0Evidence(const Instruction& ins) const = 0;
+
+    // The model of an architecture, loaded once and shared; never null (an architecture sassx has no
+    // file for gets a model with no figures: FigureOrigin::None).
+    static std::shared_ptr<const ArchModel> forSm(int sm);
+};
+
+// The common shape of the architectures sassx knows: a latency table from resources/latency/, the
+// class rows measured on Hopper (yield_evidence.h), and the origin of each as the family's file says.
+class TableArchModel : public ArchModel
+{
+public:
+    TableArchModel(int sm, int tableSm, FigureOrigin latencyOrigin, FigureOrigin controlOrigin);
+
+    int sm() const override { return m_sm; }
+    const LatencyTable& latencies() const override { return m_table; }
+    FigureOrigin latencyOrigin() const override { return m_latencyOrigin; }
+    std::string latencyLabel() const override;
+    FigureOrigin controlRulesOrigin() const override { return m_controlOrigin; }
+    const YieldClassEvidence& yieldEvidence(const Instruction& ins) const override;
+    const ReuseUnderY0Evidence& reuseUnderY0Evidence(const Instruction& ins) const override;
+
+private:
+    int m_sm;
+    LatencyTable m_table;
+    FigureOrigin m_latencyOrigin;
+    FigureOrigin m_controlOrigin;
+};
+
+// One per architecture family file; nullptr where the family does not include `sm`.
+std::shared_ptr<const ArchModel> makeAmpereAdaModel(int sm); // sm_80, sm_86, sm_89
+std::shared_ptr<const ArchModel> makeHopperModel(int sm);    // sm_90
+std::shared_ptr<const ArchModel> makeBlackwellModel(int sm); // sm_100, 101, 103, 110, 120, 121
+
+} // namespace sassx
