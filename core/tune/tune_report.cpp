@@ -1,12 +1,16 @@
 #include "core/tune/tune_report.h"
 
 #include "core/common/atomic_file.h"
+#include "core/common/read_file.h"
 #include "core/common/text_format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace sassx::tune {
 
@@ -57,6 +61,138 @@ ProgramEstimate programEstimate(const std::vector<TuneReportRow>& rows)
     return p;
 }
 
+constexpr const char* kProgramTimeFile = "program-time.json";
+constexpr uintmax_t kMaxProgramTimeBytes = 64u << 20; // a real one is kilobytes
+
+std::optional<double> number(const json& j, const char* key)
+{
+    if (!j.is_object()) return std::nullopt;
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string text(const json& j, const char* key)
+{
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A speed-up with its interval, as `sassx_capture time` writes it: {"median", "interval": [lo, hi],
+// "coverage", "pairs", "noise_floor"}. Whether it resolves a difference is decided here, from the
+// interval, not taken from the file.
+struct PairedSpeedup
+{
+    double median = 0.0, low = 0.0, high = 0.0, coverage = 0.0, noiseFloor = -1.0;
+    int pairs = 0;
+    bool resolved = false;
+};
+
+Result<PairedSpeedup> pairedSpeedup(const json& s)
+{
+    PairedSpeedup p;
+    const auto median = number(s, "median"), coverage = number(s, "coverage"), pairs = number(s, "pairs");
+    const json interval = s.is_object() ? s.value("interval", json()) : json();
+    if (!median || !coverage || !pairs || !interval.is_array() || interval.size() != 2 ||
+        !interval[0].is_number() || !interval[1].is_number())
+        return makeError("a speed-up needs median, interval [low, high], coverage and pairs");
+    p.median = *median;
+    p.low = interval[0].get<double>();
+    p.high = interval[1].get<double>();
+    p.coverage = *coverage;
+    p.pairs = int(*pairs);
+    if (!(p.median > 0 && p.low > 0 && p.low <= p.median && p.median <= p.high && std::isfinite(p.high)) ||
+        p.pairs < 1)
+        return makeError("a speed-up whose interval does not hold its median, or without pairs");
+    p.noiseFloor = number(s, "noise_floor").value_or(-1.0);
+    p.resolved = p.low > 1.0 || p.high < 1.0;
+    return p;
+}
+
+const char* inProgramStatusName(InProgramStatus s)
+{
+    switch (s) {
+    case InProgramStatus::Timed:
+        return "timed";
+    case InProgramStatus::NotLaunched:
+        return "not launched";
+    case InProgramStatus::NotLaunchedBefore:
+        return "not launched before";
+    case InProgramStatus::NotLaunchedAfter:
+        return "not launched after";
+    case InProgramStatus::Unpaired:
+        return "never launched in both runs of a pair";
+    }
+    return "unknown";
+}
+
+Result<InProgramTime> inProgramOf(const json& k)
+{
+    const std::string status = text(k, "status");
+    const InProgramStatus all[] = {InProgramStatus::Timed, InProgramStatus::NotLaunched,
+                                   InProgramStatus::NotLaunchedBefore, InProgramStatus::NotLaunchedAfter,
+                                   InProgramStatus::Unpaired};
+    const auto it = std::find_if(std::begin(all), std::end(all),
+                                 [&](InProgramStatus s) { return status == inProgramStatusName(s); });
+    if (it == std::end(all)) return makeError("status \"" + status + "\" is not one sassx_capture writes");
+    InProgramTime t;
+    t.status = *it;
+    for (const auto& [state, us, launches] : {std::tuple{"before", &t.beforeUs, &t.launchesBefore},
+                                              std::tuple{"after", &t.afterUs, &t.launchesAfter}}) {
+        const json side = k.value(state, json());
+        *us = number(side, "median_us").value_or(0.0);
+        *launches = int64_t(number(side, "launches").value_or(0.0));
+    }
+    t.cubinChanged = k.value("cubin_changed", json(false)).is_boolean() && k.value("cubin_changed", false);
+    if (t.status != InProgramStatus::Timed) return t;
+    auto s = pairedSpeedup(k.value("speedup", json()));
+    if (!s) return s.error();
+    t.speedup = s->median;
+    t.low = s->low;
+    t.high = s->high;
+    t.coverage = s->coverage;
+    t.noiseFloor = s->noiseFloor;
+    t.pairs = s->pairs;
+    t.resolved = s->resolved;
+    return t;
+}
+
+json inProgramJson(const InProgramTime& t)
+{
+    json j{{"status", inProgramStatusName(t.status)},
+           {"before_us", t.beforeUs},
+           {"after_us", t.afterUs},
+           {"launches_before", t.launchesBefore},
+           {"launches_after", t.launchesAfter},
+           {"cubin_changed", t.cubinChanged}};
+    if (t.status == InProgramStatus::Timed) {
+        j["speedup"] = t.speedup;
+        j["low"] = t.low;
+        j["high"] = t.high;
+        j["coverage"] = t.coverage;
+        j["pairs"] = t.pairs;
+        j["resolved"] = t.resolved;
+        j["noise_floor"] = t.noiseFloor >= 0 ? json(t.noiseFloor) : json();
+    }
+    return j;
+}
+
+// The first program-time.json beside the database, else beside a kernel's spec.
+std::optional<std::string> findProgramTime(const std::string& dbPath, const std::vector<DbKernel>& kernels)
+{
+    std::vector<fs::path> dirs{fs::path(dbPath).parent_path()};
+    for (const DbKernel& k : kernels)
+        if (!k.spec.empty()) dirs.push_back(fs::path(k.spec).parent_path());
+    std::set<fs::path> seen;
+    for (const fs::path& d : dirs) {
+        if (!seen.insert(d).second) continue;
+        std::error_code ec;
+        if (fs::exists(d / kProgramTimeFile, ec)) return (d / kProgramTimeFile).string();
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string speedupCell(const TuneReportRow& r)
@@ -100,6 +236,92 @@ std::string programLine(const TuneReport& report)
                       : fmt("%.4fx", p.speedup)) +
             " on GPU time, from " + std::to_string(p.kernels) + " kernel(s)";
     if (p.fromEstimates) line += "; its terms are the estimate backend's figures";
+    return line;
+}
+
+Result<ProgramTime> loadProgramTime(const std::string& path)
+{
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxProgramTimeBytes)
+        return makeError(path + ": " + std::to_string(size >> 20) +
+                         " MiB, too large for a program-time file");
+    auto bytes = readRegularFile(path);
+    if (!bytes) return bytes.error();
+    const json j = json::parse(bytes->begin(), bytes->end(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return makeError(path + ": not JSON");
+    if (text(j, "format") != "sassx-program-time" || number(j, "version") != 1.0)
+        return makeError(path +
+                         ": not a sassx-program-time file of version 1 (`sassx_capture time --tune-dir` "
+                         "writes one)");
+    const json kernels = j.value("kernels", json());
+    if (!kernels.is_array()) return makeError(path + ": no kernels list");
+    ProgramTime p;
+    p.path = path;
+    p.date = text(j, "date");
+    p.pairs = int(number(j, "pairs").value_or(0.0));
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        const std::string name = text(kernels[i], "name");
+        if (name.empty()) return makeError(path + ": kernels[" + std::to_string(i) + "] has no name");
+        auto t = inProgramOf(kernels[i]);
+        if (!t) return makeError(path + ": kernel " + name + ": " + t.message());
+        p.kernels[name] = *t;
+    }
+    const json step = j.value("step", json());
+    if (step.is_object() && step.value("speedup", json()).is_object()) {
+        auto s = pairedSpeedup(step["speedup"]);
+        if (!s) return makeError(path + ": step: " + s.message());
+        p.step = ProgramStepTime{s->median,     s->low,   s->high,     s->coverage,
+                                 s->noiseFloor, s->pairs, s->resolved, text(step, "source")};
+    }
+    return p;
+}
+
+void attachProgramTime(TuneReport& report, ProgramTime programTime)
+{
+    for (TuneReportRow& r : report.rows) {
+        const auto it = programTime.kernels.find(r.kernel);
+        r.inProgram = it == programTime.kernels.end() ? std::nullopt : std::optional(it->second);
+    }
+    report.programTime = std::move(programTime);
+}
+
+std::string inProgramCell(const TuneReportRow& r)
+{
+    if (!r.inProgram) return "not timed";
+    const InProgramTime& t = *r.inProgram;
+    switch (t.status) {
+    case InProgramStatus::Timed:
+        return fmt("%.4fx [%.4f, %.4f]", t.speedup, t.low, t.high) + (t.resolved ? "" : " unresolved");
+    case InProgramStatus::NotLaunched:
+        return "not launched";
+    case InProgramStatus::NotLaunchedBefore:
+        return "not launched before";
+    case InProgramStatus::NotLaunchedAfter:
+        return "not launched after";
+    case InProgramStatus::Unpaired:
+        return "no pair launched it twice";
+    }
+    return "not timed";
+}
+
+std::string programTimeLine(const TuneReport& report)
+{
+    if (!report.programTime)
+        return "in-program: not timed (no program-time.json beside the database or the specs; `sassx_capture "
+               "time --tune-dir DIR --before ... --after ...` measures it)";
+    const ProgramTime& p = *report.programTime;
+    if (!p.error.empty()) return "in-program: not shown: " + p.error;
+    std::string line = "in-program speed-ups MEASURED inside the program (per-launch CUDA events, " +
+                       std::to_string(p.pairs) +
+                       " interleaved pairs of fresh runs before/after the write-back; " + p.path +
+                       (p.date.empty() ? "" : ", " + p.date) + "); \"unresolved\": the interval holds 1.0";
+    if (p.step) {
+        const ProgramStepTime& s = *p.step;
+        line += fmt("; step time %.4fx [%.4f, %.4f]", s.speedup, s.low, s.high) +
+                (s.noiseFloor >= 0 ? ", noise floor " + pct(s.noiseFloor) : "") +
+                (s.resolved ? "" : ", unresolved");
+    }
     return line;
 }
 
@@ -155,6 +377,13 @@ Result<TuneReport> buildReport(TuneDb& db)
                      });
     if (report.sharesNote.empty()) report.sharesNote = "no kernels";
     report.program = programEstimate(report.rows);
+    if (const auto path = findProgramTime(db.path(), *kernels)) {
+        auto programTime = loadProgramTime(*path);
+        if (programTime)
+            attachProgramTime(report, std::move(*programTime));
+        else
+            report.programTime = ProgramTime{*path, programTime.message(), {}, 0, std::nullopt, {}};
+    }
     return report;
 }
 
@@ -162,16 +391,18 @@ std::string renderText(const TuneReport& report)
 {
     std::string out =
         "tune report from " + report.db + " (" + report.sharesNote + "; speed-ups > 1 = faster)\n";
-    char line[512];
-    std::snprintf(line, sizeof line, "%-28s %7s %-9s %7s  %-40s %-14s %5s  %s\n", "kernel", "share", "status",
-                  "evals", "speed-up [95% interval]", "noise floor", "edits", "verified");
+    char line[768];
+    std::snprintf(line, sizeof line, "%-28s %7s %-9s %7s  %-40s %-14s %-36s %5s  %s\n", "kernel", "share",
+                  "status", "evals", "isolated speed-up [95% interval]", "noise floor",
+                  "in-program [interval]", "edits", "verified");
     out += line;
     for (const TuneReportRow& r : report.rows) {
         const std::string edits = r.best && r.best->improved ? std::to_string(r.best->edits.size()) : "-";
         const std::string status = r.resumed > 0 && r.status == "finished" ? "finished*" : r.status;
-        std::snprintf(line, sizeof line, "%-28s %7s %-9s %7lld  %-40s %-14s %5s  %s\n", r.kernel.c_str(),
-                      pct(r.timeShare).c_str(), status.c_str(), (long long)r.evaluations,
-                      speedupCell(r).c_str(), noiseCell(r).c_str(), edits.c_str(), verifiedCell(r).c_str());
+        std::snprintf(line, sizeof line, "%-28s %7s %-9s %7lld  %-40s %-14s %-36s %5s  %s\n",
+                      r.kernel.c_str(), pct(r.timeShare).c_str(), status.c_str(), (long long)r.evaluations,
+                      speedupCell(r).c_str(), noiseCell(r).c_str(), inProgramCell(r).c_str(), edits.c_str(),
+                      verifiedCell(r).c_str());
         out += line;
         if (r.status == "skipped" || r.status == "failed") out += "    " + r.status + ": " + r.note + "\n";
     }
@@ -179,7 +410,7 @@ std::string renderText(const TuneReport& report)
     for (const TuneReportRow& r : report.rows)
         resumed = resumed || (r.resumed > 0 && r.status == "finished");
     if (resumed) out += "* resumed from a checkpoint after a stop\n";
-    return out + programLine(report) + "\n";
+    return out + programLine(report) + "\n" + programTimeLine(report) + "\n";
 }
 
 std::string renderHtml(const TuneReport& report)
@@ -191,9 +422,10 @@ std::string renderHtml(const TuneReport& report)
     h += "<h1>sassx tune report</h1>\n<p>From <code>" + htmlEscape(report.db) + "</code>; " +
          htmlEscape(report.sharesNote) + ". Speed-ups &gt; 1 = faster, with their 95% interval.</p>\n";
     h += "<p class=\"estimate\">" + htmlEscape(programLine(report)) + "</p>\n";
-    h += "<table>\n<tr><th>kernel</th><th>time share</th><th>status</th><th>evaluations</th><th>speed-up "
-         "[95% interval]</th><th>noise "
-         "floor</th><th>edits</th><th>verified</th><th>device</th><th>note</th></tr>\n";
+    h += "<p>" + htmlEscape(programTimeLine(report)) + "</p>\n";
+    h += "<table>\n<tr><th>kernel</th><th>time share</th><th>status</th><th>evaluations</th><th>isolated "
+         "speed-up [95% interval]</th><th>noise floor</th><th>in-program speed-up "
+         "[interval]</th><th>edits</th><th>verified</th><th>device</th><th>note</th></tr>\n";
     for (const TuneReportRow& r : report.rows) {
         std::string edits = "-";
         if (r.best && r.best->improved) {
@@ -205,9 +437,10 @@ std::string renderHtml(const TuneReport& report)
              htmlEscape(r.status) + (r.resumed > 0 ? " (resumed " + std::to_string(r.resumed) + "x)" : "") +
              "</td><td class=\"num\">" + std::to_string(r.evaluations) + "</td><td" +
              (r.estimate ? " class=\"estimate\"" : "") + ">" + htmlEscape(speedupCell(r)) + "</td><td>" +
-             htmlEscape(noiseCell(r)) + "</td><td>" + edits + "</td><td>" + htmlEscape(verifiedCell(r)) +
-             "</td><td>" + htmlEscape(r.device.empty() ? r.backend : r.device + " (" + r.backend + ")") +
-             "</td><td>" + htmlEscape(r.note) + "</td></tr>\n";
+             htmlEscape(noiseCell(r)) + "</td><td>" + htmlEscape(inProgramCell(r)) + "</td><td>" + edits +
+             "</td><td>" + htmlEscape(verifiedCell(r)) + "</td><td>" +
+             htmlEscape(r.device.empty() ? r.backend : r.device + " (" + r.backend + ")") + "</td><td>" +
+             htmlEscape(r.note) + "</td></tr>\n";
     }
     return h + "</table>\n</body></html>\n";
 }
@@ -235,10 +468,32 @@ json toJson(const TuneReport& report)
                          {"cubin", b.cubin},
                          {"written_back", b.writtenBack}};
         }
+        j["in_program"] = r.inProgram ? inProgramJson(*r.inProgram) : json();
         rows.push_back(std::move(j));
     }
     const ProgramEstimate& p = report.program;
+    json programTime;
+    if (report.programTime) {
+        const ProgramTime& t = *report.programTime;
+        programTime = {{"label",
+                        "measurement: per-launch CUDA events inside the program, interleaved fresh runs "
+                        "before/after the write-back (sassx_capture time --tune-dir)"},
+                       {"path", t.path},
+                       {"error", t.error.empty() ? json() : json(t.error)},
+                       {"date", t.date},
+                       {"pairs", t.pairs}};
+        if (t.step)
+            programTime["step"] = {{"speedup", t.step->speedup},
+                                   {"low", t.step->low},
+                                   {"high", t.step->high},
+                                   {"coverage", t.step->coverage},
+                                   {"noise_floor", t.step->noiseFloor},
+                                   {"pairs", t.step->pairs},
+                                   {"resolved", t.step->resolved},
+                                   {"source", t.step->source}};
+    }
     return {{"tool", "sassx-cli tune"},
+            {"program_time", programTime},
             {"db", report.db},
             {"shares", report.sharesNote},
             {"speedup_convention", "> 1 = faster (original time / variant time)"},
