@@ -5,9 +5,8 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
-#include "core/search/random_variants.h"
-#include "core/search/search_space.h"
 #include "core/session/annotation_json.h"
+#include "core/session/variant_draws.h"
 
 #include <fstream>
 #include <iostream>
@@ -26,9 +25,6 @@ std::string hexBytes(const uint8_t* p, size_t n)
     }
     return s;
 }
-
-const std::vector<std::string> kRules = {"sassx",   "sip",         "stalls", "yield",
-                                         "control", "rescheduled", "derived"};
 
 struct VariantsArgs
 {
@@ -60,55 +56,6 @@ sassx::Result<std::vector<sassx::Variant>> readReplay(const std::string& path)
         replay.push_back(*v);
     }
     return replay;
-}
-
-// ptxas' order, every block's control codes derived with every stall as low as the rules allow
-// (LegalityChecker::reschedule, minimal): the derivation's own test. The edits that make it.
-sassx::Result<std::vector<sassx::Edit>> derivedEdits(const sassx::KernelWorkspace& k, sassx::Schedule& s)
-{
-    using namespace sassx;
-    std::vector<int> blocks;
-    for (const auto& b : k.analysis().cfg.blocks)
-        blocks.push_back(b.index);
-    if (auto why = k.checker().reschedule(s, blocks, true))
-        return makeError("cannot derive control codes: " + *why);
-    std::vector<Edit> edits;
-    for (uint32_t p = 0; p < s.order.size(); ++p) {
-        const Control& c = s.control[p];
-        const Control& o = k.analysis().listing.instructions[p].control;
-        if (c.stall != o.stall || c.yield != o.yield || c.reuse != o.reuse)
-            edits.push_back(Edit::control(p, c.stall, c.yield, c.reuse));
-    }
-    return edits;
-}
-
-// One random draw of `rule` on ptxas' order `s` (which it edits); empty when it found no legal edit.
-std::vector<sassx::Edit> drawEdits(const sassx::KernelWorkspace& k, const VariantsArgs& args,
-                                   std::optional<sassx::search::EditProposer>& proposer, std::mt19937_64& rng,
-                                   sassx::Schedule& s)
-{
-    using namespace sassx;
-    if (args.rule == "rescheduled") {
-        // 1..max-edits proposals of the search space, each a move with the control edits deriving
-        // its block's codes, or a yield or reuse edit.
-        if (!proposer) proposer.emplace(k.checker(), search::SearchSpace::Rescheduled);
-        std::vector<Edit> edits;
-        const int n = std::uniform_int_distribution<int>(1, args.maxEdits)(rng);
-        for (int d = 0; d < n; ++d) {
-            auto more = proposer->propose(s, rng, 1);
-            edits.insert(edits.end(), more.begin(), more.end());
-        }
-        return edits;
-    }
-    if (args.rule == "sip")
-        return sipRuleEdits(k.analysis(), rng, std::uniform_int_distribution<int>(1, args.maxEdits)(rng), s);
-    RandomVariantOptions opts;
-    opts.maxEdits = args.maxEdits;
-    opts.memoryOnly = args.memoryOnly;
-    opts.onlyRaiseStalls = args.rule == "stalls";
-    opts.yieldOnly = args.rule == "yield" || args.rule == "control";
-    opts.withReuse = args.rule == "control";
-    return randomLegalEdits(k.checker(), rng, opts, s);
 }
 
 // The variant's bytes as 16-byte patches against the original cubin.
@@ -144,8 +91,9 @@ int runVariants(const VariantsArgs& args)
         replay = std::move(*read);
     }
     const std::string& rule = args.rule;
+    const VariantRule parsedRule = parseVariantRule(rule).value_or(VariantRule::Sassx); // oneOf checked it
+    VariantDrawer drawer(sel->kernel, {parsedRule, args.maxEdits, args.memoryOnly});
     const int count = args.replay.empty() ? args.count : int(replay.size());
-    std::optional<search::EditProposer> proposer;
     int written = 0, legalCount = 0, refused = 0;
     // Random rules: draw until `count` variants are written (a draw can find no legal edit at all).
     const int draws = replay.empty() ? count * 4 : count;
@@ -158,20 +106,18 @@ int runVariants(const VariantsArgs& args)
             if (!applied) return fail(replay[size_t(v)].name + ": " + applied.message());
             s = std::move(*applied);
             edits = replay[size_t(v)].edits;
-        } else if (rule == "derived") {
-            if (v > 0) break;
-            auto derived = derivedEdits(k, s);
-            if (!derived) return fail(derived.message());
-            edits = std::move(*derived);
         } else {
-            edits = drawEdits(k, args, proposer, rng, s);
+            if (parsedRule == VariantRule::Derived && v > 0) break;
+            auto drawn = drawer.draw(rng, s);
+            if (!drawn) return fail(drawn.message());
+            edits = std::move(*drawn);
         }
         if (edits.empty()) {
-            if (rule == "derived") break;
+            if (parsedRule == VariantRule::Derived) break;
             continue;
         }
         auto report = checker.check(s);
-        if (replay.empty() && rule != "sip" && !report.legal())
+        if (replay.empty() && drawer.checked() && !report.legal())
             return fail("internal error: a random legal variant failed the full check: " + report.summary());
         auto bytes = k.write(s);
         if (!bytes) {
@@ -212,7 +158,7 @@ CliCommand addVariantsCommand(CLI::App& root)
             "--rule", args->rule,
             "sassx: random legal edits, sip: the SIP paper's rule, stalls: stall raises only, yield/control: "
             "yield flips (and reuse edits), rescheduled: the search space, derived: minimal derived codes")
-        ->check(oneOf(kRules))
+        ->check(oneOf(sassx::variantRuleNames()))
         ->capture_default_str();
     command->add_option("--max-edits", args->maxEdits, "edits per variant, at most")->capture_default_str();
     command->add_flag("--memory-only", args->memoryOnly, "move memory instructions only");
