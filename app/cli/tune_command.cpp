@@ -7,7 +7,7 @@
 #include "commands.h"
 
 #include "core/common/atomic_file.h"
-#include "core/search/search_space.h"
+#include "core/session/search_run.h"
 #include "core/tune/tune_launcher.h"
 #include "core/tune/tune_report.h"
 #include "core/tune/tune_slurm.h"
