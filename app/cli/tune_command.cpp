@@ -11,6 +11,7 @@
 #include "core/tune/tune_launcher.h"
 #include "core/tune/tune_report.h"
 #include "core/tune/tune_slurm.h"
+#include "core/tune/tune_task.h"
 #include "core/tune/tune_writeback.h"
 
 #include <algorithm>
@@ -53,6 +54,7 @@ struct TuneArgs
     std::string partition, gres, slurmTime;
     std::vector<std::string> slurmArgs;
     std::optional<int> taskIndex;
+    bool taskDb = false; // record into RUNS_DIR/<kernel>/task.sqlite (tune_task.h), not --db
     bool reportOnly = false, json = false, writeBack = false, restore = false;
     std::string exportDir;
     EvaluatorArgs evaluator;
@@ -240,10 +242,11 @@ int writeBackOrRestore(TuneDb& db, bool restore, bool json)
     return 0;
 }
 
-// What each Slurm array task runs: this sassx-cli on the same plan, options, database and runs
-// directory (all absolute: a task starts wherever Slurm puts it), for its one kernel.
-std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const std::string& dbPath,
-                                  const std::string& runsDir)
+// What each Slurm array task runs: this sassx-cli on the same plan, options and runs directory (all
+// absolute: a task starts wherever Slurm puts it), for its one kernel, recording into its own database
+// in its run directory. The tune's database is not named: a node may not reach it, and SQLite must not
+// be written from several hosts; this process merges each task's file as the task ends.
+std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const std::string& runsDir)
 {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
@@ -251,7 +254,6 @@ std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const
     auto add = [&](const std::string& option, const std::string& value) {
         argv.insert(argv.end(), {option, value});
     };
-    add("--db", dbPath);
     add("--out", runsDir);
     add("--algo", a.algo);
     add("--space", a.space);
@@ -267,15 +269,18 @@ std::vector<std::string> taskArgv(const TuneArgs& a, const TunePlan& plan, const
     if (!a.totalTime.empty()) add("--total-time", a.totalTime);
     if (!a.kernels.empty()) add("--kernels", a.kernels);
     add("--task-index", "{task}");
+    argv.push_back("--task-db");
     return argv;
 }
 
 // One array task per kernel, each `sassx-cli tune DIR --task-index I` with this tune's options.
-int runOnSlurm(const TuneArgs& a, const TunePlan& plan, const std::string& dbPath, const std::string& runsDir)
+int runOnSlurm(const TuneArgs& a, const TunePlan& plan, TuneDb& db, const std::string& runsDir)
 {
     TuneSlurmRequest r;
-    r.argv = taskArgv(a, plan, dbPath, runsDir);
-    r.count = int(plan.kernels.size());
+    r.argv = taskArgv(a, plan, runsDir);
+    r.plan = &plan;
+    r.db = &db;
+    r.runsDir = runsDir;
     r.partition = a.partition;
     r.gres = a.gres;
     r.time = a.slurmTime;
@@ -390,7 +395,12 @@ int runTuneCommand(const TuneArgs& given)
             .string();
     if ((a.reportOnly || a.restore) && !fs::exists(dbPath, ec))
         return fail("no tune database at " + dbPath + " (tune DIR first, or give its --db)");
-    auto db = TuneDb::open(dbPath);
+    if (a.taskDb) {
+        if (!a.taskIndex) return fail("--task-db goes with --task-index");
+        if (a.reportOnly || a.restore || a.writeBack || a.launcher != "local")
+            return fail("--task-db is what a Slurm array task runs: one kernel, recorded, nothing else");
+    }
+    auto db = a.taskDb ? openTaskDb(runsDir, plan->kernels[size_t(*a.taskIndex)].name) : TuneDb::open(dbPath);
     if (!db) return fail(db.message());
     if (a.restore) return writeBackOrRestore(**db, true, a.json);
     if (a.reportOnly) {
@@ -404,8 +414,8 @@ int runTuneCommand(const TuneArgs& given)
                          : ": " + plan->skipped.front().name + ": " + plan->skipped.front().reason));
     if (a.launcher == "slurm" && !a.taskIndex) {
         if (auto config = configFrom(a); !config) return fail(config.message());
-        // The tasks recorded every kernel in the database; the report is rendered from it here.
-        if (const int code = runOnSlurm(a, *plan, dbPath, runsDir); code != 0) return code;
+        // Each task's results were merged into the database as it ended; the report is rendered from it.
+        if (const int code = runOnSlurm(a, *plan, **db, runsDir); code != 0) return code;
         return printReport(**db, a, runsDir);
     }
     return runTune(**db, *plan, a, runsDir);
@@ -448,6 +458,9 @@ void addTuneOptions(CLI::App& command, TuneArgs& a)
         .add_option("--task-index", a.taskIndex,
                     "run only the plan's kernel I (what a Slurm array task runs)")
         ->type_name("I");
+    command.add_flag("--task-db", a.taskDb,
+                     "with --task-index: record into RUNS_DIR/<kernel>/task.sqlite, which this task alone "
+                     "writes, instead of --db (what a Slurm array task runs; the submitter merges it)");
     command.add_flag("--report-only", a.reportOnly, "render the report from the database, run nothing");
     command.add_flag("--json", a.json, "JSON lines of progress, then the report as one JSON line");
     command.add_flag("--write-back", a.writeBack, "put every verified best into its Triton cache entry");

@@ -22,8 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-// 'SASX': what PRAGMA application_id holds in a sassx tune database (sqlite.org/pragma.html).
-constexpr int kApplicationId = 0x53415358;
 constexpr int kBusyTimeoutMs = 60000;
 
 json parseOr(const std::string& text, json fallback)
@@ -54,6 +52,11 @@ Error TuneDb::error(const std::string& what) const
     return makeError(m_path + ": " + what + ": " + sqlite3_errmsg(m_db));
 }
 
+std::string TuneDb::journalPragma() const
+{
+    return m_journal == TuneDbJournal::Wal ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=DELETE";
+}
+
 Status TuneDb::exec(const std::string& sql)
 {
     char* message = nullptr;
@@ -70,25 +73,7 @@ Status TuneDb::exec(const std::string& sql)
     return Ok{};
 }
 
-template <class F> Status TuneDb::transaction(F&& body)
-{
-    std::lock_guard lock(m_mutex);
-    // IMMEDIATE takes the write lock up front (waiting up to the busy timeout): a deferred transaction
-    // that reads first could not upgrade while another writer holds the lock, and would fail at once.
-    if (Status s = exec("BEGIN IMMEDIATE"); !s) return s;
-    Status s = body();
-    if (!s) {
-        (void)exec("ROLLBACK"); // the error to report is the one above
-        return s;
-    }
-    if (Status c = exec("COMMIT"); !c) {
-        (void)exec("ROLLBACK");
-        return c;
-    }
-    return Ok{};
-}
-
-Result<std::unique_ptr<TuneDb>> TuneDb::open(const std::string& path)
+Result<std::unique_ptr<TuneDb>> TuneDb::open(const std::string& path, TuneDbJournal journal)
 {
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(
@@ -98,7 +83,7 @@ Result<std::unique_ptr<TuneDb>> TuneDb::open(const std::string& path)
         sqlite3_close(raw);
         return makeError("cannot open the database " + path + ": " + m);
     }
-    std::unique_ptr<TuneDb> db(new TuneDb(raw, path));
+    std::unique_ptr<TuneDb> db(new TuneDb(raw, path, journal));
     sqlite3_busy_timeout(raw, kBusyTimeoutMs);
     if (Status s = db->checkSchema(); !s) return s.error();
     return db;
@@ -130,7 +115,7 @@ Status TuneDb::probe(const std::string& path)
     if (!app) return app.error();
     auto version = pragmaInt("PRAGMA user_version");
     if (!version) return version.error();
-    if (*app != kApplicationId)
+    if (*app != kTuneDbApplicationId)
         return makeError(path + " is a SQLite database of another program, not a sassx tune database");
     if (*version != kTuneDbVersion)
         return makeError(path + " is a tune database of schema version " + std::to_string(*version) +
@@ -163,7 +148,7 @@ Status TuneDb::checkSchema()
     if (!version) return version.error();
     auto app = pragmaInt("PRAGMA application_id");
     if (!app) return app.error();
-    if (*app != 0 && *app != kApplicationId)
+    if (*app != 0 && *app != kTuneDbApplicationId)
         return makeError(m_path + " is a SQLite database of another program, not a sassx tune database");
     if (*version == 0) {
         // Another program's database is refused before anything is written to it (WAL mode included):
@@ -190,14 +175,14 @@ Status TuneDb::checkSchema()
         });
         if (rc == SQLITE_NOTADB) return error("not a SQLite database");
         if (rc != SQLITE_OK) return error("cannot read the schema");
-        if (tables != 0 && appNow != kApplicationId)
+        if (tables != 0 && appNow != kTuneDbApplicationId)
             return makeError(m_path + " is a SQLite database of another program, not a sassx tune database");
         version = versionNow;
     }
     if (*version == 0) {
         // New, or being created by another process right now: create inside the write lock, after
         // looking again.
-        if (Status s = exec("PRAGMA journal_mode=WAL"); !s) return s;
+        if (Status s = exec(journalPragma()); !s) return s;
         Status created = transaction([&]() -> Status {
             auto again = pragmaInt("PRAGMA user_version");
             if (!again) return again.error();
@@ -208,7 +193,7 @@ Status TuneDb::checkSchema()
                 return makeError(m_path +
                                  " is a SQLite database of another program, not a sassx tune database");
             if (Status s = exec(kTuneDbSchema); !s) return s;
-            return exec("PRAGMA application_id=" + std::to_string(kApplicationId) +
+            return exec("PRAGMA application_id=" + std::to_string(kTuneDbApplicationId) +
                         "; PRAGMA user_version=" + std::to_string(kTuneDbVersion));
         });
         if (!created) return created;
@@ -219,7 +204,9 @@ Status TuneDb::checkSchema()
         return makeError(m_path + " is a tune database of schema version " + std::to_string(*version) +
                          "; this sassx reads version " + std::to_string(kTuneDbVersion) +
                          " (move it aside or give another --db)");
-    if (Status s = exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON"); !s)
+    // NORMAL is durable in WAL mode; with a rollback journal only FULL survives a power loss whole.
+    const std::string sync = m_journal == TuneDbJournal::Wal ? "NORMAL" : "FULL";
+    if (Status s = exec(journalPragma() + "; PRAGMA synchronous=" + sync + "; PRAGMA foreign_keys=ON"); !s)
         return s;
     return Ok{};
 }

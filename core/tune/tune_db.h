@@ -28,6 +28,24 @@ struct TuneKernel;
 
 inline constexpr int kTuneDbVersion = 1;
 
+// How the file keeps its journal. WAL lets readers and writers of one host work at once but needs every
+// connection on that host (shared memory); a rollback journal keeps everything in the file and its
+// journal, so a file that one Slurm task writes can be read by the submitter on another host after the
+// task has ended, and a task killed mid-write leaves a journal the next opener rolls back.
+enum class TuneDbJournal
+{
+    Wal,      // the tune's database, shared by the processes and threads of one host
+    Rollback, // a Slurm task's own database (tune_task.h), written by that task alone
+};
+
+// What merging a task's database brought into this one (TuneDb::mergeTaskDb).
+struct TaskMerge
+{
+    std::vector<std::string> kernels; // the kernels whose runs were merged
+    int runs = 0;
+    int64_t evaluations = 0;
+};
+
 struct DbKernel
 {
     int64_t id = 0;
@@ -78,7 +96,8 @@ class TuneDb
 public:
     // Opens (creating when missing) the database at `path`. Errors are one line: not a SQLite file, a
     // SQLite file of another program, a tune database of another schema version.
-    static Result<std::unique_ptr<TuneDb>> open(const std::string& path);
+    static Result<std::unique_ptr<TuneDb>> open(const std::string& path,
+                                                TuneDbJournal journal = TuneDbJournal::Wal);
     // Whether `path` is an existing tune database of this schema version, asked read-only: nothing is
     // created or altered (what a viewer asks before open(), which would create a missing file). The
     // errors are open()'s lines.
@@ -127,17 +146,51 @@ public:
     Result<std::optional<DbBest>> best(int64_t runId);
     Status setWrittenBack(int64_t runId, const std::string& entry);
 
+    // Brings the runs a Slurm task recorded in its own database (tune_task.h) into this one, in one
+    // transaction (tune_db_merge.cpp). A run is the same run when its kernel and out_dir match: the
+    // task's copy replaces this one's (status, counters, evaluations, best), except that a write-back
+    // recorded here is kept. Merging the same file twice changes nothing more. The task must have ended:
+    // the file is read (and a journal it left rolled back) as this process's alone. A file that is not a
+    // tune database of this version, or fails SQLite's quick_check, is refused with one line and nothing
+    // is written here.
+    Result<TaskMerge> mergeTaskDb(const std::string& taskPath);
+
 private:
-    TuneDb(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
+    TuneDb(sqlite3* db, std::string path, TuneDbJournal journal)
+        : m_db(db), m_path(std::move(path)), m_journal(journal)
+    {
+    }
     Status checkSchema();
     Status exec(const std::string& sql);
+    std::string journalPragma() const;
     // Runs `body` inside BEGIN IMMEDIATE … COMMIT (ROLLBACK when it fails).
     template <class F> Status transaction(F&& body);
     Error error(const std::string& what) const;
+    Status checkTaskSchema(const std::string& taskPath);
+    Result<int64_t> mergeRun(int64_t taskRunId, TaskMerge& merged);
 
     sqlite3* m_db = nullptr;
     std::string m_path;
+    TuneDbJournal m_journal = TuneDbJournal::Wal;
     std::recursive_mutex m_mutex;
 };
+
+template <class F> Status TuneDb::transaction(F&& body)
+{
+    std::lock_guard lock(m_mutex);
+    // IMMEDIATE takes the write lock up front (waiting up to the busy timeout): a deferred transaction
+    // that reads first could not upgrade while another writer holds the lock, and would fail at once.
+    if (Status s = exec("BEGIN IMMEDIATE"); !s) return s;
+    Status s = body();
+    if (!s) {
+        (void)exec("ROLLBACK"); // the error to report is the one above
+        return s;
+    }
+    if (Status c = exec("COMMIT"); !c) {
+        (void)exec("ROLLBACK");
+        return c;
+    }
+    return Ok{};
+}
 
 } // namespace sassx::tune

@@ -4,6 +4,9 @@
 // database of another version is refused with one line, never migrated silently.
 namespace sassx::tune {
 
+// 'SASX': what PRAGMA application_id holds in a sassx tune database (sqlite.org/pragma.html).
+inline constexpr int kTuneDbApplicationId = 0x53415358;
+
 // Schema version 1 (docs/tune.md). Edits, configs and reports are JSON text; times are UTC ISO 8601.
 inline constexpr const char* kTuneDbSchema = R"sql(
 CREATE TABLE devices (
