@@ -2,7 +2,8 @@
 // Runs one command per kernel as a Slurm job array and waits for it (docs/cluster.md). Slurm does the
 // placement, queueing and GPU binding; sassx only submits with sbatch, polls squeue, reads the final
 // states and cancels with scancel. No daemon of sassx's own runs on the nodes: each array task is an
-// ordinary sassx-cli process writing into the shared runs directory and database.
+// ordinary sassx-cli process writing into the shared runs directory (a tune's task records into a
+// database file of its own there, which the submitter merges: docs/tune.md).
 #include "core/common/result.h"
 
 #include <atomic>
