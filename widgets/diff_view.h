@@ -8,9 +8,8 @@
 // variant, and clicking a row selects its instruction (the listing scrolls to it). Paints only
 // the visible rows, so a 100,000-instruction kernel scrolls as fast as a small one. When both variants
 // have stall samples, each row shows its share of its side's samples.
-#include "core/rewrite/schedule_diff.h"
-#include "core/rewrite/variant.h"
 #include "core/session/kernel_stalls.h"
+#include "core/session/schedule_exports.h"
 
 #include <QAbstractScrollArea>
 

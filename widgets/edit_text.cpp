@@ -1,6 +1,5 @@
 #include "widgets/edit_text.h"
 
-#include "core/analysis/kernel_analysis.h"
 #include "core/session/variant_tree.h"
 
 #include <QCoreApplication>

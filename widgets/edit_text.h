@@ -2,7 +2,7 @@
 // An edit in the listing's own terms, for messages (refusals, "Done: …", undo entries): instructions are
 // named by their opcode and their address in the variant shown (as the Address column writes it), not by
 // the position indices core's Edit::describe uses for files and the CLI.
-#include "core/rewrite/variant.h"
+#include "core/session/variant_record.h"
 
 #include <QString>
 

@@ -1,7 +1,6 @@
 #include "widgets/export_actions.h"
 
-#include "core/analysis/kernel_analysis.h"
-#include "core/rewrite/triton_cache.h"
+#include "core/common/atomic_file.h"
 #include "core/session/schedule_exports.h"
 #include "core/session/session.h"
 #include "core/session/variant_import.h"
@@ -92,7 +91,8 @@ void ExportActions::exportCubin()
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
         return;
     }
-    if (auto s = writeFileAtomically(path.toStdString(), *bytes); !s) {
+    const std::string_view contents(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    if (auto s = writeFileAtomically(path.toStdString(), contents); !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
         return;
     }
@@ -127,8 +127,7 @@ void ExportActions::exportDiff(bool html)
     // The checker's verdict on the differences, as `sassx-cli diff` gives it.
     const CheckerVerdict checker = judgeDifferences(*kernel, m_session->variantTree()->schedule());
     const std::string text = renderDiff(*diff, html ? DiffFormat::Html : DiffFormat::Text, 3, &checker);
-    if (auto s = writeFileAtomically(path.toStdString(), std::vector<uint8_t>(text.begin(), text.end()));
-        !s) {
+    if (auto s = writeFileAtomically(path.toStdString(), text); !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
         return;
     }
@@ -140,7 +139,7 @@ void ExportActions::writeBackTriton()
 {
     auto kernel = m_session->kernelWorkspace();
     if (!kernel) return;
-    auto entry = openTritonEntry(m_session->inputPath().toStdString());
+    auto entry = tritonEntryCubin(m_session->inputPath().toStdString());
     if (!entry) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(entry.message()));
         return;
@@ -150,7 +149,7 @@ void ExportActions::writeBackTriton()
         QMessageBox::question(m_parent, tr("Triton Write-Back"),
                               tr("The current variant is ptxas' original schedule: nothing would change "
                                  "in %1. Write it anyway?")
-                                  .arg(QString::fromStdString(entry->cubin.string())),
+                                  .arg(QString::fromStdString(*entry)),
                               QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
         return;
     auto bytes = kernel->write(m_session->variantTree()->schedule());

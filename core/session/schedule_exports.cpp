@@ -110,6 +110,13 @@ std::string renderDiff(const ScheduleDiff& diff, DiffFormat format, int context,
     return checker ? text + "\n" + checker->text() : text;
 }
 
+Result<std::string> tritonEntryCubin(const std::string& entry)
+{
+    auto opened = openTritonEntry(entry);
+    if (!opened) return opened.error();
+    return opened->cubin.string();
+}
+
 Result<TritonWriteBack> writeBackToTriton(const std::string& entry, const std::vector<uint8_t>& tuned,
                                           const std::string& kernel)
 {

@@ -40,6 +40,9 @@ struct TritonWriteBack
     std::string cubin;  // the entry's cubin, now the tuned one
     std::string backup; // ptxas' original, kept beside it
 };
+// The cubin of the Triton cache entry directory `entry`, the file a write-back replaces; the error says
+// why `entry` is not an entry a write-back can go into.
+Result<std::string> tritonEntryCubin(const std::string& entry);
 // Puts `tuned` (a cubin holding `kernel`; empty: the one the entry's metadata names) into the Triton
 // cache entry `entry`, keeping the original for restoreTriton.
 Result<TritonWriteBack> writeBackToTriton(const std::string& entry, const std::vector<uint8_t>& tuned,

@@ -6,8 +6,6 @@
 // The model owns what it shows: a ListingData value (the immutable analysis, shared, and a copy of the
 // schedule) and the stall samples, handed to it whenever they change (listing_feed.h does that for the
 // variant tree's current variant). It never reads a session.
-#include "core/analysis/kernel_analysis.h"
-#include "core/rewrite/variant.h"
 #include "core/session/kernel_stalls.h"
 
 #include <QAbstractTableModel>

@@ -1,6 +1,6 @@
 #include "widgets/models/stalls_model.h"
 
-#include "core/eval/stall_profile.h"
+#include "core/session/kernel_stalls.h"
 
 #include <QColor>
 
