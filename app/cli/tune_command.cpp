@@ -416,7 +416,8 @@ int runTuneCommand(const TuneArgs& given)
         if (auto config = configFrom(a); !config) return fail(config.message());
         // Each task's results were merged into the database as it ended; the report is rendered from it.
         if (const int code = runOnSlurm(a, *plan, **db, runsDir); code != 0) return code;
-        return printReport(**db, a, runsDir);
+        if (const int code = printReport(**db, a, runsDir); code != 0) return code;
+        return a.writeBack ? writeBackOrRestore(**db, false, a.json) : 0;
     }
     return runTune(**db, *plan, a, runsDir);
 }

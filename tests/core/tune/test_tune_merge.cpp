@@ -24,6 +24,9 @@
 #include <optional>
 #include <sstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace sassx;
 using namespace sassx::tune;
 using namespace std::chrono_literals;
@@ -381,6 +384,52 @@ private slots:
         // Still writable and mergeable: the refused file left nothing attached or locked.
         QVERIFY((*db)->mergeTaskDb(m_goodTaskDb).ok());
         QCOMPARE(tableCounts(mainDb), before);
+    }
+
+    // A task killed in the middle of a write leaves its changes half in the file and the rest in a hot
+    // journal: the merge rolls the journal back and brings in what the task last committed.
+    void killedTaskIsRolledBackBeforeTheMerge()
+    {
+        if (m_goodTaskDb.empty()) QSKIP("no task database (the first test skipped)");
+        const fs::path dir = tmp("killed");
+        fs::create_directories(dir);
+        const std::string taskDb = (dir / "task.sqlite").string();
+        fs::copy_file(m_goodTaskDb, taskDb);
+        const int64_t committed = scalar(taskDb, "SELECT count(*) FROM evaluations");
+        const auto sizeBefore = fs::file_size(taskDb);
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            // A cache of a few pages spills the transaction's pages into the file before any commit.
+            sqlite3* db = nullptr;
+            sqlite3_open(taskDb.c_str(), &db);
+            sqlite3_exec(
+                db,
+                "PRAGMA journal_mode=DELETE; PRAGMA cache_size=2; BEGIN; "
+                "INSERT INTO evaluations SELECT run_id, step + 1000, seconds, base, kind, outcome, "
+                "is_best, ok, speedup, low, high, rounds, noise_floor, source, failure, edits, json "
+                "FROM evaluations; INSERT INTO evaluations SELECT run_id, step + 2000, seconds, base, "
+                "kind, outcome, is_best, ok, speedup, low, high, rounds, noise_floor, source, "
+                "failure, edits, json || zeroblob(20000) FROM evaluations;",
+                nullptr, nullptr, nullptr);
+            _exit(0); // no COMMIT, no ROLLBACK, no close: a node that died
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY2(fs::exists(taskDb + "-journal") && fs::file_size(taskDb + "-journal") > 0,
+                 "the killed writer left no journal");
+        QVERIFY2(fs::file_size(taskDb) > sizeBefore, "the killed writer's pages did not reach the file");
+
+        auto plan = discoverPlan(planDir("plan-killed", false).string());
+        QVERIFY(plan.ok());
+        const std::string mainDb = submitterDb(tmp("submitter-killed"), *plan);
+        auto db = TuneDb::open(mainDb);
+        QVERIFY(db.ok());
+        auto merged = (*db)->mergeTaskDb(taskDb);
+        QVERIFY2(merged.ok(), merged ? "" : merged.message().c_str());
+        QCOMPARE(merged->evaluations, committed);
+        QCOMPARE(scalar(mainDb, "SELECT count(*) FROM evaluations"), committed);
+        QVERIFY(!fs::exists(taskDb + "-journal") || fs::file_size(taskDb + "-journal") == 0);
     }
 
     // The whole flow through runTuneOnSlurm: three tasks at once (one fails: its spec lacks a
