@@ -189,7 +189,8 @@ private:
 };
 
 // The report from the database: text on stdout (or one JSON line with --json), HTML and JSON beside
-// the runs.
+// the runs. A Slurm task (--task-db) reports its one kernel in its log only: RUNS_DIR/report.* are the
+// whole tune's, which the submitter writes from the merged database.
 int printReport(TuneDb& db, const TuneArgs& a, const std::string& runsDir)
 {
     auto report = buildReport(db);
@@ -198,14 +199,17 @@ int printReport(TuneDb& db, const TuneArgs& a, const std::string& runsDir)
     fs::create_directories(runsDir, ec);
     const std::string html = (fs::path(runsDir) / "report.html").string();
     const std::string json = (fs::path(runsDir) / "report.json").string();
-    if (Status s = writeFileAtomically(html, renderHtml(*report)); !s) return fail(s.message());
-    if (Status s = writeFileAtomically(json, toJson(*report).dump(2) + "\n"); !s) return fail(s.message());
+    if (!a.taskDb) {
+        if (Status s = writeFileAtomically(html, renderHtml(*report)); !s) return fail(s.message());
+        if (Status s = writeFileAtomically(json, toJson(*report).dump(2) + "\n"); !s)
+            return fail(s.message());
+    }
     if (a.json) {
         std::printf("%s\n", nlohmann::json{{"report", toJson(*report)}}.dump().c_str());
     } else {
         std::printf("%s", renderText(*report).c_str());
-        std::printf("  html: %s\n  json: %s\n  database: %s\n", html.c_str(), json.c_str(),
-                    db.path().c_str());
+        if (!a.taskDb) std::printf("  html: %s\n  json: %s\n", html.c_str(), json.c_str());
+        std::printf("  database: %s\n", db.path().c_str());
     }
     if (!a.exportDir.empty()) {
         auto written = exportRuns(db, a.exportDir);
