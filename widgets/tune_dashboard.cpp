@@ -21,7 +21,7 @@ namespace sassx {
 TuneDashboard::TuneDashboard(QWidget* parent)
     : QWidget(parent), m_model(new TuneKernelsModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_view(new QTableView(this)), m_source(new QLabel(this)), m_program(new QLabel(this)),
-      m_poll(new QTimer(this))
+      m_programTime(new QLabel(this)), m_poll(new QTimer(this))
 {
     setObjectName(QStringLiteral("tuneDashboard"));
     auto* layout = new QVBoxLayout(this);
@@ -41,6 +41,10 @@ TuneDashboard::TuneDashboard(QWidget* parent)
     m_program->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_program->setWordWrap(true);
     layout->addWidget(m_program);
+    m_programTime->setObjectName(QStringLiteral("tuneProgramTime"));
+    m_programTime->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_programTime->setWordWrap(true);
+    layout->addWidget(m_programTime);
 
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(TuneKernelsModel::SortRole);
@@ -118,6 +122,7 @@ void TuneDashboard::setData(TuneDashboardData data)
             .arg(QDir::toNativeSeparators(m_data.path), m_data.sharesNote,
                  m_data.devices.isEmpty() ? tr("none yet") : m_data.devices.join(QStringLiteral(", "))));
     m_program->setText(m_data.programLine);
+    m_programTime->setText(m_data.programTimeLine);
     m_view->resizeColumnsToContents();
     if (same && !kernel.isEmpty())
         for (int r = 0; r < m_proxy->rowCount(); ++r)

@@ -1,9 +1,11 @@
 #pragma once
 // A tune database as a dashboard (docs/user-guide.md, "Tuning a whole program"): the kernels of
-// `sassx-cli tune` in a sortable table with the report's figures, the program-level estimate line
-// labelled as the report labels it, and the database's path and devices. Reading the database runs off
-// the UI thread (JobTracker); Refresh, or a change of the file while a tune writes it (polled: a
-// watcher on the file would miss the WAL file SQLite writes first), reads it again.
+// `sassx-cli tune` in a sortable table with the report's figures (the isolated speed-up and, when the
+// program was timed before and after the write-back, the in-program one beside it), the program-level
+// estimate line and the in-program line labelled as the report labels them, and the database's path
+// and devices. Reading the database runs off the UI thread (JobTracker); Refresh, or a change of the
+// file while a tune writes it (polled: a watcher on the file would miss the WAL file SQLite writes
+// first), reads it again.
 // Activating a kernel reads what opening it needs (cubin, spec, its run as a search record) and hands
 // it on (kernelReady); the window opens it.
 #include "core/session/job_tracker.h"
@@ -55,10 +57,11 @@ private:
     TuneKernelsModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
-    QLabel* m_source;  // the database and its devices
-    QLabel* m_program; // the program-level estimate
-    QTimer* m_poll;    // a running tune's writes read the database again
-    QString m_stamp;   // fileStamp() when it was last read
+    QLabel* m_source;      // the database and its devices
+    QLabel* m_program;     // the program-level estimate
+    QLabel* m_programTime; // the in-program measurement, or why there is none
+    QTimer* m_poll;        // a running tune's writes read the database again
+    QString m_stamp;       // fileStamp() when it was last read
     JobTracker m_jobs{this, JobTracker::Policy::Supersede};
     JobTracker m_kernelJobs{this, JobTracker::Policy::Supersede};
 };

@@ -47,6 +47,29 @@ TuneDashboardRow rowOf(const tune::TuneReportRow& r)
         if (!r.estimate) row.noiseFloor = r.best->noiseFloor;
         if (r.best->improved) row.edits = int(r.best->edits.size());
     }
+    row.inProgramText = q(tune::inProgramCell(r));
+    if (r.inProgram && r.inProgram->status == tune::InProgramStatus::Timed) {
+        const tune::InProgramTime& t = *r.inProgram;
+        row.inProgramTimed = true;
+        row.inProgramSpeedup = t.speedup;
+        row.inProgramLow = t.low;
+        row.inProgramHigh = t.high;
+        row.inProgramResolved = t.resolved;
+        row.inProgramDetail =
+            QStringLiteral(
+                "Measured inside the program: median per launch %1 us before, %2 us after the write-back "
+                "(%3 / %4 launches), %5 interleaved pairs, %6% coverage")
+                .arg(t.beforeUs, 0, 'f', 3)
+                .arg(t.afterUs, 0, 'f', 3)
+                .arg(t.launchesBefore)
+                .arg(t.launchesAfter)
+                .arg(t.pairs)
+                .arg(t.coverage * 100.0, 0, 'f', 1);
+        if (t.noiseFloor >= 0)
+            row.inProgramDetail += QStringLiteral("; noise floor %1%").arg(t.noiseFloor * 100.0, 0, 'f', 2);
+        if (!t.resolved) row.inProgramDetail += QStringLiteral("; the interval holds 1.0: not resolved");
+        if (!t.cubinChanged) row.inProgramDetail += QStringLiteral("; the same cubin ran before and after");
+    }
     return row;
 }
 
@@ -64,6 +87,7 @@ Result<TuneDashboardData> loadTuneDashboard(const QString& path)
     data.path = path;
     data.sharesNote = q(report->sharesNote);
     data.programLine = q(tune::programLine(*report));
+    data.programTimeLine = q(tune::programTimeLine(*report));
     for (const tune::TuneReportRow& r : report->rows) {
         TuneDashboardRow row = rowOf(r);
         for (const tune::DbKernel& k : *kernels)

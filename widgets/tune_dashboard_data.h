@@ -31,14 +31,21 @@ struct TuneDashboardRow
     bool estimate = false;
     QString note;
     QString spec, cubin, outDir;
+    // The kernel's speed-up inside the program (tune_report.h, inProgramCell): measured, or "not timed".
+    bool inProgramTimed = false;
+    double inProgramSpeedup = 0.0, inProgramLow = 0.0, inProgramHigh = 0.0; // 0 when not timed (sorts last)
+    bool inProgramResolved = false;
+    QString inProgramText;
+    QString inProgramDetail; // per-launch times before/after, launches, pairs, noise floor
 };
 
 struct TuneDashboardData
 {
     QString path;
     QString sharesNote;
-    QString programLine; // "program-level ESTIMATE, not a measurement (…): …" (tune_report.h)
-    QStringList devices; // the runs' devices, each once
+    QString programLine;     // "program-level ESTIMATE, not a measurement (…): …" (tune_report.h)
+    QString programTimeLine; // "in-program speed-ups MEASURED inside the program (…)" or "not timed"
+    QStringList devices;     // the runs' devices, each once
     std::vector<TuneDashboardRow> rows;
 };
 

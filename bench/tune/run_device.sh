@@ -3,7 +3,9 @@
 # torch.compile'd transformer block, tune its largest kernels with `sassx-cli tune`, write the verified
 # bests back into the Triton cache, check that a fresh run of the program really loads them (its kernels
 # captured again and compared byte for byte with the bests), and time the program before and after in
-# interleaved fresh runs (`sassx_capture time --before/--after`: restore, run; write back, run; ABBA).
+# interleaved fresh runs (`sassx_capture time --before/--after`: restore, run; write back, run; ABBA), each
+# captured kernel's launches timed inside those runs (`--tune-dir`: the in-program speed-ups beside the
+# isolated ones in the tune report).
 # Needs the GPU suite's pack (.deps/gpusuite.tar.xz, bench/gpu_suite/pack.sh) and torch + triton.
 #
 # Usage: OUT=$OUT [PHASE=all|prepare|tune|search|writeback|time] [GPUS=0,1,2,3] [SPACE=yield] [KERNELS=10] [TOTAL=150s] [PAIRS=6]
@@ -109,10 +111,18 @@ PY
 fi
 
 if [ "$PHASE" = time ] || [ "$PHASE" = all ]; then
-  step "7. the program before and after: $PAIRS interleaved pairs of fresh runs (restore / write back)"
-  python3 -m sassx_capture time --runs "$PAIRS" --pattern 'step_ms=([0-9.]+)' --json \
-    --before "sassx-cli tune '$R/cap' --restore" --after "sassx-cli tune '$R/cap' --write-back" \
-    -- "${block[@]}" --warmup 3 --steps 50 > "$R"/program.json 2> "$R"/program.log
+  ab=(--before "sassx-cli tune '$R/cap' --restore" --after "sassx-cli tune '$R/cap' --write-back")
+  if [ -n "${STEP_ALONE:-}" ]; then
+    step "7a. the step time alone: $PAIRS interleaved pairs of fresh runs without the kernel timer"
+    python3 -m sassx_capture time --runs "$PAIRS" --pattern 'step_ms=([0-9.]+)' --json "${ab[@]}" \
+      -- "${block[@]}" --warmup 3 --steps 50 > "$R"/step.json 2> "$R"/step.log
+    echo "step time rc=$?"; tail -3 "$R"/step.log
+  fi
+  step "7. the program before and after: $PAIRS interleaved pairs of fresh runs (restore / write back), each captured kernel timed per launch inside them"
+  # --tune-dir: every captured kernel's launches timed inside the program, its paired in-program speed-up
+  # written to cap/program-time.json, which the tune report shows beside the isolated figure.
+  python3 -m sassx_capture time --runs "$PAIRS" --pattern 'step_ms=([0-9.]+)' --json "${ab[@]}" \
+    --tune-dir "$R/cap" -- "${block[@]}" --warmup 3 --steps 50 > "$R"/program.json 2> "$R"/program.log
   echo "time rc=$?"; tail -3 "$R"/program.log
   python3 - "$R"/program.json <<'PY' | tee "$R"/program.txt
 import json, sys
@@ -120,5 +130,7 @@ sys.path.insert(0, "app/capture")
 from sassx_capture.timing import interleaved_report
 print(interleaved_report(json.load(open(sys.argv[1]))))
 PY
+  cp "$R"/cap/program-time.json "$R"/program-time.json 2>/dev/null
+  sassx-cli tune "$R"/cap --report-only > "$R"/report.txt 2>&1; cat "$R"/report.txt
   # The cache is left with the bests written back (the last --after); --restore undoes it.
 fi

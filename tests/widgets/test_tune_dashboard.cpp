@@ -2,7 +2,9 @@
 // sample kernels (estimate backend), shown as a sortable kernel table with the report's figures and
 // its program-level ESTIMATE line; a kernel activated in the table opens in the explorer with its run
 // in the Search dock and its best as the current variant; a database of another version and a SQLite
-// file of another program are refused with one line while what was open stays. The dashboard's picture
+// file of another program are refused with one line while what was open stays; with sassx_capture's
+// example program-time.json beside the database each kernel's in-program speed-up stands beside its
+// isolated one, and without it every row says "not timed". The dashboard's picture
 // goes to <build>/tests/widgets/screenshots/tune-dashboard.png (docs/images/ holds a copy).
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
@@ -152,6 +154,66 @@ private Q_SLOTS:
         const QString dir = QCoreApplication::applicationDirPath() + QStringLiteral("/screenshots");
         QDir().mkpath(dir);
         QVERIFY(dash->grab().save(dir + QStringLiteral("/tune-dashboard.png")));
+    }
+
+    void inProgramBesideIsolated()
+    {
+        // The database with sassx_capture's example program-time.json beside it: rmsnorm measured faster
+        // inside the program, sgemm_leakyrelu unresolved, hgemm_leakyrelu not launched after the write-back.
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("tune.sqlite"));
+        QVERIFY(QFile::copy(m_db, db));
+        QVERIFY(QFile::copy(QStringLiteral(SASSX_SOURCE_DIR) +
+                                QStringLiteral("/tests/app/capture/data/program-time.example.json"),
+                            dir.filePath(QStringLiteral("program-time.json"))));
+        auto data = loadTuneDashboard(db);
+        QVERIFY2(data, data ? "" : data.message().c_str());
+        QVERIFY2(data->programTimeLine.contains(QStringLiteral("MEASURED inside the program")),
+                 qPrintable(data->programTimeLine));
+        QVERIFY(data->programLine.contains(QStringLiteral("ESTIMATE, not a measurement"))); // unchanged
+
+        TuneDashboard dash;
+        QAbstractItemModelTester tester(dash.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy loaded(&dash, &TuneDashboard::loaded);
+        dash.open(db);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(dash.findChild<QLabel*>(QStringLiteral("tuneProgramTime"))->text(), data->programTimeLine);
+        QCOMPARE(dash.model()->headerData(TuneKernelsModel::InProgramColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("In-program speed-up [interval]"));
+        QCOMPARE(dash.model()->headerData(TuneKernelsModel::SpeedupColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Isolated speed-up [95% interval]"));
+        auto cell = [&](const QString& kernel, int role) {
+            const int r = rowOf(dash.proxy(), kernel);
+            return dash.proxy()->index(r, TuneKernelsModel::InProgramColumn).data(role);
+        };
+        const QString rms = cell(QStringLiteral("rmsnorm"), Qt::DisplayRole).toString();
+        QVERIFY2(rms.startsWith(QStringLiteral("1.05")) && rms.contains(QStringLiteral(" [1.05")) &&
+                     !rms.contains(QStringLiteral("unresolved")),
+                 qPrintable(rms));
+        QVERIFY(cell(QStringLiteral("rmsnorm"), Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("20.200 us before, 19.100 us after")));
+        QVERIFY(cell(QStringLiteral("sgemm_leakyrelu"), Qt::DisplayRole)
+                    .toString()
+                    .endsWith(QStringLiteral(" unresolved")));
+        QCOMPARE(cell(QStringLiteral("hgemm_leakyrelu"), Qt::DisplayRole).toString(),
+                 QStringLiteral("not launched after"));
+        QCOMPARE(cell(QStringLiteral("hgemm_leakyrelu"), TuneKernelsModel::SortRole).toDouble(), 0.0);
+        // Sorted by the in-program figure: the measured kernels by number, the one not timed last.
+        dash.view()->sortByColumn(TuneKernelsModel::InProgramColumn, Qt::DescendingOrder);
+        QCOMPARE(dash.proxy()->index(0, 0).data().toString(), QStringLiteral("rmsnorm"));
+        QCOMPARE(dash.proxy()->index(2, 0).data().toString(), QStringLiteral("hgemm_leakyrelu"));
+
+        // Without the file nothing is invented: every row "not timed", the line says how to measure it.
+        dash.open(m_db);
+        QVERIFY(loaded.wait(60000));
+        for (const TuneDashboardRow& r : dash.model()->rows()) {
+            QCOMPARE(r.inProgramText, QStringLiteral("not timed"));
+            QVERIFY(!r.inProgramTimed);
+        }
+        QVERIFY(dash.findChild<QLabel*>(QStringLiteral("tuneProgramTime"))
+                    ->text()
+                    .startsWith(QStringLiteral("in-program: not timed")));
     }
 
     void numericColumnsSortByNumber()

@@ -31,6 +31,8 @@ QVariant TuneKernelsModel::sortValue(const QModelIndex& index) const
         return r.hasBest ? r.speedup : 0.0;
     case NoiseColumn:
         return r.noiseFloor;
+    case InProgramColumn:
+        return r.inProgramTimed ? r.inProgramSpeedup : 0.0;
     case EditsColumn:
         return r.edits;
     default:
@@ -52,6 +54,10 @@ QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole) {
         QString tip = r.kernel;
         if (!r.note.isEmpty()) tip += QStringLiteral("\n") + r.note;
+        if (column == InProgramColumn)
+            return r.inProgramTimed ? r.inProgramDetail
+                                    : tr("Not measured inside the program: sassx_capture time --tune-dir DIR "
+                                         "--before ... --after ... writes DIR/program-time.json");
         if (r.estimate) tip += QStringLiteral("\n") + tr("Figures from the estimate backend: not measured.");
         return tip;
     }
@@ -69,6 +75,8 @@ QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
         return r.speedupText;
     case NoiseColumn:
         return r.noiseText;
+    case InProgramColumn:
+        return r.inProgramText;
     case EditsColumn:
         return r.edits < 0 ? QStringLiteral("-") : QString::number(r.edits);
     case VerifiedColumn:
@@ -93,9 +101,11 @@ QVariant TuneKernelsModel::headerData(int section, Qt::Orientation orientation, 
     case EvaluationsColumn:
         return tr("Evaluations");
     case SpeedupColumn:
-        return tr("Speed-up [95% interval]");
+        return tr("Isolated speed-up [95% interval]");
     case NoiseColumn:
         return tr("Noise floor");
+    case InProgramColumn:
+        return tr("In-program speed-up [interval]");
     case EditsColumn:
         return tr("Edits");
     case VerifiedColumn:

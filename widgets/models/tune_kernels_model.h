@@ -1,8 +1,9 @@
 #pragma once
 // The kernels of a tune database (docs/tune.md), one row each: time share, status, evaluations,
-// speed-up with interval, noise floor, edits, verification and the backend that made the figures. Fed a
-// TuneDashboardData value; text is the report's own (core/tune/tune_report.h), and SortRole gives the
-// numbers behind it so a QSortFilterProxyModel sorts numeric columns numerically.
+// isolated speed-up with interval, noise floor, in-program speed-up, edits, verification and the
+// backend that made the figures. Fed a TuneDashboardData value; text is the report's own
+// (core/tune/tune_report.h), and SortRole gives the numbers behind it so a QSortFilterProxyModel sorts
+// numeric columns numerically.
 #include "widgets/tune_dashboard_data.h"
 
 #include <QAbstractTableModel>
@@ -21,6 +22,7 @@ public:
         EvaluationsColumn,
         SpeedupColumn,
         NoiseColumn,
+        InProgramColumn, // measured inside the program (tune_report.h), beside the isolated figure
         EditsColumn,
         VerifiedColumn,
         BackendColumn,
