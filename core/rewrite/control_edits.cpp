@@ -1,15 +1,16 @@
-// LegalityChecker::legalControlEdits (declared in legality.h): the control edits a search or a menu may
-// offer, judged by the same rules check() applies (core/rewrite/control_rules.h) and then by the
-// checker's own pass over the edited block, so nothing is offered that check() would refuse.
-#include "core/rewrite/legality.h"
+// MoveEnumerator::legalControlEdits (declared in move_enumerator.h): the control edits a search or a
+// menu may offer, judged by the same rules the checker applies (core/rewrite/control_rules.h) and then
+// by the checker's own pass over the edited block, so nothing is offered that the check would refuse.
+#include "core/rewrite/move_enumerator.h"
 
 namespace sassx {
 
-std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, ControlSpace space,
-                                                     const std::vector<uint32_t>& onlyPositions) const
+std::vector<Edit> MoveEnumerator::legalControlEdits(const Schedule& current, ControlSpace space,
+                                                    const std::vector<uint32_t>& onlyPositions) const
 {
     std::vector<Edit> out;
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
+    const ControlRules& rules = m_model->controlRules();
     const uint32_t n = uint32_t(a.listing.instructions.size());
     if (current.order.size() != n || current.control.size() != n) return out;
     std::vector<char> seen(n, 0);
@@ -28,7 +29,7 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
     for (const auto& b : a.cfg.blocks) {
         auto blockLegal = [&] {
             LegalityReport r;
-            checkBlock(trial, pos, b.index, r, stop);
+            m_checker.checkBlock(trial, pos, b.index, r, stop);
             return r.legal();
         };
         bool any = false;
@@ -42,7 +43,7 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
             const uint32_t i = current.order[p];
             const Control before = current.control[i];
             auto consider = [&](const Control& edited, const Edit& edit) {
-                if (!m_controlRules.valueRefusals(i, edited).empty()) return;
+                if (!rules.valueRefusals(i, edited).empty()) return;
                 trial.control[i] = edited;
                 if (blockLegal()) out.push_back(edit);
                 trial.control[i] = before;
@@ -64,13 +65,13 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
                 // A stall decrease: the least stall (from the rescheduling floor up) with which the block
                 // stays legal; at most four values are judged per instruction. Walls, pinned
                 // instructions and those issued right before a wall keep their stall
-                // (rescheduleStallFloor).
-                if (auto floor = rescheduleStallFloor(current, p)) {
+                // (KernelModel::stallFloor).
+                if (auto floor = m_model->stallFloor(current, p)) {
                     int tried = 0;
                     for (int st = *floor; st < before.stall && tried < 4; ++st) {
                         Control edited = before;
                         edited.stall = uint8_t(st);
-                        if (!m_controlRules.valueRefusals(i, edited).empty()) continue;
+                        if (!rules.valueRefusals(i, edited).empty()) continue;
                         ++tried;
                         trial.control[i] = edited;
                         const bool ok = blockLegal();
@@ -87,8 +88,7 @@ std::vector<Edit> LegalityChecker::legalControlEdits(const Schedule& current, Co
                     Control edited = before;
                     edited.reuse = uint8_t(before.reuse ^ (1u << slot));
                     // Setting a flag: the reuse rule first (cheap); clearing one is always legal.
-                    if (!((before.reuse >> slot) & 1) && m_controlRules.reuseRefusal(trial, i, p, slot))
-                        continue;
+                    if (!((before.reuse >> slot) & 1) && rules.reuseRefusal(trial, i, p, slot)) continue;
                     consider(edited, Edit::control(p, std::nullopt, std::nullopt, edited.reuse));
                 }
             }

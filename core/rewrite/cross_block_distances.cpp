@@ -1,15 +1,15 @@
-// LegalityChecker::computeCrossBlockDistances (declared in legality.h): the distances a schedule must
+// KernelModel::computeCrossBlockDistances (declared in kernel_model.h): the distances a schedule must
 // keep to producers and consumers in other blocks (docs/legality.md, "What the checker enforces on a
 // schedule", 4). A forward and a backward data-flow over the ages of register values at block edges,
 // capped at the longest fixed latency, give each instruction the least issue cycle from its block's
 // start and the least cycles to its block's end.
-#include "core/rewrite/legality.h"
+#include "core/rewrite/kernel_model.h"
 
 #include <algorithm>
 
 namespace sassx {
 
-void LegalityChecker::computeCrossBlockDistances()
+void KernelModel::computeCrossBlockDistances()
 {
     const auto& a = *m_analysis;
     const auto& insts = a.listing.instructions;

@@ -1,19 +1,23 @@
-// LegalityChecker's move enumeration (declared in legality.h): every legal single move of a schedule,
+// MoveEnumerator's moves (declared in move_enumerator.h): every legal single move of a schedule,
 // computed incrementally (a move changes issue cycles only between its two positions) and held to the
-// same rules as check() (tests/core/rewrite/test_legality.cpp compares them on every sample kernel).
-#include "core/rewrite/legality.h"
+// same rules as ScheduleChecker::check (tests/core/rewrite/test_legality.cpp compares them on every
+// sample kernel).
+#include "core/rewrite/move_enumerator.h"
 #include "core/rewrite/schedule_predicates.h"
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 namespace sassx {
 
-std::vector<uint32_t> LegalityChecker::legalTargets(const Schedule& current, uint32_t p) const
+MoveEnumerator::MoveEnumerator(std::shared_ptr<const KernelModel> model) : m_model(model), m_checker(model) {}
+
+std::vector<uint32_t> MoveEnumerator::legalTargets(const Schedule& current, uint32_t p) const
 {
     if (p >= current.order.size()) return {};
     const auto pos = current.positionOf();
-    const auto& b = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
+    const auto& b = m_model->analysis().cfg.blocks[m_model->analysis().cfg.blockOf[p]];
     std::vector<int> cyc(b.size() + 1);
     for (uint32_t q = b.first; q < b.end; ++q) {
         const Control& c = current.control[current.order[q]];
@@ -22,10 +26,10 @@ std::vector<uint32_t> LegalityChecker::legalTargets(const Schedule& current, uin
     return targetsFor(current, pos, cyc, p);
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> LegalityChecker::legalMoves(const Schedule& current,
-                                                                       bool memoryOnly) const
+std::vector<std::pair<uint32_t, uint32_t>> MoveEnumerator::legalMoves(const Schedule& current,
+                                                                      bool memoryOnly) const
 {
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
     std::vector<std::pair<uint32_t, uint32_t>> out;
     const auto pos = current.positionOf();
     for (const auto& b : a.cfg.blocks) {
@@ -43,13 +47,13 @@ std::vector<std::pair<uint32_t, uint32_t>> LegalityChecker::legalMoves(const Sch
     return out;
 }
 
-std::pair<uint32_t, uint32_t> LegalityChecker::targetRange(const Schedule& current,
-                                                           const std::vector<uint32_t>& pos, uint32_t p) const
+std::pair<uint32_t, uint32_t> MoveEnumerator::targetRange(const Schedule& current,
+                                                          const std::vector<uint32_t>& pos, uint32_t p) const
 {
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
     const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
     const uint32_t x = current.order[p];
-    if (isWall(x) || a.deps.unresolved()[x]) return {1, 0};
+    if (m_model->isFixed(x)) return {1, 0};
     // Edges bound the range: x stays after its predecessors and before its successors; walls too.
     uint32_t lo = b.first, hi = b.end - 1;
     for (uint32_t e : a.deps.incoming(x))
@@ -57,20 +61,20 @@ std::pair<uint32_t, uint32_t> LegalityChecker::targetRange(const Schedule& curre
     for (uint32_t e : a.deps.outgoing(x))
         if (pos[a.deps.edges()[e].to] > 0) hi = std::min(hi, pos[a.deps.edges()[e].to] - 1);
     for (uint32_t q = p; q-- > lo;)
-        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
+        if (m_model->isFixed(current.order[q])) {
             lo = q + 1;
             break;
         }
     for (uint32_t q = p + 1; q <= hi; ++q)
-        if (isWall(current.order[q]) || a.deps.unresolved()[current.order[q]]) {
+        if (m_model->isFixed(current.order[q])) {
             hi = q - 1;
             break;
         }
     return {lo, hi};
 }
 
-std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
-                                                  const std::vector<int>& cyc, uint32_t p) const
+std::vector<uint32_t> MoveEnumerator::targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
+                                                 const std::vector<int>& cyc, uint32_t p) const
 {
     std::vector<uint32_t> out;
     const auto [lo, hi] = targetRange(current, pos, p);
@@ -79,10 +83,10 @@ std::vector<uint32_t> LegalityChecker::targetsFor(const Schedule& current, const
     return out;
 }
 
-bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uint32_t>& pos,
-                                  const std::vector<int>& cyc, uint32_t p, uint32_t t) const
+bool MoveEnumerator::targetLegal(const Schedule& current, const std::vector<uint32_t>& pos,
+                                 const std::vector<int>& cyc, uint32_t p, uint32_t t) const
 {
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
     const auto& insts = a.listing.instructions;
     const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
     const uint32_t x = current.order[p];
@@ -90,6 +94,7 @@ bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uin
     auto stallOf = [&](uint32_t inst) { return issueGap(current.control[inst]); };
     const int blockCycles = cyc[b.size()];
     const uint32_t rlo = std::min(p, t), rhi = std::max(p, t);
+    const auto& spacingOf = m_model->spacing();
     auto orderAt = [&](uint32_t q) -> uint32_t {
         if (q < rlo || q > rhi) return current.order[q];
         if (q == t) return x;
@@ -117,7 +122,7 @@ bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uin
     for (uint32_t q = rlo; q <= rhi && ok; ++q) {
         const uint32_t y = orderAt(q);
         const int cy = rc[q - rlo];
-        if (cy < m_needFromStart[y] || blockCycles - cy < m_needToEnd[y]) {
+        if (cy < m_model->needFromStart(y) || blockCycles - cy < m_model->needToEnd(y)) {
             ok = false;
             break;
         }
@@ -145,7 +150,7 @@ bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uin
     // have a new neighbour: the region and what issues within a few cycles after it.
     auto cycleAtPos = [&](uint32_t q) { return (q >= rlo && q <= rhi) ? rc[q - rlo] : cyc[q - b.first]; };
     int window = 2;
-    for (const auto& [cls, sp] : m_spacing)
+    for (const auto& [cls, sp] : spacingOf)
         window = std::max(window, sp);
     for (uint32_t q = rlo; q < b.end && ok; ++q) {
         const int cq = cycleAtPos(q);
@@ -153,7 +158,7 @@ bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uin
         const uint32_t y = orderAt(q);
         const Control& cy = current.control[y];
         const std::string cls = spacingClass(insts[y]);
-        auto spacing = cls.empty() ? m_spacing.end() : m_spacing.find(cls);
+        auto spacing = cls.empty() ? spacingOf.end() : spacingOf.find(cls);
         for (uint32_t r = q; r-- > b.first;) {
             const int dist = cq - cycleAtPos(r);
             if (dist >= window) break;
@@ -173,7 +178,7 @@ bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uin
                             ok = false;
                     }
             }
-            if (spacing != m_spacing.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
+            if (spacing != spacingOf.end() && spacingClass(insts[w]) == cls && dist < spacing->second)
                 ok = false;
             if (!ok) break;
         }
@@ -189,17 +194,42 @@ bool LegalityChecker::targetLegal(const Schedule& current, const std::vector<uin
                 if (sb < 6 && !seen[sb]) {
                     seen[sb] = true;
                     const bool keeps = keepsPtxasYield(current.control[y], insts[y]);
-                    if (tail < (keeps ? std::min(2, m_origTail[y]) : 2)) ok = false;
+                    if (tail < (keeps ? std::min(2, m_model->originalTail(y)) : 2)) ok = false;
                 }
         }
     }
     return ok;
 }
 
-LegalityChecker::MoveTester::MoveTester(const LegalityChecker& checker, const Schedule& current)
-    : m_checker(checker), m_current(current), m_pos(current.positionOf())
+std::vector<uint32_t> MoveEnumerator::orderTargets(const Schedule& current, uint32_t position,
+                                                   int maxDistance) const
 {
-    const auto& blocks = checker.analysis().cfg.blocks;
+    const auto& a = m_model->analysis();
+    std::vector<uint32_t> out;
+    const uint32_t i = current.order[position];
+    if (m_model->isFixed(i)) return out;
+    const auto& blk = a.cfg.blocks[size_t(a.cfg.blockOf[position])];
+    std::set<uint32_t> linked; // instructions i has a dependency with: i may not cross them
+    for (uint32_t e : a.deps.outgoing(i))
+        linked.insert(a.deps.edges()[e].to);
+    for (uint32_t e : a.deps.incoming(i))
+        linked.insert(a.deps.edges()[e].from);
+    for (int dir : {-1, 1}) {
+        for (int d = 1; d <= maxDistance; ++d) {
+            const int64_t t = int64_t(position) + dir * d;
+            if (t < int64_t(blk.first) || t >= int64_t(blk.end)) break;
+            const uint32_t q = current.order[size_t(t)];
+            if (m_model->isFixed(q) || linked.count(q)) break;
+            out.push_back(uint32_t(t));
+        }
+    }
+    return out;
+}
+
+MoveEnumerator::MoveTester::MoveTester(const MoveEnumerator& enumerator, const Schedule& current)
+    : m_enumerator(enumerator), m_current(current), m_pos(current.positionOf())
+{
+    const auto& blocks = enumerator.model().analysis().cfg.blocks;
     m_cycles.resize(blocks.size());
     for (size_t k = 0; k < blocks.size(); ++k) {
         const auto& b = blocks[k];
@@ -210,7 +240,7 @@ LegalityChecker::MoveTester::MoveTester(const LegalityChecker& checker, const Sc
     }
 }
 
-std::pair<uint32_t, uint32_t> LegalityChecker::MoveTester::range(uint32_t from) const
+std::pair<uint32_t, uint32_t> MoveEnumerator::MoveTester::range(uint32_t from) const
 {
     if (from >= m_current.order.size()) return {1, 0};
     if (m_ranges.empty()) {
@@ -218,19 +248,19 @@ std::pair<uint32_t, uint32_t> LegalityChecker::MoveTester::range(uint32_t from) 
         m_rangeKnown.assign(m_current.order.size(), false);
     }
     if (!m_rangeKnown[from]) {
-        m_ranges[from] = m_checker.targetRange(m_current, m_pos, from);
+        m_ranges[from] = m_enumerator.targetRange(m_current, m_pos, from);
         m_rangeKnown[from] = true;
     }
     return m_ranges[from];
 }
 
-bool LegalityChecker::MoveTester::legal(uint32_t from, uint32_t to) const
+bool MoveEnumerator::MoveTester::legal(uint32_t from, uint32_t to) const
 {
     if (from == to || from >= m_current.order.size() || to >= m_current.order.size()) return false;
     const auto [lo, hi] = range(from);
     if (to < lo || to > hi) return false;
-    const auto& cfg = m_checker.analysis().cfg;
-    return m_checker.targetLegal(m_current, m_pos, m_cycles[size_t(cfg.blockOf[from])], from, to);
+    const auto& cfg = m_enumerator.model().analysis().cfg;
+    return m_enumerator.targetLegal(m_current, m_pos, m_cycles[size_t(cfg.blockOf[from])], from, to);
 }
 
 } // namespace sassx

@@ -1,32 +1,22 @@
-// Control codes derived for a new order: LegalityChecker::reschedule and the move enumeration built on
-// it (docs/legality.md, "Rescheduling"). Every judgement is check()'s: this file only chooses stall
-// counts and asks the checker whether they suffice, so derived codes obey the same rule table as
-// every other edit.
-#include "core/rewrite/legality.h"
+// The rescheduler (declared in rescheduler.h): control codes derived for a new order and the repairs
+// built on them (docs/legality.md, "Rescheduling"). Every judgement is the checker's: this file only
+// chooses stall counts and asks the checker whether they suffice.
+#include "core/rewrite/rescheduler.h"
 
 #include <algorithm>
 #include <set>
 
 namespace sassx {
 
-std::optional<uint8_t> LegalityChecker::rescheduleStallFloor(const Schedule& s, uint32_t p) const
+Rescheduler::Rescheduler(std::shared_ptr<const KernelModel> model)
+    : m_model(model), m_checker(model), m_enumerator(model)
 {
-    const auto& a = *m_analysis;
-    const uint32_t i = s.order[p];
-    const Control& c = s.control[i];
-    if (isWall(i) || a.deps.unresolved()[i]) return std::nullopt;
-    if (c.stall == 0 || c.stall > 11) return std::nullopt; // 0 and 12-15 mean other gaps (control_rules.h)
-    const auto& blk = a.cfg.blocks[a.cfg.blockOf[p]];
-    if (p + 1 >= blk.end) return std::nullopt; // its gap runs into the next block
-    const uint32_t next = s.order[p + 1];
-    if (isWall(next) || a.deps.unresolved()[next]) return std::nullopt;
-    return m_controlRules.leastAllowedStall(i, 1, c.yield);
 }
 
-std::optional<std::string> LegalityChecker::reschedule(Schedule& s, const std::vector<int>& blocks,
-                                                       bool minimal) const
+std::optional<std::string> Rescheduler::reschedule(Schedule& s, const std::vector<int>& blocks,
+                                                   bool minimal) const
 {
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
     size_t budget = 0;
     for (int b : blocks) {
         const auto& blk = a.cfg.blocks[size_t(b)];
@@ -35,14 +25,14 @@ std::optional<std::string> LegalityChecker::reschedule(Schedule& s, const std::v
             // ptxas' pair (i, i + 1) still adjacent: its stall stays (it may also space a pipe).
             const bool samePair = p + 1 < blk.end && s.order[p + 1] == s.order[p] + 1;
             if (!minimal && samePair) continue;
-            if (auto floor = rescheduleStallFloor(s, p)) s.control[s.order[p]].stall = *floor;
+            if (auto floor = m_model->stallFloor(s, p)) s.control[s.order[p]].stall = *floor;
         }
     }
-    fixReuse(s);
+    m_checker.fixReuse(s);
     CheckOptions options;
     options.blocks = blocks;
     for (size_t round = 0; round < budget; ++round) {
-        auto report = check(s, options);
+        auto report = m_checker.check(s, options);
         if (report.legal()) return std::nullopt;
         const auto pos = s.positionOf();
         // The earliest late instruction first: padding before it may also fix later ones.
@@ -81,10 +71,11 @@ std::optional<std::string> LegalityChecker::reschedule(Schedule& s, const std::v
                 const int cur = std::max<int>(c.stall, 1);
                 std::optional<uint8_t> to;
                 if (pass == 0) {
-                    to = m_controlRules.leastAllowedStall(s.order[q], cur + pick->missingCycles, c.yield);
+                    to = m_model->controlRules().leastAllowedStall(s.order[q], cur + pick->missingCycles,
+                                                                   c.yield);
                 } else {
                     for (int want = cur + pick->missingCycles - 1; want > cur && !to; --want)
-                        if (auto x = m_controlRules.leastAllowedStall(s.order[q], want, c.yield);
+                        if (auto x = m_model->controlRules().leastAllowedStall(s.order[q], want, c.yield);
                             x && *x == want)
                             to = x;
                 }
@@ -101,40 +92,15 @@ std::optional<std::string> LegalityChecker::reschedule(Schedule& s, const std::v
     return std::string("derived stall counts did not settle in the blocks' round budget");
 }
 
-std::vector<uint32_t> LegalityChecker::orderTargets(const Schedule& current, uint32_t position,
-                                                    int maxDistance) const
+Result<std::pair<std::vector<Edit>, Schedule>> Rescheduler::rescheduledMove(const Schedule& current,
+                                                                            uint32_t from, uint32_t to) const
 {
-    const auto& a = *m_analysis;
-    std::vector<uint32_t> out;
-    const uint32_t i = current.order[position];
-    if (isWall(i) || a.deps.unresolved()[i]) return out;
-    const auto& blk = a.cfg.blocks[size_t(a.cfg.blockOf[position])];
-    std::set<uint32_t> linked; // instructions i has a dependency with: i may not cross them
-    for (uint32_t e : a.deps.outgoing(i))
-        linked.insert(a.deps.edges()[e].to);
-    for (uint32_t e : a.deps.incoming(i))
-        linked.insert(a.deps.edges()[e].from);
-    for (int dir : {-1, 1}) {
-        for (int d = 1; d <= maxDistance; ++d) {
-            const int64_t t = int64_t(position) + dir * d;
-            if (t < int64_t(blk.first) || t >= int64_t(blk.end)) break;
-            const uint32_t q = current.order[size_t(t)];
-            if (isWall(q) || a.deps.unresolved()[q] || linked.count(q)) break;
-            out.push_back(uint32_t(t));
-        }
-    }
-    return out;
-}
-
-Result<std::pair<std::vector<Edit>, Schedule>>
-LegalityChecker::rescheduledMove(const Schedule& current, uint32_t from, uint32_t to) const
-{
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
     if (from >= current.order.size() || to >= current.order.size()) return makeError("position out of range");
     if (a.cfg.blockOf[from] != a.cfg.blockOf[to]) return makeError("a move stays inside its basic block");
     Schedule moved = current;
     moved.move(from, to);
-    fixReuse(moved); // what a replay does after every move (KernelWorkspace::schedule)
+    m_checker.fixReuse(moved); // what a replay does after every move (KernelWorkspace::schedule)
     Schedule s = moved;
     if (auto why = reschedule(s, {a.cfg.blockOf[from]})) return makeError(*why);
     std::vector<Edit> edits{Edit::move(from, to)};
@@ -151,12 +117,12 @@ LegalityChecker::rescheduledMove(const Schedule& current, uint32_t from, uint32_
 }
 
 std::vector<std::pair<uint32_t, Schedule>>
-LegalityChecker::rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance,
-                                    std::vector<std::string>* refusals) const
+Rescheduler::rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance,
+                                std::vector<std::string>* refusals) const
 {
     std::vector<std::pair<uint32_t, Schedule>> out;
-    const int block = m_analysis->cfg.blockOf[position];
-    for (uint32_t t : orderTargets(current, position, maxDistance)) {
+    const int block = m_model->analysis().cfg.blockOf[position];
+    for (uint32_t t : m_enumerator.orderTargets(current, position, maxDistance)) {
         Schedule s = current;
         s.move(position, t);
         if (auto why = reschedule(s, {block}))
@@ -168,6 +134,40 @@ LegalityChecker::rescheduledTargets(const Schedule& current, uint32_t position, 
             out.emplace_back(t, std::move(s));
     }
     return out;
+}
+
+bool Rescheduler::repairLatencies(Schedule& s) const
+{
+    // Raise the stall of the instruction issued just before the late one; repeat until nothing is
+    // short. Only distance hazards can be repaired this way.
+    for (int round = 0; round < 64; ++round) {
+        auto report = m_checker.check(s);
+        if (report.legal()) return true;
+        bool repaired = false;
+        auto pos = s.positionOf();
+        for (const auto& h : report.hazards) {
+            bool distance = h.kind == HazardKind::Latency || h.kind == HazardKind::IssueSpacing ||
+                            (h.kind == HazardKind::Scoreboard && h.missingCycles > 0);
+            if (!distance) return false;
+            uint32_t late = h.second;
+            uint32_t p = pos[late];
+            const auto& blk = m_model->analysis().cfg.blocks[m_model->analysis().cfg.blockOf[p]];
+            if (h.first == h.second) {
+                // Cross-block distance: pad before it (reads) or after it (writes).
+                if (p > blk.first) p = p - 1;
+            } else if (p > blk.first) {
+                p = p - 1;
+            }
+            Control& c = s.control[s.order[p]];
+            int want = std::max<int>(c.stall, 1) + h.missingCycles;
+            if (want > 15) return false;
+            c.stall = uint8_t(want);
+            repaired = true;
+            break; // re-check: one padding can fix several hazards
+        }
+        if (!repaired) return false;
+    }
+    return false;
 }
 
 } // namespace sassx

@@ -1,4 +1,4 @@
-#include "core/rewrite/legality.h"
+#include "core/rewrite/schedule_checker.h"
 
 #include "core/analysis/required_latency.h"
 #include "core/rewrite/schedule_predicates.h"
@@ -18,59 +18,19 @@ std::string at(const KernelAnalysis& a, uint32_t i)
 
 } // namespace
 
-void LegalityChecker::addWalls(const std::vector<std::pair<uint32_t, std::string>>& walls)
-{
-    m_extraWalls.resize(m_analysis->listing.instructions.size());
-    for (const auto& [i, why] : walls)
-        if (i < m_extraWalls.size()) m_extraWalls[i] = why;
-}
-
-bool LegalityChecker::isWall(uint32_t i) const
-{
-    return m_analysis->facts[i].wall || (i < m_extraWalls.size() && !m_extraWalls[i].empty());
-}
-
-std::string LegalityChecker::wallReasonOf(uint32_t i) const
-{
-    if (m_analysis->facts[i].wall) return m_analysis->facts[i].wallReason;
-    return i < m_extraWalls.size() ? m_extraWalls[i] : std::string();
-}
-
 std::string LegalityReport::summary() const
 {
     return hazards.empty() ? std::string("legal") : hazards.front().message;
 }
 
-LegalityChecker::LegalityChecker(std::shared_ptr<const KernelAnalysis> analysis)
-    : m_analysis(std::move(analysis)), m_controlRules(*m_analysis)
-{
-    // Closest issue distance ptxas left between two same-class memory instructions, per class.
-    const auto& a = *m_analysis;
-    std::map<std::string, int> minSpacing;
-    for (const auto& b : a.cfg.blocks) {
-        std::map<std::string, int> last;
-        for (uint32_t i = b.first; i < b.end; ++i) {
-            auto cls = spacingClass(a.listing.instructions[i]);
-            if (cls.empty()) continue;
-            int c = a.facts[i].cycle;
-            if (auto it = last.find(cls); it != last.end()) {
-                int d = c - it->second;
-                auto m = minSpacing.find(cls);
-                if (m == minSpacing.end() || d < m->second) minSpacing[cls] = d;
-            }
-            last[cls] = c;
-        }
-    }
-    m_spacing = std::move(minSpacing);
-    computeCrossBlockDistances();
-}
+ScheduleChecker::ScheduleChecker(std::shared_ptr<const KernelModel> model) : m_model(std::move(model)) {}
 
-LegalityReport LegalityChecker::check(const std::vector<Edit>& edits, const CheckOptions& options) const
+LegalityReport ScheduleChecker::check(const std::vector<Edit>& edits, const CheckOptions& options) const
 {
     LegalityReport r;
     // The reuse fix-up runs after every move, as when variants are made and replayed, so a reuse flag a
     // control edit sets after the last move is judged as it stands rather than silently cleared.
-    auto s = applyEdits(*m_analysis, edits, [this](Schedule& t) { fixReuse(t); });
+    auto s = applyEdits(m_model->analysis(), edits, [this](Schedule& t) { fixReuse(t); });
     if (!s) {
         r.hazards.push_back({HazardKind::Structure, 0, 0, s.message(), 0});
         return r;
@@ -78,10 +38,10 @@ LegalityReport LegalityChecker::check(const std::vector<Edit>& edits, const Chec
     return check(*s, options);
 }
 
-LegalityReport LegalityChecker::check(const Schedule& s, const CheckOptions& options) const
+LegalityReport ScheduleChecker::check(const Schedule& s, const CheckOptions& options) const
 {
     LegalityReport report;
-    const auto& a = *m_analysis;
+    const auto& a = m_model->analysis();
     const uint32_t n = uint32_t(a.listing.instructions.size());
     if (s.order.size() != n || s.control.size() != n) {
         report.hazards.push_back(
@@ -114,7 +74,7 @@ LegalityReport LegalityChecker::check(const Schedule& s, const CheckOptions& opt
 
 // What checkBlock's steps share: the block, the schedule with its new issue cycles, the report they add
 // to, and the state of the walk over the new order (step 4).
-struct LegalityChecker::BlockCheck
+struct ScheduleChecker::BlockCheck
 {
     BlockCheck(const KernelAnalysis& analysis, const Schedule& schedule,
                const std::vector<uint32_t>& positions, int blockIndex, LegalityReport& rep,
@@ -166,12 +126,12 @@ struct LegalityChecker::BlockCheck
     std::map<std::string, std::pair<int, uint32_t>> lastOfClass;
 };
 
-void LegalityChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int blockIndex,
+void ScheduleChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int blockIndex,
                                  LegalityReport& report, const CheckOptions& options) const
 {
     // The rules of docs/legality.md ("What the checker enforces on a schedule"), in five steps; a step
     // returns false when the check stops here.
-    BlockCheck c(*m_analysis, s, pos, blockIndex, report, options);
+    BlockCheck c(m_model->analysis(), s, pos, blockIndex, report, options);
     if (!checkPlacement(c)) return;
     if (!checkDependencyEdges(c)) return;
     if (!checkCrossBlockDistances(c)) return;
@@ -183,13 +143,12 @@ namespace {
 
 // Which segment between walls and pinned instructions each instruction of the block (original order)
 // belongs to: a fixed instruction is a segment of its own, so nothing may change segment.
-std::vector<uint32_t> wallSegments(const LegalityChecker& checker, const KernelAnalysis& a,
-                                   const BasicBlock& b)
+std::vector<uint32_t> wallSegments(const KernelModel& model, const BasicBlock& b)
 {
     std::vector<uint32_t> segment(b.size());
     uint32_t seg = 0;
     for (uint32_t i = b.first; i < b.end; ++i) {
-        bool fixed = checker.isWall(i) || a.deps.unresolved()[i];
+        bool fixed = model.isFixed(i);
         if (fixed) ++seg;
         segment[i - b.first] = seg;
         if (fixed) ++seg;
@@ -200,11 +159,12 @@ std::vector<uint32_t> wallSegments(const LegalityChecker& checker, const KernelA
 } // namespace
 
 // 1. Membership, walls and pinned instructions.
-bool LegalityChecker::checkPlacement(BlockCheck& c) const
+bool ScheduleChecker::checkPlacement(BlockCheck& c) const
 {
     const auto& a = c.a;
     const auto& b = c.b;
-    const std::vector<uint32_t> segment = wallSegments(*this, a, b);
+    const KernelModel& m = *m_model;
+    const std::vector<uint32_t> segment = wallSegments(m, b);
     for (uint32_t p = b.first; p < b.end; ++p) {
         uint32_t i = c.s.order[p];
         if (i < b.first || i >= b.end) {
@@ -217,19 +177,19 @@ bool LegalityChecker::checkPlacement(BlockCheck& c) const
             uint32_t lo = std::min(i, p), hi = std::max(i, p);
             uint32_t wall = lo;
             for (uint32_t k = lo; k <= hi; ++k)
-                if (isWall(k) || a.deps.unresolved()[k]) {
+                if (m.isWall(k) || a.deps.unresolved()[k]) {
                     wall = k;
                     break;
                 }
             if (wall == i)
-                c.add(isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
-                      isWall(i) ? at(a, i) + " cannot move: " + wallReasonOf(i)
-                                : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
+                c.add(m.isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
+                      m.isWall(i) ? at(a, i) + " cannot move: " + m.wallReasonOf(i)
+                                  : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
             else
-                c.add(isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
+                c.add(m.isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
                       at(a, i) + " would cross " + at(a, wall) + ": " +
-                          (isWall(wall) ? wallReasonOf(wall)
-                                        : std::string("its ordering against waits cannot be proven")));
+                          (m.isWall(wall) ? m.wallReasonOf(wall)
+                                          : std::string("its ordering against waits cannot be proven")));
             if (c.done()) return false;
         }
     }
@@ -321,7 +281,7 @@ std::string shortDistanceMessage(const KernelAnalysis& a, const Dependency& d, i
 } // namespace
 
 // 2. Ordering edges and fixed-latency distances.
-bool LegalityChecker::checkDependencyEdges(BlockCheck& c) const
+bool ScheduleChecker::checkDependencyEdges(BlockCheck& c) const
 {
     const auto& a = c.a;
     for (uint32_t i = c.b.first; i < c.b.end; ++i) {
@@ -350,25 +310,25 @@ bool LegalityChecker::checkDependencyEdges(BlockCheck& c) const
 }
 
 // 3. Distances to producers and consumers in other blocks (precomputed bounds).
-bool LegalityChecker::checkCrossBlockDistances(BlockCheck& c) const
+bool ScheduleChecker::checkCrossBlockDistances(BlockCheck& c) const
 {
     const auto& a = c.a;
     for (uint32_t i = c.b.first; i < c.b.end; ++i) {
-        if (c.cycleOf(i) < m_needFromStart[i]) {
+        if (c.cycleOf(i) < m_model->needFromStart(i)) {
             c.add(HazardKind::Latency, i, i,
                   at(a, i) + " reads a value written shortly before its block; it would issue " +
                       std::to_string(c.cycleOf(i)) + " cycles into the block, it needs " +
-                      std::to_string(m_needFromStart[i]),
-                  m_needFromStart[i] - c.cycleOf(i));
+                      std::to_string(m_model->needFromStart(i)),
+                  m_model->needFromStart(i) - c.cycleOf(i));
             if (c.done()) return false;
         }
         int tail = c.blockCycles - c.cycleOf(i);
-        if (tail < m_needToEnd[i]) {
+        if (tail < m_model->needToEnd(i)) {
             c.add(HazardKind::Latency, i, i,
                   at(a, i) + " writes a value read shortly after its block; it would issue " +
                       std::to_string(tail) + " cycles before the block ends, it needs " +
-                      std::to_string(m_needToEnd[i]),
-                  m_needToEnd[i] - tail);
+                      std::to_string(m_model->needToEnd(i)),
+                  m_model->needToEnd(i) - tail);
             c.report.hazards.back().padAfter = true;
             if (c.done()) return false;
         }
@@ -377,7 +337,7 @@ bool LegalityChecker::checkCrossBlockDistances(BlockCheck& c) const
 }
 
 // 4. Scoreboard re-arm spacing, issue spacing and reuse flags, in the new order.
-bool LegalityChecker::checkNewOrderSpacing(BlockCheck& c) const
+bool ScheduleChecker::checkNewOrderSpacing(BlockCheck& c) const
 {
     for (uint32_t p = c.b.first; p < c.b.end; ++p) {
         const uint32_t i = c.s.order[p];
@@ -403,7 +363,7 @@ bool LegalityChecker::checkNewOrderSpacing(BlockCheck& c) const
 
 // Instruction i, issued at cycle cy, against the latest setter of each scoreboard it waits on
 // (docs/legality.md, rule 5).
-bool LegalityChecker::checkWaitsAfterSetters(BlockCheck& c, uint32_t i, int cy) const
+bool ScheduleChecker::checkWaitsAfterSetters(BlockCheck& c, uint32_t i, int cy) const
 {
     const auto& a = c.a;
     // A scoreboard is set a cycle or more after its producer issues: a wait on it must come at least
@@ -430,7 +390,7 @@ bool LegalityChecker::checkWaitsAfterSetters(BlockCheck& c, uint32_t i, int cy) 
 
 // Instruction i, issued at cycle cy, against the latest wait on each scoreboard it sets: a scoreboard is
 // not re-armed within 2 cycles of a wait on it (docs/legality.md, rule 5).
-bool LegalityChecker::checkSettersAfterWaits(BlockCheck& c, uint32_t i, int cy) const
+bool ScheduleChecker::checkSettersAfterWaits(BlockCheck& c, uint32_t i, int cy) const
 {
     const auto& a = c.a;
     const Control& ctl = c.s.control[i];
@@ -456,13 +416,13 @@ bool LegalityChecker::checkSettersAfterWaits(BlockCheck& c, uint32_t i, int cy) 
 
 // Instruction i, issued at cycle cy, against the latest of its memory class: no closer than ptxas placed
 // two of them in the kernel (docs/legality.md, rule 6).
-bool LegalityChecker::checkIssueSpacing(BlockCheck& c, uint32_t i, int cy) const
+bool ScheduleChecker::checkIssueSpacing(BlockCheck& c, uint32_t i, int cy) const
 {
     auto cls = spacingClass(c.insts[i]);
     if (cls.empty()) return true;
     auto it = c.lastOfClass.find(cls);
-    auto ms = m_spacing.find(cls);
-    if (it != c.lastOfClass.end() && ms != m_spacing.end()) {
+    auto ms = m_model->spacing().find(cls);
+    if (it != c.lastOfClass.end() && ms != m_model->spacing().end()) {
         int dist = cy - it->second.first;
         if (dist < ms->second) {
             c.add(HazardKind::IssueSpacing, it->second.second, i,
@@ -478,13 +438,13 @@ bool LegalityChecker::checkIssueSpacing(BlockCheck& c, uint32_t i, int cy) const
     return true;
 }
 
-bool LegalityChecker::checkReuseFlags(BlockCheck& c, uint32_t i, uint32_t p) const
+bool ScheduleChecker::checkReuseFlags(BlockCheck& c, uint32_t i, uint32_t p) const
 {
     const Control& ctl = c.s.control[i];
     // Reuse flags: clearing one only drops a cache hint; each flag kept or set must be valid here.
     for (int slot = 0; slot < 4 && ctl.reuse != 0; ++slot) {
         if (!((ctl.reuse >> slot) & 1)) continue;
-        if (auto why = m_controlRules.reuseRefusal(c.s, i, p, slot)) {
+        if (auto why = m_model->controlRules().reuseRefusal(c.s, i, p, slot)) {
             c.add(HazardKind::Reuse, i, i, *why);
             if (c.done()) return false;
         }
@@ -494,19 +454,19 @@ bool LegalityChecker::checkReuseFlags(BlockCheck& c, uint32_t i, uint32_t p) con
 
 // The last setter of each scoreboard stays 2 cycles or more before the block's end (docs/legality.md,
 // rule 5).
-bool LegalityChecker::checkSettersAtBlockEnd(BlockCheck& c) const
+bool ScheduleChecker::checkSettersAtBlockEnd(BlockCheck& c) const
 {
     // The next block may wait on a scoreboard set at the end of this one.
     for (int sb = 0; sb < 6; ++sb) {
         if (c.lastSetter[sb] < 0) continue;
         const uint32_t i = uint32_t(c.lastSetter[sb]);
         const int tail = c.blockCycles - c.lastSetCycle[sb];
-        const int need = c.keepsYield(i) ? std::min(2, m_origTail[i]) : 2;
+        const int need = c.keepsYield(i) ? std::min(2, m_model->originalTail(i)) : 2;
         if (tail < need) {
             c.add(HazardKind::Scoreboard, i, i,
                   at(c.a, i) + " would set SB" + std::to_string(sb) + " " + std::to_string(tail) +
                       " cycle(s) before its block ends; a wait at the start of the next block needs 2" +
-                      c.yieldNote(i, m_origTail[i]),
+                      c.yieldNote(i, m_model->originalTail(i)),
                   need - tail);
             c.report.hazards.back().padAfter = true;
             if (c.done()) return false;
@@ -516,12 +476,12 @@ bool LegalityChecker::checkSettersAtBlockEnd(BlockCheck& c) const
 }
 
 // 5. Control values, judged against ptxas' own bits (core/rewrite/control_rules.h).
-void LegalityChecker::checkControlValues(BlockCheck& c) const
+void ScheduleChecker::checkControlValues(BlockCheck& c) const
 {
     for (uint32_t p = c.b.first; p < c.b.end; ++p) {
         const uint32_t i = c.s.order[p];
         if (c.s.control[i] == c.insts[i].control) continue;
-        for (auto& why : m_controlRules.valueRefusals(i, c.s.control[i])) {
+        for (auto& why : m_model->controlRules().valueRefusals(i, c.s.control[i])) {
             c.add(HazardKind::Structure, i, i, std::move(why));
             if (c.done()) return;
         }
@@ -529,16 +489,15 @@ void LegalityChecker::checkControlValues(BlockCheck& c) const
 }
 
 // Every flag in `flags` is valid on instruction i at position p (ControlRules::reuseRefusal).
-bool LegalityChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint8_t flags) const
+bool ScheduleChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint8_t flags) const
 {
     for (int slot = 0; slot < 4; ++slot)
-        if (((flags >> slot) & 1) && m_controlRules.reuseRefusal(s, i, p, slot)) return false;
+        if (((flags >> slot) & 1) && m_model->controlRules().reuseRefusal(s, i, p, slot)) return false;
     return true;
 }
 
-void LegalityChecker::fixReuse(Schedule& s) const
+void ScheduleChecker::fixReuse(Schedule& s) const
 {
-    const auto& a = *m_analysis;
     for (uint32_t p = 0; p < s.order.size(); ++p) {
         uint32_t i = s.order[p];
         Control& c = s.control[i];
@@ -548,41 +507,6 @@ void LegalityChecker::fixReuse(Schedule& s) const
             if (((c.reuse >> k) & 1) && reuseValid(s, i, p, uint8_t(1u << k))) keep |= uint8_t(1u << k);
         c.reuse = keep;
     }
-    (void)a;
-}
-
-bool LegalityChecker::repairLatencies(Schedule& s) const
-{
-    // Raise the stall of the instruction issued just before the late one; repeat until nothing is
-    // short. Only distance hazards can be repaired this way.
-    for (int round = 0; round < 64; ++round) {
-        auto report = check(s);
-        if (report.legal()) return true;
-        bool repaired = false;
-        auto pos = s.positionOf();
-        for (const auto& h : report.hazards) {
-            bool distance = h.kind == HazardKind::Latency || h.kind == HazardKind::IssueSpacing ||
-                            (h.kind == HazardKind::Scoreboard && h.missingCycles > 0);
-            if (!distance) return false;
-            uint32_t late = h.second;
-            uint32_t p = pos[late];
-            const auto& blk = m_analysis->cfg.blocks[m_analysis->cfg.blockOf[p]];
-            if (h.first == h.second) {
-                // Cross-block distance: pad before it (reads) or after it (writes).
-                if (p > blk.first) p = p - 1;
-            } else if (p > blk.first) {
-                p = p - 1;
-            }
-            Control& c = s.control[s.order[p]];
-            int want = std::max<int>(c.stall, 1) + h.missingCycles;
-            if (want > 15) return false;
-            c.stall = uint8_t(want);
-            repaired = true;
-            break; // re-check: one padding can fix several hazards
-        }
-        if (!repaired) return false;
-    }
-    return false;
 }
 
 } // namespace sassx
