@@ -21,7 +21,7 @@ const char* figureOriginName(FigureOrigin origin)
 }
 
 TableArchModel::TableArchModel(int sm, int tableSm, FigureOrigin latencyOrigin, FigureOrigin controlOrigin)
-    : m_sm(sm), m_latencyOrigin(latencyOrigin), m_controlOrigin(controlOrigin)
+    : m_sm(sm), m_tableSm(tableSm), m_latencyOrigin(latencyOrigin), m_controlOrigin(controlOrigin)
 {
     // A missing or broken table leaves every pair at ptxas' distance, as an unknown pair does.
     if (auto t = LatencyTable::load(tableSm)) m_table = std::move(*t);

@@ -34,6 +34,9 @@ public:
     // The architecture's number as the cubin names it (90 for sm_90, 100 for sm_100a).
     virtual int sm() const = 0;
     std::string name() const { return "sm_" + std::to_string(sm()); }
+    // The architecture whose table files (resources/latency/, resources/estimate/) it takes: sm_100's
+    // for sm_103, sm_120's for sm_121.
+    virtual int tableSm() const = 0;
 
     // Fixed-latency figures (an empty table where the architecture has none).
     virtual const LatencyTable& latencies() const = 0;
@@ -62,6 +65,7 @@ public:
     TableArchModel(int sm, int tableSm, FigureOrigin latencyOrigin, FigureOrigin controlOrigin);
 
     int sm() const override { return m_sm; }
+    int tableSm() const override { return m_tableSm; }
     const LatencyTable& latencies() const override { return m_table; }
     FigureOrigin latencyOrigin() const override { return m_latencyOrigin; }
     std::string latencyLabel() const override;
@@ -71,6 +75,7 @@ public:
 
 private:
     int m_sm;
+    int m_tableSm;
     LatencyTable m_table;
     FigureOrigin m_latencyOrigin;
     FigureOrigin m_controlOrigin;

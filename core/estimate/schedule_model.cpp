@@ -1,5 +1,6 @@
 #include "core/estimate/schedule_model.h"
 
+#include "core/analysis/arch_model.h"
 #include "core/analysis/kernel_analysis.h"
 #include "core/common/paths.h"
 #include "core/sass/semantics.h"
@@ -366,13 +367,16 @@ Result<ModelParams> ModelParams::fromJson(const std::string& text)
 
 Result<ModelParams> ModelParams::load(int sm)
 {
-    const auto path = resourcesDir() / "estimate" / ("sm_" + std::to_string(sm) + ".json");
+    const auto arch = ArchModel::forSm(sm);
+    const auto path = resourcesDir() / "estimate" / ("sm_" + std::to_string(arch->tableSm()) + ".json");
     std::ifstream in(path);
     if (!in) return makeError("no estimate model for sm_" + std::to_string(sm) + " (" + path.string() + ")");
     std::stringstream ss;
     ss << in.rdbuf();
     auto p = fromJson(ss.str());
     if (!p) return makeError(path.string() + ": " + p.message());
+    p->latencyLabel = arch->latencyLabel();
+    p->latencyOrigin = arch->latencyOrigin();
     return p;
 }
 

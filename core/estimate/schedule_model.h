@@ -5,6 +5,7 @@
 // throughput of the memory, tensor and special-function pipes. It returns estimated cycles; it runs
 // nothing and proves nothing about correctness. Deterministic: same analysis + schedule + launch
 // always gives identical figures (no clocks, no randomness, no unordered containers in the result).
+#include "core/analysis/arch_model.h"
 #include "core/common/result.h"
 #include "core/rewrite/variant.h"
 
@@ -20,12 +21,19 @@ struct KernelAnalysis;
 
 namespace sassx::eval {
 
-// Per-architecture figures of the model (resources/estimate/sm_XX.json). Variable-latency figures
-// are public microbenchmark numbers, not measurements of ours; the JSON names its sources.
+// Per-architecture figures of the model (resources/estimate/sm_XX.json, the file of the
+// architecture's tables: ArchModel::tableSm). Variable-latency figures are public microbenchmark
+// numbers, not measurements of ours; the JSON names its sources. Fixed-latency work is timed by the
+// schedule's stall counts, which the checker holds to the architecture's latency table.
 struct ModelParams
 {
     std::string arch;
     std::string source;
+    // The architecture's latency table as every figure of it is labelled (ArchModel::latencyLabel),
+    // and whether its figures were measured there or come from a table; empty for parameters read
+    // from JSON alone.
+    std::string latencyLabel;
+    FigureOrigin latencyOrigin = FigureOrigin::None;
     double clockMhz = 1755.0; // nominal SM clock used to turn cycles into time
     int smCount = 132;
     int smspPerSm = 4;
@@ -51,7 +59,7 @@ struct ModelParams
     int queueCycles = 32;
     std::map<std::string, int> occupancy; // base opcode or class → cycles on its pipe
 
-    static Result<ModelParams> load(int sm); // resources/estimate/sm_XX.json
+    static Result<ModelParams> load(int sm); // the file of ArchModel::forSm(sm)->tableSm()
     static Result<ModelParams> fromJson(const std::string& text);
     int latencyOf(const std::string& cls, const std::string& baseOpcode) const;
 };
