@@ -1,6 +1,8 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
+#include "core/rewrite/arch_support.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -30,6 +32,14 @@ int runInfo(const InfoArgs& args)
         const auto& c = lc.cubin;
         nlohmann::json cj{
             {"origin", lc.origin}, {"arch", c.archName()}, {"kernels", nlohmann::json::array()}};
+        // Blackwell's second form of the code (capmerc) and its merc companions, and whether edits are
+        // allowed at all (core/rewrite/arch_support.h).
+        nlohmann::json merc = nlohmann::json::array();
+        for (const std::string& name : mercSections(c))
+            merc.push_back({{"section", name}, {"bytes", c.sections()[size_t(c.findSection(name))].size}});
+        cj["merc_sections"] = merc;
+        const std::string refusal = editRefusal(c);
+        cj["edits"] = refusal.empty() ? nlohmann::json("allowed") : nlohmann::json(refusal);
         for (const auto& k : c.kernels()) {
             nlohmann::json params = nlohmann::json::array();
             for (const auto& p : k.params)
@@ -65,6 +75,20 @@ int runInfo(const InfoArgs& args)
     for (const auto& cj : out["cubins"]) {
         std::printf("  %s (%s)\n", cj["arch"].get<std::string>().c_str(),
                     cj["origin"].get<std::string>().c_str());
+        size_t mercOthers = 0;
+        for (const auto& m : cj["merc_sections"]) {
+            const std::string name = m["section"];
+            if (name.rfind(".nv.capmerc.text.", 0) != 0) {
+                ++mercOthers;
+                continue;
+            }
+            std::printf(
+                "    %s: %llu B, a second form of the code the driver may finalise instead of .text\n",
+                name.c_str(), static_cast<unsigned long long>(m["bytes"].get<uint64_t>()));
+        }
+        if (mercOthers) std::printf("    .nv.merc.*: %zu more section(s) (--json lists them)\n", mercOthers);
+        if (cj["edits"] != "allowed")
+            std::printf("    edits off: %s\n", cj["edits"].get<std::string>().c_str());
         for (const auto& kj : cj["kernels"]) {
             const std::string key = kj["key"], demangled = kj["demangled"];
             std::printf("    %s%s: %llu instructions, %zu params, %s registers, %llu B static shared\n",

@@ -146,6 +146,7 @@ int runMove(const MoveArgs& args, const GivenEdits& given)
     auto sel = openKernel(args.file, args.workspace);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
+    if (!k.editRefusal().empty()) return fail(k.editRefusal(), 2);
     auto schedule = k.schedule(*edits);
     if (!schedule) return fail(schedule.message(), 2);
     if (!pattern.empty()) {

@@ -80,6 +80,7 @@ int runVariants(const VariantsArgs& args)
     auto sel = openKernel(args.file, args.workspace);
     if (!sel) return fail(sel.message());
     const KernelWorkspace& k = *sel->kernel;
+    if (!k.editRefusal().empty()) return fail(k.editRefusal(), 2);
     printNotices(k);
     const LegalityChecker& checker = k.checker();
     std::ofstream out(args.out);

@@ -37,6 +37,17 @@ uint32_t payloadU32(const NvInfoAttribute& a, size_t off)
     return elf::readLe<uint32_t>(std::span<const uint8_t>(a.payload), off);
 }
 
+// MBARRIER_INSTR_OFFSETS in the record layout: every 16 bytes an offset, 0xff, 0 and a kind word. A
+// payload that is not exactly that is read as a flat list of offsets.
+bool mbarrierRecords(const NvInfoAttribute& a)
+{
+    if (a.attribute != nvinfo::MBARRIER_INSTR_OFFSETS || a.payload.empty() || a.payload.size() % 16 != 0)
+        return false;
+    for (size_t o = 0; o < a.payload.size(); o += 16)
+        if (payloadU32(a, o + 4) != 0xff || payloadU32(a, o + 8) != 0) return false;
+    return true;
+}
+
 // Global .nv.info attributes whose SVAL payload starts with the u32 symbol index of a function.
 bool isPerFunctionGlobal(uint8_t attr)
 {
@@ -348,7 +359,10 @@ Status Cubin::readKernelAttribute(Kernel& k, const NvInfoAttribute& a, const Elf
             return sectionError(s, i, where + " has a payload that is not a list of u32 offsets");
         InstrOffsetList list;
         list.attribute = a.attribute;
-        for (size_t o = 0; o < a.payload.size(); o += 4) {
+        // CUDA 13's ptxas writes MBARRIER_INSTR_OFFSETS as 16-byte records {offset, 0xff, 0, kind}
+        // (sm_90 and sm_100/120 alike); only the first word is a code offset.
+        const size_t stride = mbarrierRecords(a) ? 16 : 4;
+        for (size_t o = 0; o < a.payload.size(); o += stride) {
             list.offsets.push_back(payloadU32(a, o));
             list.fileOffsets.push_back(a.fileOffset + 4 + o);
         }

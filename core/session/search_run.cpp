@@ -107,6 +107,7 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
     std::error_code ec;
     fs::create_directories(options.outDir, ec);
     if (ec) return makeError("cannot create " + options.outDir + ": " + ec.message());
+    if (!kernel().editRefusal().empty()) return makeError(kernel().editRefusal());
     // The control rules decode their batch of edited words with several nvdisasm processes at once;
     // do it before the evaluator measures the baseline and its noise floor, which it must not disturb.
     kernel().checker().controlRules().primeEncodings();
@@ -396,6 +397,7 @@ Result<std::unique_ptr<SearchRun>> openSearchRun(const std::string& specPath, co
     if (!ws) return makeError("the original cubin: " + ws.message());
     auto kernel = (*ws)->kernel(spec->kernel);
     if (!kernel) return kernel.error();
+    if (!(*kernel)->editRefusal().empty()) return makeError((*kernel)->editRefusal());
     auto choice = makeEvaluator(options.evaluator);
     if (!choice) return choice.error();
     auto run = std::make_unique<SearchRun>(*kernel, *spec, *choice, options.evaluator);

@@ -3,6 +3,7 @@
 #include "core/sass/nvdisasm.h"
 
 #include "core/common/demangle.h"
+#include "core/rewrite/arch_support.h"
 #include "core/rewrite/cubin_writer.h"
 #include "core/rewrite/schedule_recovery.h"
 #include "core/sass/listing.h"
@@ -179,6 +180,16 @@ Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::stri
             walls.emplace_back(u.index, u.reason);
         describeLimits(cubin, *kernel, m_options.patch, k->m_notices, k->m_immovable);
     }
+    // Refused edits make every instruction a wall with the one reason, so anything that asks the checker
+    // directly (legal moves, a search's space) finds nothing and says why.
+    k->m_editRefusal = editRefusal(cubin);
+    if (!k->m_editRefusal.empty()) {
+        k->m_immovable = k->m_editRefusal;
+        k->m_notices = {k->m_editRefusal};
+        walls.clear();
+        for (uint32_t i = 0; i < k->m_analysis->listing.instructions.size(); ++i)
+            walls.emplace_back(i, k->m_editRefusal);
+    }
     checker->addWalls(walls);
     k->m_checker = std::move(checker);
     return std::shared_ptr<const KernelWorkspace>(std::move(k));
@@ -193,6 +204,11 @@ Result<Schedule> KernelWorkspace::schedule(const std::vector<Edit>& edits) const
 
 LegalityReport KernelWorkspace::check(const std::vector<Edit>& edits, const CheckOptions& options) const
 {
+    if (!m_editRefusal.empty() && !edits.empty()) {
+        LegalityReport report;
+        report.hazards.push_back({HazardKind::Wall, 0, 0, m_editRefusal, 0});
+        return report;
+    }
     // Structure first (a move out of its block): applyEdits explains it in words the checker may not.
     auto s = schedule(edits);
     if (!s) {
@@ -205,6 +221,7 @@ LegalityReport KernelWorkspace::check(const std::vector<Edit>& edits, const Chec
 
 Result<std::vector<uint8_t>> KernelWorkspace::write(const Schedule& schedule) const
 {
+    if (!m_editRefusal.empty() && !schedule.isIdentity(*m_analysis)) return makeError(m_editRefusal);
     return writeSchedule(cubin(), *m_analysis, schedule, m_options.patch);
 }
 
@@ -225,6 +242,7 @@ Result<Schedule> KernelWorkspace::scheduleOf(const std::vector<uint8_t>& bytes,
 std::vector<std::pair<uint32_t, uint32_t>> KernelWorkspace::legalMoves(const Schedule& current,
                                                                        bool memoryOnly) const
 {
+    if (!m_editRefusal.empty()) return {};
     return m_checker->legalMoves(current, memoryOnly);
 }
 

@@ -107,6 +107,10 @@ public:
     const std::vector<std::string>& notices() const { return m_notices; }
     // Non-empty when no instruction of the kernel may move at all, with the reason.
     const std::string& immovableReason() const { return m_immovable; }
+    // Non-empty when every move and control edit of the kernel is refused (core/rewrite/arch_support.h:
+    // an architecture without measured evidence, or capmerc code beside .text), in one line. Then check()
+    // refuses any edit, legalMoves() is empty and write() writes nothing but the original schedule.
+    const std::string& editRefusal() const { return m_editRefusal; }
 
     // Applies edits (structure only) with the reuse fix-up after every move, exactly as random variants
     // and the GUI generate them, so a replayed variant gets identical bytes.
@@ -137,6 +141,7 @@ private:
     std::shared_ptr<const LegalityChecker> m_checker;
     std::vector<std::string> m_notices;
     std::string m_immovable;
+    std::string m_editRefusal;
 };
 
 } // namespace sassx

@@ -1,6 +1,6 @@
 // Golden annotated listings (control codes, blocks, dependencies with distances, live registers) for
-// every sample cubin the build compiled. Regenerate after an intended change with
-// SASSX_UPDATE_GOLDEN=1; a mismatch prints a unified diff.
+// every sample cubin the build compiled and the committed Blackwell samples. Regenerate after an
+// intended change with SASSX_UPDATE_GOLDEN=1; a mismatch prints a unified diff.
 #include "../sass/test_common.h"
 #include "core/analysis/kernel_analysis.h"
 #include "core/cubin/cubin.h"
@@ -27,6 +27,10 @@ private slots:
         QTest::addColumn<QString>("path");
         for (const auto& p : sampleCubins())
             QTest::newRow(qPrintable(QFileInfo(p).fileName())) << p;
+        // The Blackwell samples are committed cubins (samples/blackwell/build.sh), not built here.
+        const QDir blackwell(QStringLiteral(SASSX_SOURCE_DIR "/samples/blackwell"));
+        for (const auto& f : blackwell.entryList({"*.cubin"}, QDir::Files, QDir::Name))
+            QTest::newRow(qPrintable(f)) << blackwell.filePath(f);
     }
 
     void listing()
