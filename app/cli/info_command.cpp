@@ -1,7 +1,7 @@
 #include "cli_workspace.h"
 #include "commands.h"
 
-#include "core/rewrite/arch_support.h"
+#include "core/session/input_loader.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,6 +3,9 @@
 // or PTX (compiled with nvcc/ptxas for a chosen arch), or a Triton cache entry directory.
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
+// Re-exported: what the architecture allows on a loaded cubin (editRefusal, mercSections), which `info`
+// states per cubin before any kernel is opened.
+#include "core/rewrite/arch_support.h"
 
 #include <string>
 #include <vector>
