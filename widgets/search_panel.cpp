@@ -267,7 +267,10 @@ Result<SearchConfig> SearchPanel::config() const
     auto parsed = search::parseAlgorithm(name.toStdString());
     if (!parsed) return makeError("unknown algorithm '" + name.toStdString() + "'");
     c.algorithm = *parsed;
-    c.preset = algo.section(QLatin1Char(':'), 1).toStdString();
+    const std::string preset = algo.section(QLatin1Char(':'), 1).toStdString();
+    auto parsedPreset = search::parsePreset(preset);
+    if (!parsedPreset) return makeError("unknown preset '" + preset + "'");
+    c.preset = *parsedPreset;
     const std::string spaceName = m_space->currentData().toString().toStdString();
     if (spaceName == "auto") {
         c.autoSpace = search::AutoSpace::Search;
@@ -303,7 +306,8 @@ Result<EvaluatorOptions> SearchPanel::evaluatorOptions() const
 void SearchPanel::setConfig(const SearchConfig& c)
 {
     QString algo = QString::fromStdString(search::algorithmName(c.algorithm));
-    if (!c.preset.empty()) algo += QLatin1Char(':') + QString::fromStdString(c.preset);
+    if (c.preset != search::AnnealPreset::Default)
+        algo += QLatin1Char(':') + QString::fromStdString(search::presetName(c.preset));
     m_algorithm->setCurrentIndex(std::max(0, m_algorithm->findData(algo)));
     m_space->setCurrentIndex(std::max(0, m_space->findData(QString::fromStdString(c.spaceRequested()))));
     if (c.budgetEvals > 0 || c.budgetSeconds <= 0) {

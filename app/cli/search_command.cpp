@@ -75,7 +75,9 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
         }
         c.climbMargin = *a.margin;
     }
-    c.preset = a.preset;
+    auto preset = search::parsePreset(a.preset);
+    if (!preset) return makeError("--preset takes sip, not '" + a.preset + "'");
+    c.preset = *preset;
     c.candidatesPerGpu = a.perGpu;
     c.budgetEvals = a.budgetEvals;
     if (!a.budgetTime.empty()) {
@@ -87,7 +89,13 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
     }
     c.seed = a.seed;
     c.seedWithListSchedule = !a.noListSeed;
-    c.guide = !a.guide.empty() ? a.guide : !a.stalls.empty() ? "stalls" : "uniform";
+    if (!a.guide.empty()) {
+        auto guide = search::parseGuide(a.guide);
+        if (!guide) return makeError("--guide takes uniform or stalls, not '" + a.guide + "'");
+        c.guide = *guide;
+    } else {
+        c.guide = a.stalls.empty() ? search::ProposalGuide::Uniform : search::ProposalGuide::Stalls;
+    }
     if (!a.ppoConfig.empty() || !a.policy.empty()) {
         if (c.algorithm != search::Algorithm::Ppo)
             return makeError("--ppo-config and --policy go with --algo ppo");

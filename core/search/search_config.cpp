@@ -97,19 +97,17 @@ std::string SearchConfig::spaceReason() const
 
 Status SearchConfig::validate() const
 {
-    if (!preset.empty() && preset != "sip") return makeError("unknown preset '" + preset + "' (known: sip)");
-    if (preset == "sip" && algorithm != Algorithm::Anneal)
+    if (preset == AnnealPreset::Sip && algorithm != Algorithm::Anneal)
         return makeError("the sip preset is an annealing schedule: use it with --algo anneal");
     if (std::string why = spaceUnavailableReason(space); !why.empty()) return makeError(why);
     if (algorithm == Algorithm::ListSchedule && !spaceHasMoves(space))
         return makeError("list scheduling reorders instructions, and the " + spaceName(space) +
                          " space has no moves");
     if (budgetEvals < 0 || budgetSeconds < 0) return makeError("a budget cannot be negative");
-    if (guide != "uniform" && guide != "stalls")
-        return makeError("unknown guide '" + guide + "' (uniform or stalls)");
     // The sip preset ends on its own temperature; every other algorithm needs a limit (a list
     // schedule ends after its few heuristics).
-    if (budgetEvals == 0 && budgetSeconds == 0 && preset != "sip" && algorithm != Algorithm::ListSchedule)
+    if (budgetEvals == 0 && budgetSeconds == 0 && preset != AnnealPreset::Sip &&
+        algorithm != Algorithm::ListSchedule)
         return makeError("give a budget: --budget-evals N or --budget-time 10m");
     if (maxEditsPerProposal < 1 || randomMaxEdits < 1) return makeError("edits per proposal must be >= 1");
     if (!(t0 > 0) || !(tEnd > 0) || tEnd > t0) return makeError("annealing needs 0 < tEnd <= t0");
@@ -119,7 +117,8 @@ Status SearchConfig::validate() const
         return makeError("candidates per GPU must be 1 to 64, not " + std::to_string(candidatesPerGpu));
     if (algorithm == Algorithm::Ppo) {
         if (Status s = search::validate(ppo); !s) return s;
-        if (guide != "uniform") return makeError("the PPO agent learns where to look: it takes no guide");
+        if (guide != ProposalGuide::Uniform)
+            return makeError("the PPO agent learns where to look: it takes no guide");
     }
     return Ok{};
 }
@@ -127,7 +126,7 @@ Status SearchConfig::validate() const
 std::string SearchConfig::describe() const
 {
     std::string s = algorithmName(algorithm);
-    if (!preset.empty()) s += " (" + preset + ")";
+    if (preset != AnnealPreset::Default) s += " (" + presetName(preset) + ")";
     s += " in " + spaceName(space);
     if (autoSpace != AutoSpace::Off) s += " (auto)";
     if (budgetEvals > 0) s += ", " + std::to_string(budgetEvals) + " evaluations";
@@ -136,7 +135,7 @@ std::string SearchConfig::describe() const
         std::snprintf(b, sizeof b, ", %.0f s", budgetSeconds);
         s += b;
     }
-    if (guide != "uniform") s += ", guided by " + guide;
+    if (guide != ProposalGuide::Uniform) s += ", guided by " + guideName(guide);
     if (algorithm == Algorithm::Climb && !climbRestarts) s += ", no restarts";
     return s + ", seed " + std::to_string(seed);
 }
@@ -144,7 +143,7 @@ std::string SearchConfig::describe() const
 nlohmann::json toJson(const SearchConfig& c)
 {
     return {{"algorithm", algorithmName(c.algorithm)},
-            {"preset", c.preset},
+            {"preset", presetName(c.preset)},
             {"space", spaceName(c.space)},
             {"space_requested", c.spaceRequested()},
             {"auto_space", autoSpaceName(c.autoSpace)},
@@ -161,7 +160,7 @@ nlohmann::json toJson(const SearchConfig& c)
             {"climb_sweeps", c.climbSweeps},
             {"climb_restarts", c.climbRestarts},
             {"candidates_per_gpu", c.candidatesPerGpu},
-            {"guide", c.guide},
+            {"guide", guideName(c.guide)},
             {"ppo_preset", c.ppoPreset},
             {"ppo", toJson(c.ppo)}};
 }
@@ -178,7 +177,14 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         auto rule = parseAutoSpace(j.value("auto_space", std::string("off")));
         if (!rule) return makeError("unknown auto_space in the search configuration");
         c.autoSpace = *rule;
-        c.preset = j.value("preset", "");
+        const std::string preset = j.value("preset", "");
+        const std::string guide = j.value("guide", guideName(ProposalGuide::Uniform));
+        auto parsedPreset = parsePreset(preset);
+        if (!parsedPreset) return makeError("unknown preset '" + preset + "' (known: sip)");
+        auto parsedGuide = parseGuide(guide);
+        if (!parsedGuide) return makeError("unknown guide '" + guide + "' (uniform or stalls)");
+        c.preset = *parsedPreset;
+        c.guide = *parsedGuide;
         c.budgetEvals = j.value("budget_evals", int64_t(0));
         c.budgetSeconds = j.value("budget_seconds", 0.0);
         c.seed = j.value("seed", uint64_t(1));
@@ -193,7 +199,6 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
         c.climbSweeps = j.value("climb_sweeps", c.climbSweeps);
         c.climbRestarts = j.value("climb_restarts", c.climbRestarts);
         c.candidatesPerGpu = j.value("candidates_per_gpu", c.candidatesPerGpu);
-        c.guide = j.value("guide", std::string("uniform"));
         c.ppoPreset = j.value("ppo_preset", std::string("sassx"));
         if (j.contains("ppo")) {
             // A checkpoint written before the reward settings existed ran step rewards, unnormalised ...

@@ -4,6 +4,7 @@
 #include "core/common/result.h"
 #include "core/search/agent.h"
 #include "core/search/search_space.h"
+#include "core/search/search_vocabulary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,7 +52,7 @@ std::string autoSpaceReason(AutoSpace rule, bool measured);
 struct SearchConfig
 {
     Algorithm algorithm = Algorithm::Climb;
-    std::string preset; // "" (sassx's default) or "sip" (anneal only)
+    AnnealPreset preset = AnnealPreset::Default; // Sip: anneal only
     SearchSpace space = SearchSpace::Mem;
     // Off: `space` was named. Otherwise --space auto: `space` is provisional (for validate()) until
     // resolveSpace() is given the backend, and the request stays recorded ("space_requested": "auto").
@@ -92,10 +93,9 @@ struct SearchConfig
     double sipCooling = 0.003;
     double sipTMin = 0.05;
     int sipMaxSteps = 1000;
-    // Which instructions proposals touch: "uniform" (every movable instruction alike) or "stalls"
-    // (in proportion to the stall samples of the original near them; the search run supplies the
-    // weights, EditProposer::setGuide).
-    std::string guide = "uniform";
+    // Which instructions proposals touch (search_vocabulary.h); for Stalls the search run supplies the
+    // weights (EditProposer::setGuide).
+    ProposalGuide guide = ProposalGuide::Uniform;
     // PPO only (docs/ppo.md): the hyper-parameters, and the preset they started from.
     PpoSettings ppo;
     std::string ppoPreset = "sassx";

@@ -38,7 +38,7 @@ Status SearchEngine::start(const SearchConfig& config)
     m_state.config = config;
     m_rng.seed(config.seed);
     m_proposer = std::make_unique<EditProposer>(m_checker, config.space);
-    if (config.guide == "stalls") {
+    if (config.guide == ProposalGuide::Stalls) {
         if (m_guide.empty()) return makeError("a stall-guided search needs stall samples of the kernel");
         m_proposer->setGuide(m_guide);
     }
@@ -48,7 +48,9 @@ Status SearchEngine::start(const SearchConfig& config)
     m_legalNow = m_state.legalAtStart;
     m_strategy = makeStrategy(config.algorithm);
     if (!m_strategy) return makeError("no strategy for the algorithm " + algorithmName(config.algorithm));
-    if (Status s = m_strategy->begin(*this, false); !s) return s;
+    m_emptyProposals = 0;
+    m_exhausted = false;
+    if (Status s = m_strategy->begin(context(), false); !s) return s;
     m_state.rng = rngState(m_rng);
     return Ok{};
 }
@@ -59,16 +61,16 @@ Status SearchEngine::resume(SearchState state, int64_t budgetEvals, double budge
         state.config.budgetEvals = budgetEvals;
         state.config.budgetSeconds = budgetSeconds;
         state.finished = false;
-        state.stopReason.clear();
+        state.stopReason.reset();
     }
     if (Status s = state.config.validate(); !s) return s;
     std::istringstream in(state.rng);
     in >> m_rng;
     if (in.fail()) return makeError("the checkpoint's random state is unreadable");
     m_state = std::move(state);
-    if (m_state.finished && m_state.stopReason == "stopped") m_state.finished = false;
+    if (m_state.finished && m_state.stopReason == StopReason::Stopped) m_state.finished = false;
     m_proposer = std::make_unique<EditProposer>(m_checker, m_state.config.space);
-    if (m_state.config.guide == "stalls") {
+    if (m_state.config.guide == ProposalGuide::Stalls) {
         if (m_guide.empty()) return makeError("a stall-guided search needs stall samples of the kernel");
         m_proposer->setGuide(m_guide);
     }
@@ -78,7 +80,9 @@ Status SearchEngine::resume(SearchState state, int64_t budgetEvals, double budge
     m_strategy = makeStrategy(m_state.config.algorithm);
     if (!m_strategy)
         return makeError("no strategy for the algorithm " + algorithmName(m_state.config.algorithm));
-    if (Status s = m_strategy->begin(*this, true); !s) return s;
+    m_emptyProposals = 0;
+    m_exhausted = false;
+    if (Status s = m_strategy->begin(context(), true); !s) return s;
     return Ok{};
 }
 
@@ -106,7 +110,7 @@ bool SearchEngine::budgetSpent() const
 
 double SearchEngine::temperature() const
 {
-    return m_strategy ? m_strategy->temperature(*this) : 0.0;
+    return m_strategy ? m_strategy->temperature(context()) : 0.0;
 }
 
 double SearchEngine::temperatureUnit() const
@@ -165,7 +169,7 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
     auto stopped = [&] { return control.stop && control.stop->load(); };
     while (!m_state.finished) {
         if (stopped()) {
-            m_state.stopReason = "stopped";
+            m_state.stopReason = StopReason::Stopped;
             break;
         }
         if (control.pause && control.pause->load()) {
@@ -177,18 +181,18 @@ const SearchState& SearchEngine::run(const SearchCallbacks& callbacks, const Sea
         }
         if (budgetSpent()) {
             m_state.finished = true;
-            m_state.stopReason = "budget";
+            m_state.stopReason = StopReason::Budget;
             break;
         }
         if (listPhase()) {
             listStep();
-        } else if (m_strategy->ended(*this)) {
+        } else if (m_strategy->ended(context())) {
             // the strategy said why
-        } else if (m_emptyProposals >= kMaxEmptySteps) {
+        } else if (m_exhausted || m_emptyProposals >= kMaxEmptySteps) {
             m_state.finished = true;
-            m_state.stopReason = "exhausted";
+            m_state.stopReason = StopReason::Exhausted;
         } else {
-            m_strategy->step(*this);
+            m_strategy->step(context());
         }
         m_state.seconds = now();
         if (checkpointDue(control)) checkpoint();
@@ -224,18 +228,22 @@ void SearchEngine::checkpoint()
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void SearchEngine::publish(const SearchEvaluation& e)
+void SearchEngine::publishEvaluation(const SearchEvaluation& e)
 {
     if (m_callbacks && m_callbacks->onEvaluation) m_callbacks->onEvaluation(e, status());
 }
 
-void SearchEngine::publishAll(size_t from)
+void SearchEngine::publish(int step)
 {
-    // Copies: a callback may not hold references into the history, which grows.
-    for (size_t i = from; i < m_state.history.size(); ++i) {
-        const SearchEvaluation copy = m_state.history[i];
-        publish(copy);
-    }
+    // A copy: a callback may not hold references into the history, which grows.
+    const SearchEvaluation copy = m_state.history.at(size_t(step));
+    publishEvaluation(copy);
+}
+
+void SearchEngine::publishFrom(size_t from)
+{
+    for (size_t i = from; i < m_state.history.size(); ++i)
+        publish(int(i));
 }
 
 std::vector<eval::EvalResult> SearchEngine::evaluate(const std::vector<Candidate>& candidates,
@@ -284,8 +292,19 @@ nlohmann::json toJson(const SearchTimeSplit& t, int parallelism)
                      "pool_busy_share: measuring_s / (GPUs x evaluator_s)"}};
 }
 
-SearchEvaluation& SearchEngine::record(const Candidate& c, std::string kind, const eval::EvalResult& r,
-                                       double t)
+const SearchEvaluation& SearchEngine::record(const Candidate& c, std::string kind, const eval::EvalResult& r,
+                                             double t)
+{
+    return recordInHistory(c, std::move(kind), r, t);
+}
+
+void SearchEngine::accept(int step)
+{
+    m_state.history.at(size_t(step)).outcome = Outcome::Accepted;
+}
+
+SearchEvaluation& SearchEngine::recordInHistory(const Candidate& c, std::string kind,
+                                                const eval::EvalResult& r, double t)
 {
     SearchEvaluation e;
     e.step = int(m_state.history.size());
@@ -313,6 +332,13 @@ SearchEvaluation& SearchEngine::record(const Candidate& c, std::string kind, con
 void SearchEngine::setAgent(std::unique_ptr<ScheduleAgent> agent)
 {
     m_agent = std::move(agent);
+}
+
+bool SearchEngine::admit(const Schedule& from, const Schedule& to)
+{
+    if (quickLegal(from, to)) return true;
+    ++m_state.refusedByCheck;
+    return false;
 }
 
 bool SearchEngine::quickLegal(const Schedule& from, const Schedule& to) const
@@ -344,8 +370,7 @@ int SearchEngine::batchSize() const
     return int(batch);
 }
 
-std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const Schedule& from, int minEdits,
-                                                               int maxEdits)
+std::vector<Candidate> SearchEngine::proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits)
 {
     const int batch = std::max(1, m_evaluator.parallelism());
     std::vector<Candidate> out;
@@ -356,13 +381,10 @@ std::vector<SearchEngine::Candidate> SearchEngine::proposeFrom(int base, const S
         const int k = std::uniform_int_distribution<int>(minEdits, maxEdits)(m_rng);
         c.edits = m_proposer->propose(c.schedule, m_rng, k);
         if (c.edits.empty()) continue;
-        if (!quickLegal(from, c.schedule)) {
-            ++m_state.refusedByCheck;
-            continue;
-        }
+        if (!admit(from, c.schedule)) continue;
         out.push_back(std::move(c));
     }
-    m_emptyProposals = out.empty() ? m_emptyProposals + 1 : 0;
+    noteProposals(!out.empty());
     m_state.steps += batch;
     return out;
 }
@@ -393,10 +415,9 @@ void SearchEngine::listStep()
             c.schedule = std::move(*s);
             auto results = evaluate({c}, EvalRequest{1.0 / m_state.bestSpeedup, false});
             const char* shareName = share <= 0.25 ? " 1/4" : share <= 0.5 ? " 1/2" : "";
-            SearchEvaluation& e = record(c, "list:" + name + shareName, results[0], 0.0);
-            if (m_strategy->listPhaseIsTheSearch() && e.best) e.outcome = Outcome::Accepted;
-            const SearchEvaluation copy = e;
-            publish(copy);
+            const SearchEvaluation& e = record(c, "list:" + name + shareName, results[0], 0.0);
+            if (m_strategy->listPhaseIsTheSearch() && e.best) accept(e.step);
+            publish(e.step);
         } else if (s) {
             ++m_state.refusedByCheck;
         }
@@ -420,21 +441,57 @@ void SearchEngine::setIncumbent(int index, double speedup, const Schedule& sched
 void SearchEngine::remeasureIncumbent()
 {
     m_stepsSinceRemeasure = 0;
-    if (m_evaluator.sourceKind() == "estimate") return; // deterministic: nothing to learn
+    if (!measured()) return; // deterministic: nothing to learn
     if (budgetSpent()) return;
     Candidate c;
     c.base = m_state.incumbent;
     c.schedule = m_incumbentSchedule;
     auto results = evaluate({c}, EvalRequest{1.0 / m_state.incumbentSpeedup, true});
-    SearchEvaluation& e = record(c, "re-measure", results[0], temperature());
+    SearchEvaluation& e = recordInHistory(c, "re-measure", results[0], temperature());
     e.outcome = Outcome::Measure;
     if (e.figures.ok) m_state.incumbentSpeedup = e.figures.speedup;
     // The walk (or a climb through false acceptances) fell clearly below its best: back to the best.
     if (e.figures.ok && m_state.best >= 0 && m_state.best != m_state.incumbent &&
-        e.figures.high < m_state.bestSpeedup && m_strategy->returnsToBestBelowIt(*this))
+        e.figures.high < m_state.bestSpeedup && m_strategy->returnsToBestBelowIt(context()))
         restoreBest();
-    const SearchEvaluation copy = e;
-    publish(copy);
+    publish(e.step);
+}
+
+int64_t SearchEngine::countTowardsRemeasure(int64_t evaluations)
+{
+    return m_stepsSinceRemeasure += evaluations;
+}
+
+void SearchEngine::finish(StopReason why)
+{
+    m_state.finished = true;
+    m_state.stopReason = why;
+}
+
+void SearchEngine::noteProposals(bool found)
+{
+    m_emptyProposals = found ? 0 : m_emptyProposals + 1;
+}
+
+void SearchEngine::addStrategySeconds(const std::string& phase, double seconds)
+{
+    m_timeSplit.strategySeconds[phase] += seconds;
+}
+
+ClimbState& SearchEngine::climbState()
+{
+    if (!m_state.climb) m_state.climb.emplace();
+    return *m_state.climb;
+}
+
+void SearchEngine::saveAgent()
+{
+    if (m_agent) m_state.agentBytes = m_agent->save();
+}
+
+bool SearchEngine::measured() const
+{
+    return m_evaluator.sourceKind() != "estimate";
 }
 
 } // namespace sassx::search

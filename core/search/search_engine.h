@@ -1,8 +1,8 @@
 #pragma once
 // The search engine: one loop for every algorithm (search_config.h), each a SearchStrategy
-// (search_strategy.h) that takes steps through the services below. The engine owns the budget, the
-// checkpoints, the list-schedule seeding phase, the history and the one rule for a best; it proposes
-// schedules from the checker's legal edits of the chosen space (search_space.h), asks a
+// (search_strategy.h) that takes steps through the engine's narrow context (strategy_context.h). The engine
+// owns the budget, the checkpoints, the list-schedule seeding phase, the history and the one rule for a best;
+// it proposes schedules from the checker's legal edits of the chosen space (search_space.h), asks a
 // CandidateEvaluator for figures, reports each evaluation through a callback and hands checkpoints to a
 // sink. Qt-free and synchronous: the CLI runs it on its main thread, the GUI's SearchJob on a worker
 // thread.
@@ -17,6 +17,7 @@
 #include "core/search/candidate_evaluator.h"
 #include "core/search/schedule_features.h"
 #include "core/search/search_state.h"
+#include "core/search/strategy_context.h"
 
 #include <atomic>
 #include <chrono>
@@ -80,7 +81,9 @@ struct SearchControl
     double checkpointShare = 0.05;
 };
 
-class SearchEngine
+// The engine is the strategies' context (strategy_context.h) privately: a strategy gets it as a
+// StrategyContext and reaches nothing else of it.
+class SearchEngine : private StrategyContext
 {
 public:
     SearchEngine(const LegalityChecker& checker, CandidateEvaluator& evaluator);
@@ -92,75 +95,69 @@ public:
     // the saved one so a finished run can be extended.
     Status resume(SearchState state, int64_t budgetEvals = 0, double budgetSeconds = 0.0);
 
-    // Proposal weights per original instruction for a config whose guide is "stalls" (set before
+    // Proposal weights per original instruction for a config guided by ProposalGuide::Stalls (set before
     // start or resume; EditProposer::setGuide).
     void setGuide(std::vector<double> weights) { m_guide = std::move(weights); }
     // The learning agent of a PPO run (agent_loader.h makes one), set before start or resume. A resumed
     // run loads the checkpoint's network into it (SearchState::agentBytes); a fresh run keeps the
     // weights it has (a warm start from --policy, or the seeded initialisation).
     void setAgent(std::unique_ptr<ScheduleAgent> agent);
-    ScheduleAgent* agent() const { return m_agent.get(); }
+    ScheduleAgent* agent() const override { return m_agent.get(); }
 
     // Runs until the budget, the algorithm's own end, or a stop; the final state is also checkpointed.
     const SearchState& run(const SearchCallbacks& callbacks = {}, const SearchControl& control = {});
-    const SearchState& state() const { return m_state; }
+    const SearchState& state() const override { return m_state; }
     SearchStatus status() const;
     const SearchTimeSplit& timeSplit() const { return m_timeSplit; }
-    void addStrategySeconds(const std::string& phase, double seconds)
-    {
-        m_timeSplit.strategySeconds[phase] += seconds;
-    }
 
-    // --- Services for the strategies (search_strategy.h) ----------------------------------------------
-    struct Candidate
-    {
-        Schedule schedule;
-        std::vector<Edit> edits;
-        int base = -1;
-        std::string kind = "candidate"; // what the history calls it ("probe": climbing's multi-edit draws)
-    };
-    SearchState& state() { return m_state; }
-    std::mt19937_64& rng() { return m_rng; }
-    EditProposer& proposer() { return *m_proposer; }
-    const EditProposer& proposer() const { return *m_proposer; }
-    const LegalityChecker& checker() const { return m_checker; }
-    CandidateEvaluator& evaluator() const { return m_evaluator; }
-    Schedule& incumbentSchedule() { return m_incumbentSchedule; }
-    Schedule& startSchedule() { return m_startSchedule; }
-    int64_t& stepsSinceRemeasure() { return m_stepsSinceRemeasure; }
-    int& emptyProposals() { return m_emptyProposals; } // consecutive steps that found no legal edit
-    int64_t& legalNow() { return m_legalNow; }         // legal single edits from the incumbent (status)
-    const SearchControl* control() const { return m_control; }
+private:
+    // --- StrategyContext ------------------------------------------------------------------------------
+    const LegalityChecker& checker() const override { return m_checker; }
+    const EditProposer& proposer() const override { return *m_proposer; }
+    const Schedule& incumbentSchedule() const override { return m_incumbentSchedule; }
+    const Schedule& startSchedule() const override { return m_startSchedule; }
+    Schedule scheduleOf(int index) const override;
+    double now() const override;
+    double temperature() const override;
+    double temperatureUnit() const override;
+    int batchSize() const override;
+    double noiseFloor() const override { return m_evaluator.noiseFloor(); }
+    int parallelism() const override { return m_evaluator.parallelism(); }
+    bool measured() const override;
+    std::mt19937_64& rng() override { return m_rng; }
+    std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits) override;
+    bool admit(const Schedule& from, const Schedule& to) override;
+    std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates,
+                                           const EvalRequest& request) override;
+    const SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r,
+                                   double temperature) override;
+    void accept(int step) override;
+    void publishFrom(size_t from) override;
+    void publish(int step) override;
+    void setIncumbent(int index, double speedup, const Schedule& schedule) override;
+    void restoreBest() override;
+    void remeasureIncumbent() override;
+    int64_t countTowardsRemeasure(int64_t evaluations) override;
+    void finish(StopReason why) override;
+    void spaceExhausted() override { m_exhausted = true; }
+    void noteProposals(bool found) override;
+    void countSteps(int64_t proposals) override { m_state.steps += proposals; }
+    void setLegalMoves(int64_t count) override { m_legalNow = count; }
+    void addStrategySeconds(const std::string& phase, double seconds) override;
+    ClimbState& climbState() override;
+    std::optional<PpoState>& ppoState() override { return m_state.agent; }
+    void saveAgent() override;
 
+    // --- The engine's own -----------------------------------------------------------------------------
+    StrategyContext& context() { return *this; }
+    const StrategyContext& context() const { return *this; }
     bool budgetSpent() const;
-    // How many candidates a strategy that tries independent candidates hands the evaluator at once: one
-    // with one GPU (each race decides the next proposal), several per GPU with a pool, so that a GPU
-    // whose race ended early takes the next candidate instead of waiting for the batch's slowest race;
-    // never more than the evaluation budget has left.
-    int batchSize() const;
-    double now() const;             // search seconds, resumed runs included
-    double temperature() const;     // the strategy's (annealing), else 0
-    double temperatureUnit() const; // the noise floor (a minimum for deterministic backends)
-    // `batch` (the evaluator's parallelism) proposals of minEdits..maxEdits legal edits from `from`.
-    std::vector<Candidate> proposeFrom(int base, const Schedule& from, int minEdits, int maxEdits);
     // `to` differs from the legal `from` in a few blocks: checks those (a search never evaluates an
     // illegal variant, whatever a proposer's composition does).
     bool quickLegal(const Schedule& from, const Schedule& to) const;
-    std::vector<eval::EvalResult> evaluate(const std::vector<Candidate>& candidates,
-                                           const EvalRequest& request);
-    // Appends an evaluation to the history (a paired result chained to the original through the
-    // incumbent's figure) and applies the one rule for a new best.
-    SearchEvaluation& record(const Candidate& c, std::string kind, const eval::EvalResult& r,
-                             double temperature);
-    void publish(const SearchEvaluation& e);
-    void publishAll(size_t from);
-    void setIncumbent(int index, double speedup, const Schedule& schedule);
-    void restoreBest();
-    // The incumbent against the original on fresh rounds (measured backends only).
-    void remeasureIncumbent();
-    Schedule scheduleOf(int index) const;
-
-private:
+    void publishEvaluation(const SearchEvaluation& e);
+    SearchEvaluation& recordInHistory(const Candidate& c, std::string kind, const eval::EvalResult& r,
+                                      double temperature);
     bool listPhase() const;
     void listStep();
     bool checkpointDue(const SearchControl& control) const;
@@ -179,7 +176,8 @@ private:
     double m_secondsAtStart = 0.0;
     int64_t m_evaluationsAtStart = 0;
     int64_t m_stepsSinceRemeasure = 0;
-    int m_emptyProposals = 0;
+    int m_emptyProposals = 0; // consecutive steps that found no legal edit
+    bool m_exhausted = false; // a strategy found nothing legal from the incumbent
     int64_t m_legalNow = -1;
     const SearchCallbacks* m_callbacks = nullptr;
     const SearchControl* m_control = nullptr;

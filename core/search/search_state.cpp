@@ -108,7 +108,7 @@ void chainToOriginal(SpeedupFigures& f, double baseSpeedup)
 
 int SearchState::restarts() const
 {
-    return climb.is_object() ? climb.value("restarts", 0) : 0;
+    return climb ? climb->restarts : 0;
 }
 
 std::string stopDescription(const SearchState& s)
@@ -117,27 +117,34 @@ std::string stopDescription(const SearchState& s)
     if (const int n = s.restarts(); n > 0) {
         restarts = " after " + std::to_string(n) + (n == 1 ? " restart" : " restarts") +
                    " from a perturbed best (converged at ";
-        const nlohmann::json at = s.climb.value("converged_s", nlohmann::json::array());
+        const std::vector<double>& at = s.climb->convergedSeconds;
         for (size_t i = 0; i < at.size(); ++i) {
-            const double seconds = at[i].get<double>();
+            const double seconds = at[i];
             char b[32];
             std::snprintf(b, sizeof b, "%s%.*f s", i > 0 ? ", " : "", seconds < 10 ? 1 : 0, seconds);
             restarts += b;
         }
         restarts += ")";
     }
-    if (s.stopReason == "budget") return "budget spent" + restarts;
-    if (s.stopReason == "stopped")
+    if (!s.stopReason) return {};
+    switch (*s.stopReason) {
+    case StopReason::Budget:
+        return "budget spent" + restarts;
+    case StopReason::Stopped:
         return "stopped early, before its budget" + (restarts.empty() ? "" : "," + restarts) +
                " (resume to continue)";
-    if (s.stopReason == "converged")
+    case StopReason::Converged:
         return "converged: a whole round of single edits and probes kept nothing" + restarts +
                (s.config.climbRestarts ? "; the best offers no legal edit to restart from"
                                        : "; restarts are off");
-    if (s.stopReason == "exhausted") return "the space ran out of legal edits";
-    if (s.stopReason == "temperature") return "the annealing schedule reached its final temperature";
-    if (s.stopReason == "done") return "every list-scheduling heuristic was evaluated";
-    return s.stopReason;
+    case StopReason::Exhausted:
+        return "the space ran out of legal edits";
+    case StopReason::Temperature:
+        return "the annealing schedule reached its final temperature";
+    case StopReason::Done:
+        return "every list-scheduling heuristic was evaluated";
+    }
+    return stopReasonName(*s.stopReason);
 }
 
 Result<std::vector<Edit>> editsOfEvaluation(const std::vector<SearchEvaluation>& history, int step)
@@ -277,11 +284,11 @@ nlohmann::json toJsonWithoutHistory(const SearchState& s)
             {"list_schedule_next", s.listScheduleNext},
             {"start", s.start},
             {"finished", s.finished},
-            {"stop_reason", s.stopReason},
+            {"stop_reason", s.stopReason ? stopReasonName(*s.stopReason) : std::string()},
             {"legal_at_start", s.legalAtStart},
             {"refused_by_check", s.refusedByCheck},
-            {"agent", s.agent},
-            {"climb", s.climb}};
+            {"agent", s.agent ? nlohmann::json(*s.agent) : nlohmann::json()},
+            {"climb", s.climb ? nlohmann::json(*s.climb) : nlohmann::json()}};
 }
 
 Result<SearchState> searchStateFromJson(const nlohmann::json& j)
@@ -304,11 +311,14 @@ Result<SearchState> searchStateFromJson(const nlohmann::json& j)
         s.listScheduleNext = j.value("list_schedule_next", 0);
         s.start = j.value("start", -1);
         s.finished = j.value("finished", false);
-        s.stopReason = j.value("stop_reason", "");
+        if (const std::string why = j.value("stop_reason", ""); !why.empty()) {
+            s.stopReason = parseStopReason(why);
+            if (!s.stopReason) return makeError("unknown stop reason '" + why + "' in the search checkpoint");
+        }
         s.legalAtStart = j.value("legal_at_start", int64_t(-1));
         s.refusedByCheck = j.value("refused_by_check", 0);
-        if (j.contains("agent")) s.agent = j.at("agent");
-        if (j.contains("climb")) s.climb = j.at("climb");
+        if (j.contains("agent") && !j.at("agent").is_null()) s.agent = j.at("agent").get<PpoState>();
+        if (j.contains("climb") && !j.at("climb").is_null()) s.climb = j.at("climb").get<ClimbState>();
         for (const auto& e : j.at("history")) {
             auto ev = evaluationFromJson(e);
             if (!ev) return ev.error();

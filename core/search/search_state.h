@@ -5,6 +5,8 @@
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 #include "core/rewrite/variant.h"
+#include "core/search/climb_state.h"
+#include "core/search/ppo_state.h"
 #include "core/search/search_config.h"
 
 #include <nlohmann/json.hpp>
@@ -84,16 +86,16 @@ struct SearchState
     int listScheduleNext = 0; // heuristics already evaluated
     int start = -1;           // history index the other algorithms start from (-1: the original)
     bool finished = false;
-    std::string stopReason; // "budget", "temperature", "done", "stopped", "exhausted", "converged"
+    std::optional<StopReason> stopReason; // none while the run goes on
     int64_t legalAtStart = -1;
     int refusedByCheck = 0; // proposals the full check refused (should stay 0: proposals are legal)
-    // PPO (strategy_ppo.cpp): the episode in progress, the rollout since the last update (enough
-    // to rebuild its observations, so a resumed run continues exactly) and update statistics.
-    nlohmann::json agent;
-    // Climbing (strategy_climb.cpp): the sweep in progress, enough to rebuild it exactly on resume
-    // ({"sweep_seed", "position", "accepted", "fruitless"}), and its restarts from a perturbed best
-    // ({"restarts", "restart_seed", "converged_s", "converged_evaluations"}).
-    nlohmann::json climb;
+    // PPO (strategy_ppo.cpp, ppo_state.h): each environment's episode, the rollout since the last update
+    // (enough to rebuild its observations, so a resumed run continues exactly) and update statistics.
+    // None for the other algorithms (null in the JSON).
+    std::optional<PpoState> agent;
+    // Climbing (strategy_climb.cpp, climb_state.h): the sweep in progress, enough to rebuild it exactly on
+    // resume, and its restarts from a perturbed best. None for the other algorithms (null in the JSON).
+    std::optional<ClimbState> climb;
     // The agent's network and optimizer after its last update (a libtorch archive). Not in the JSON:
     // the search run keeps it beside the checkpoint as policy.pt.
     std::string agentBytes;
@@ -108,7 +110,7 @@ struct SearchState
 
 // How the run ended, in words: "budget spent after 2 restarts from a perturbed best (converged at 469 s,
 // 1012 s)", "converged: ...; restarts are off", "stopped early, before its budget (resume to continue)";
-// empty while it runs. `stopReason` stays the keyword (budget, converged, …) that scripts read.
+// empty while it runs. `stopReason`'s name (budget, converged, …) is what scripts read.
 std::string stopDescription(const SearchState& s);
 
 // Edits from the original to the schedule of history[step], following each evaluation's base; step -1

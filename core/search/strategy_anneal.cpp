@@ -14,48 +14,50 @@ class AnnealStrategy : public SearchStrategy
 {
 public:
     explicit AnnealStrategy(bool greedy) : m_greedy(greedy) {}
-    void step(SearchEngine& eng) override;
-    double temperature(const SearchEngine& eng) const override;
-    bool ended(SearchEngine& eng) override;
+    void step(StrategyContext& ctx) override;
+    double temperature(const StrategyContext& ctx) const override;
+    bool ended(StrategyContext& ctx) override;
 
 private:
-    void pairedStep(SearchEngine& eng);
-    bool acceptAnneal(SearchEngine& eng, const SpeedupFigures& f, double t);
+    void pairedStep(StrategyContext& ctx);
+    bool acceptAnneal(StrategyContext& ctx, const SpeedupFigures& f, double t);
+    // After the incumbent moved: the status's count of legal single edits (skipped on large kernels,
+    // where counting costs more than a step).
+    void recountLegal(StrategyContext& ctx);
     bool m_greedy;
 };
 
-double AnnealStrategy::temperature(const SearchEngine& eng) const
+double AnnealStrategy::temperature(const StrategyContext& ctx) const
 {
     if (m_greedy) return 0.0;
-    const SearchState& s = eng.state();
+    const SearchState& s = ctx.state();
     const SearchConfig& c = s.config;
-    if (c.preset == "sip") return c.sipT0 * std::pow(1.0 - c.sipCooling, double(s.steps));
+    if (c.preset == AnnealPreset::Sip) return c.sipT0 * std::pow(1.0 - c.sipCooling, double(s.steps));
     double f = 0.0;
     if (c.budgetEvals > 0) f = std::max(f, double(s.evaluations()) / double(c.budgetEvals));
-    if (c.budgetSeconds > 0) f = std::max(f, eng.now() / c.budgetSeconds);
-    return eng.temperatureUnit() * c.t0 * std::pow(c.tEnd / c.t0, std::clamp(f, 0.0, 1.0));
+    if (c.budgetSeconds > 0) f = std::max(f, ctx.now() / c.budgetSeconds);
+    return ctx.temperatureUnit() * c.t0 * std::pow(c.tEnd / c.t0, std::clamp(f, 0.0, 1.0));
 }
 
-bool AnnealStrategy::ended(SearchEngine& eng)
+bool AnnealStrategy::ended(StrategyContext& ctx)
 {
     // SIP's preset ends on its own temperature or step count, as published.
-    SearchState& s = eng.state();
-    const SearchConfig& c = s.config;
-    if (c.preset != "sip" || (temperature(eng) >= c.sipTMin && s.steps < int64_t(c.sipMaxSteps)))
+    const SearchConfig& c = ctx.config();
+    if (c.preset != AnnealPreset::Sip ||
+        (temperature(ctx) >= c.sipTMin && ctx.state().steps < int64_t(c.sipMaxSteps)))
         return false;
-    s.finished = true;
-    s.stopReason = "temperature";
+    ctx.finish(StopReason::Temperature);
     return true;
 }
 
-bool AnnealStrategy::acceptAnneal(SearchEngine& eng, const SpeedupFigures& f, double t)
+bool AnnealStrategy::acceptAnneal(StrategyContext& ctx, const SpeedupFigures& f, double t)
 {
     const bool paired = f.paired != 0.0;
-    const double delta = paired ? f.paired - 1.0 : f.speedup - eng.state().incumbentSpeedup;
-    if (eng.state().config.preset == "sip") {
+    const double delta = paired ? f.paired - 1.0 : f.speedup - ctx.state().incumbentSpeedup;
+    if (ctx.config().preset == AnnealPreset::Sip) {
         // SIP as published: Metropolis on the raw difference.
         if (delta >= 0.0) return true;
-        const double u = std::uniform_real_distribution<double>(0.0, 1.0)(eng.rng());
+        const double u = std::uniform_real_distribution<double>(0.0, 1.0)(ctx.rng());
         return t > 0.0 && u < std::exp(delta / t);
     }
     // The penalty method for uncertain energies (Ceperley & Dewing, J. Chem. Phys. 110, 9812 (1999)):
@@ -70,77 +72,78 @@ bool AnnealStrategy::acceptAnneal(SearchEngine& eng, const SpeedupFigures& f, do
     if (t <= 0.0) return delta >= 0.0 && sigma == 0.0;
     const double logP = delta / t - sigma * sigma / (2.0 * t * t);
     if (logP >= 0.0) return true;
-    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(eng.rng());
+    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(ctx.rng());
     return u < std::exp(logP);
 }
 
-void AnnealStrategy::step(SearchEngine& eng)
+void AnnealStrategy::recountLegal(StrategyContext& ctx)
 {
-    const SearchConfig& c = eng.state().config;
-    const bool sip = c.preset == "sip";
-    if (!m_greedy && !sip) return pairedStep(eng);
-    const double t = eng.temperature();
-    const int maxEdits = m_greedy || sip ? 1 : c.maxEditsPerProposal;
-    auto candidates = eng.proposeFrom(eng.state().incumbent, eng.incumbentSchedule(), 1, maxEdits);
-    if (candidates.empty()) return;
-    auto results = eng.evaluate(candidates, EvalRequest{1.0 / eng.state().incumbentSpeedup, false});
-    bool accepted = false;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-        SearchEvaluation& e = eng.record(candidates[i], "candidate", results[i], t);
-        // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
-        if (e.outcome != Outcome::Failed && !accepted) {
-            const bool take = m_greedy ? e.figures.clearlyAbove(eng.state().incumbentSpeedup)
-                                       : acceptAnneal(eng, e.figures, t);
-            if (take) {
-                e.outcome = Outcome::Accepted;
-                accepted = true;
-                eng.setIncumbent(e.step, e.figures.speedup, candidates[i].schedule);
-            }
-        }
-        const SearchEvaluation copy = e;
-        eng.publish(copy);
-    }
-    if (accepted && eng.checker().analysis().listing.instructions.size() < 4000)
-        eng.legalNow() = int64_t(eng.proposer().countLegal(eng.incumbentSchedule()));
-    eng.stepsSinceRemeasure() += int64_t(candidates.size());
-    if (c.remeasureEvery > 0 && eng.stepsSinceRemeasure() >= c.remeasureEvery) eng.remeasureIncumbent();
+    if (ctx.checker().analysis().listing.instructions.size() < 4000)
+        ctx.setLegalMoves(int64_t(ctx.proposer().countLegal(ctx.incumbentSchedule())));
 }
 
-void AnnealStrategy::pairedStep(SearchEngine& eng)
+void AnnealStrategy::step(StrategyContext& ctx)
 {
-    const SearchConfig& c = eng.state().config;
-    const double t = eng.temperature();
+    const SearchConfig& c = ctx.config();
+    const bool sip = c.preset == AnnealPreset::Sip;
+    if (!m_greedy && !sip) return pairedStep(ctx);
+    const double t = ctx.temperature();
+    const int maxEdits = m_greedy || sip ? 1 : c.maxEditsPerProposal;
+    auto candidates = ctx.proposeFrom(ctx.state().incumbent, ctx.incumbentSchedule(), 1, maxEdits);
+    if (candidates.empty()) return;
+    auto results = ctx.evaluate(candidates, EvalRequest{1.0 / ctx.state().incumbentSpeedup, false});
+    bool accepted = false;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        const SearchEvaluation& e = ctx.record(candidates[i], "candidate", results[i], t);
+        // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
+        if (e.outcome != Outcome::Failed && !accepted) {
+            const bool take = m_greedy ? e.figures.clearlyAbove(ctx.state().incumbentSpeedup)
+                                       : acceptAnneal(ctx, e.figures, t);
+            if (take) {
+                ctx.accept(e.step);
+                accepted = true;
+                ctx.setIncumbent(e.step, e.figures.speedup, candidates[i].schedule);
+            }
+        }
+        ctx.publish(e.step);
+    }
+    if (accepted) recountLegal(ctx);
+    const int64_t since = ctx.countTowardsRemeasure(int64_t(candidates.size()));
+    if (c.remeasureEvery > 0 && since >= c.remeasureEvery) ctx.remeasureIncumbent();
+}
+
+void AnnealStrategy::pairedStep(StrategyContext& ctx)
+{
+    const SearchConfig& c = ctx.config();
+    const double t = ctx.temperature();
     auto candidates =
-        eng.proposeFrom(eng.state().incumbent, eng.incumbentSchedule(), 1, c.maxEditsPerProposal);
+        ctx.proposeFrom(ctx.state().incumbent, ctx.incumbentSchedule(), 1, c.maxEditsPerProposal);
     if (candidates.empty()) return;
     EvalRequest request;
-    request.reference = &eng.incumbentSchedule();
-    auto results = eng.evaluate(candidates, request);
-    const size_t first = eng.state().history.size();
+    request.reference = &ctx.incumbentSchedule();
+    auto results = ctx.evaluate(candidates, request);
+    const size_t first = ctx.state().history.size();
     int taken = -1;
     for (size_t i = 0; i < candidates.size(); ++i) {
-        SearchEvaluation& e = eng.record(candidates[i], "candidate", results[i], t);
+        const SearchEvaluation& e = ctx.record(candidates[i], "candidate", results[i], t);
         // Only the first acceptance of a batch counts: the others were proposed from the old incumbent.
-        if (e.outcome != Outcome::Failed && taken < 0 && acceptAnneal(eng, e.figures, t)) {
-            e.outcome = Outcome::Accepted;
+        if (e.outcome != Outcome::Failed && taken < 0 && acceptAnneal(ctx, e.figures, t)) {
+            ctx.accept(e.step);
             taken = int(i);
         }
     }
     if (taken >= 0) {
-        const SearchEvaluation& e = eng.state().history[first + size_t(taken)];
-        eng.setIncumbent(e.step, e.figures.speedup, candidates[size_t(taken)].schedule);
-        if (eng.checker().analysis().listing.instructions.size() < 4000)
-            eng.legalNow() = int64_t(eng.proposer().countLegal(eng.incumbentSchedule()));
+        const SearchEvaluation& e = ctx.state().history[first + size_t(taken)];
+        ctx.setIncumbent(e.step, e.figures.speedup, candidates[size_t(taken)].schedule);
+        recountLegal(ctx);
     }
-    eng.publishAll(first);
-    eng.stepsSinceRemeasure() += int64_t(candidates.size());
+    ctx.publishFrom(first);
+    const int64_t since = ctx.countTowardsRemeasure(int64_t(candidates.size()));
     // A chained figure that looks like a new best is re-measured against the original at once: only
     // that measurement can make it the best (SpeedupFigures::reportable).
-    const bool promising =
-        taken >= 0 && eng.evaluator().sourceKind() != "estimate" &&
-        eng.state().incumbentSpeedup > eng.state().bestSpeedup * (1.0 + eng.evaluator().noiseFloor());
-    if (promising || (c.remeasureEvery > 0 && eng.stepsSinceRemeasure() >= c.remeasureEvery))
-        eng.remeasureIncumbent();
+    const bool promising = taken >= 0 && ctx.measured() &&
+                           ctx.state().incumbentSpeedup > ctx.state().bestSpeedup * (1.0 + ctx.noiseFloor());
+    if (promising || (c.remeasureEvery > 0 && since >= c.remeasureEvery)) ctx.remeasureIncumbent();
 }
 
 } // namespace

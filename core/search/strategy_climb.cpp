@@ -39,142 +39,136 @@ enum class Next
 class ClimbStrategy : public SearchStrategy
 {
 public:
-    Status begin(SearchEngine&, bool) override
+    Status begin(StrategyContext&, bool) override
     {
         // The sweep itself is rebuilt from its seed (in the checkpoint) at the next step.
         m_sweep.clear();
         m_sweepBuilt = false;
         return Ok{};
     }
-    void step(SearchEngine& eng) override;
+    void step(StrategyContext& ctx) override;
     // A climb from a perturbed best stands below the best on purpose: it stays in its own basin until
     // that converges, and the next restart perturbs the best again.
-    bool returnsToBestBelowIt(const SearchEngine& eng) const override { return eng.state().restarts() == 0; }
+    bool returnsToBestBelowIt(const StrategyContext& ctx) const override
+    {
+        return ctx.state().restarts() == 0;
+    }
 
 private:
-    Next beginSweep(SearchEngine& eng);
-    void restart(SearchEngine& eng);
-    std::vector<SearchEngine::Candidate> climbCandidates(SearchEngine& eng, int batch);
-    bool climbProbe(SearchEngine& eng, SearchEngine::Candidate& c);
-    bool climbPhaseOver(const SearchEngine& eng) const;
-    double climbBar(const SearchEngine& eng) const;
+    Next beginSweep(StrategyContext& ctx);
+    void restart(StrategyContext& ctx);
+    std::vector<Candidate> climbCandidates(StrategyContext& ctx, int batch);
+    bool climbProbe(StrategyContext& ctx, Candidate& c);
+    bool climbPhaseOver(const ClimbState& cs) const;
+    double climbBar(const StrategyContext& ctx) const;
 
     std::vector<Edit> m_sweep; // every legal single edit of the incumbent, shuffled
     bool m_sweepBuilt = false;
     std::vector<size_t> m_probeControl; // indices of m_sweep's control edits (probes draw from them)
 };
 
-double ClimbStrategy::climbBar(const SearchEngine& eng) const
+double ClimbStrategy::climbBar(const StrategyContext& ctx) const
 {
     // A deterministic backend resolves any difference; a measured one only what clears its noise.
-    const double floor = eng.evaluator().noiseFloor();
-    return 1.0 + std::max(eng.state().config.climbMargin * floor, 1e-9);
+    return 1.0 + std::max(ctx.config().climbMargin * ctx.noiseFloor(), 1e-9);
 }
 
-Next ClimbStrategy::beginSweep(SearchEngine& eng)
+Next ClimbStrategy::beginSweep(StrategyContext& ctx)
 {
-    nlohmann::json& cs = eng.state().climb;
-    const bool resuming =
-        !m_sweepBuilt && cs.contains("sweep_seed") && cs.value("incumbent", -2) == eng.state().incumbent;
-    if (!resuming) {
-        const bool ended = cs.contains("sweep_seed") && cs.value("incumbent", -2) == eng.state().incumbent;
-        int fruitless = cs.value("fruitless", 0);
-        const std::string phase = cs.value("phase", std::string("sweep"));
-        if (ended && !cs.value("accepted", false) && phase == "sweep") {
+    ClimbState& cs = ctx.climbState();
+    // A sweep from this very incumbent was begun: resumed (its list is not built yet) or ended.
+    const bool begun = cs.sweepSeed && cs.incumbent == ctx.state().incumbent;
+    if (m_sweepBuilt || !begun) {
+        int fruitless = cs.fruitless;
+        if (begun && !cs.accepted && cs.phase == ClimbPhase::Sweep) {
             // A whole sweep kept nothing: probe combinations of edits from the same incumbent.
-            cs["phase"] = "probe";
-            cs["probes_left"] = std::max<int64_t>(kMinProbes, int64_t(m_sweep.size()));
+            cs.phase = ClimbPhase::Probe;
+            cs.probesLeft = std::max<int64_t>(kMinProbes, int64_t(m_sweep.size()));
             return Next::Sweep;
         }
-        if (ended && !cs.value("accepted", false)) {
+        if (begun && !cs.accepted) {
             // The probes kept nothing either: noise may have hidden a winner, so sweep again in a new
             // order. Until the first restart that sweep starts from the best (a climb that kept a false
             // winner may stand below it); a climb from a perturbed best stays where it is.
-            if (++fruitless >= eng.state().config.climbSweeps) return Next::Restart;
-            if (eng.state().restarts() == 0) eng.restoreBest();
-        } else if (cs.value("accepted", false)) {
+            if (++fruitless >= ctx.config().climbSweeps) return Next::Restart;
+            if (ctx.state().restarts() == 0) ctx.restoreBest();
+        } else if (cs.accepted) {
             fruitless = 0;
         }
-        nlohmann::json next{{"phase", "sweep"},       {"sweep_seed", eng.rng()()},
-                            {"position", 0},          {"accepted", false},
-                            {"fruitless", fruitless}, {"incumbent", eng.state().incumbent}};
-        for (const char* kept : {"restarts", "restart_seed", "converged_s", "converged_evaluations"})
-            if (cs.contains(kept)) next[kept] = cs[kept];
+        // A new sweep; the restarts' record stays.
+        ClimbState next;
+        next.sweepSeed = ctx.rng()();
+        next.fruitless = fruitless;
+        next.incumbent = ctx.state().incumbent;
+        next.restarts = cs.restarts;
+        next.restartSeed = cs.restartSeed;
+        next.convergedSeconds = std::move(cs.convergedSeconds);
+        next.convergedEvaluations = std::move(cs.convergedEvaluations);
         cs = std::move(next);
     }
-    m_sweep = eng.proposer().legalActions(eng.incumbentSchedule());
+    m_sweep = ctx.proposer().legalActions(ctx.incumbentSchedule());
     m_probeControl.clear();
-    std::mt19937_64 shuffle(cs.value("sweep_seed", uint64_t(0)));
+    std::mt19937_64 shuffle(cs.sweepSeed.value_or(0));
     std::shuffle(m_sweep.begin(), m_sweep.end(), shuffle);
     m_sweepBuilt = true;
-    eng.legalNow() = int64_t(m_sweep.size());
+    ctx.setLegalMoves(int64_t(m_sweep.size()));
     if (m_sweep.empty()) {
-        eng.emptyProposals() = 1 << 20; // nothing is legal from here: the space is exhausted
+        ctx.spaceExhausted(); // nothing is legal from here
         return Next::Stop;
     }
     return Next::Sweep;
 }
 
-void ClimbStrategy::restart(SearchEngine& eng)
+void ClimbStrategy::restart(StrategyContext& ctx)
 {
-    SearchState& st = eng.state();
-    nlohmann::json& cs = st.climb;
-    auto converged = [&st] {
-        st.finished = true;
-        st.stopReason = "converged";
-    };
-    if (!st.config.climbRestarts) return converged();
-    eng.restoreBest();
+    const SearchState& st = ctx.state();
+    if (!st.config.climbRestarts) return ctx.finish(StopReason::Converged);
+    ctx.restoreBest();
     // The perturbation draws from its own seed, taken from the engine's random state and kept in the
     // checkpoint: the restart can be replayed from it alone.
-    const uint64_t seed = eng.rng()();
+    const uint64_t seed = ctx.rng()();
     std::mt19937_64 rng(seed);
-    SearchEngine::Candidate c;
+    Candidate c;
     c.base = st.incumbent;
     c.kind = "restart";
     for (int draw = 0; draw < kRestartDraws && c.edits.empty(); ++draw) {
-        c.schedule = eng.incumbentSchedule();
+        c.schedule = ctx.incumbentSchedule();
         const int k = std::uniform_int_distribution<int>(kRestartMinEdits, kRestartMaxEdits)(rng);
-        c.edits = eng.proposer().propose(c.schedule, rng, k);
-        if (!c.edits.empty() && !eng.quickLegal(eng.incumbentSchedule(), c.schedule)) {
-            ++st.refusedByCheck;
-            c.edits.clear();
-        }
+        c.edits = ctx.proposer().propose(c.schedule, rng, k);
+        if (!c.edits.empty() && !ctx.admit(ctx.incumbentSchedule(), c.schedule)) c.edits.clear();
     }
-    if (c.edits.empty()) return converged(); // the best offers no legal edit: nowhere to restart from
-    cs["restarts"] = st.restarts() + 1;
-    cs["restart_seed"] = seed;
-    for (const auto& [key, value] : {std::pair<const char*, nlohmann::json>{"converged_s", eng.now()},
-                                     {"converged_evaluations", st.evaluations()}}) {
-        if (!cs.contains(key)) cs[key] = nlohmann::json::array();
-        cs[key].push_back(value);
-    }
+    // The best offers no legal edit: nowhere to restart from.
+    if (c.edits.empty()) return ctx.finish(StopReason::Converged);
+    ClimbState& cs = ctx.climbState();
+    cs.restarts += 1;
+    cs.restartSeed = seed;
+    cs.convergedSeconds.push_back(ctx.now());
+    cs.convergedEvaluations.push_back(st.evaluations());
     // Measured against the original on every confirmation round, as a re-measure of the incumbent: its
     // figure anchors the paired gains of the climb from it, and only a clearly better one becomes the best.
-    auto results = eng.evaluate({c}, EvalRequest{1.0 / st.incumbentSpeedup, true});
+    auto results = ctx.evaluate({c}, EvalRequest{1.0 / st.incumbentSpeedup, true});
     const size_t first = st.history.size();
-    SearchEvaluation& e = eng.record(c, c.kind, results.at(0), 0.0);
+    const SearchEvaluation& e = ctx.record(c, c.kind, results.at(0), 0.0);
     if (e.outcome != Outcome::Failed) {
-        e.outcome = Outcome::Accepted;
-        eng.setIncumbent(e.step, e.figures.speedup, c.schedule);
+        ctx.accept(e.step);
+        ctx.setIncumbent(e.step, e.figures.speedup, c.schedule);
     }
-    st.steps += 1;
-    eng.publishAll(first);
+    ctx.countSteps(1);
+    ctx.publishFrom(first);
     // A new sweep from the restart (from the best, when the perturbed variant failed to run).
-    cs["accepted"] = true;
-    cs["fruitless"] = 0;
-    cs["incumbent"] = -2;
+    cs.accepted = true;
+    cs.fruitless = 0;
+    cs.incumbent = ClimbState::kNoSweep;
 }
 
-bool ClimbStrategy::climbProbe(SearchEngine& eng, SearchEngine::Candidate& c)
+bool ClimbStrategy::climbProbe(StrategyContext& ctx, Candidate& c)
 {
-    c.base = eng.state().incumbent;
-    c.schedule = eng.incumbentSchedule();
+    c.base = ctx.state().incumbent;
+    c.schedule = ctx.incumbentSchedule();
     c.kind = "probe";
-    const int k =
-        std::uniform_int_distribution<int>(2, std::max(2, eng.state().config.randomMaxEdits))(eng.rng());
-    if (!spaceHasControl(eng.state().config.space)) {
-        c.edits = eng.proposer().propose(c.schedule, eng.rng(), k);
+    const int k = std::uniform_int_distribution<int>(2, std::max(2, ctx.config().randomMaxEdits))(ctx.rng());
+    if (!spaceHasControl(ctx.config().space)) {
+        c.edits = ctx.proposer().propose(c.schedule, ctx.rng(), k);
     } else {
         // Control edits of distinct instructions, drawn from the sweep's list (the checker's own legal
         // edits of this incumbent), then checked together once. Drawing them through the proposer after
@@ -187,113 +181,96 @@ bool ClimbStrategy::climbProbe(SearchEngine& eng, SearchEngine::Candidate& c)
         std::vector<uint32_t> used;
         for (int tries = 0; int(c.edits.size()) < k && tries < 4 * k; ++tries) {
             const Edit& e = m_sweep[m_probeControl[std::uniform_int_distribution<size_t>(
-                0, m_probeControl.size() - 1)(eng.rng())]];
+                0, m_probeControl.size() - 1)(ctx.rng())]];
             if (std::find(used.begin(), used.end(), e.at) != used.end()) continue;
             used.push_back(e.at);
-            const auto applied = eng.proposer().applyAction(c.schedule, e);
+            const auto applied = ctx.proposer().applyAction(c.schedule, e);
             c.edits.insert(c.edits.end(), applied.begin(), applied.end());
         }
     }
     if (c.edits.empty()) return false;
-    if (!eng.quickLegal(eng.incumbentSchedule(), c.schedule)) {
-        ++eng.state().refusedByCheck;
-        return false;
-    }
-    return true;
+    return ctx.admit(ctx.incumbentSchedule(), c.schedule);
 }
 
-std::vector<SearchEngine::Candidate> ClimbStrategy::climbCandidates(SearchEngine& eng, int batch)
+std::vector<Candidate> ClimbStrategy::climbCandidates(StrategyContext& ctx, int batch)
 {
-    nlohmann::json& cs = eng.state().climb;
-    std::vector<SearchEngine::Candidate> out;
-    if (cs.value("phase", std::string("sweep")) == "probe") {
-        int64_t left = cs.value("probes_left", int64_t(0));
-        for (; int(out.size()) < batch && left > 0; --left) {
-            SearchEngine::Candidate c;
-            if (climbProbe(eng, c)) out.push_back(std::move(c));
+    ClimbState& cs = ctx.climbState();
+    std::vector<Candidate> out;
+    if (cs.phase == ClimbPhase::Probe) {
+        for (; int(out.size()) < batch && cs.probesLeft > 0; --cs.probesLeft) {
+            Candidate c;
+            if (climbProbe(ctx, c)) out.push_back(std::move(c));
         }
-        cs["probes_left"] = left;
         return out;
     }
     // During a sweep every other candidate is a probe: single edits refine, probes find what only a
     // combination gains (on attention_fwd random variants of 1-30 flips reached 1.019x in 24 s while a
     // pure sweep of its ~2,000 flips needed minutes: docs/status.md, "Climb's probes").
-    size_t position = cs.value("position", size_t(0));
-    int64_t turn = cs.value("turn", int64_t(0));
-    while (int(out.size()) < batch && position < m_sweep.size()) {
-        SearchEngine::Candidate c;
-        if (turn++ % 2 == 1) {
-            if (climbProbe(eng, c)) out.push_back(std::move(c));
+    while (int(out.size()) < batch && cs.position < m_sweep.size()) {
+        Candidate c;
+        if (cs.turn++ % 2 == 1) {
+            if (climbProbe(ctx, c)) out.push_back(std::move(c));
             continue;
         }
-        c.base = eng.state().incumbent;
-        c.schedule = eng.incumbentSchedule();
-        const Edit& action = m_sweep[position++];
-        c.edits = eng.proposer().applyAction(c.schedule, action);
+        c.base = ctx.state().incumbent;
+        c.schedule = ctx.incumbentSchedule();
+        const Edit& action = m_sweep[size_t(cs.position++)];
+        c.edits = ctx.proposer().applyAction(c.schedule, action);
         if (c.edits.empty()) continue;
         // A control edit of the sweep is one the checker itself listed as legal from this very schedule
         // (legalControlEdits judged it on its whole block): checking it again would only double the
         // CPU time of the yield space. Moves are re-checked (the reuse fix-up, derived codes).
         const bool listedByChecker = action.kind == Edit::Kind::Control && c.edits.size() == 1;
-        if (!listedByChecker && !eng.quickLegal(eng.incumbentSchedule(), c.schedule)) {
-            ++eng.state().refusedByCheck;
-            continue;
-        }
+        if (!listedByChecker && !ctx.admit(ctx.incumbentSchedule(), c.schedule)) continue;
         out.push_back(std::move(c));
     }
-    cs["position"] = position;
-    cs["turn"] = turn;
     return out;
 }
 
-bool ClimbStrategy::climbPhaseOver(const SearchEngine& eng) const
+bool ClimbStrategy::climbPhaseOver(const ClimbState& cs) const
 {
-    const nlohmann::json& cs = eng.state().climb;
-    if (cs.value("phase", std::string("sweep")) == "probe") return cs.value("probes_left", int64_t(0)) <= 0;
-    return cs.value("position", size_t(0)) >= m_sweep.size();
+    if (cs.phase == ClimbPhase::Probe) return cs.probesLeft <= 0;
+    return cs.position >= m_sweep.size();
 }
 
-void ClimbStrategy::step(SearchEngine& eng)
+void ClimbStrategy::step(StrategyContext& ctx)
 {
-    nlohmann::json& cs = eng.state().climb;
-    if (!cs.is_object()) cs = nlohmann::json::object();
-    const bool stale = cs.value("incumbent", -2) != eng.state().incumbent;
-    if (!m_sweepBuilt || stale || climbPhaseOver(eng)) {
-        if (m_sweepBuilt && stale) cs["accepted"] = true; // the incumbent moved (a restore): not fruitless
-        const Next next = beginSweep(eng);
-        if (next == Next::Restart) return restart(eng);
+    ClimbState& cs = ctx.climbState();
+    const bool stale = cs.incumbent != ctx.state().incumbent;
+    if (!m_sweepBuilt || stale || climbPhaseOver(cs)) {
+        if (m_sweepBuilt && stale) cs.accepted = true; // the incumbent moved (a restore): not fruitless
+        const Next next = beginSweep(ctx);
+        if (next == Next::Restart) return restart(ctx);
         if (next == Next::Stop) return;
     }
-    std::vector<SearchEngine::Candidate> candidates = climbCandidates(eng, eng.batchSize());
-    eng.state().steps += int64_t(candidates.size());
+    std::vector<Candidate> candidates = climbCandidates(ctx, ctx.batchSize());
+    ctx.countSteps(int64_t(candidates.size()));
     if (candidates.empty()) return;
 
     EvalRequest request;
-    request.reference = &eng.incumbentSchedule();
-    request.raceSpeedup = climbBar(eng);
-    auto results = eng.evaluate(candidates, request);
-    const size_t first = eng.state().history.size();
+    request.reference = &ctx.incumbentSchedule();
+    request.raceSpeedup = climbBar(ctx);
+    auto results = ctx.evaluate(candidates, request);
+    const size_t first = ctx.state().history.size();
     int winner = -1;
     for (size_t i = 0; i < candidates.size(); ++i) {
-        const SearchEvaluation& e = eng.record(candidates[i], candidates[i].kind, results[i], 0.0);
+        const SearchEvaluation& e = ctx.record(candidates[i], candidates[i].kind, results[i], 0.0);
         // Of several winners measured at once, the one that gained most.
         if (e.outcome != Outcome::Failed && e.figures.race == "won" &&
-            (winner < 0 || e.figures.paired > eng.state().history[first + size_t(winner)].figures.paired))
+            (winner < 0 || e.figures.paired > ctx.state().history[first + size_t(winner)].figures.paired))
             winner = int(i);
     }
     if (winner >= 0) {
-        SearchEvaluation& e = eng.state().history[first + size_t(winner)];
-        e.outcome = Outcome::Accepted;
-        eng.setIncumbent(e.step, e.figures.speedup, candidates[size_t(winner)].schedule);
-        cs["accepted"] = true;
-        cs["incumbent"] = -2; // a new sweep from the new incumbent
+        const SearchEvaluation& e = ctx.state().history[first + size_t(winner)];
+        ctx.accept(e.step);
+        ctx.setIncumbent(e.step, e.figures.speedup, candidates[size_t(winner)].schedule);
+        cs.accepted = true;
+        cs.incumbent = ClimbState::kNoSweep; // a new sweep from the new incumbent
     }
-    eng.publishAll(first);
-    eng.stepsSinceRemeasure() += int64_t(candidates.size());
-    const bool measured = eng.evaluator().sourceKind() != "estimate";
-    if (measured && (winner >= 0 || (eng.state().config.remeasureEvery > 0 &&
-                                     eng.stepsSinceRemeasure() >= 4 * eng.state().config.remeasureEvery)))
-        eng.remeasureIncumbent();
+    ctx.publishFrom(first);
+    const int64_t since = ctx.countTowardsRemeasure(int64_t(candidates.size()));
+    const int every = ctx.config().remeasureEvery;
+    if (ctx.measured() && (winner >= 0 || (every > 0 && since >= 4 * every))) ctx.remeasureIncumbent();
 }
 
 } // namespace

@@ -9,26 +9,23 @@ namespace {
 class RandomStrategy : public SearchStrategy
 {
 public:
-    void step(SearchEngine& eng) override;
+    void step(StrategyContext& ctx) override;
     bool restoresBestAtEnd() const override { return false; } // it has no walk to hand back
 };
 
-void RandomStrategy::step(SearchEngine& eng)
+void RandomStrategy::step(StrategyContext& ctx)
 {
-    auto candidates =
-        eng.proposeFrom(eng.state().start, eng.startSchedule(), 1, eng.state().config.randomMaxEdits);
+    auto candidates = ctx.proposeFrom(ctx.state().start, ctx.startSchedule(), 1, ctx.config().randomMaxEdits);
     if (candidates.empty()) return;
     // Only a candidate that beats the best so far is worth fresh confirmation rounds.
-    auto results = eng.evaluate(candidates, EvalRequest{1.0 / eng.state().bestSpeedup, false});
+    auto results = ctx.evaluate(candidates, EvalRequest{1.0 / ctx.state().bestSpeedup, false});
     for (size_t i = 0; i < candidates.size(); ++i) {
-        SearchEvaluation& e = eng.record(candidates[i], "candidate", results[i], 0.0);
+        const SearchEvaluation& e = ctx.record(candidates[i], "candidate", results[i], 0.0);
         if (e.best) {
-            e.outcome = Outcome::Accepted;
-            eng.state().incumbent = e.step;
-            eng.state().incumbentSpeedup = e.figures.speedup;
+            ctx.accept(e.step);
+            ctx.setIncumbent(e.step, e.figures.speedup, candidates[i].schedule);
         }
-        const SearchEvaluation copy = e;
-        eng.publish(copy);
+        ctx.publish(e.step);
     }
 }
 
@@ -37,13 +34,12 @@ void RandomStrategy::step(SearchEngine& eng)
 class ListScheduleStrategy : public SearchStrategy
 {
 public:
-    void step(SearchEngine&) override {}
+    void step(StrategyContext&) override {}
     bool wantsListPhase(const SearchConfig&) const override { return true; }
     bool listPhaseIsTheSearch() const override { return true; }
-    bool ended(SearchEngine& eng) override
+    bool ended(StrategyContext& ctx) override
     {
-        eng.state().finished = true;
-        eng.state().stopReason = "done";
+        ctx.finish(StopReason::Done);
         return true;
     }
 };

@@ -139,7 +139,7 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
             // Only the final checkpoint is kept (finished, or stopped with a reason): copying the whole
             // history at every checkpoint would cost quadratic time on long runs.
             callbacks.onCheckpoint = [&out](const search::SearchState& s) {
-                if (s.finished || !s.stopReason.empty()) out.state = s;
+                if (s.finished || s.stopReason) out.state = s;
             };
             out.report = run.run(ro, callbacks);
             if (out.report && !out.state) {

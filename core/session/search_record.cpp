@@ -49,7 +49,7 @@ std::string SearchRecord::label() const
 std::string searchLabel(const search::SearchConfig& config)
 {
     std::string s = search::algorithmName(config.algorithm);
-    if (!config.preset.empty()) s += "(" + config.preset + ")";
+    if (config.preset != search::AnnealPreset::Default) s += "(" + search::presetName(config.preset) + ")";
     return s + "\u00b7" + search::spaceName(config.space);
 }
 

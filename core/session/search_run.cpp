@@ -124,7 +124,7 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
             if (!agent) return agent.error();
             engine.setAgent(std::move(*agent));
         }
-        if (state->config.guide == "stalls") {
+        if (state->config.guide == search::ProposalGuide::Stalls) {
             auto weights = guideWeights(options);
             if (!weights) return weights.error();
             engine.setGuide(std::move(*weights));
@@ -136,7 +136,7 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
             !s)
             return s.error();
     } else {
-        if (options.config.guide == "stalls") {
+        if (options.config.guide == search::ProposalGuide::Stalls) {
             auto weights = guideWeights(options);
             if (!weights) return weights.error();
             engine.setGuide(std::move(*weights));
@@ -218,7 +218,7 @@ Result<std::vector<double>> SearchRun::guideWeights(const SearchRunOptions& opti
     if (!fs::exists(kept, ec))
         if (Status s = writeFileAtomically(kept.string(), eval::toJson(*profile).dump() + "\n"); !s)
             return s.error();
-    m_guideInfo = {{"kind", "stalls"},
+    m_guideInfo = {{"kind", search::guideName(search::ProposalGuide::Stalls)},
                    {"samples", mapped->samples},
                    {"source", profile->source.label()},
                    {"period_exponent", profile->periodExponent},
@@ -309,8 +309,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     // How the run ended, when not simply by its budget: a stopped run is not a finished one, and a climb
     // that restarted says when it converged.
     const std::string ended = search::stopDescription(state);
-    if (state.stopReason == "stopped" || state.stopReason == "converged" || state.stopReason == "exhausted" ||
-        state.restarts() > 0)
+    using search::StopReason;
+    if (state.stopReason == StopReason::Stopped || state.stopReason == StopReason::Converged ||
+        state.stopReason == StopReason::Exhausted || state.restarts() > 0)
         report.summary += "; " + ended;
     // Without a GPU, say what the estimate could not see (docs/search.md).
     const std::string blind =
@@ -336,7 +337,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"evaluations_per_second", state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0},
         {"time_to_best_s", state.best >= 0 ? state.timeToBest : 0.0},
         {"time_split", search::toJson(split, evaluator.parallelism())},
-        {"stop_reason", state.stopReason},
+        {"stop_reason", state.stopReason ? search::stopReasonName(*state.stopReason) : std::string()},
         {"stop_detail", ended},
         {"space",
          {{"used", search::spaceName(state.config.space)},
@@ -357,7 +358,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"verification", verification},
         {"summary", report.summary},
         {"speedup_convention", "> 1 = faster (original time / variant time)"}};
-    report.json["guide"] = m_guideInfo.is_null() ? nlohmann::json{{"kind", "uniform"}} : m_guideInfo;
+    report.json["guide"] = m_guideInfo.is_null()
+                               ? nlohmann::json{{"kind", search::guideName(search::ProposalGuide::Uniform)}}
+                               : m_guideInfo;
     if (auto agent = agentReport(options.outDir, state, options.policyPath); !agent.is_null())
         report.json["ppo"] = agent;
     if (options.sampleBest) {

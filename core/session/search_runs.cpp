@@ -161,7 +161,8 @@ QString SearchRuns::searchOutDir(const SearchConfig& config) const
     const QString base = sessionPath.isEmpty() ? QFileInfo(SessionStore::autosavePath()).absolutePath()
                                                : QFileInfo(sessionPath).absolutePath();
     QString algo = QString::fromStdString(search::algorithmName(config.algorithm));
-    if (!config.preset.empty()) algo += QLatin1Char('-') + QString::fromStdString(config.preset);
+    if (config.preset != search::AnnealPreset::Default)
+        algo += QLatin1Char('-') + QString::fromStdString(search::presetName(config.preset));
     const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
                          QLatin1Char('-') + algo + QLatin1Char('-') +
                          QString::fromStdString(config.spaceRequested());

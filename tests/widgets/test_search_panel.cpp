@@ -316,7 +316,7 @@ private Q_SLOTS:
         SearchPanel panel(session.variantTree(), session.searchRuns());
         search::SearchConfig c;
         c.algorithm = *search::parseAlgorithm(algorithm.toStdString());
-        c.preset = preset.toStdString();
+        c.preset = *search::parsePreset(preset.toStdString());
         c.space = *search::parseSearchSpace(space.toStdString());
         c.budgetEvals = evals;
         c.budgetSeconds = seconds;

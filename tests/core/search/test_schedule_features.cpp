@@ -494,7 +494,7 @@ private Q_SLOTS:
         QCOMPARE(single->ppo.startFromBest, 0.0);
         QVERIFY(!single->ppo.listSeed);
         QVERIFY(!single->ppo.improvingOnly);
-        c.guide = "stalls";
+        c.guide = ProposalGuide::Stalls;
         QVERIFY(!c.validate());
     }
 };

@@ -36,12 +36,20 @@ std::vector<int> restartSteps(const SearchState& s)
     return out;
 }
 
+QString climbText(const SearchState& s)
+{
+    return s.climb ? QString::fromStdString(nlohmann::json(*s.climb).dump()) : QStringLiteral("no climb");
+}
+
 // What a checkpoint must carry for a climb's restarts to continue exactly.
 QString restartRecord(const SearchState& s)
 {
-    nlohmann::json j = nlohmann::json::object();
-    for (const char* key : {"restarts", "restart_seed", "converged_evaluations"})
-        if (s.climb.is_object() && s.climb.contains(key)) j[key] = s.climb[key];
+    if (!s.climb) return QStringLiteral("no climb");
+    const ClimbState& c = *s.climb;
+    const nlohmann::json j{
+        {"restarts", c.restarts},
+        {"restart_seed", c.restartSeed ? nlohmann::json(*c.restartSeed) : nlohmann::json()},
+        {"converged_evaluations", c.convergedEvaluations}};
     return QString::fromStdString(j.dump());
 }
 
@@ -124,19 +132,19 @@ private Q_SLOTS:
         const SearchState s = runOnce(*f, climbConfig(SearchSpace(space), budget));
         QCOMPARE(s.evaluations(), int64_t(budget));
         QVERIFY(s.finished);
-        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("budget"));
-        QVERIFY2(s.restarts() >= 1, qPrintable(QString::fromStdString(s.climb.dump())));
+        QCOMPARE(s.stopReason, std::optional<StopReason>(StopReason::Budget));
+        QVERIFY2(s.restarts() >= 1, qPrintable(climbText(s)));
         QCOMPARE(s.refusedByCheck, 0);
         // Each restart is one evaluation of the best perturbed by 2-4 legal edits, recorded with the
         // evaluation count and time at which the climb had converged, and the seed it drew from.
         const std::vector<int> restarts = restartSteps(s);
         QCOMPARE(int(restarts.size()), s.restarts());
-        QCOMPARE(int(s.climb.at("converged_evaluations").size()), s.restarts());
-        QCOMPARE(int(s.climb.at("converged_s").size()), s.restarts());
-        QVERIFY(s.climb.contains("restart_seed"));
+        QCOMPARE(int(s.climb->convergedEvaluations.size()), s.restarts());
+        QCOMPARE(int(s.climb->convergedSeconds.size()), s.restarts());
+        QVERIFY(s.climb->restartSeed.has_value());
         for (size_t i = 0; i < restarts.size(); ++i) {
             const SearchEvaluation& r = s.history[size_t(restarts[i])];
-            QCOMPARE(s.climb.at("converged_evaluations")[i].get<int>(), r.step);
+            QCOMPARE(s.climb->convergedEvaluations[i], int64_t(r.step));
             QVERIFY2(r.edits.size() >= 2 && r.edits.size() <= 8, qPrintable(QString::number(r.edits.size())));
             QVERIFY(f->kernel->check(s.editsOf(r.step)).legal());
             QCOMPARE(r.outcome, Outcome::Accepted);
@@ -165,7 +173,7 @@ private Q_SLOTS:
         c.climbRestarts = false;
         const SearchState s = runOnce(*f, c);
         QVERIFY(s.finished);
-        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("converged"));
+        QCOMPARE(s.stopReason, std::optional<StopReason>(StopReason::Converged));
         QVERIFY(s.evaluations() < 1500);
         QCOMPARE(s.restarts(), 0);
         QVERIFY(restartSteps(s).empty());
@@ -188,8 +196,8 @@ private Q_SLOTS:
         QVERIFY(engine.start(climbConfig(SearchSpace::Mem, 1500, 5)));
         const SearchState s = engine.run();
         QCOMPARE(s.evaluations(), int64_t(1500));
-        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("budget"));
-        QVERIFY2(s.restarts() >= 1, qPrintable(QString::fromStdString(s.climb.dump())));
+        QCOMPARE(s.stopReason, std::optional<StopReason>(StopReason::Budget));
+        QVERIFY2(s.restarts() >= 1, qPrintable(climbText(s)));
         QCOMPARE(s.best, -1);
         QCOMPARE(s.bestSpeedup, 1.0);
         for (int step : restartSteps(s))

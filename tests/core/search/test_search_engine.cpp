@@ -20,7 +20,7 @@ SearchConfig config(Algorithm a, const QString& preset, SearchSpace space, int64
 {
     SearchConfig c;
     c.algorithm = a;
-    c.preset = preset.toStdString();
+    c.preset = parsePreset(preset.toStdString()).value_or(AnnealPreset::Default);
     c.space = space;
     c.budgetEvals = evals;
     c.seed = seed;
@@ -100,7 +100,7 @@ private Q_SLOTS:
         QVERIFY2(f->error.empty(), f->error.c_str());
         const SearchState s = runOnce(*f, config(Algorithm(algorithm), {}, SearchSpace::All, budget));
         QCOMPARE(s.evaluations(), int64_t(budget));
-        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("budget"));
+        QCOMPARE(s.stopReason, std::optional<StopReason>(StopReason::Budget));
         QVERIFY(s.finished);
     }
 
@@ -113,7 +113,7 @@ private Q_SLOTS:
         c.seedWithListSchedule = false;
         const SearchState s = runOnce(*f, c);
         // T0 0.4 × (1 − 0.003)^n < 0.05 first at n = 693 (arXiv 2403.16863's schedule).
-        QCOMPARE(QString::fromStdString(s.stopReason), QStringLiteral("temperature"));
+        QCOMPARE(s.stopReason, std::optional<StopReason>(StopReason::Temperature));
         QCOMPARE(s.steps, int64_t(693));
         // One evaluation per step, except steps whose draw found no legal edit from the incumbent.
         QVERIFY2(s.evaluations() <= 693 && s.evaluations() > 500,
@@ -174,7 +174,7 @@ private Q_SLOTS:
         cb.onCheckpoint = [&](const SearchState& s) { checkpoint = writer.checkpointJson(s); };
         const SearchState half = runOnce(*f, c, control, cb);
         QVERIFY(!half.finished);
-        QCOMPARE(QString::fromStdString(half.stopReason), QStringLiteral("stopped"));
+        QCOMPARE(half.stopReason, std::optional<StopReason>(StopReason::Stopped));
         QVERIFY(half.evaluations() < whole.evaluations());
 
         auto saved = searchStateFromJson(nlohmann::json::parse(checkpoint));
@@ -365,7 +365,7 @@ private Q_SLOTS:
         const SearchState one = runOnce(*f, config(Algorithm::ListSchedule, {}, SearchSpace::All, 0));
         const SearchState two = runOnce(*f, config(Algorithm::ListSchedule, {}, SearchSpace::All, 0));
         QCOMPARE(trajectory(one), trajectory(two));
-        QCOMPARE(QString::fromStdString(one.stopReason), QStringLiteral("done"));
+        QCOMPARE(one.stopReason, std::optional<StopReason>(StopReason::Done));
         QVERIFY(one.evaluations() >= 2 && one.evaluations() <= listCandidateCount(SearchSpace::All));
         for (const auto& e : one.history) {
             QVERIFY(QString::fromStdString(e.kind).startsWith(QStringLiteral("list:")));
@@ -397,6 +397,15 @@ private Q_SLOTS:
         QFETCH(int, space);
         QFETCH(int, evals);
         QFETCH(QString, error);
+        if (!parsePreset(preset.toStdString())) {
+            // A preset the search does not know is refused where it is read: the checkpoint, the CLI.
+            nlohmann::json j = toJson(config(Algorithm(algorithm), {}, SearchSpace(space), evals));
+            j["preset"] = preset.toStdString();
+            const auto read = searchConfigFromJson(j);
+            QVERIFY(!read);
+            QVERIFY2(QString::fromStdString(read.message()).contains(error), read.message().c_str());
+            return;
+        }
         const Status s = config(Algorithm(algorithm), preset, SearchSpace(space), evals).validate();
         QVERIFY(!s);
         QVERIFY2(QString::fromStdString(s.message()).contains(error), s.message().c_str());
@@ -439,16 +448,20 @@ private Q_SLOTS:
         QVERIFY(gHits < gMoves); // the rest stays reachable
 
         SearchConfig c = config(Algorithm::Anneal, {}, SearchSpace::All, 10);
-        c.guide = "stalls";
+        c.guide = ProposalGuide::Stalls;
         SearchEngine engine(checker, *f->evaluator);
         QVERIFY(!engine.start(c));
         engine.setGuide(w);
         QVERIFY(engine.start(c));
         auto back = searchConfigFromJson(toJson(c));
         QVERIFY(back);
-        QCOMPARE(back->guide, std::string("stalls"));
-        c.guide = "hotspots";
-        QVERIFY(!c.validate());
+        QCOMPARE(back->guide, ProposalGuide::Stalls);
+        // A guide the search does not know is refused where it is read.
+        nlohmann::json unknown = toJson(c);
+        unknown["guide"] = "hotspots";
+        const auto refused = searchConfigFromJson(unknown);
+        QVERIFY(!refused);
+        QVERIFY(QString::fromStdString(refused.message()).contains(QStringLiteral("unknown guide")));
     }
 
     void durationsParse_data()
