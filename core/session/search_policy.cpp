@@ -48,21 +48,22 @@ nlohmann::json agentReport(const std::string& dir, const search::SearchState& st
                            const std::string& warmStart)
 {
     if (state.config.algorithm != search::Algorithm::Ppo) return nullptr;
-    const nlohmann::json& a = state.agent;
-    nlohmann::json j{{"agent", a.value("agent", "")},
+    if (!state.agent) return nullptr; // stopped before the strategy began
+    const search::PpoState& a = *state.agent;
+    nlohmann::json j{{"agent", a.agent},
                      {"preset", state.config.ppoPreset},
                      {"settings", search::toJson(state.config.ppo)},
-                     {"updates", a.value("updates", 0)},
-                     {"episodes", a.value("episodes", 0)},
+                     {"updates", a.updates},
+                     {"episodes", a.episodes},
                      // num_envs as the run resolved it (settings' 0: automatic; docs/ppo.md).
-                     {"num_envs", a.value("num_envs", 1)},
+                     {"num_envs", a.numEnvs},
                      {"policy", (fs::path(dir) / "policy.pt").string()},
                      {"warm_start", warmStart.empty() ? nlohmann::json(nullptr) : nlohmann::json(warmStart)}};
-    if (a.contains("learning")) j["learning"] = a.at("learning");
+    j["learning"] = a.learning;
     // What one reward unit is: 1 / the noise floor on a GPU, reward_scale on the estimate (docs/ppo.md).
-    if (a.contains("reward_unit")) {
-        j["reward_unit"] = a.at("reward_unit");
-        j["reward_unit_is"] = a.value("reward_unit_is", "reward_scale");
+    if (a.rewardUnit) {
+        j["reward_unit"] = *a.rewardUnit;
+        j["reward_unit_is"] = a.rewardUnitIs.empty() ? std::string("reward_scale") : a.rewardUnitIs;
     }
     return j;
 }
