@@ -332,6 +332,10 @@ bool ListingView::moveCurrent(int delta)
     const int target = position + delta;
     if (target < 0 || size_t(target) >= m_variants->schedule().order.size()) return false;
     const int targetRow = m_model->rowOfPosition(target);
+    if (const QString refusal = editRefusal(); !refusal.isEmpty()) {
+        showRefusal(row, refusal);
+        return false;
+    }
     // Block boundary: applyEdits would refuse with a structural message; say it plainly instead.
     if (m_variants->analysis()->cfg.blockOf[size_t(position)] !=
         m_variants->analysis()->cfg.blockOf[size_t(target)]) {
@@ -361,7 +365,7 @@ void ListingView::mousePressEvent(QMouseEvent* event)
 {
     m_banner->hide();
     m_pressRow = -1;
-    if (event->button() == Qt::LeftButton) {
+    if (event->button() == Qt::LeftButton && editRefusal().isEmpty()) {
         const int row = rowAt(event->pos().y());
         if (row >= 0 && m_model->index(row, 0).data(ListingModel::IsMemoryRole).toBool()) {
             m_pressRow = row;
@@ -493,9 +497,43 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
     // The row is under the pointer: select it where it is. Centring it (selectRow) scrolled the listing
     // by several rows, and the menu then opened beside another instruction.
     setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
+    QMenu menu(this);
+    const QString refusal = editRefusal();
+    if (refusal.isEmpty()) {
+        addEditActions(menu, position, row);
+    } else {
+        QAction* off = menu.addAction(tr("Edits Are Off (Hover for Why)"));
+        off->setEnabled(false);
+        off->setToolTip(refusal);
+        off->setStatusTip(refusal);
+        menu.setToolTipsVisible(true);
+    }
+    menu.addSeparator();
+    QAction* up = menu.addAction(tr("Move Up"), this, [this] { moveCurrent(-1); });
+    up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+    up->setEnabled(refusal.isEmpty());
+    QAction* down = menu.addAction(tr("Move Down"), this, [this] { moveCurrent(+1); });
+    down->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
+    down->setEnabled(refusal.isEmpty());
+    menu.addSeparator();
+    QAction* follow = menu.addAction(tr("Jump to Branch Target"), this, [this] { followBranch(); });
+    follow->setEnabled(m_model->index(row, 0).data(ListingModel::BranchTargetRole).isValid());
+    QAction* back = menu.addAction(tr("Back"), this, [this] { goBack(); });
+    back->setEnabled(canGoBack());
+    menu.exec(event->globalPos());
+}
+
+QString ListingView::editRefusal() const
+{
+    const auto kernel = m_variants->kernel();
+    return kernel ? QString::fromStdString(kernel->editRefusal()) : QString();
+}
+
+// Stall, yield and reuse of the instruction at `position`, the FFMA interleave and a policy's suggestions.
+void ListingView::addEditActions(QMenu& menu, int position, int row)
+{
     const uint32_t orig = m_variants->schedule().order[size_t(position)];
     const Control c = m_variants->schedule().control[orig];
-    QMenu menu(this);
     QMenu* stall = menu.addMenu(tr("Stall"));
     stall->setToolTipsVisible(true);
     // Each value asks the checker: the allowed ones can be chosen, the others say why not.
@@ -560,17 +598,6 @@ void ListingView::contextMenuEvent(QContextMenuEvent* event)
         });
     }
     addPolicySuggestions(menu, position, row);
-    menu.addSeparator();
-    QAction* up = menu.addAction(tr("Move Up"), this, [this] { moveCurrent(-1); });
-    up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
-    QAction* down = menu.addAction(tr("Move Down"), this, [this] { moveCurrent(+1); });
-    down->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
-    menu.addSeparator();
-    QAction* follow = menu.addAction(tr("Jump to Branch Target"), this, [this] { followBranch(); });
-    follow->setEnabled(m_model->index(row, 0).data(ListingModel::BranchTargetRole).isValid());
-    QAction* back = menu.addAction(tr("Back"), this, [this] { goBack(); });
-    back->setEnabled(canGoBack());
-    menu.exec(event->globalPos());
 }
 
 } // namespace sassx

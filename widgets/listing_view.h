@@ -82,6 +82,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void addEditActions(QMenu& menu, int position, int row);
     void addPolicySuggestions(QMenu& menu, int position, int row);
     void askPolicy(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
                    const QString& runLabel, int position, int row);
@@ -90,6 +91,11 @@ protected:
                                const QString& runLabel, int row);
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+
+public:
+    // Why the kernel shown cannot be edited at all (core/rewrite/arch_support.h), empty when it can:
+    // then the listing is read-only (no drag, no control or move actions) and says why.
+    QString editRefusal() const;
 
 private:
     void syncFromSession();
