@@ -2,7 +2,7 @@
 
 #include "widgets/export_actions.h"
 
-#include "core/eval/speedup_text.h"
+#include "core/eval/speedup.h"
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
@@ -213,13 +213,10 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         // "Measuring with …" must not outlive the measurement.
         const VariantRecord* v = m_session->variantTree()->variant(id);
         const QString name = v ? QString::fromStdString(v->name) : QString();
-        if (v && v->figures && isEstimateSource(v->figures->result.source.kind)) {
-            const auto& timing = v->figures->result.timing;
+        if (v && v->figures && v->figures->result.source.isEstimate()) {
+            const auto speedup = eval::speedupOf(v->figures->result);
             const QString figure =
-                timing && timing->ratio.median > 0
-                    ? QStringLiteral(": ") +
-                          QString::fromStdString(speedupText(1.0 / timing->ratio.median, true))
-                    : QString();
+                speedup ? QStringLiteral(": ") + QString::fromStdString(speedup->text()) : QString();
             statusBar()->showMessage(
                 tr("Estimated %1%2 (static estimate, not a measurement)").arg(name, figure), 5000);
         } else {

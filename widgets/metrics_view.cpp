@@ -96,11 +96,12 @@ QString MetricsView::noteText() const
         for (int r = 0; r < m_model->rowCount(); ++r) {
             const QModelIndex i = m_model->index(r, c);
             if (!i.data(MetricsModel::ValueRole).isValid()) continue;
-            const QString source = i.data(MetricsModel::SourceRole).toString();
+            const QVariant kind = i.data(MetricsModel::SourceKindRole);
+            const bool timed = kind.isValid() && kind.toInt() == int(eval::FigureKind::Measured);
             const QString name = i.data(MetricsModel::MetricNameRole).toString();
-            measured = measured || source.startsWith(QLatin1String("measured"));
-            hardware = hardware || (source.startsWith(QLatin1String("measured")) &&
-                                    name != QLatin1String("speedup") && name != QLatin1String("time"));
+            measured = measured || timed;
+            hardware =
+                hardware || (timed && name != QLatin1String("speedup") && name != QLatin1String("time"));
         }
     if (hardware) return {};
     if (measured)

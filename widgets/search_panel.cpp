@@ -1,6 +1,6 @@
 #include "widgets/search_panel.h"
 
-#include "core/eval/speedup_text.h"
+#include "core/eval/speedup.h"
 
 #include "core/session/gpu_list.h"
 #include "core/session/ppo_setup.h"
@@ -31,19 +31,28 @@ using search::SearchSpace;
 
 namespace {
 
-// "1.0123×", "1.0123× est." under the estimate (core/eval/speedup_text.h).
+// "1.0123×", "1.0123× est." under the estimate (core/eval/speedup.h).
 QString times(double speedup, bool estimate)
 {
-    return QString::fromStdString(speedupText(speedup, estimate));
+    return QString::fromStdString(eval::Speedup{speedup, std::nullopt, 0.0, estimate}.text());
 }
 
 // "1.0123× [1.0101, 1.0150]" when the figure has an interval, else the point.
 QString speedupWithInterval(double speedup, double low, double high, int rounds, bool estimate)
 {
-    QString s = times(speedup, estimate);
-    if (rounds > 0 && high > low)
-        s += QStringLiteral(" [%1, %2]").arg(QString::number(low, 'f', 4), QString::number(high, 'f', 4));
-    return s;
+    eval::Speedup s{speedup, std::nullopt, 0.0, estimate};
+    if (rounds > 0 && high > low) s.interval = eval::SpeedupInterval{low, high};
+    return QString::fromStdString(s.fullText());
+}
+
+// A backend's name as the combo, a search job or a record carries it (eval/backend.h).
+bool isEstimate(const std::string& backendName)
+{
+    return eval::parseBackend(backendName) == eval::Backend::Estimate;
+}
+bool isEstimate(const QString& backendName)
+{
+    return isEstimate(backendName.toStdString());
 }
 
 QLabel* caption(const QString& text, QWidget* parent)
@@ -161,9 +170,8 @@ void SearchPanel::buildControls()
 
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("searchBackend"));
-    m_backend->addItem(tr("auto"), QStringLiteral("auto"));
-    m_backend->addItem(tr("gpu"), QStringLiteral("gpu"));
-    m_backend->addItem(tr("estimate"), QStringLiteral("estimate"));
+    for (const auto& [backend, name] : eval::kBackendNames)
+        m_backend->addItem(tr(name.data()), QString::fromUtf8(name.data(), qsizetype(name.size())));
     m_backend->setToolTip(tr("auto: the GPU worker pool when a worker finds a usable GPU, else the estimate; "
                              "estimate: the static model (figures are not measurements)"));
     m_gpus = new QLineEdit(this);
@@ -172,7 +180,7 @@ void SearchPanel::buildControls()
     m_gpus->setMaximumWidth(110);
     m_gpus->setEnabled(false);
     connect(m_backend, &QComboBox::currentIndexChanged, this,
-            [this] { m_gpus->setEnabled(m_backend->currentData().toString() == QLatin1String("gpu")); });
+            [this] { m_gpus->setEnabled(chosenBackend() == eval::Backend::Gpu); });
 
     m_seed = new QSpinBox(this);
     m_seed->setRange(0, std::numeric_limits<int>::max());
@@ -275,7 +283,7 @@ Result<SearchConfig> SearchPanel::config() const
     if (spaceName == "auto") {
         c.autoSpace = search::AutoSpace::Search;
         // Provisional under the auto backend: the run resolves it once a GPU is found or not.
-        c.resolveSpace(m_backend->currentData().toString() != QLatin1String("estimate"));
+        c.resolveSpace(chosenBackend() != eval::Backend::Estimate);
     } else {
         auto space = search::parseSearchSpace(spaceName);
         if (!space) return makeError("unknown space '" + m_space->currentText().toStdString() + "'");
@@ -294,9 +302,9 @@ Result<SearchConfig> SearchPanel::config() const
 Result<EvaluatorOptions> SearchPanel::evaluatorOptions() const
 {
     EvaluatorOptions o = m_searches->evaluatorOptions();
-    o.backend = m_backend->currentData().toString().toStdString();
+    o.backend = chosenBackend();
     o.gpus.clear();
-    if (o.backend == "gpu" && !m_gpus->text().trimmed().isEmpty()) {
+    if (o.backend == eval::Backend::Gpu && !m_gpus->text().trimmed().isEmpty()) {
         if (Status s = setGpuList(o, m_gpus->text().trimmed().toStdString()); !s) return s.error();
     }
     if (Status s = validate(o); !s) return s.error();
@@ -318,6 +326,12 @@ void SearchPanel::setConfig(const SearchConfig& c)
         m_budget->setValue(int(std::lround(c.budgetSeconds)));
     }
     m_seed->setValue(int(std::min<uint64_t>(c.seed, uint64_t(m_seed->maximum()))));
+}
+
+eval::Backend SearchPanel::chosenBackend() const
+{
+    return eval::parseBackend(m_backend->currentData().toString().toStdString())
+        .value_or(eval::Backend::Auto);
 }
 
 void SearchPanel::setBackend(const QString& backend)
@@ -375,7 +389,7 @@ void SearchPanel::rebuildRuns()
     const auto& records = m_searches->searches();
     for (size_t i = 0; i < records.size(); ++i) {
         const SearchRecord& r = records[i];
-        const QString best = r.improved() ? times(r.bestSpeedup(), r.backend() == "estimate") : tr("no gain");
+        const QString best = r.improved() ? times(r.bestSpeedup(), isEstimate(r.backend())) : tr("no gain");
         m_runs->addItem(QStringLiteral("#%1 %2 · %3 evals · %4 (%5)")
                             .arg(i + 1)
                             .arg(QString::fromStdString(r.label()))
@@ -427,7 +441,7 @@ void SearchPanel::onEvaluation(const search::SearchEvaluation& row, const search
 QString SearchPanel::backendLabel(const QString& backend, const QString& reason) const
 {
     if (backend.isEmpty()) return tr("choosing the evaluator…");
-    if (backend == QLatin1String("estimate")) return tr("estimate — not a measurement");
+    if (isEstimate(backend)) return tr("estimate — not a measurement");
     return reason.isEmpty() ? tr("measured on GPU") : tr("measured (%1)").arg(reason);
 }
 
@@ -450,7 +464,7 @@ void SearchPanel::updateLiveStatus()
         parts << tr("stopping");
     parts << tr("%1 evaluations").arg(locale.toString(qlonglong(s.evaluations)));
     parts << tr("%1/s").arg(QString::number(s.evalsPerSecond, 'f', 1));
-    const bool estimate = job->backend() == QLatin1String("estimate");
+    const bool estimate = isEstimate(job->backend());
     parts << tr("best %1").arg(m_liveBest.ok
                                    ? speedupWithInterval(m_liveBest.speedup, m_liveBest.low, m_liveBest.high,
                                                          m_liveBest.rounds, estimate)
@@ -460,7 +474,7 @@ void SearchPanel::updateLiveStatus()
     if (!s.phase.empty()) parts << QString::fromStdString(s.phase);
     parts << backendLabel(job->backend(), job->backendReason());
     // Without a GPU a search of yield or reuse edits finds nothing; say why where it runs.
-    if (job->backend() == QLatin1String("estimate"))
+    if (estimate)
         if (const std::string blind = search::estimateBlindSpot(job->config().space); !blind.empty())
             parts << QString::fromStdString(blind);
     m_status->setText(parts.join(QStringLiteral(" · ")));
@@ -480,7 +494,7 @@ void SearchPanel::updateRecordStatus()
             j.value("best", nlohmann::json::object()).value("final", nlohmann::json::object());
         parts << tr("best %1").arg(speedupWithInterval(f.value("speedup", 1.0), f.value("low", 0.0),
                                                        f.value("high", 0.0), f.value("rounds", 0),
-                                                       ev.value("backend", std::string()) == "estimate"));
+                                                       isEstimate(ev.value("backend", std::string()))));
     } else {
         parts << tr("nothing beat the original");
     }

@@ -75,6 +75,7 @@ private:
     void onEvaluation(const search::SearchEvaluation& row, const search::SearchStatus& status);
     void setMessage(const QString& text, bool error = false);
     QString backendLabel(const QString& backend, const QString& reason) const;
+    eval::Backend chosenBackend() const; // the backend combo's choice
 
     VariantTree* m_variants;
     SearchRuns* m_searches;

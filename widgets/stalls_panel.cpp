@@ -84,11 +84,12 @@ void StallsPanel::refresh()
         m_status->setText(tr("Open a kernel to see where its warps wait."));
     } else if (v && v->stalls && variant) {
         const auto& p = *v->stalls;
-        QString text =
-            tr("%1 samples of one launch, a sample per SM every 2^%2 cycles — measured (%3, %4)")
-                .arg(variant->samples)
-                .arg(p.periodExponent)
-                .arg(QString::fromStdString(p.source.kind), QString::fromStdString(p.source.device));
+        QString text = tr("%1 samples of one launch, a sample per SM every 2^%2 cycles — measured (%3, %4)")
+                           .arg(variant->samples)
+                           .arg(p.periodExponent)
+                           .arg(QString::fromStdString(p.source.kind ? eval::figureKindName(*p.source.kind)
+                                                                     : std::string()),
+                                QString::fromStdString(p.source.device));
         for (const auto& w : p.warnings)
             text += QLatin1Char('\n') + QString::fromStdString(w);
         if (current != 0 && !original)

@@ -77,15 +77,16 @@ int runEstimateBench(const BenchArgs& args, KernelEvaluator& kev, const std::vec
         json j{{"spec", spec.name},
                {"kernel", spec.kernel},
                {"candidate", candidatePath},
-               {"backend", "estimate"},
+               {"backend", eval::backendName(eval::Backend::Estimate)},
                {"correct", "unverified"},
                {"note", r.failure}, // "unverified: ...": nothing ran
                {"baseline", baseline},
                {"candidate_cycles", cycles},
                {"ratio", t.ratio.median},
                {"speedup", speedup(t.ratio.median)},
-               {"evaluator", {{"backend", kev.choice().backend}, {"reason", kev.choice().reason}}},
-               {"source", {{"device", r.source.device}, {"kind", r.source.kind}}}};
+               {"evaluator",
+                {{"backend", eval::backendName(kev.choice().backend)}, {"reason", kev.choice().reason}}},
+               {"source", toJson(r.source)}};
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
@@ -122,13 +123,13 @@ void printJson(const LaunchSpec& spec, const std::string& candidatePath, const E
     json j{{"spec", spec.name},
            {"kernel", spec.kernel},
            {"candidate", candidatePath},
-           {"evaluator", {{"backend", choice.backend}, {"reason", choice.reason}}},
+           {"evaluator", {{"backend", eval::backendName(choice.backend)}, {"reason", choice.reason}}},
            {"baseline",
             {{"median_us", b.medianUs},
              {"noise_floor", b.noiseFloor},
-             {"launch_mode", b.launchMode},
+             {"launch_mode", eval::launchModeName(b.launchMode)},
              {"launches_per_sample", b.launchesPerSample},
-             {"source", {{"device", b.source.device}, {"kind", b.source.kind}}}}},
+             {"source", toJson(b.source)}}},
            {"result", toJson(r)}};
     if (r.timing)
         j["speedup"] = {{"median", speedup(r.timing->ratio.median)},
@@ -205,7 +206,8 @@ int printText(const LaunchSpec& spec, const std::string& candidatePath, const Ba
                 spec.name.c_str(), spec.kernel.c_str(), spec.grid[0], spec.grid[1], spec.grid[2],
                 spec.block[0], spec.block[1], spec.block[2], spec.dynamicShared);
     std::printf("set-up       baseline %.3f us/launch when it was set (%s, %d launch(es)/sample)  [%s]\n",
-                b.medianUs, b.launchMode.c_str(), b.launchesPerSample, b.source.label().c_str());
+                b.medianUs, eval::launchModeName(b.launchMode).c_str(), b.launchesPerSample,
+                b.source.label().c_str());
     std::printf("noise floor  %.3f%%  (baseline vs itself)  [%s]\n", b.noiseFloor * 100.0,
                 b.source.label().c_str());
     std::printf("candidate    %s\n", candidatePath.c_str());
@@ -248,11 +250,12 @@ int runBench(BenchArgs args)
     }
     auto choice = makeEvaluator(*evalOptions);
     if (!choice) return fail(choice.message());
-    if (evalOptions->backend == "auto")
-        std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", choice->backend.c_str(),
+    if (evalOptions->backend == eval::Backend::Auto)
+        std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", eval::backendName(choice->backend).c_str(),
                      choice->reason.c_str());
     KernelEvaluator kev(*kernel, *choice, *spec);
-    if (choice->backend == "estimate") return runEstimateBench(args, kev, candidate, candidatePath);
+    if (choice->backend == eval::Backend::Estimate)
+        return runEstimateBench(args, kev, candidate, candidatePath);
     if (Status s = kev.prepare(); !s) return fail(s.message());
 
     MeasureOptions mo;
@@ -282,7 +285,7 @@ int runBench(BenchArgs args)
 CliCommand addBenchCommand(CLI::App& root)
 {
     auto args = std::make_shared<BenchArgs>();
-    args->evaluator.backend = "gpu";
+    args->evaluator.backend = eval::backendName(eval::Backend::Gpu);
     CLI::App* command = root.add_subcommand("bench", "measure a cubin against its launch spec's original");
     command->add_option("SPEC.json", args->spec, "the launch spec (docs/launch-spec.md)")->required();
     command->add_option("--cubin", args->cubin, "the candidate (default: the spec's own cubin)")

@@ -46,7 +46,8 @@ struct EvaluatorArgs
     int inputSets = sassx::EvaluatorOptions{}.inputSets;
     std::optional<uint64_t> inputSeed; // none: the worker protocol's default
     bool l2Flush = false;
-    std::string metricsBackend = std::string(sassx::eval::metricsBackendName(sassx::EvaluatorOptions{}.metricsBackend));
+    std::string metricsBackend =
+        std::string(sassx::eval::metricsBackendName(sassx::EvaluatorOptions{}.metricsBackend));
 };
 
 // --backend, --gpus, --worker, --input-sets, --input-seed, --l2-flush, --metrics-backend.

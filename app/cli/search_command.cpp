@@ -172,8 +172,8 @@ int runSearch(const SearchArgs& a)
 
     auto run = openSearchRun(a.spec, wsOptions);
     if (!run) return fail(run.message());
-    std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n", (*run)->choice().backend.c_str(),
-                 (*run)->choice().reason.c_str());
+    std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n",
+                 eval::backendName((*run)->choice().backend).c_str(), (*run)->choice().reason.c_str());
     if (!a.resume) {
         options->config = (*run)->resolvedConfig(options->config);
         if (options->config.autoSpace != search::AutoSpace::Off)
@@ -182,7 +182,7 @@ int runSearch(const SearchArgs& a)
                          options->config.spaceReason().c_str());
     }
     printNotices((*run)->kernel());
-    if ((*run)->choice().backend != "gpu")
+    if ((*run)->choice().backend != eval::Backend::Gpu)
         if (const std::string blind = search::estimateBlindSpot(options->config.space); !blind.empty())
             std::fprintf(stderr, "sassx-cli: note: %s\n", blind.c_str());
 

@@ -61,7 +61,7 @@ std::string reasonsText(const InstructionStalls& s, size_t words)
 void printText(const StallProfile& p, const KernelStalls& k, const KernelAnalysis& a, const Schedule& s,
                const std::string& candidate, int top)
 {
-    const std::string src = "[measured: " + p.source.kind + ", " + p.source.device + "]";
+    const std::string src = "[measured: " + p.source.label() + "]";
     std::printf("kernel       %s  (%s)\n", p.kernel.c_str(), candidate.c_str());
     std::printf(
         "sampling     one launch, a sample per SM every 2^%d = %llu cycles; %llu samples on the kernel, "
@@ -147,7 +147,7 @@ CliCommand addStallsCommand(CLI::App& root)
 {
     auto args = std::make_shared<StallsArgs>();
     // Samples come only from a GPU: "gpu" unless asked otherwise, so the estimate is never used silently.
-    args->evaluator.backend = "gpu";
+    args->evaluator.backend = eval::backendName(eval::Backend::Gpu);
     CLI::App* command =
         root.add_subcommand("stalls", "where warps wait, per instruction (CUPTI PC sampling; needs a GPU)");
     command->add_option("SPEC.json", args->spec, "the launch spec (docs/launch-spec.md)")->required();

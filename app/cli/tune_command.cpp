@@ -314,7 +314,7 @@ Result<TuneLaunch> launchFrom(const TuneArgs& a, const TunePlan& plan, const std
     launch.run.workspace.evaluator = *evaluator;
     launch.run.checkpointEvery = std::max(1, a.checkpointEvery);
     launch.run.stop = &g_stop;
-    if (a.evaluator.gpus && evaluator->backend != "estimate") launch.gpus = evaluator->gpus;
+    if (a.evaluator.gpus && evaluator->backend != eval::Backend::Estimate) launch.gpus = evaluator->gpus;
     launch.jobs = a.jobs;
     if (!a.totalTime.empty()) {
         launch.totalSeconds = *search::parseDuration(a.totalTime);
@@ -353,8 +353,10 @@ int runTune(TuneDb& db, const TunePlan& plan, const TuneArgs& a, const std::stri
         }
     }
     if (const int code = printReport(db, a, runsDir); code != 0) return code;
-    const bool estimated = std::any_of(outcome.kernels.begin(), outcome.kernels.end(),
-                                       [](const KernelProgress& k) { return k.backend == "estimate"; });
+    const bool estimated =
+        std::any_of(outcome.kernels.begin(), outcome.kernels.end(), [](const KernelProgress& k) {
+            return eval::parseBackend(k.backend) == eval::Backend::Estimate;
+        });
     // The space the estimated kernels searched: auto resolves to another than a GPU's.
     search::SearchConfig estimatedConfig = launch->run.config;
     estimatedConfig.resolveSpace(false);

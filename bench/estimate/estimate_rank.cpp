@@ -143,7 +143,7 @@ int measureMode(int argc, char** argv, const LaunchSpec& spec, const std::vector
            {"baseline",
             {{"median_us", b.medianUs},
              {"noise_floor", b.noiseFloor},
-             {"launch_mode", b.launchMode},
+             {"launch_mode", launchModeName(b.launchMode)},
              {"launches_per_sample", b.launchesPerSample},
              {"device", b.source.device}}},
            {"source", {{"device", b.source.device}, {"kind", b.source.kind}}},

@@ -65,7 +65,13 @@ std::unique_ptr<GpuEvaluator> open(int argc, char** argv, const LaunchSpec& spec
         return nullptr;
     }
     o.pool.gpus = gpus.value();
-    o.metricsBackend = option(argc, argv, "--metrics-backend", "auto");
+    auto metricsBackend = parseEnumOrError(
+        kMetricsBackendNames, option(argc, argv, "--metrics-backend", "auto"), "--metrics-backend");
+    if (!metricsBackend) {
+        std::fprintf(stderr, "%s\n", metricsBackend.message().c_str());
+        return nullptr;
+    }
+    o.metricsBackend = *metricsBackend;
     auto e = GpuEvaluator::create(o);
     if (!e) {
         std::fprintf(stderr, "sassx-eval-bench: %s\n", e.message().c_str());

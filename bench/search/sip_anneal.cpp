@@ -64,7 +64,7 @@ int main(int argc, char** argv)
         return 1;
     }
     WorkspaceOptions wo;
-    wo.evaluator.backend = "gpu";
+    wo.evaluator.backend = eval::Backend::Gpu;
     if (!opt.gpus.empty()) {
         auto g = eval::parseGpuList(opt.gpus);
         if (!g) return std::fprintf(stderr, "sassx-sip-anneal: %s\n", g.message().c_str()), 1;

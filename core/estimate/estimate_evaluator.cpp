@@ -42,7 +42,7 @@ EstimateEvaluator::~EstimateEvaluator() = default;
 
 FigureSource EstimateEvaluator::figureSource() const
 {
-    return {"model " + (m_params ? m_params->arch : std::string("?")), "estimate"};
+    return {"model " + (m_params ? m_params->arch : std::string("?")), FigureKind::Estimate};
 }
 
 Result<std::shared_ptr<const KernelAnalysis>> EstimateEvaluator::analyse(const std::vector<uint8_t>& bytes,
@@ -87,7 +87,7 @@ Status EstimateEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<
     m_baseline.source = figureSource();
     m_baseline.medianUs = m_baselineEstimate.microseconds;
     m_baseline.noiseFloor = 0.0;
-    m_baseline.launchMode = "estimate";
+    m_baseline.launchMode = LaunchMode::Estimate;
     m_baseline.launchesPerSample = 1;
     m_baseline.raw = estimateJson(m_baselineEstimate);
     m_baseline.raw["clock_mhz"] = m_params->clockMhz;
@@ -143,7 +143,7 @@ EvalResult EstimateEvaluator::resultFor(const Result<Estimate>& e) const
     t.candidateMedianUs = e->microseconds;
     t.noiseFloor = 0.0;
     t.verdict = decide(t.ratio, 0.0);
-    t.launchMode = "estimate";
+    t.launchMode = LaunchMode::Estimate;
     r.timing = t;
     auto metric = [&](const char* name, double v, const char* unit) {
         r.metrics.push_back({name, v, unit, r.source});

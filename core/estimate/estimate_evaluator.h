@@ -47,7 +47,7 @@ public:
     // refused: the model has no hardware counters.
     Result<std::vector<MetricValue>> metrics(const Candidate& candidate,
                                              const std::vector<std::string>& names = {}) override;
-    std::string sourceKind() const override { return "estimate"; }
+    FigureKind sourceKind() const override { return FigureKind::Estimate; }
 
     // The model itself, for callers that hold an analysis (search) or a cubin (tools).
     Result<Estimate> estimate(const KernelAnalysis& analysis, const Schedule& schedule) const;

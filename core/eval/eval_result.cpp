@@ -6,11 +6,37 @@ namespace sassx::eval {
 
 using nlohmann::json;
 
+std::string FigureSource::label() const
+{
+    const std::string name = kind ? std::string(figureKindName(*kind)) : std::string();
+    return name + (device.empty() ? std::string() : ", " + device);
+}
+
+FigureSource FigureSource::fromLabel(const std::string& label)
+{
+    const size_t comma = label.find(", ");
+    const std::string name = comma == std::string::npos ? label : label.substr(0, comma);
+    return {comma == std::string::npos ? std::string() : label.substr(comma + 2), parseFigureKind(name)};
+}
+
+json toJson(const FigureSource& s)
+{
+    return {{"device", s.device}, {"kind", s.kind ? std::string(figureKindName(*s.kind)) : std::string()}};
+}
+
+FigureSource figureSourceFromJson(const json& j, const FigureSource& fallback)
+{
+    FigureSource s = fallback;
+    if (!j.is_object()) return s;
+    s.device = j.value("device", s.device);
+    if (j.contains("kind") && j.at("kind").is_string())
+        s.kind = parseFigureKind(j.at("kind").get<std::string>());
+    return s;
+}
+
 json toJson(const EvalResult& r)
 {
-    json j{{"correct", r.correct},
-           {"source", {{"device", r.source.device}, {"kind", r.source.kind}}},
-           {"wall_ms", r.wallMs}};
+    json j{{"correct", r.correct}, {"source", toJson(r.source)}, {"wall_ms", r.wallMs}};
     if (!r.failureKind.empty()) {
         j["failure_kind"] = r.failureKind;
         j["failure"] = r.failure;
@@ -19,10 +45,8 @@ json toJson(const EvalResult& r)
     if (!r.metrics.empty()) {
         json m = json::array();
         for (const MetricValue& v : r.metrics)
-            m.push_back({{"name", v.name},
-                         {"value", v.value},
-                         {"unit", v.unit},
-                         {"source", {{"device", v.source.device}, {"kind", v.source.kind}}}});
+            m.push_back(
+                {{"name", v.name}, {"value", v.value}, {"unit", v.unit}, {"source", toJson(v.source)}});
         j["metrics"] = m;
     }
     if (r.worker >= 0) j["worker"] = r.worker;
@@ -43,10 +67,7 @@ EvalResult evalResultFromResponse(const json& resp)
     if (!resp.is_object() || !resp.contains("status") || !resp.at("status").is_string())
         return failedResult(failure::kProtocol, "worker response has no status");
     EvalResult r;
-    if (resp.contains("source") && resp.at("source").is_object()) {
-        r.source.device = resp.at("source").value("device", std::string());
-        r.source.kind = resp.at("source").value("kind", std::string());
-    }
+    if (resp.contains("source")) r.source = figureSourceFromJson(resp.at("source"));
     const std::string status = resp.at("status").get<std::string>();
     if (status != "ok") {
         r.correct = false;
@@ -70,11 +91,7 @@ EvalResult evalResultFromResponse(const json& resp)
             v.name = m.value("name", std::string());
             v.value = m.value("value", 0.0);
             v.unit = m.value("unit", std::string());
-            v.source = r.source;
-            if (m.contains("source") && m.at("source").is_object()) {
-                v.source.device = m.at("source").value("device", r.source.device);
-                v.source.kind = m.at("source").value("kind", r.source.kind);
-            }
+            v.source = m.contains("source") ? figureSourceFromJson(m.at("source"), r.source) : r.source;
             r.metrics.push_back(v);
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
 // What an evaluator returns for one candidate. Every figure carries its source so that no screen or
 // report can show an estimate as a measurement.
+#include "core/eval/figure_kind.h"
 #include "core/eval/timing_stats.h"
 
 #include <nlohmann/json.hpp>
@@ -12,14 +13,22 @@
 
 namespace sassx::eval {
 
-// Where a figure comes from: the device (GPU name, or "model" for estimates) and how it was
-// obtained: "measured" (CUDA events in the worker), "ncu" (Nsight Compute), "cupti", "estimate".
+// Where a figure comes from: the device (GPU name, or "model" for estimates) and how it was obtained
+// (figure_kind.h). No kind: a figure read from a file or a response that did not say.
 struct FigureSource
 {
     std::string device;
-    std::string kind;
-    std::string label() const { return kind + (device.empty() ? std::string() : ", " + device); }
+    std::optional<FigureKind> kind;
+    bool isEstimate() const { return kind == FigureKind::Estimate; }
+    // "measured, NVIDIA H100", "estimate, model sm_90": the written form reports and search records keep.
+    std::string label() const;
+    // The inverse of label(); an unknown kind reads as none.
+    static FigureSource fromLabel(const std::string& label);
 };
+
+// {"device": …, "kind": "measured"}; reading one, what it lacks comes from `fallback`.
+nlohmann::json toJson(const FigureSource& s);
+FigureSource figureSourceFromJson(const nlohmann::json& j, const FigureSource& fallback = {});
 
 struct MetricValue
 {

@@ -36,7 +36,7 @@ struct BaselineInfo
     FigureSource source;
     double medianUs = 0.0;   // per launch
     double noiseFloor = 0.0; // ratio units (0.004 = 0.4%)
-    std::string launchMode;
+    LaunchMode launchMode = LaunchMode::Events;
     int launchesPerSample = 1;
     nlohmann::json raw; // the backend's full answer, for reports
 };
@@ -78,11 +78,11 @@ public:
     {
         (void)candidate;
         (void)periodExponent;
-        return makeError("no stall samples without a GPU: the " + sourceKind() +
+        return makeError("no stall samples without a GPU: the " + std::string(figureKindName(sourceKind())) +
                          " backend does not run the kernel (sampling needs the GPU backend)");
     }
-    // "measured" or "estimate": what every figure of this backend is labelled.
-    virtual std::string sourceKind() const = 0;
+    // Measured or Estimate: what every timing figure of this backend is labelled.
+    virtual FigureKind sourceKind() const = 0;
 };
 
 } // namespace sassx::eval

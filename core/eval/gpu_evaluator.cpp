@@ -75,10 +75,11 @@ Status GpuEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<uint8
     m_hasBaseline = true;
     m_baseline = {};
     m_baseline.source = {a.contains("source") ? a.at("source").value("device", std::string()) : std::string(),
-                         "measured"};
+                         FigureKind::Measured};
     m_baseline.medianUs = a.value("baseline_median_us", 0.0);
     m_baseline.noiseFloor = a.value("noise_floor", 0.0);
-    m_baseline.launchMode = a.value("launch_mode", std::string());
+    m_baseline.launchMode =
+        parseLaunchMode(a.value("launch_mode", std::string())).value_or(LaunchMode::Events);
     m_baseline.launchesPerSample = a.value("launches_per_sample", 1);
     m_baseline.raw = a;
     return Ok{};
@@ -173,7 +174,7 @@ std::vector<EvalResult> GpuEvaluator::evaluateBatch(const std::vector<Candidate>
         EvalResult r = evalResultFromResponse(replies[j].response);
         r.worker = replies[j].worker;
         r.wallMs = replies[j].wallMs;
-        if (r.source.kind.empty()) r.source = m_baseline.source;
+        if (!r.source.kind) r.source = m_baseline.source;
         results[jobOf[j]] = std::move(r);
     }
     return results;

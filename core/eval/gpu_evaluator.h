@@ -17,8 +17,8 @@ struct GpuEvaluatorOptions
     bool precheck = true;
     // Added to the expected GPU time of an evaluation to form its deadline (module load, copies).
     std::chrono::milliseconds timeoutSlack{5000};
-    // Where metrics() figures come from: "auto" (CUPTI's range profiler, then ncu), "cupti", "ncu".
-    std::string metricsBackend = "auto";
+    // Where metrics() figures come from (metrics_backend.h).
+    MetricsBackend metricsBackend = MetricsBackend::Auto;
 };
 
 // $SASSX_WORKER, then sassx-worker beside the running executable, then the build tree's
@@ -45,7 +45,7 @@ public:
     Result<std::vector<MetricValue>> metrics(const Candidate& candidate,
                                              const std::vector<std::string>& names = {}) override;
     Result<StallProfile> stalls(const Candidate& candidate, int periodExponent = 0) override;
-    std::string sourceKind() const override { return "measured"; }
+    FigureKind sourceKind() const override { return FigureKind::Measured; }
 
     WorkerPool& pool() { return *m_pool; }
 

@@ -29,7 +29,7 @@ GpuSession::~GpuSession()
 
 json GpuSession::source() const
 {
-    return {{"device", m_ctx->info().name}, {"kind", "measured"}};
+    return toJson(FigureSource{m_ctx->info().name, FigureKind::Measured});
 }
 
 void GpuSession::tearDown()
@@ -200,148 +200,6 @@ std::optional<Failure> GpuSession::verifyDeviceReferences(bool& repaired)
     return std::nullopt;
 }
 
-json GpuSession::loadBaseline(const json& request)
-{
-    auto specResult = request.contains("spec")
-                          ? parseLaunchSpec(request.at("spec"))
-                          : Result<LaunchSpec>(makeError("load_baseline needs a \"spec\""));
-    if (!specResult)
-        return protocol::makeErrorResponse(request, "error", failure::kError, specResult.message());
-    auto cubin = protocol::cubinFromRequest(request);
-    if (!cubin) return protocol::makeErrorResponse(request, "error", failure::kError, cubin.message());
-    const protocol::BaselineOptions options = protocol::baselineOptionsFromJson(request);
-    const LaunchSpec& spec = specResult.value();
-    if (spec.dynamicShared > uint32_t(m_ctx->info().maxSharedOptin) && m_ctx->info().maxSharedOptin > 0)
-        return protocol::makeErrorResponse(request, "error", failure::kError,
-                                           "the spec asks for " + std::to_string(spec.dynamicShared) +
-                                               " bytes of dynamic shared memory; this GPU allows " +
-                                               std::to_string(m_ctx->info().maxSharedOptin));
-    if (auto f = setUp(spec, options)) return failureResponse(request, *f);
-    m_baselineCubin = std::move(cubin.value());
-    if (auto f = m_ctx->load(m_baselineCubin, m_baseline)) {
-        f->message = "baseline: " + f->message;
-        return failureResponse(request, *f);
-    }
-
-    // References, and two checks that the spec itself is sound before any candidate is judged.
-    m_reference.assign(size_t(options.inputSets), {});
-    for (int k = 0; k < options.inputSets; ++k) {
-        if (auto f = runSet(m_baseline, k, m_reference[size_t(k)])) {
-            f->message = "baseline: " + f->message;
-            return failureResponse(request, *f);
-        }
-        // A device copy of the reference for the on-device comparison of candidates.
-        std::vector<cu::DevicePtr> onDevice;
-        for (size_t c = 0; c < m_compared.size(); ++c) {
-            const size_t bytes = m_spec.params[size_t(m_compared[c])].bufferBytes();
-            cu::DevicePtr copy = 0;
-            if (auto f = m_ctx->alloc(bytes, copy)) return failureResponse(request, *f);
-            onDevice.push_back(copy);
-            if (auto f = m_ctx->copy(copy, m_work[size_t(m_compared[c])], bytes))
-                return failureResponse(request, *f);
-        }
-        m_referenceOnDevice.push_back(std::move(onDevice));
-        for (size_t c = 0; c < m_compared.size(); ++c) {
-            const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
-            if (uint64_t nans = countNaN(p.dtype, m_reference[size_t(k)][c]))
-                return protocol::makeErrorResponse(
-                    request, "error", failure::kError,
-                    "baseline output " + p.name + " has " + std::to_string(nans) +
-                        " NaN element(s) on input set " + std::to_string(k) +
-                        ": the original leaves them unwritten (poison) or the inputs make NaN; "
-                        "fix the spec (count, init) before evaluating candidates");
-        }
-    }
-    std::vector<std::vector<uint8_t>> again;
-    if (auto f = runSet(m_baseline, 0, again)) return failureResponse(request, *f);
-    for (size_t c = 0; c < m_compared.size(); ++c) {
-        const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
-        const CompareResult r = compareBuffers(p.dtype, m_reference[0][c], again[c], m_spec.tolerance);
-        if (!r.pass)
-            return protocol::makeErrorResponse(
-                request, "error", failure::kError,
-                "the baseline is not reproducible on identical inputs (" + r.describe(p.name) +
-                    "); an order-dependent kernel needs a \"tolerance\" in its spec");
-    }
-
-    // Launch mode: time one launch, then pick graph replay for short kernels and enough launches
-    // per sample that one sample lasts minSampleUs (event resolution is ~0.5 us).
-    for (int i = 0; i < options.warmup; ++i)
-        if (auto f = m_ctx->launch(m_baseline)) return failureResponse(request, *f);
-    double single = 0.0;
-    if (auto f = m_ctx->timeSample(m_baseline, 1, false, options.l2Flush, single))
-        return failureResponse(request, *f);
-    m_useGraph = options.graph == "on" || (options.graph == "auto" && single < options.graphBelowUs);
-    m_launchesPerSample = int(
-        std::clamp(std::ceil(options.minSampleUs / std::max(single, 0.5)), 1.0, m_useGraph ? 2000.0 : 200.0));
-    if (auto f = prepareTiming(m_baseline)) return failureResponse(request, *f);
-    m_hasBaseline = true;
-
-    json resp = protocol::makeResponse(request, "ok");
-    resp["source"] = source();
-    resp["device"] = {{"name", m_ctx->info().name},
-                      {"sm", m_ctx->info().sm},
-                      {"multiprocessors", m_ctx->info().multiprocessors},
-                      {"l2_bytes", m_ctx->info().l2Bytes}};
-    resp["launch_mode"] = m_useGraph ? "graph" : "events";
-    resp["launches_per_sample"] = m_launchesPerSample;
-    resp["single_launch_us"] = single;
-    if (options.noiseRounds > 0) {
-        // Baseline against itself, loaded as a second module so that it goes through the same path
-        // a candidate does: its spread is the noise floor every verdict must clear.
-        KernelHandle twin;
-        if (auto f = m_ctx->load(m_baselineCubin, twin)) return failureResponse(request, *f);
-        std::optional<Failure> f = prepareTiming(twin);
-        std::vector<double> ta, tb;
-        if (!f) f = interleave(m_baseline, twin, options.noiseRounds, ta, tb);
-        m_ctx->unload(twin);
-        if (f) return failureResponse(request, *f);
-        const RatioInterval self = ratioInterval(ta, tb);
-        m_noiseFloor = noiseFloor(self);
-        m_baselineUs = median(ta);
-        // One long twin run understates the noise between evaluations: each candidate is a separately
-        // loaded module measured at another moment, and where a module lands shifts its time a
-        // little for as long as it is loaded. So also screen `noiseTwins` (16) fresh twins like
-        // candidates; the floor is the largest of: the long twin's, the largest twin |median - 1|,
-        // and 3 x a robust sigma of the twins (1.4826 x the median |median - 1|). Either alone lets
-        // identical candidates through as faster: the largest of 8 twins let 3 of 30 (eval_add), the
-        // robust sigma ignored a twin 0.41% fast and let 10 of 75 (attention): docs/status.md, "Noise
-        // floor from identical twins".
-        json twins = json::array();
-        std::vector<double> twinDeviation;
-        for (int t = 0; t < options.noiseTwins; ++t) {
-            KernelHandle again;
-            if (auto lf = m_ctx->load(m_baselineCubin, again)) return failureResponse(request, *lf);
-            std::optional<Failure> tf = prepareTiming(again);
-            std::vector<double> sa, sb;
-            if (!tf) tf = interleave(m_baseline, again, options.noiseTwinRounds, sa, sb);
-            m_ctx->unload(again);
-            if (tf) return failureResponse(request, *tf);
-            const double m = ratioInterval(sa, sb).median;
-            twins.push_back(m);
-            twinDeviation.push_back(std::fabs(m - 1.0));
-        }
-        double robustSigma = 0.0;
-        if (!twinDeviation.empty()) {
-            robustSigma = 1.4826 * median(twinDeviation);
-            const double largest = *std::max_element(twinDeviation.begin(), twinDeviation.end());
-            m_noiseFloor = std::max({m_noiseFloor, 3.0 * robustSigma, largest});
-        }
-        resp["noise"] = {{"ratio_median", self.median},
-                         {"ratio_ci95", {self.low, self.high}},
-                         {"rounds", self.rounds},
-                         {"twin_screen_medians", twins},
-                         {"twin_robust_sigma", robustSigma},
-                         {"noise_floor", m_noiseFloor}};
-    } else {
-        m_noiseFloor = request.value("noise_floor", 0.0); // a restarted worker inherits the pool's figure
-        m_baselineUs = single;
-    }
-    resp["noise_floor"] = m_noiseFloor;
-    resp["baseline_median_us"] = m_baselineUs;
-    return resp;
-}
-
 json GpuSession::evaluate(const json& request)
 {
     if (!m_hasBaseline)
@@ -408,7 +266,7 @@ json GpuSession::evaluate(const json& request)
     if (timed) return finish(failureResponse(request, *timed));
     t.noiseFloor = m_noiseFloor;
     t.verdict = decide(t.ratio, m_noiseFloor);
-    t.launchMode = m_useGraph ? "graph" : "events";
+    t.launchMode = m_useGraph ? LaunchMode::Graph : LaunchMode::Events;
     t.launchesPerSample = m_launchesPerSample;
     t.l2Flush = m_options.l2Flush;
     resp["timing"] = toJson(t);
@@ -450,7 +308,7 @@ Result<ProfileOutcome> GpuSession::profileOnce(const LaunchSpec& spec, const std
     r.context = m_ctx->handle();
     r.deviceIndex = device().ordinal;
     r.metrics = metrics;
-    r.source = {device().name, "cupti"};
+    r.source = {device().name, FigureKind::Cupti};
     r.beforePass = [&]() -> Status {
         if (auto f = prepareSet(0)) return status(f);
         return status(m_ctx->flushL2());
@@ -488,7 +346,7 @@ Result<StallProfile> GpuSession::sampleOnce(const LaunchSpec& spec, const std::v
     r.periodExponent = periodExponent;
     r.multiprocessors = device().multiprocessors;
     r.clockKHz = device().clockKHz;
-    r.source = {device().name, "cupti-pcsampling"};
+    r.source = {device().name, FigureKind::CuptiPcSampling};
     r.load = [&]() -> Status {
         if (auto f = m_ctx->load(cubin, k)) return makeError(f->message);
         loaded = true;

@@ -43,6 +43,30 @@ public:
     uint64_t seed() const { return m_options.seed; }
 
 private:
+    // The baseline's noise: itself against a twin module over many rounds, then fresh twins screened
+    // like candidates; `floor` is what every verdict must clear.
+    struct NoiseFigures
+    {
+        RatioInterval self;
+        std::vector<double> twinMedians;
+        double twinRobustSigma = 0.0;
+        double floor = 0.0;
+        double baselineUs = 0.0; // the baseline's median in the long twin run
+    };
+
+    // load_baseline's measuring steps (gpu_session_baseline.cpp); a spec found unsound is a Failure
+    // with status "error", like a bad request.
+    std::optional<Failure> setUpBaseline(const LaunchSpec& spec, std::vector<uint8_t> cubin,
+                                         const protocol::BaselineOptions& options);
+    // The K reference outputs (on the host and on the device), refusing a spec that leaves NaNs.
+    std::optional<Failure> recordReferences(int inputSets);
+    // Input set 0 again must give the same outputs (within the spec's tolerance).
+    std::optional<Failure> checkReproducible();
+    // Events or graph, and launches per sample, from one timed launch; `singleUs` is that launch.
+    std::optional<Failure> chooseLaunchMode(const protocol::BaselineOptions& options, double& singleUs);
+    std::optional<Failure> measureNoise(const protocol::BaselineOptions& options, NoiseFigures& noise);
+    static nlohmann::json noiseJson(const NoiseFigures& noise);
+
     nlohmann::json source() const;
     std::optional<Failure> setUp(const LaunchSpec& spec, const protocol::BaselineOptions& options);
     void tearDown();

@@ -40,7 +40,7 @@ Result<MetricsReport> parseCuptiOneshot(const std::string& text, const FigureSou
     if (!j.contains("metrics") || !j.at("metrics").is_array())
         return makeError("the CUPTI runner's result has no metrics");
     MetricsReport report;
-    report.backend = "cupti";
+    report.backend = MetricsBackend::Cupti;
     report.passes = j.value("passes", 0);
     for (const json& m : j.at("metrics")) {
         if (!m.is_object() || !m.contains("name") || !m.contains("value") || !m.at("value").is_number())
@@ -74,7 +74,7 @@ Result<MetricsReport> collectWithCupti(const MetricsRequest& r)
               list};
     auto out = runProcess(o, r.timeout);
     if (!out) return out.error();
-    auto parsed = parseCuptiOneshot(out->out, FigureSource{r.device, "cupti"});
+    auto parsed = parseCuptiOneshot(out->out, FigureSource{r.device, FigureKind::Cupti});
     if (!parsed) {
         std::string why = parsed.message();
         if (!out->ok()) why += " (runner " + out->exit + "; stderr: " + out->err.substr(0, 600) + ")";
@@ -97,7 +97,7 @@ Result<MetricsReport> collectWithNcuReport(const MetricsRequest& r)
     auto values = collectWithNcu(n);
     if (!values) return values.error();
     MetricsReport report;
-    report.backend = "ncu";
+    report.backend = MetricsBackend::Ncu;
     report.values = std::move(values.value());
     for (MetricValue& v : report.values)
         v.unit = normalizeMetricUnit(v.unit);
@@ -130,15 +130,18 @@ Result<StallProfile> collectStallProfile(const MetricsRequest& r, int periodExpo
     return parsed;
 }
 
+FigureKind figureKindOf(MetricsBackend producedBy)
+{
+    return producedBy == MetricsBackend::Ncu ? FigureKind::Ncu : FigureKind::Cupti;
+}
+
 Result<MetricsReport> collectMetrics(const MetricsRequest& request)
 {
     MetricsRequest r = request;
     if (r.metrics.empty()) r.metrics = defaultMetrics();
-    if (r.backend == "ncu") return collectWithNcuReport(r);
-    if (r.backend != "auto" && r.backend != "cupti")
-        return makeError("unknown metrics backend \"" + r.backend + "\" (auto, cupti or ncu)");
+    if (r.backend == MetricsBackend::Ncu) return collectWithNcuReport(r);
     auto viaCupti = collectWithCupti(r);
-    if (viaCupti || r.backend == "cupti") return viaCupti;
+    if (viaCupti || r.backend == MetricsBackend::Cupti) return viaCupti;
     auto viaNcu = collectWithNcuReport(r);
     if (!viaNcu) return makeError("CUPTI: " + viaCupti.message() + "; ncu fallback: " + viaNcu.message());
     viaNcu.value().fallback = viaCupti.message();

@@ -2,10 +2,11 @@
 // Where the worker's `metrics` figures come from. CUPTI (the range profiler, in a child
 // `sassx-worker --cupti-oneshot`) is the default; Nsight Compute's CLI is the fallback when CUPTI is
 // missing or refuses (and can be asked for by name). Every figure carries its backend as its source
-// kind: "cupti" or "ncu".
+// kind: FigureKind::Cupti or FigureKind::Ncu.
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/launch_spec.h"
+#include "core/eval/metrics_backend.h"
 #include "core/eval/stall_profile.h"
 
 #include <chrono>
@@ -16,8 +17,8 @@ namespace sassx::eval {
 
 struct MetricsRequest
 {
-    std::string backend = "auto"; // "auto" (CUPTI, then ncu), "cupti", "ncu"
-    std::string runner;           // the worker executable, run as the one-launch runner
+    MetricsBackend backend = MetricsBackend::Auto;
+    std::string runner; // the worker executable, run as the one-launch runner
     LaunchSpec spec;
     std::vector<uint8_t> cubin;
     uint64_t seed = 0;
@@ -29,12 +30,15 @@ struct MetricsRequest
 struct MetricsReport
 {
     std::vector<MetricValue> values;
-    std::string backend;  // "cupti" or "ncu": what produced the values
-    std::string fallback; // why CUPTI was not used, when auto fell back to ncu
-    int passes = 0;       // CUPTI replay passes (0 for ncu)
+    MetricsBackend backend = MetricsBackend::Cupti; // Cupti or Ncu: what produced the values
+    std::string fallback;                           // why CUPTI was not used, when auto fell back to ncu
+    int passes = 0;                                 // CUPTI replay passes (0 for ncu)
 };
 
 Result<MetricsReport> collectMetrics(const MetricsRequest& request);
+
+// The source kind of the figures a backend produced (Cupti or Ncu).
+FigureKind figureKindOf(MetricsBackend producedBy);
 
 // The one-launch runner's stdout (one JSON object) turned into figures labelled `source`.
 Result<MetricsReport> parseCuptiOneshot(const std::string& stdoutText, const FigureSource& source);

@@ -163,7 +163,7 @@ Result<std::vector<MetricValue>> collectWithNcu(const NcuRequest& r)
               std::to_string(r.seed)};
     auto out = runProcess(o, r.timeout);
     if (!out) return out.error();
-    FigureSource source{r.device, "ncu"};
+    FigureSource source{r.device, FigureKind::Ncu};
     auto parsed = parseNcuCsv(out->out, source);
     if (!parsed)
         return makeError(parsed.message() + " (ncu " + out->exit + "; stderr: " + out->err.substr(0, 600) +

@@ -28,7 +28,7 @@ json makeLoadBaseline(int id, const LaunchSpec& spec, std::span<const uint8_t> c
             {"noise_twins", o.noiseTwins},
             {"noise_twin_rounds", o.noiseTwinRounds},
             {"l2_flush", o.l2Flush},
-            {"graph", o.graph},
+            {"graph", graphUseName(o.graph)},
             {"graph_below_us", o.graphBelowUs},
             {"min_sample_us", o.minSampleUs},
             {"warmup", o.warmup}};
@@ -66,9 +66,9 @@ json makeEvaluatePath(int id, const std::string& cubinPath, const EvaluateOption
 }
 
 json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics,
-                 const std::string& backend)
+                 MetricsBackend backend)
 {
-    json j{{"op", "metrics"}, {"id", id}, {"metrics", metrics}, {"backend", backend}};
+    json j{{"op", "metrics"}, {"id", id}, {"metrics", metrics}, {"backend", metricsBackendName(backend)}};
     if (!cubin.empty()) j["cubin_b64"] = base64Encode(cubin);
     return j;
 }
@@ -142,7 +142,7 @@ BaselineOptions baselineOptionsFromJson(const json& r)
     o.noiseTwins = std::max(0, r.value("noise_twins", o.noiseTwins));
     o.noiseTwinRounds = std::max(2, r.value("noise_twin_rounds", o.noiseTwinRounds));
     o.l2Flush = r.value("l2_flush", o.l2Flush);
-    o.graph = r.value("graph", o.graph);
+    o.graph = parseGraphUse(r.value("graph", std::string(graphUseName(o.graph)))).value_or(o.graph);
     o.graphBelowUs = r.value("graph_below_us", o.graphBelowUs);
     o.minSampleUs = r.value("min_sample_us", o.minSampleUs);
     o.warmup = std::max(0, r.value("warmup", o.warmup));

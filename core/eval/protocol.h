@@ -9,7 +9,9 @@
 //   "fault"  the candidate broke the CUDA context; the worker exits after writing this line
 //   "error"  the request itself was wrong (unknown op, no baseline loaded, bad JSON)
 #include "core/common/result.h"
+#include "core/eval/launch_mode.h"
 #include "core/eval/launch_spec.h"
+#include "core/eval/metrics_backend.h"
 #include "core/eval/race.h"
 #include "core/eval/timing_stats.h"
 
@@ -28,12 +30,12 @@ inline constexpr int kVersion = 1;
 struct BaselineOptions
 {
     uint64_t seed = 20261121;
-    int inputSets = 3;          // K random input sets for correctness
-    int noiseRounds = 30;       // baseline-vs-baseline rounds for the noise floor (0: skip)
-    int noiseTwins = 16;        // extra twin modules screened like candidates for the floor
-    int noiseTwinRounds = 10;   // rounds each (as a screen)
-    bool l2Flush = false;       // flush L2 (memset of a buffer > L2) before every timed launch
-    std::string graph = "auto"; // "auto": CUDA graph when a launch is under graphBelowUs
+    int inputSets = 3;        // K random input sets for correctness
+    int noiseRounds = 30;     // baseline-vs-baseline rounds for the noise floor (0: skip)
+    int noiseTwins = 16;      // extra twin modules screened like candidates for the floor
+    int noiseTwinRounds = 10; // rounds each (as a screen)
+    bool l2Flush = false;     // flush L2 (memset of a buffer > L2) before every timed launch
+    GraphUse graph = GraphUse::Auto;
     double graphBelowUs = 20.0;
     double minSampleUs = 500.0; // launches per timed sample are raised until a sample lasts this long
     int warmup = 3;
@@ -58,7 +60,7 @@ nlohmann::json makeEvaluatePath(int id, const std::string& cubinPath, const Eval
 void setReference(nlohmann::json& request, std::span<const uint8_t> reference);
 // Metrics of the candidate (or of the baseline when `cubin` is empty).
 nlohmann::json makeMetrics(int id, std::span<const uint8_t> cubin, const std::vector<std::string>& metrics,
-                           const std::string& backend = "auto");
+                           MetricsBackend backend = MetricsBackend::Auto);
 // Stall samples of `cubin` (the baseline when empty); period 0 = automatic, else 5..31.
 nlohmann::json makePcSample(int id, std::span<const uint8_t> cubin, int period);
 nlohmann::json makeShutdown(int id);

@@ -104,7 +104,7 @@ json toJson(const StallProfile& p)
         pcs.push_back({{"offset", offset}, {"s", s}});
     }
     return {
-        {"source", {{"device", p.source.device}, {"kind", p.source.kind}}},
+        {"source", toJson(p.source)},
         {"kernel", p.kernel},
         {"cupti", p.cupti},
         {"sampling_period", {{"exponent", p.periodExponent}, {"cycles", uint64_t(1) << p.periodExponent}}},
@@ -125,10 +125,7 @@ Result<StallProfile> stallProfileFromJson(const json& j)
     if (!j.is_object()) return makeError("stall profile: not a JSON object");
     try {
         StallProfile p;
-        if (j.contains("source")) {
-            p.source.device = j.at("source").value("device", std::string());
-            p.source.kind = j.at("source").value("kind", std::string());
-        }
+        if (j.contains("source")) p.source = figureSourceFromJson(j.at("source"));
         p.kernel = j.value("kernel", std::string());
         p.cupti = j.value("cupti", std::string());
         if (j.contains("sampling_period")) p.periodExponent = j.at("sampling_period").value("exponent", 0);

@@ -126,7 +126,7 @@ nlohmann::json toJson(const TimingFigures& t)
             {"confirmed", t.confirmed},
             {"stopped_early", t.stoppedEarly},
             {"screen_rounds", t.screenRounds},
-            {"launch_mode", t.launchMode},
+            {"launch_mode", launchModeName(t.launchMode)},
             {"launches_per_sample", t.launchesPerSample},
             {"l2_flush", t.l2Flush},
             {"paired", t.paired},
@@ -152,7 +152,7 @@ std::optional<TimingFigures> timingFromJson(const nlohmann::json& j)
     t.confirmed = j.value("confirmed", false);
     t.stoppedEarly = j.value("stopped_early", false);
     t.screenRounds = j.value("screen_rounds", 0);
-    t.launchMode = j.value("launch_mode", std::string());
+    t.launchMode = parseLaunchMode(j.value("launch_mode", std::string())).value_or(LaunchMode::Events);
     t.launchesPerSample = j.value("launches_per_sample", 1);
     t.l2Flush = j.value("l2_flush", false);
     t.paired = j.value("paired", false);

@@ -2,6 +2,8 @@
 // Statistics of interleaved timing rounds. A round times the baseline (A) and the candidate (B)
 // back to back, so clock ramps and thermal drift hit both; we compare per-round ratios B/A rather
 // than two separate medians (docs/sass-facts.md §9: the first variant measured ran ~3% slow from clock ramp).
+#include "core/eval/launch_mode.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -110,7 +112,7 @@ struct TimingFigures
     bool confirmed = false;    // figures come from fresh confirmation rounds
     int screenRounds = 0;      // rounds spent screening (not in `ratio` when confirmed)
     bool stoppedEarly = false; // confirmation stopped for futility before confirmRounds
-    std::string launchMode;    // "events" or "graph"
+    LaunchMode launchMode = LaunchMode::Events;
     int launchesPerSample = 1;
     bool l2Flush = false;
     // Against a reference other than the baseline (a search's incumbent): `ratio` is

@@ -88,7 +88,7 @@ void WorkerPool::failJob(Slot& slot, std::vector<PoolReply>& replies, const std:
     json request = m_jobs ? (*m_jobs)[size_t(slot.job)].request : json::object();
     PoolReply& r = replies[size_t(slot.job)];
     r.response = protocol::makeErrorResponse(request, "failed", kind, msg);
-    r.response["source"] = {{"device", slot.device}, {"kind", "measured"}};
+    r.response["source"] = toJson(FigureSource{slot.device, FigureKind::Measured});
     r.worker = int(&slot - m_slots.data());
     r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - slot.sent).count();
     slot.job = -1;

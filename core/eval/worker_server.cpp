@@ -214,7 +214,7 @@ json pcSample(GpuSession& session, const json& request)
         return protocol::makeErrorResponse(request, "failed", faulted ? failure::kFault : failure::kError,
                                            profile.message());
     json resp = protocol::makeResponse(request, "ok");
-    resp["source"] = {{"device", r.device}, {"kind", "cupti-pcsampling"}};
+    resp["source"] = toJson(FigureSource{r.device, FigureKind::CuptiPcSampling});
     resp["profile"] = toJson(profile.value());
     return resp;
 }
@@ -225,7 +225,10 @@ json metrics(GpuSession& session, const json& request)
     if (!spec)
         return protocol::makeErrorResponse(request, "error", failure::kError, "metrics before load_baseline");
     MetricsRequest r;
-    r.backend = request.value("backend", std::string("auto"));
+    auto backend = parseEnumOrError(kMetricsBackendNames, request.value("backend", std::string("auto")),
+                                    "the metrics backend");
+    if (!backend) return protocol::makeErrorResponse(request, "error", failure::kError, backend.message());
+    r.backend = *backend;
     r.runner = selfExecutable();
     r.spec = *spec;
     if (request.contains("cubin_b64") || request.contains("cubin_path")) {
@@ -242,8 +245,8 @@ json metrics(GpuSession& session, const json& request)
     auto report = collectMetrics(r);
     if (!report) return protocol::makeErrorResponse(request, "failed", failure::kError, report.message());
     json resp = protocol::makeResponse(request, "ok");
-    resp["source"] = {{"device", r.device}, {"kind", report->backend}};
-    resp["backend"] = report->backend;
+    resp["source"] = toJson(FigureSource{r.device, figureKindOf(report->backend)});
+    resp["backend"] = metricsBackendName(report->backend);
     if (!report->fallback.empty()) resp["fallback"] = report->fallback;
     if (report->passes) resp["passes"] = report->passes;
     resp["metrics"] = json::array();

@@ -45,8 +45,8 @@ public:
     virtual int parallelism() const { return 1; }
     // Ratio units (0.004 = 0.4%): differences below it are not resolved.
     virtual double noiseFloor() const = 0;
-    // "measured" or "estimate".
-    virtual std::string sourceKind() const = 0;
+    // Measured or Estimate.
+    virtual eval::FigureKind sourceKind() const = 0;
 };
 
 } // namespace sassx::search

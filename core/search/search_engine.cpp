@@ -491,7 +491,7 @@ void SearchEngine::saveAgent()
 
 bool SearchEngine::measured() const
 {
-    return m_evaluator.sourceKind() != "estimate";
+    return m_evaluator.sourceKind() != eval::FigureKind::Estimate;
 }
 
 } // namespace sassx::search

@@ -7,10 +7,6 @@ namespace sassx {
 
 Status validate(const EvaluatorOptions& o)
 {
-    if (o.backend != "auto" && o.backend != "gpu" && o.backend != "estimate")
-        return makeError("backend must be auto, gpu or estimate (not '" + o.backend + "')");
-    if (o.metricsBackend != "auto" && o.metricsBackend != "cupti" && o.metricsBackend != "ncu")
-        return makeError("metrics backend must be auto, cupti or ncu (not '" + o.metricsBackend + "')");
     for (int g : o.gpus)
         if (g < 0) return makeError("GPU ordinals are >= 0 (got " + std::to_string(g) + ")");
     if (o.inputSets < 1) return makeError("input sets must be >= 1");
@@ -21,7 +17,7 @@ namespace {
 
 EvaluatorChoice estimateChoice(std::string reason)
 {
-    return {std::make_shared<eval::EstimateEvaluator>(), "estimate", std::move(reason)};
+    return {std::make_shared<eval::EstimateEvaluator>(), eval::Backend::Estimate, std::move(reason)};
 }
 
 } // namespace
@@ -29,7 +25,8 @@ EvaluatorChoice estimateChoice(std::string reason)
 Result<EvaluatorChoice> makeEvaluator(const EvaluatorOptions& options)
 {
     if (Status s = validate(options); !s) return s.error();
-    if (options.backend == "estimate") return estimateChoice("the estimate backend was asked for");
+    if (options.backend == eval::Backend::Estimate)
+        return estimateChoice("the estimate backend was asked for");
     eval::GpuEvaluatorOptions g;
     if (!options.gpus.empty()) g.pool.gpus = options.gpus;
     g.pool.workerPath = options.workerPath.empty() ? eval::defaultWorkerPath() : options.workerPath;
@@ -38,7 +35,7 @@ Result<EvaluatorChoice> makeEvaluator(const EvaluatorOptions& options)
     g.baseline.l2Flush = options.l2Flush;
     g.metricsBackend = options.metricsBackend;
     if (g.pool.workerPath.empty()) {
-        if (options.backend == "gpu")
+        if (options.backend == eval::Backend::Gpu)
             return makeError("no sassx-worker found (set SASSX_WORKER or install it beside sassx-cli)");
         return estimateChoice("no GPU: no sassx-worker found");
     }
@@ -46,11 +43,11 @@ Result<EvaluatorChoice> makeEvaluator(const EvaluatorOptions& options)
     // load libcuda in-process.
     auto gpu = eval::GpuEvaluator::create(std::move(g));
     if (!gpu) {
-        if (options.backend == "gpu") return gpu.error();
+        if (options.backend == eval::Backend::Gpu) return gpu.error();
         return estimateChoice("no GPU: " + gpu.message());
     }
     const size_t n = options.gpus.empty() ? 1 : options.gpus.size();
-    return EvaluatorChoice{std::shared_ptr<eval::Evaluator>(std::move(*gpu)), "gpu",
+    return EvaluatorChoice{std::shared_ptr<eval::Evaluator>(std::move(*gpu)), eval::Backend::Gpu,
                            "GPU worker pool on " + std::to_string(n) + " GPU(s)"};
 }
 

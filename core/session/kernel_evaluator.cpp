@@ -71,7 +71,7 @@ Result<eval::EvalResult> KernelEvaluator::measure(const eval::Candidate& candida
     if (stopped(options)) return makeError("cancelled");
     eval::EvalResult r = m_choice.evaluator->evaluate(candidate, options.eval);
     if (options.metrics && r.ok() && !stopped(options)) addMetrics(candidate, r);
-    if (r.source.kind.empty()) r.source.kind = m_choice.evaluator->sourceKind();
+    if (!r.source.kind) r.source.kind = m_choice.evaluator->sourceKind();
     return r;
 }
 
@@ -98,7 +98,10 @@ Status ensureKernelEvaluator(std::unique_ptr<KernelEvaluator>& owned,
     if (!spec) return spec.error();
     EvaluatorChoice choice;
     if (injected) {
-        choice = {injected, injected->sourceKind() == "estimate" ? "estimate" : "gpu", "set by the caller"};
+        choice = {injected,
+                  injected->sourceKind() == eval::FigureKind::Estimate ? eval::Backend::Estimate
+                                                                       : eval::Backend::Gpu,
+                  "set by the caller"};
     } else {
         auto made = makeEvaluator(options);
         if (!made) return made.error();

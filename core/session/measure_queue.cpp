@@ -126,7 +126,7 @@ quint64 MeasureQueue::measure(int variantId)
             out.figures = measureOnThread(used, in.state->evaluator, in.kernel, in.injected, in.options,
                                           in.specPath, in.schedule, job);
             if (used) {
-                out.backend = QString::fromStdString(used->choice().backend);
+                out.backend = QString::fromStdString(eval::backendName(used->choice().backend));
                 out.reason = QString::fromStdString(used->choice().reason);
             }
             return out;

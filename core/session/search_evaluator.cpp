@@ -20,9 +20,11 @@ double SearchEvaluator::noiseFloor() const
     return b ? b->noiseFloor : 0.0;
 }
 
-std::string SearchEvaluator::sourceKind() const
+eval::FigureKind SearchEvaluator::sourceKind() const
 {
-    return m_evaluator.choice().evaluator ? m_evaluator.choice().evaluator->sourceKind() : std::string();
+    // Without an evaluator nothing is measured: figures read as the estimate's.
+    return m_evaluator.choice().evaluator ? m_evaluator.choice().evaluator->sourceKind()
+                                          : eval::FigureKind::Estimate;
 }
 
 eval::EvalOptions SearchEvaluator::optionsFor(const search::EvalRequest& request) const
@@ -74,7 +76,7 @@ std::vector<eval::EvalResult> SearchEvaluator::evaluate(const std::vector<Schedu
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     out.resize(schedules.size(), eval::failedResult(eval::failure::kError, "no answer from the evaluator"));
     for (auto& r : out) {
-        if (r.source.kind.empty()) r.source.kind = sourceKind();
+        if (!r.source.kind) r.source.kind = sourceKind();
         if (r.wallMs == 0.0) r.wallMs = ms / double(schedules.size());
     }
     return out;

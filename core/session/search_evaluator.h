@@ -32,7 +32,7 @@ public:
                                            const search::EvalRequest& request) override;
     int parallelism() const override;
     double noiseFloor() const override;
-    std::string sourceKind() const override;
+    eval::FigureKind sourceKind() const override;
 
 private:
     eval::EvalOptions optionsFor(const search::EvalRequest& request) const;

@@ -100,7 +100,7 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
                 out.report = choice.error();
                 return out;
             }
-            out.backend = QString::fromStdString(choice->backend);
+            out.backend = QString::fromStdString(eval::backendName(choice->backend));
             out.reason = QString::fromStdString(choice->reason);
             SearchRun run(kernel, spec, *choice, options);
             // The space --space auto picks for this backend (a resumed run keeps its own).

@@ -5,6 +5,7 @@
 
 #include "core/common/atomic_file.h"
 #include "core/common/text_format.h"
+#include "core/eval/speedup.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/edit_compaction.h"
 #include "core/rewrite/schedule_diff.h"
@@ -31,14 +32,12 @@ std::string pct(double ratioUnits)
     return b;
 }
 
+// "1.0123× [1.0101, 1.0150]"; the summary names the noise floor itself.
 std::string speedupText(const SpeedupFigures& f)
 {
-    char b[160];
-    if (f.rounds == 0)
-        std::snprintf(b, sizeof b, "%.4fx", f.speedup);
-    else
-        std::snprintf(b, sizeof b, "%.4fx [%.4f, %.4f]", f.speedup, f.low, f.high);
-    return b;
+    eval::Speedup s{f.speedup, std::nullopt, 0.0, false};
+    if (f.rounds > 0) s.interval = eval::SpeedupInterval{f.low, f.high};
+    return s.fullText();
 }
 
 // What a checkpoint belongs to: the kernel's name and a hash of its code (FNV-1a over .text).
@@ -86,7 +85,7 @@ Status SearchRun::prepare()
 
 search::SearchConfig SearchRun::resolvedConfig(search::SearchConfig config) const
 {
-    config.resolveSpace(choice().backend == "gpu");
+    config.resolveSpace(choice().backend == eval::Backend::Gpu);
     return config;
 }
 
@@ -173,7 +172,7 @@ Result<SearchReport> SearchRun::run(const SearchRunOptions& options, const searc
 nlohmann::json SearchRun::verifyOnFreshInputs(const std::vector<uint8_t>& bytes) const
 {
     EvaluatorOptions o = m_evaluatorOptions;
-    o.backend = "gpu";
+    o.backend = eval::Backend::Gpu;
     o.seed = m_evaluatorOptions.seed ^ 0x9E3779B97F4A7C15ull; // inputs the search never saw
     nlohmann::json j{{"input_seed", o.seed}, {"input_sets", o.inputSets}};
     auto choice = makeEvaluator(o);
@@ -260,7 +259,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     nlohmann::json verification{{"correct", nullptr}};
     if (!improved) {
         verification["note"] = "nothing to verify: best.cubin is the original";
-    } else if (choice().backend != "gpu") {
+    } else if (choice().backend != eval::Backend::Gpu) {
         verification["note"] = "unverified: the estimate backend runs nothing";
     } else if (options.verifyFreshInputs) {
         if (phase) phase("verifying on fresh inputs");
@@ -291,9 +290,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
                   state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0);
     const std::string src = final.source.empty() ? baseline.source.label() : final.source;
     if (improved) {
-        const std::string noise = choice().backend == "gpu" ? "; noise floor " + pct(floor) : "";
+        const std::string noise = choice().backend == eval::Backend::Gpu ? "; noise floor " + pct(floor) : "";
         report.summary = "best " + speedupText(final) + " (" + src + noise + ")" + tail;
-        if (choice().backend != "gpu") report.summary += " — an estimate, not a measurement";
+        if (choice().backend != eval::Backend::Gpu) report.summary += " — an estimate, not a measurement";
     } else if (state.best >= 0) {
         report.summary = "nothing beat the original: the best candidate re-measured " + speedupText(final) +
                          ", inside the noise floor of " + pct(floor) + tail;
@@ -302,7 +301,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
             "the " + search::spaceName(state.config.space) +
             " space offers no legal edit on this kernel (sassx-cli legal says why): nothing to search";
     } else {
-        report.summary = choice().backend == "gpu"
+        report.summary = choice().backend == eval::Backend::Gpu
                              ? "nothing beat the original beyond the noise floor (" + pct(floor) + ")" + tail
                              : "nothing beat the original (" + src + ")" + tail;
     }
@@ -314,8 +313,9 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         state.stopReason == StopReason::Exhausted || state.restarts() > 0)
         report.summary += "; " + ended;
     // Without a GPU, say what the estimate could not see (docs/search.md).
-    const std::string blind =
-        choice().backend == "gpu" ? std::string() : search::estimateBlindSpot(state.config.space);
+    const std::string blind = choice().backend == eval::Backend::Gpu
+                                  ? std::string()
+                                  : search::estimateBlindSpot(state.config.space);
     if (!blind.empty()) report.summary += "; note: " + blind;
 
     report.json = {
@@ -325,7 +325,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
         {"spec", m_kernelEvaluator.spec().name},
         {"config", search::toJson(state.config)},
         {"evaluator",
-         {{"backend", choice().backend},
+         {{"backend", eval::backendName(choice().backend)},
           {"reason", choice().reason},
           {"parallelism", evaluator.parallelism()},
           {"blind_spot", blind}}},

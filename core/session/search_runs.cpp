@@ -1,6 +1,6 @@
 #include "core/session/search_runs.h"
 
-#include "core/eval/speedup_text.h"
+#include "core/eval/speedup.h"
 #include "core/rewrite/edit_compaction.h"
 #include "core/session/search_run.h"
 #include "core/session/session_store.h"
@@ -32,14 +32,6 @@ std::vector<Edit> shortEdits(const KernelWorkspace& k, std::vector<Edit> edits)
     return shorter ? std::move(*shorter) : edits;
 }
 
-// "estimate, model sm_90" (eval::FigureSource::label) back into kind and device.
-eval::FigureSource sourceFromLabel(const std::string& label)
-{
-    const size_t comma = label.find(", ");
-    if (comma == std::string::npos) return {"", label};
-    return {label.substr(comma + 2), label.substr(0, comma)};
-}
-
 // A search's speed-up as variant figures: the same timing ratio (variant / original) the evaluator
 // reported, with its interval and source, so the variants panel shows it like a measurement of its own.
 std::optional<VariantFigures> figuresOf(const SpeedupFigures& f, double baselineUs)
@@ -48,7 +40,7 @@ std::optional<VariantFigures> figuresOf(const SpeedupFigures& f, double baseline
     auto inv = [](double x) { return x > 0 ? 1.0 / x : 0.0; };
     VariantFigures v;
     v.result.correct = true;
-    v.result.source = sourceFromLabel(f.source);
+    v.result.source = eval::FigureSource::fromLabel(f.source);
     eval::TimingFigures t;
     t.ratio.median = inv(f.speedup);
     t.ratio.low = inv(f.high);
@@ -72,7 +64,8 @@ double baselineUsOf(const nlohmann::json& report)
 // A search's figure in a variant's name, "1.0556×", with "est." when the estimate gave it.
 QString nameFigure(double s, const std::string& sourceLabel)
 {
-    return QString::fromStdString(speedupText(s, isEstimateSource(sourceLabel)));
+    return QString::fromStdString(
+        eval::Speedup{s, {}, 0.0, eval::FigureSource::fromLabel(sourceLabel).isEstimate()}.text());
 }
 
 } // namespace

@@ -12,20 +12,6 @@ namespace sassx {
 
 using nlohmann::json;
 
-namespace {
-
-eval::FigureSource sourceFromJson(const json& j, const eval::FigureSource& fallback = {})
-{
-    eval::FigureSource s = fallback;
-    if (j.is_object()) {
-        s.device = j.value("device", s.device);
-        s.kind = j.value("kind", s.kind);
-    }
-    return s;
-}
-
-} // namespace
-
 json figuresToJson(const VariantFigures& f)
 {
     // eval's own encoding, so a report and the session agree on field names.
@@ -40,9 +26,8 @@ Result<VariantFigures> figuresFromJson(const json& j)
     VariantFigures f;
     auto& r = f.result;
     r.correct = j.value("correct", false);
-    r.source = sourceFromJson(j.value("source", json()));
-    if (r.source.kind.empty())
-        return makeError("figures carry no source: refusing to show unlabelled numbers");
+    r.source = eval::figureSourceFromJson(j.value("source", json()));
+    if (!r.source.kind) return makeError("figures carry no source: refusing to show unlabelled numbers");
     r.failureKind = j.value("failure_kind", std::string());
     r.failure = j.value("failure", std::string());
     r.wallMs = j.value("wall_ms", 0.0);
@@ -54,7 +39,7 @@ Result<VariantFigures> figuresFromJson(const json& j)
             v.name = m.value("name", std::string());
             v.value = m.value("value", 0.0);
             v.unit = m.value("unit", std::string());
-            v.source = sourceFromJson(m.value("source", json()), r.source);
+            v.source = eval::figureSourceFromJson(m.value("source", json()), r.source);
             r.metrics.push_back(v);
         }
     f.when = j.value("when", std::string());

@@ -4,11 +4,11 @@ namespace sassx {
 
 std::string figureSourceLabel(const eval::FigureSource& source)
 {
-    if (source.kind.empty()) return "unknown source";
-    if (source.kind == "estimate")
-        return source.device.empty() || source.device == "model" ? "estimate"
-                                                                 : "estimate (" + source.device + ")";
-    return source.kind + (source.device.empty() ? std::string() : " on " + source.device);
+    if (!source.kind) return "unknown source";
+    const std::string kind(eval::figureKindName(*source.kind));
+    if (source.isEstimate())
+        return source.device.empty() || source.device == "model" ? kind : kind + " (" + source.device + ")";
+    return kind + (source.device.empty() ? std::string() : " on " + source.device);
 }
 
 std::string VariantFigures::sourceLabel() const

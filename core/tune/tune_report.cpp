@@ -3,6 +3,8 @@
 #include "core/common/atomic_file.h"
 #include "core/common/read_file.h"
 #include "core/common/text_format.h"
+#include "core/eval/backend.h"
+#include "core/eval/eval_result.h"
 
 #include <algorithm>
 #include <cmath>
@@ -367,7 +369,8 @@ Result<TuneReport> buildReport(TuneDb& db)
         auto best = db.best(r.id);
         if (!best) return best.error();
         row.best = *best;
-        row.estimate = r.backend == "estimate" || (row.best && row.best->source.starts_with("estimate"));
+        row.estimate = eval::parseBackend(r.backend) == eval::Backend::Estimate ||
+                       (row.best && eval::FigureSource::fromLabel(row.best->source).isEstimate());
         report.rows.push_back(std::move(row));
     }
     // Largest share first: where the program's time goes (skipped kernels, share 0, last).

@@ -96,7 +96,7 @@ Result<RunSlot> claimRun(const TuneKernel& k, int64_t kernelId, const std::strin
                          const TuneRunOptions& options, TuneDb& db, const std::optional<DbRun>& latest)
 {
     const std::string config = search::toJson(options.config).dump();
-    const std::string backend = options.workspace.evaluator.backend;
+    const std::string backend(eval::backendName(options.workspace.evaluator.backend));
     RunSlot slot;
     std::error_code ec;
     if (fs::exists(fs::path(outDir) / "checkpoint.json", ec)) {
@@ -206,7 +206,7 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
     report();
     auto run = openSearchRun(k.specPath, options.workspace);
     if (!run) return failed(run.message());
-    p.backend = (*run)->choice().backend;
+    p.backend = eval::backendName((*run)->choice().backend);
     const SearchRunOptions ro = searchRunOptions(options, outDir, slot->resume);
     EvaluationSink sink(db, runId);
     bool deviceKnown = false;
@@ -215,9 +215,10 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
         if (!deviceKnown) {
             deviceKnown = true;
             if (const auto* baseline = (*run)->kernelEvaluator().baseline())
-                (void)db.setDevice(
-                    runId, baseline->source.device.empty() ? baseline->source.kind : baseline->source.device,
-                    (*run)->choice().backend);
+                (void)db.setDevice(runId,
+                                   baseline->source.device.empty() ? baseline->source.label()
+                                                                   : baseline->source.device,
+                                   eval::backendName((*run)->choice().backend));
         }
         sink.add(e, s.seconds);
         p.evaluations = s.evaluations;

@@ -15,7 +15,7 @@ class FakeEvaluator : public eval::Evaluator
 public:
     Status setBaseline(const eval::LaunchSpec&, const std::vector<uint8_t>& cubin) override
     {
-        m_baseline.source = {"model", "estimate"};
+        m_baseline.source = {"model", sassx::eval::FigureKind::Estimate};
         m_baseline.medianUs = 100.0;
         baselineCalls++;
         return Ok{};
@@ -27,7 +27,7 @@ public:
         if (delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
         eval::EvalResult r;
         r.correct = true;
-        r.source = {"model", "estimate"};
+        r.source = {"model", sassx::eval::FigureKind::Estimate};
         eval::TimingFigures t;
         t.ratio.median = ratio;
         t.ratio.low = ratio;
@@ -41,12 +41,18 @@ public:
                                                    const std::vector<std::string>& = {}) override
     {
         return std::vector<eval::MetricValue>{
-            {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 61.5, "%", {"model", "estimate"}},
-            {"lts__throughput.avg.pct_of_peak_sustained_elapsed", 48.0, "%", {"model", "estimate"}},
-            {"lts__t_sector_hit_rate.pct", 72.0, "%", {"model", "estimate"}},
+            {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+             61.5,
+             "%",
+             {"model", sassx::eval::FigureKind::Estimate}},
+            {"lts__throughput.avg.pct_of_peak_sustained_elapsed",
+             48.0,
+             "%",
+             {"model", sassx::eval::FigureKind::Estimate}},
+            {"lts__t_sector_hit_rate.pct", 72.0, "%", {"model", sassx::eval::FigureKind::Estimate}},
         };
     }
-    std::string sourceKind() const override { return "estimate"; }
+    sassx::eval::FigureKind sourceKind() const override { return sassx::eval::FigureKind::Estimate; }
 
     double ratio = 0.8; // candidate/baseline: speedup 1.25×
     std::atomic<int> baselineCalls{0};

@@ -683,7 +683,7 @@ private Q_SLOTS:
         c.budgetEvals = 24;
         c.seed = 1;
         EvaluatorOptions estimate;
-        estimate.backend = "estimate";
+        estimate.backend = sassx::eval::Backend::Estimate;
         QSignalSpy recorded(f.session.searchRuns(), &SearchRuns::searchRecorded);
         QSignalSpy failed(f.session.searchRuns()->search(), &SearchJob::failed);
         const QString refused = f.session.searchRuns()->startSearch(c, estimate);

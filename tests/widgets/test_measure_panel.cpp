@@ -142,7 +142,7 @@ private Q_SLOTS:
         MainWindow window(session);
         session->setParent(&window);
         EvaluatorOptions options;
-        options.backend = "estimate";
+        options.backend = sassx::eval::Backend::Estimate;
         session->setEvaluatorOptions(options);
         QVERIFY(test::openAndWait(*session, cubin));
         // A legal edit through the controller (creates v1).
@@ -211,8 +211,7 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
         Session session;
         session.store()->setAutosaveInterval(0);
-        QCOMPARE(QString::fromStdString(session.workspaceOptions().evaluator.backend),
-                 QStringLiteral("auto"));
+        QVERIFY(session.workspaceOptions().evaluator.backend == sassx::eval::Backend::Auto);
         QVERIFY(test::openAndWait(session, cubin));
         QSignalSpy chosen(session.measureQueue(), &MeasureQueue::evaluatorChosen);
         QSignalSpy finished(session.measureQueue(), &MeasureQueue::measureFinished);

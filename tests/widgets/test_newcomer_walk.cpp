@@ -280,7 +280,8 @@ private Q_SLOTS:
         auto* session = new Session;
         session->store()->setAutosaveInterval(0);
         EvaluatorOptions estimate;
-        estimate.backend = "estimate"; // what a machine without a GPU gets, said so on every figure
+        estimate.backend =
+            sassx::eval::Backend::Estimate; // what a machine without a GPU gets, said so on every figure
         session->setEvaluatorOptions(estimate);
         MainWindow w(session);
         session->setParent(&w);

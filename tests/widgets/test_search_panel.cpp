@@ -542,7 +542,7 @@ private Q_SLOTS:
         c.space = search::SearchSpace::All;
         c.budgetEvals = 1'000'000;
         EvaluatorOptions estimate;
-        estimate.backend = "estimate";
+        estimate.backend = sassx::eval::Backend::Estimate;
         QCOMPARE(session.searchRuns()->startSearch(c, estimate), QStringLiteral("No kernel is open."));
         QVERIFY(test::openAndWait(session, cubin));
         QVERIFY(session.store()->save(dir.filePath(QStringLiteral("p.sassx.json"))));

@@ -45,14 +45,14 @@ private Q_SLOTS:
             VariantRecord r = *s.variantTree()->variant(v2);
             r.figures = VariantFigures{};
             r.figures->result.correct = true;
-            r.figures->result.source = {"NVIDIA H100 80GB HBM3", "measured"};
+            r.figures->result.source = {"NVIDIA H100 80GB HBM3", sassx::eval::FigureKind::Measured};
             eval::TimingFigures t;
             t.ratio = {0.95, 0.93, 0.97, 50};
             t.baselineMedianUs = 10;
             t.candidateMedianUs = 9.5;
             r.figures->result.timing = t;
             r.figures->result.metrics.push_back(
-                {"lts__t_sector_hit_rate.pct", 80.0, "%", {"NVIDIA H100", "ncu"}});
+                {"lts__t_sector_hit_rate.pct", 80.0, "%", {"NVIDIA H100", sassx::eval::FigureKind::Ncu}});
             r.figures->when = "2024-01-01T00:00:00";
             s.variantTree()->restoreVariant(r);
             s.variantTree()->setCurrentVariant(v2);
@@ -83,7 +83,7 @@ private Q_SLOTS:
             if (a.figures) {
                 QCOMPARE(b.figures->sourceLabel(), std::string("measured on NVIDIA H100 80GB HBM3"));
                 QCOMPARE(b.figures->result.timing->ratio.median, 0.95);
-                QCOMPARE(b.figures->result.metrics.front().source.kind, std::string("ncu"));
+                QVERIFY(b.figures->result.metrics.front().source.kind == sassx::eval::FigureKind::Ncu);
                 QCOMPARE(b.figures->when, a.figures->when);
             }
         }
@@ -249,7 +249,7 @@ private Q_SLOTS:
         c.budgetEvals = 40;
         c.seed = 3;
         EvaluatorOptions estimate;
-        estimate.backend = "estimate";
+        estimate.backend = sassx::eval::Backend::Estimate;
         QSignalSpy recorded(session.searchRuns(), &SearchRuns::searchRecorded);
         QSignalSpy failed(session.searchRuns()->search(), &SearchJob::failed);
         QCOMPARE(session.searchRuns()->startSearch(c, estimate), QString());

@@ -274,7 +274,7 @@ private Q_SLOTS:
         VariantRecord withFigures = *session.variantTree()->variant(c);
         withFigures.figures = VariantFigures{};
         withFigures.figures->result.correct = true;
-        withFigures.figures->result.source = {"NVIDIA H100 80GB HBM3", "measured"};
+        withFigures.figures->result.source = {"NVIDIA H100 80GB HBM3", sassx::eval::FigureKind::Measured};
         eval::TimingFigures t;
         t.ratio = {0.9, 0.88, 0.92, 20};
         withFigures.figures->result.timing = t;
@@ -573,8 +573,9 @@ private Q_SLOTS:
         VariantRecord r = *session.variantTree()->variant(v);
         r.figures = VariantFigures{};
         r.figures->result.correct = true;
-        r.figures->result.source = {"model", "estimate"};
-        r.figures->result.metrics.push_back({"lts__t_sector_hit_rate.pct", 70.0, "%", {"model", "estimate"}});
+        r.figures->result.source = {"model", sassx::eval::FigureKind::Estimate};
+        r.figures->result.metrics.push_back(
+            {"lts__t_sector_hit_rate.pct", 70.0, "%", {"model", sassx::eval::FigureKind::Estimate}});
         session.variantTree()->restoreVariant(r);
         int hitRow = -1;
         for (int row = 0; row < model.rowCount(); ++row)

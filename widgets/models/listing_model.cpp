@@ -272,97 +272,120 @@ Qt::ItemFlags ListingModel::flags(const QModelIndex& index) const
 
 QVariant ListingModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(m_rows.size())) return {};
-    const KernelAnalysis* analysis = m_data.analysis.get();
-    if (!analysis) return {};
-    const std::optional<KernelStalls>& stalls = m_stalls.variant;
+    if (!index.isValid() || index.row() >= int(m_rows.size()) || !m_data.analysis) return {};
     const int32_t entry = m_rows[size_t(index.row())];
     const int column = index.column();
+    if (entry < 0) return separatorData(m_data.analysis->cfg.blocks[size_t(-(entry + 1))], column, role);
 
-    if (entry < 0) {
-        const BasicBlock& b = analysis->cfg.blocks[size_t(-(entry + 1))];
-        switch (role) {
-        case IsSeparatorRole:
-            return true;
-        case BlockRole:
-            return b.index;
-        case OriginalIndexRole:
-        case PositionRole:
-            return -1;
-        case Qt::DisplayRole:
-            if (column == AddressColumn) return hexAddress(uint64_t(b.first) * 16);
-            if (column == InstructionColumn) {
-                QString s = tr("block %1  %2").arg(b.index).arg(QString::fromStdString(b.label));
-                if (b.isLoopHeader) s += tr("  · loop header");
-                if (b.loopDepth > 0) s += tr("  · depth %1").arg(b.loopDepth);
-                s += tr("  · %n instruction(s)", nullptr, int(b.size()));
-                if (stalls && stalls->samples && size_t(b.index) < stalls->byBlock.size())
-                    s += tr("  · %1% of the stall samples")
-                             .arg(100.0 * double(stalls->byBlock[size_t(b.index)]) / double(stalls->samples),
-                                  0, 'f', 1);
-                return s;
-            }
-            return {};
-        case Qt::ToolTipRole: {
-            QString tip =
-                tr("Basic block %1 (%2): instructions never leave their block, and block starts never "
-                   "move, so every branch stays valid.")
-                    .arg(b.index)
-                    .arg(QString::fromStdString(b.label));
-            if (stalls && stalls->samples && size_t(b.index) < stalls->byBlock.size() &&
-                stalls->byBlock[size_t(b.index)]) {
-                // The block's samples by reason (a per-block summary).
-                std::map<std::string, uint64_t> words;
-                const auto& order = m_data.schedule.order;
-                for (uint32_t p = b.first; p < b.end && p < order.size(); ++p)
-                    for (const auto& [word, n] : stalls->byOriginal[order[p]].byWord)
-                        words[word] += n;
-                std::vector<std::pair<std::string, uint64_t>> sorted(words.begin(), words.end());
-                std::sort(sorted.begin(), sorted.end(),
-                          [](const auto& x, const auto& y) { return x.second > y.second; });
-                const double total = double(stalls->byBlock[size_t(b.index)]);
-                tip += QLatin1Char('\n') + tr("%1% of the kernel's stall samples:")
-                                               .arg(100.0 * total / double(stalls->samples), 0, 'f', 1);
-                for (const auto& [word, n] : sorted)
-                    tip += QStringLiteral("\n  %1 %2%")
-                               .arg(QString::fromStdString(word))
-                               .arg(100.0 * double(n) / total, 0, 'f', 1);
-            }
-            return tip;
-        }
-        }
-        return {};
+    const InstructionRow row = instructionRow(entry);
+    if (QVariant source = sourceData(row.original, column, role); source.isValid()) return source;
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayData(row, column);
+    case Qt::ToolTipRole:
+        return toolTipData(row, column);
+    case Qt::TextAlignmentRole:
+        return column >= StallColumn ? int(Qt::AlignCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
+    default:
+        return rowData(row, role);
     }
+}
 
-    const int position = entry;
-    const Schedule& s = m_data.schedule;
-    const uint32_t orig = s.order[size_t(position)];
-    const Instruction& ins = analysis->listing.instructions[orig];
-    const Control& c = s.control[orig];
-    if (QVariant source = sourceData(orig, column, role); source.isValid()) return source;
+ListingModel::InstructionRow ListingModel::instructionRow(int position) const
+{
+    const uint32_t orig = m_data.schedule.order[size_t(position)];
+    return {position, orig, m_data.analysis->listing.instructions[orig], m_data.schedule.control[orig]};
+}
+
+QVariant ListingModel::separatorData(const BasicBlock& b, int column, int role) const
+{
+    switch (role) {
+    case IsSeparatorRole:
+        return true;
+    case BlockRole:
+        return b.index;
+    case OriginalIndexRole:
+    case PositionRole:
+        return -1;
+    case Qt::DisplayRole:
+        if (column == AddressColumn) return hexAddress(uint64_t(b.first) * 16);
+        if (column == InstructionColumn) return separatorText(b);
+        return {};
+    case Qt::ToolTipRole:
+        return separatorToolTip(b);
+    }
+    return {};
+}
+
+QString ListingModel::separatorText(const BasicBlock& b) const
+{
+    const std::optional<KernelStalls>& stalls = m_stalls.variant;
+    QString s = tr("block %1  %2").arg(b.index).arg(QString::fromStdString(b.label));
+    if (b.isLoopHeader) s += tr("  · loop header");
+    if (b.loopDepth > 0) s += tr("  · depth %1").arg(b.loopDepth);
+    s += tr("  · %n instruction(s)", nullptr, int(b.size()));
+    if (stalls && stalls->samples && size_t(b.index) < stalls->byBlock.size())
+        s += tr("  · %1% of the stall samples")
+                 .arg(100.0 * double(stalls->byBlock[size_t(b.index)]) / double(stalls->samples), 0, 'f', 1);
+    return s;
+}
+
+QString ListingModel::separatorToolTip(const BasicBlock& b) const
+{
+    const std::optional<KernelStalls>& stalls = m_stalls.variant;
+    QString tip = tr("Basic block %1 (%2): instructions never leave their block, and block starts never "
+                     "move, so every branch stays valid.")
+                      .arg(b.index)
+                      .arg(QString::fromStdString(b.label));
+    if (!stalls || !stalls->samples || size_t(b.index) >= stalls->byBlock.size() ||
+        !stalls->byBlock[size_t(b.index)])
+        return tip;
+    // The block's samples by reason (a per-block summary).
+    std::map<std::string, uint64_t> words;
+    const auto& order = m_data.schedule.order;
+    for (uint32_t p = b.first; p < b.end && p < order.size(); ++p)
+        for (const auto& [word, n] : stalls->byOriginal[order[p]].byWord)
+            words[word] += n;
+    std::vector<std::pair<std::string, uint64_t>> sorted(words.begin(), words.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    const double total = double(stalls->byBlock[size_t(b.index)]);
+    tip += QLatin1Char('\n') +
+           tr("%1% of the kernel's stall samples:").arg(100.0 * total / double(stalls->samples), 0, 'f', 1);
+    for (const auto& [word, n] : sorted)
+        tip += QStringLiteral("\n  %1 %2%")
+                   .arg(QString::fromStdString(word))
+                   .arg(100.0 * double(n) / total, 0, 'f', 1);
+    return tip;
+}
+
+QVariant ListingModel::rowData(const InstructionRow& row, int role) const
+{
+    const std::optional<KernelStalls>& stalls = m_stalls.variant;
+    const uint32_t orig = row.original;
+    const Instruction& ins = row.instruction;
     switch (role) {
     case IsSeparatorRole:
         return false;
     case OriginalIndexRole:
         return int(orig);
     case PositionRole:
-        return position;
+        return row.position;
     case BlockRole:
-        return analysis->cfg.blockOf[orig];
+        return m_data.analysis->cfg.blockOf[orig];
     case InstrClassRole:
         return int(ins.cls);
     case IsMemoryRole:
         return ins.isMemory();
     case StallRole:
-        return int(c.stall);
+        return int(row.control.stall);
     case MovedRole:
-        return orig != uint32_t(position);
+        return orig != uint32_t(row.position);
     case ControlChangedRole:
-        return !(c == ins.control);
+        return !(row.control == ins.control);
     case OpcodeRole:
         return QString::fromStdString(ins.opcode);
     case OperandsRole:
-        return QString::fromStdString(operandText(ins, c));
+        return QString::fromStdString(operandText(ins, row.control));
     case BranchTargetRole:
         return ins.branchTarget ? QVariant(qulonglong(*ins.branchTarget)) : QVariant();
     case SampleShareRole:
@@ -378,93 +401,111 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
                                          st.samples ? double(n) / double(st.samples) : 0.0});
         return words;
     }
-    case Qt::TextAlignmentRole:
-        if (column >= StallColumn) return int(Qt::AlignCenter);
-        return int(Qt::AlignLeft | Qt::AlignVCenter);
-    case Qt::DisplayRole:
-        switch (column) {
-        case AddressColumn:
-            return hexAddress(uint64_t(position) * 16);
-        case PredicateColumn:
-            return QString::fromStdString(ins.predicateText);
-        case InstructionColumn: {
-            // The edited word's text: `.reuse` marks follow this variant's flags (instruction_text.h).
-            const std::string ops = operandText(ins, c);
-            return QString::fromStdString(ins.opcode + (ops.empty() ? std::string() : " " + ops));
-        }
-        case StallColumn:
-            return int(c.stall);
-        case YieldColumn:
-            return fieldText(controlFieldTexts(c).yield);
-        case WriteSbColumn:
-            return fieldText(controlFieldTexts(c).wbar);
-        case ReadSbColumn:
-            return fieldText(controlFieldTexts(c).rbar);
-        case WaitColumn:
-            return fieldText(controlFieldTexts(c).wait);
-        case ReuseColumn:
-            return fieldText(controlFieldTexts(c).reuse);
-        case CycleColumn:
-            return size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0;
-        case LiveColumn:
-            return orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0;
-        case SamplesColumn:
-            if (!stalls || !stalls->byOriginal[orig].samples) return {};
-            return QStringLiteral("%1%").arg(100.0 * stalls->share(orig), 0, 'f', 1);
-        }
-        return {};
-    case Qt::ToolTipRole:
-        switch (column) {
-        case AddressColumn:
-            return orig == uint32_t(position)
-                       ? tr("At %1, where ptxas placed it.").arg(hexAddress(ins.offset))
-                       : tr("Moved: at %1 in this variant, %2 in the original.")
-                             .arg(hexAddress(uint64_t(position) * 16), hexAddress(ins.offset));
-        case StallColumn:
-            return tr("Stall %1: the warp waits %1 cycle(s) before issuing the next instruction.")
-                .arg(c.stall);
-        case YieldColumn:
-            return tr("Yield bit = %1 (as encoded).").arg(c.yield);
-        case WriteSbColumn:
-            return c.wbar == kNoBarrier ? tr("Sets no write scoreboard.")
-                                        : tr("Sets SB%1 until its result is written; instructions that need "
-                                             "the result wait on SB%1.")
-                                              .arg(c.wbar);
-        case ReadSbColumn:
-            return c.rbar == kNoBarrier ? tr("Sets no read scoreboard.")
-                                        : tr("Sets SB%1 until its source registers have been read; an "
-                                             "instruction that overwrites them waits on SB%1.")
-                                              .arg(c.rbar);
-        case WaitColumn:
-            return c.wait == 0
-                       ? tr("Waits on no scoreboard.")
-                       : tr("Waits until scoreboard(s) %1 are clear before issuing.").arg(waitText(c.wait));
-        case ReuseColumn:
-            return c.reuse == 0 ? tr("No operand reuse.")
-                                : tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
-                                      .arg(reuseText(c.reuse));
-        case SamplesColumn:
-            return stalls
-                       ? stallsText(orig)
-                       : tr("No stall samples for this variant: Variant ▸ Sample Stalls measures them on a "
-                            "GPU (or File ▸ Import Stall Samples…).");
-        case LiveColumn:
-            return tr("%1 live 32-bit registers (liveness analysis of the original order).")
-                .arg(orig < analysis->facts.size() ? analysis->facts[orig].liveGpr : 0);
-        case CycleColumn:
-            return tr("Issues at static cycle %1 of its block (sum of this variant's stalls; a model).")
-                .arg(size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0);
-        default: {
-            QString tip = QString::fromStdString(instructionText(ins, c));
-            if (orig < analysis->facts.size() && analysis->facts[orig].wall)
-                tip += tr("\nWall: %1").arg(QString::fromStdString(analysis->facts[orig].wallReason));
-            if (ins.isMemory())
-                tip += tr("\nMemory instruction: drag it to move it; legal positions light up.");
-            return tip;
-        }
-        }
     }
     return {};
+}
+
+QVariant ListingModel::displayData(const InstructionRow& row, int column) const
+{
+    const std::optional<KernelStalls>& stalls = m_stalls.variant;
+    const Instruction& ins = row.instruction;
+    const Control& c = row.control;
+    switch (column) {
+    case AddressColumn:
+        return hexAddress(uint64_t(row.position) * 16);
+    case PredicateColumn:
+        return QString::fromStdString(ins.predicateText);
+    case InstructionColumn: {
+        // The edited word's text: `.reuse` marks follow this variant's flags (instruction_text.h).
+        const std::string ops = operandText(ins, c);
+        return QString::fromStdString(ins.opcode + (ops.empty() ? std::string() : " " + ops));
+    }
+    case StallColumn:
+        return int(c.stall);
+    case YieldColumn:
+        return fieldText(controlFieldTexts(c).yield);
+    case WriteSbColumn:
+        return fieldText(controlFieldTexts(c).wbar);
+    case ReadSbColumn:
+        return fieldText(controlFieldTexts(c).rbar);
+    case WaitColumn:
+        return fieldText(controlFieldTexts(c).wait);
+    case ReuseColumn:
+        return fieldText(controlFieldTexts(c).reuse);
+    case CycleColumn:
+        return cycleOf(row.position);
+    case LiveColumn:
+        return liveGprOf(row.original);
+    case SamplesColumn:
+        if (!stalls || !stalls->byOriginal[row.original].samples) return {};
+        return QStringLiteral("%1%").arg(100.0 * stalls->share(row.original), 0, 'f', 1);
+    }
+    return {};
+}
+
+QVariant ListingModel::toolTipData(const InstructionRow& row, int column) const
+{
+    const Instruction& ins = row.instruction;
+    const Control& c = row.control;
+    switch (column) {
+    case AddressColumn:
+        return row.original == uint32_t(row.position)
+                   ? tr("At %1, where ptxas placed it.").arg(hexAddress(ins.offset))
+                   : tr("Moved: at %1 in this variant, %2 in the original.")
+                         .arg(hexAddress(uint64_t(row.position) * 16), hexAddress(ins.offset));
+    case StallColumn:
+        return tr("Stall %1: the warp waits %1 cycle(s) before issuing the next instruction.").arg(c.stall);
+    case YieldColumn:
+        return tr("Yield bit = %1 (as encoded).").arg(c.yield);
+    case WriteSbColumn:
+        return c.wbar == kNoBarrier ? tr("Sets no write scoreboard.")
+                                    : tr("Sets SB%1 until its result is written; instructions that need "
+                                         "the result wait on SB%1.")
+                                          .arg(c.wbar);
+    case ReadSbColumn:
+        return c.rbar == kNoBarrier ? tr("Sets no read scoreboard.")
+                                    : tr("Sets SB%1 until its source registers have been read; an "
+                                         "instruction that overwrites them waits on SB%1.")
+                                          .arg(c.rbar);
+    case WaitColumn:
+        return c.wait == 0
+                   ? tr("Waits on no scoreboard.")
+                   : tr("Waits until scoreboard(s) %1 are clear before issuing.").arg(waitText(c.wait));
+    case ReuseColumn:
+        return c.reuse == 0 ? tr("No operand reuse.")
+                            : tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
+                                  .arg(reuseText(c.reuse));
+    case SamplesColumn:
+        return m_stalls.variant
+                   ? stallsText(row.original)
+                   : tr("No stall samples for this variant: Variant ▸ Sample Stalls measures them "
+                        "on a GPU (or File ▸ Import Stall Samples…).");
+    case LiveColumn:
+        return tr("%1 live 32-bit registers (liveness analysis of the original order).")
+            .arg(liveGprOf(row.original));
+    case CycleColumn:
+        return tr("Issues at static cycle %1 of its block (sum of this variant's stalls; a model).")
+            .arg(cycleOf(row.position));
+    default: {
+        const KernelAnalysis& analysis = *m_data.analysis;
+        QString tip = QString::fromStdString(instructionText(ins, c));
+        if (row.original < analysis.facts.size() && analysis.facts[row.original].wall)
+            tip += tr("\nWall: %1").arg(QString::fromStdString(analysis.facts[row.original].wallReason));
+        if (ins.isMemory()) tip += tr("\nMemory instruction: drag it to move it; legal positions light up.");
+        return tip;
+    }
+    }
+}
+
+int ListingModel::cycleOf(int position) const
+{
+    return size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0;
+}
+
+int ListingModel::liveGprOf(uint32_t original) const
+{
+    const auto& facts = m_data.analysis->facts;
+    return original < facts.size() ? facts[original].liveGpr : 0;
 }
 
 } // namespace sassx

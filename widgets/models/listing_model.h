@@ -124,6 +124,27 @@ private:
     // The Source column's cells and SourceHighlightRole; invalid for anything else.
     QVariant sourceData(uint32_t original, int column, int role) const;
 
+    // One instruction row: its position in the variant, its original index, what it is and its
+    // control bits in this variant.
+    struct InstructionRow
+    {
+        int position;
+        uint32_t original;
+        const Instruction& instruction;
+        const Control& control;
+    };
+    InstructionRow instructionRow(int position) const;
+    // data() by row kind, then by role and column family: a block separator's cells and roles; an
+    // instruction's custom roles, its displayed cells and its tooltips.
+    QVariant separatorData(const BasicBlock& block, int column, int role) const;
+    QString separatorText(const BasicBlock& block) const;
+    QString separatorToolTip(const BasicBlock& block) const;
+    QVariant rowData(const InstructionRow& row, int role) const;
+    QVariant displayData(const InstructionRow& row, int column) const;
+    QVariant toolTipData(const InstructionRow& row, int column) const;
+    int cycleOf(int position) const;        // static issue cycle; 0 past the schedule
+    int liveGprOf(uint32_t original) const; // live 32-bit registers; 0 without facts
+
     ListingData m_data;
     ListingStalls m_stalls;
     std::vector<int32_t> m_rows;          // >= 0: position; < 0: separator of block -(v + 1)

@@ -1,6 +1,7 @@
 #include "widgets/models/metrics_model.h"
 
 #include "core/common/paths.h"
+#include "core/eval/speedup.h"
 #include "core/session/variant_tree.h"
 
 #include <QFile>
@@ -123,21 +124,22 @@ int MetricsModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : int(m_variants.size());
 }
 
-bool MetricsModel::value(int row, int column, double* out, QString* source) const
+bool MetricsModel::value(int row, int column, double* out, eval::FigureSource* source) const
 {
     const std::optional<VariantRecord>& v = m_records[size_t(column)];
     if (!v || !v->figures) return false;
     const auto& r = v->figures->result;
     const MetricInfo& m = m_metrics[size_t(row)];
-    *source = QString::fromStdString(figureSourceLabel(r.source));
+    *source = r.source;
     if (m.name == QLatin1String("speedup")) {
-        if (!r.timing || r.timing->ratio.median <= 0) return false;
-        *out = 1.0 / r.timing->ratio.median;
+        const auto speedup = eval::speedupOf(r);
+        if (!speedup) return false;
+        *out = speedup->value;
         return true;
     }
     if (m.name == QLatin1String("time")) {
         // An estimate is a ratio to the original: its nominal-clock time is not a time per launch.
-        if (r.source.kind == "estimate") return false;
+        if (r.source.isEstimate()) return false;
         if (!r.timing || r.timing->candidateMedianUs <= 0) return false;
         *out = r.timing->candidateMedianUs;
         return true;
@@ -145,7 +147,7 @@ bool MetricsModel::value(int row, int column, double* out, QString* source) cons
     for (const auto& mv : r.metrics)
         if (QString::fromStdString(mv.name) == m.name) {
             *out = mv.value;
-            *source = QString::fromStdString(figureSourceLabel(mv.source));
+            *source = mv.source;
             return true;
         }
     return false;
@@ -156,13 +158,16 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
     const MetricInfo& m = m_metrics[size_t(index.row())];
     double v = 0;
-    QString source;
-    const bool has = value(index.row(), index.column(), &v, &source);
+    eval::FigureSource figureSource;
+    const bool has = value(index.row(), index.column(), &v, &figureSource);
+    const QString source = QString::fromStdString(figureSourceLabel(figureSource));
     switch (role) {
     case ValueRole:
         return has ? QVariant(v) : QVariant();
     case SourceRole:
         return source;
+    case SourceKindRole:
+        return figureSource.kind ? QVariant(int(*figureSource.kind)) : QVariant();
     case MetricNameRole:
         return m.name;
     case IsPercentRole:
@@ -175,7 +180,10 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         if (!has) return QStringLiteral("—");
         if (m.percent) return QStringLiteral("%1 %").arg(v, 0, 'f', 1);
-        if (m.name == QLatin1String("speedup")) return QStringLiteral("%1×").arg(v, 0, 'f', 3);
+        if (m.name == QLatin1String("speedup"))
+            // value() found figures with a speed-up in this column; an estimate's says "est.".
+            return QString::fromStdString(
+                eval::speedupOf(m_records[size_t(index.column())]->figures->result)->text(3));
         return QStringLiteral("%1 %2").arg(v, 0, 'g', 5).arg(m.unit);
     }
     return {};

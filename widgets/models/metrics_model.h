@@ -30,6 +30,7 @@ public:
     {
         ValueRole = Qt::UserRole + 1, // double, invalid when the variant has no such figure
         SourceRole,                   // QString: "estimate", "measured on …", "cupti on …", "ncu on …"
+        SourceKindRole,               // int: eval::FigureKind of the figure; invalid when unknown
         MetricNameRole,               // QString: the metric's Nsight name
         IsPercentRole,                // bool: plotted as a throughput/hit-rate bar
         VariantIdRole,                // int (header data, horizontal)
@@ -53,7 +54,7 @@ public:
 
 private:
     void rebuild();
-    bool value(int row, int column, double* out, QString* source) const;
+    bool value(int row, int column, double* out, eval::FigureSource* source) const;
 
     VariantTree* m_tree;
     std::vector<int> m_variants;

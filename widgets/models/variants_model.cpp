@@ -1,6 +1,6 @@
 #include "widgets/models/variants_model.h"
 
-#include "core/eval/speedup_text.h"
+#include "core/eval/speedup.h"
 #include "core/session/measure_queue.h"
 #include "core/session/variant_tree.h"
 
@@ -319,6 +319,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     const VariantRecord* v = record(index);
     if (!v) return {};
     const auto* timing = v->figures && v->figures->result.timing ? &*v->figures->result.timing : nullptr;
+    const std::optional<eval::Speedup> speedup =
+        v->figures ? eval::speedupOf(v->figures->result) : std::nullopt;
     auto m = m_measuring.find(v->id);
     const bool measuring = m != m_measuring.end() && m->second;
     switch (role) {
@@ -329,7 +331,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     case HasFiguresRole:
         return v->figures.has_value();
     case SpeedupRole:
-        return timing && timing->ratio.median > 0 ? QVariant(1.0 / timing->ratio.median) : QVariant();
+        return speedup ? QVariant(speedup->value) : QVariant();
     case SourceLabelRole:
         return v->figures ? QString::fromStdString(v->figures->sourceLabel()) : QString();
     case MeasuringRole:
@@ -384,18 +386,14 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
             if (measuring) return tr("measuring…");
             if (!timing) return v->figures && !v->figures->result.ok() ? tr("failed") : QStringLiteral("—");
             // An estimate says so beside its number: the Source column may be cut off.
-            return QString::fromStdString(
-                speedupText(1.0 / timing->ratio.median, isEstimateSource(v->figures->result.source.kind), 3));
+            return speedup ? QString::fromStdString(speedup->text(3)) : QStringLiteral("—");
         case IntervalColumn:
             if (!timing) return {};
-            // The model gives one number: a zero-width interval would read as false precision.
-            if (v->figures->result.source.kind == "estimate") return QStringLiteral("—");
-            return QStringLiteral("[%1, %2]")
-                .arg(1.0 / timing->ratio.high, 0, 'f', 3)
-                .arg(1.0 / timing->ratio.low, 0, 'f', 3);
+            return speedup && speedup->interval ? QString::fromStdString(speedup->intervalText(3))
+                                                : QStringLiteral("—");
         case CorrectColumn:
             if (!v->figures) return {};
-            if (v->figures->result.source.kind == "estimate" && v->figures->result.ok()) return tr("not run");
+            if (v->figures->result.source.isEstimate() && v->figures->result.ok()) return tr("not run");
             return v->figures->result.ok() ? tr("yes")
                                            : QString::fromStdString(v->figures->result.failureKind.empty()
                                                                         ? std::string("no")

@@ -165,7 +165,7 @@ private slots:
     void figuresAreEstimates()
     {
         EstimateEvaluator ev;
-        QCOMPARE(ev.sourceKind(), std::string("estimate"));
+        QVERIFY(ev.sourceKind() == FigureKind::Estimate);
         const EvalResult none =
             ev.evaluate(Candidate::fromSchedule(std::make_shared<const Schedule>(), nullptr, {}));
         QVERIFY(!none.ok()); // no baseline yet

@@ -97,9 +97,9 @@ private slots:
         Status s = m_eval->setBaseline(addSpec(1 << 20), cubin("eval_add"));
         QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
         QVERIFY(m_eval->baseline().medianUs > 0);
-        QCOMPARE(m_eval->baseline().source.kind, std::string("measured"));
+        QVERIFY(m_eval->baseline().source.kind == sassx::eval::FigureKind::Measured);
         qInfo("baseline %.2f us, noise floor %.3f%%, %s x%d on %s", m_eval->baseline().medianUs,
-              m_eval->baseline().noiseFloor * 100, m_eval->baseline().launchMode.c_str(),
+              m_eval->baseline().noiseFloor * 100, launchModeName(m_eval->baseline().launchMode).c_str(),
               m_eval->baseline().launchesPerSample, m_eval->baseline().source.device.c_str());
     }
 
@@ -254,7 +254,7 @@ private slots:
         if (findNcu().empty()) QSKIP("ncu not installed");
         GpuEvaluatorOptions o;
         o.pool.workerPath = workerPath();
-        o.metricsBackend = "ncu";
+        o.metricsBackend = sassx::eval::MetricsBackend::Ncu;
         auto made = GpuEvaluator::create(o);
         QVERIFY(made.ok());
         QVERIFY(made.value()->setBaseline(addSpec(1 << 20), cubin("eval_add")).ok());
@@ -262,7 +262,7 @@ private slots:
         QVERIFY2(m.ok(), m.ok() ? "" : m.message().c_str());
         bool sawDuration = false;
         for (const MetricValue& v : m.value()) {
-            QCOMPARE(v.source.kind, std::string("ncu"));
+            QVERIFY(v.source.kind == sassx::eval::FigureKind::Ncu);
             if (v.name == "gpu__time_duration.sum") sawDuration = v.value > 0;
         }
         QVERIFY(sawDuration);
@@ -273,7 +273,7 @@ private slots:
         if (auto lib = loadCupti(); !lib) QSKIP(("no usable CUPTI: " + lib.message()).c_str());
         GpuEvaluatorOptions o;
         o.pool.workerPath = workerPath();
-        o.metricsBackend = "cupti";
+        o.metricsBackend = sassx::eval::MetricsBackend::Cupti;
         auto made = GpuEvaluator::create(o);
         QVERIFY(made.ok());
         auto& e = *made.value();
@@ -283,7 +283,7 @@ private slots:
         QVERIFY2(m.ok(), m.ok() ? "" : m.message().c_str());
         double readBytes = -1, duration = -1;
         for (const MetricValue& v : m.value()) {
-            QCOMPARE(v.source.kind, std::string("cupti"));
+            QVERIFY(v.source.kind == sassx::eval::FigureKind::Cupti);
             if (v.name == "dram__bytes_read.sum") readBytes = v.value;
             if (v.name == "gpu__time_duration.sum") duration = v.value;
         }
@@ -310,7 +310,7 @@ private slots:
         QVERIFY(e.setBaseline(addSpec(1 << 24), cubin("eval_add")).ok());
         auto p = e.stalls({});
         QVERIFY2(p.ok(), p.ok() ? "" : p.message().c_str());
-        QCOMPARE(p->source.kind, std::string("cupti-pcsampling"));
+        QVERIFY(p->source.kind == sassx::eval::FigureKind::CuptiPcSampling);
         QVERIFY(p->kernelSamples > 0);
         QVERIFY(p->periodExponent >= 5 && p->periodExponent <= 31);
         QVERIFY(!p->reasons.empty());

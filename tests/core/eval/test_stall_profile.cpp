@@ -60,7 +60,7 @@ private Q_SLOTS:
         QVERIFY(j.is_object());
         auto p = stallProfileFromJson(j);
         QVERIFY2(p.ok(), p.ok() ? "" : p.message().c_str());
-        QCOMPARE(p->source.kind, std::string("cupti-pcsampling"));
+        QVERIFY(p->source.kind == sassx::eval::FigureKind::CuptiPcSampling);
         QVERIFY(p->source.device.find("H100") != std::string::npos);
         QCOMPARE(p->kernel, std::string("sgemm_leakyrelu"));
         QVERIFY(p->periodExponent >= 5 && p->periodExponent <= 31);

@@ -55,7 +55,7 @@ public:
             ++m_evaluations;
             sassx::eval::EvalResult r;
             r.correct = true;
-            r.source = {"simulated GPU", "measured"};
+            r.source = {"simulated GPU", sassx::eval::FigureKind::Measured};
             r.timing = time(s, request);
             out.push_back(std::move(r));
         }
@@ -63,7 +63,7 @@ public:
     }
     int parallelism() const override { return m_parallelism; }
     double noiseFloor() const override { return m_floor; }
-    std::string sourceKind() const override { return "measured"; }
+    sassx::eval::FigureKind sourceKind() const override { return sassx::eval::FigureKind::Measured; }
 
     void setParallelism(int n) { m_parallelism = n; }
     void setPairedBias(TrueTime bias) { m_pairedBias = std::move(bias); }

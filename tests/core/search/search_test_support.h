@@ -32,7 +32,7 @@ struct SearchFixture
         if (!k) return f->fail(k.message());
         f->kernel = *k;
         sassx::EvaluatorOptions eo;
-        eo.backend = "estimate";
+        eo.backend = sassx::eval::Backend::Estimate;
         auto choice = sassx::makeEvaluator(eo);
         if (!choice) return f->fail(choice.message());
         f->kernelEvaluator = std::make_unique<sassx::KernelEvaluator>(f->kernel, *choice, *ls);

@@ -61,8 +61,8 @@ SearchConfig ppoConfig(SearchSpace space, int64_t evals, uint64_t seed = 1, int 
 class CountingEvaluator : public CandidateEvaluator
 {
 public:
-    CountingEvaluator(CandidateEvaluator& inner, int parallel = 1, std::string kind = {})
-        : m_inner(inner), m_parallel(parallel), m_kind(std::move(kind))
+    CountingEvaluator(CandidateEvaluator& inner, int parallel = 1, std::optional<eval::FigureKind> kind = {})
+        : m_inner(inner), m_parallel(parallel), m_kind(kind)
     {
     }
     std::vector<eval::EvalResult> evaluate(const std::vector<Schedule>& schedules,
@@ -73,13 +73,13 @@ public:
     }
     int parallelism() const override { return m_parallel; }
     double noiseFloor() const override { return m_inner.noiseFloor(); }
-    std::string sourceKind() const override { return m_kind.empty() ? m_inner.sourceKind() : m_kind; }
+    eval::FigureKind sourceKind() const override { return m_kind.value_or(m_inner.sourceKind()); }
     std::vector<int> batches;
 
 private:
     CandidateEvaluator& m_inner;
     int m_parallel;
-    std::string m_kind;
+    std::optional<eval::FigureKind> m_kind;
 };
 
 std::unique_ptr<ScheduleAgent> agentFor(const SearchConfig& c)
@@ -376,7 +376,7 @@ private Q_SLOTS:
         SearchConfig autoEnvs = c;
         autoEnvs.ppo.numEnvs = 0;
         autoEnvs.budgetEvals = 6;
-        CountingEvaluator pool(*f->evaluator, 3, "measured");
+        CountingEvaluator pool(*f->evaluator, 3, eval::FigureKind::Measured);
         SearchEngine onPool(f->kernel->checker(), pool);
         onPool.setAgent(agentFor(autoEnvs));
         QVERIFY(onPool.start(autoEnvs));

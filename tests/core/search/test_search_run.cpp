@@ -31,7 +31,7 @@ std::string readText(const std::string& path)
 std::unique_ptr<SearchRun> openRun()
 {
     WorkspaceOptions o;
-    o.evaluator.backend = "estimate";
+    o.evaluator.backend = sassx::eval::Backend::Estimate;
     auto run =
         openSearchRun(QStringLiteral(SASSX_SAMPLES_DIR "/%1.launch.json").arg(kSample).toStdString(), o);
     if (!run) qFatal("openSearchRun: %s", run.message().c_str());
@@ -49,7 +49,7 @@ public:
     Status setBaseline(const eval::LaunchSpec&, const std::vector<uint8_t>& cubin) override
     {
         m_original = cubin;
-        m_baseline.source = {"Fake GPU", "measured"};
+        m_baseline.source = {"Fake GPU", sassx::eval::FigureKind::Measured};
         m_baseline.medianUs = 100.0;
         m_baseline.noiseFloor = 0.004;
         return Ok{};
@@ -82,7 +82,7 @@ public:
     {
         return makeError("no metrics in this test");
     }
-    std::string sourceKind() const override { return "measured"; }
+    sassx::eval::FigureKind sourceKind() const override { return sassx::eval::FigureKind::Measured; }
     int finals = 0;
 
 private:
@@ -100,7 +100,7 @@ std::unique_ptr<SearchRun> openLuckyRun(std::shared_ptr<LuckyEvaluator> lucky)
     if (!ws) qFatal("%s", ws.message().c_str());
     auto kernel = (*ws)->kernel(spec->kernel);
     if (!kernel) qFatal("%s", kernel.message().c_str());
-    EvaluatorChoice choice{lucky, "gpu", "a planted evaluator (test)"};
+    EvaluatorChoice choice{lucky, sassx::eval::Backend::Gpu, "a planted evaluator (test)"};
     auto run = std::make_unique<SearchRun>(*kernel, *spec, choice, EvaluatorOptions{});
     if (Status s = run->prepare(); !s) qFatal("%s", s.message().c_str());
     return run;
@@ -163,7 +163,7 @@ private Q_SLOTS:
         REQUIRE_SAMPLE(kSample);
         QTemporaryDir dir;
         auto run = openRun();
-        QCOMPARE(QString::fromStdString(run->choice().backend), QStringLiteral("estimate"));
+        QVERIFY(run->choice().backend == sassx::eval::Backend::Estimate);
         SearchRunOptions o;
         o.config.algorithm = Algorithm::Anneal;
         o.config.space = SearchSpace::All;

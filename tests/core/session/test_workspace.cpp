@@ -257,28 +257,32 @@ private Q_SLOTS:
     void evaluatorChoice()
     {
         EvaluatorOptions o;
-        o.backend = "estimate";
+        o.backend = sassx::eval::Backend::Estimate;
         auto e = makeEvaluator(o);
         QVERIFY(e);
-        QCOMPARE(e->backend, std::string("estimate"));
-        QCOMPARE(e->evaluator->sourceKind(), std::string("estimate"));
+        QVERIFY(e->backend == sassx::eval::Backend::Estimate);
+        QVERIFY(e->evaluator->sourceKind() == sassx::eval::FigureKind::Estimate);
 
-        o.backend = "auto";
+        o.backend = sassx::eval::Backend::Auto;
         o.workerPath = "/nonexistent/sassx-worker";
         auto a = makeEvaluator(o);
         QVERIFY2(a, a ? "" : a.message().c_str());
-        QCOMPARE(a->backend, std::string("estimate"));
+        QVERIFY(a->backend == sassx::eval::Backend::Estimate);
         QVERIFY2(a->reason.starts_with("no GPU: "), a->reason.c_str());
 
-        o.backend = "gpu";
+        o.backend = sassx::eval::Backend::Gpu;
         auto g = makeEvaluator(o);
         QVERIFY(!g);
         QVERIFY(oneLine(g.message()));
 
-        o.backend = "fast";
-        QVERIFY(!validate(o));
-        o.backend = "auto";
-        o.metricsBackend = "perf";
+        // Names are refused where they come in (eval/backend.h, metrics_backend.h), in one line.
+        auto fast = parseEnumOrError(sassx::eval::kBackendNames, "fast", "backend");
+        QVERIFY(!fast);
+        QVERIFY(oneLine(fast.message()));
+        auto perf = parseEnumOrError(sassx::eval::kMetricsBackendNames, "perf", "metrics backend");
+        QVERIFY(!perf);
+        QVERIFY(oneLine(perf.message()));
+        o.gpus = {-1};
         QVERIFY(!validate(o));
     }
 
@@ -297,14 +301,14 @@ private Q_SLOTS:
         auto spec = eval::loadLaunchSpec(specPath.toStdString());
         QVERIFY2(spec, spec ? "" : spec.message().c_str());
         EvaluatorOptions o;
-        o.backend = "estimate";
+        o.backend = sassx::eval::Backend::Estimate;
         auto choice = makeEvaluator(o);
         QVERIFY(choice);
         KernelEvaluator kev(*k, *choice, *spec);
         const Schedule identity = Schedule::identity((*k)->analysis());
         auto base = kev.measure(identity);
         QVERIFY2(base, base ? "" : base.message().c_str());
-        QCOMPARE(base->source.kind, std::string("estimate"));
+        QVERIFY(base->source.kind == sassx::eval::FigureKind::Estimate);
         QVERIFY(base->timing);
         QCOMPARE(base->timing->ratio.median, 1.0);
         auto moves = (*k)->legalMoves(identity, false);
@@ -313,7 +317,7 @@ private Q_SLOTS:
         QVERIFY(s);
         auto moved = kev.measure(*s);
         QVERIFY2(moved, moved ? "" : moved.message().c_str());
-        QCOMPARE(moved->source.kind, std::string("estimate"));
+        QVERIFY(moved->source.kind == sassx::eval::FigureKind::Estimate);
 
         // What the evaluator is handed: the original for the identity, else the schedule with a cubin
         // written on demand, byte for byte the workspace's.
