@@ -228,7 +228,9 @@ class Probe:
 
 def compile_class(nvcc, cls, out_path):
     macro = CLASSES[cls][0]
-    cmd = [nvcc, "-cubin", "-O3", "-arch=sm_90a", "-Xptxas", "-v", f"-DRP_ONLY_{macro}", "-o", out_path,
+    # PROBE_ARCH: bench/blackwell/generate.sh builds the same probe for a Blackwell architecture.
+    arch = os.environ.get("PROBE_ARCH", "sm_90a")
+    cmd = [nvcc, "-cubin", "-O3", f"-arch={arch}", "-Xptxas", "-v", f"-DRP_ONLY_{macro}", "-o", out_path,
            os.path.join(HERE, "reuse_probe.cu")]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
