@@ -2,9 +2,9 @@
 
 #include "widgets/export_actions.h"
 
-#include "core/eval/speedup.h"
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
+#include "core/session/variant_record.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/diff_view.h"
 #include "widgets/listing_panel.h"
@@ -214,7 +214,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         const VariantRecord* v = m_session->variantTree()->variant(id);
         const QString name = v ? QString::fromStdString(v->name) : QString();
         if (v && v->figures && v->figures->result.source.isEstimate()) {
-            const auto speedup = eval::speedupOf(v->figures->result);
+            const auto speedup = v->figures->speedup();
             const QString figure =
                 speedup ? QStringLiteral(": ") + QString::fromStdString(speedup->text()) : QString();
             statusBar()->showMessage(

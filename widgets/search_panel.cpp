@@ -1,6 +1,6 @@
 #include "widgets/search_panel.h"
 
-#include "core/eval/speedup.h"
+#include "core/session/variant_record.h"
 
 #include "core/session/gpu_list.h"
 #include "core/session/ppo_setup.h"

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "core/session/kernel_evaluator.h"
 #include "core/session/variant_import.h"
+#include "core/session/variant_record.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,10 +33,10 @@ struct BenchArgs
 };
 
 // Time ratios (candidate / baseline, < 1 = faster) are shown as speed-ups (baseline / candidate,
-// > 1 = faster) everywhere a person reads them; the JSON keeps both.
+// > 1 = faster) everywhere a person reads them (core/eval/speedup.h); the JSON keeps both.
 double speedup(double ratio)
 {
-    return ratio > 0 ? 1.0 / ratio : 0.0;
+    return Speedup::fromTimeRatio(ratio);
 }
 
 std::string pct(double ratio)
@@ -103,8 +104,9 @@ int runEstimateBench(const BenchArgs& args, KernelEvaluator& kev, const std::vec
     std::printf("baseline     %.0f cycles  %s\n", b.value("cycles", 0.0), src.c_str());
     std::printf("candidate    %s\n", candidatePath.c_str());
     std::printf("estimate     %.0f cycles  %s\n", cycles, src.c_str());
-    std::printf("speed-up     %.4fx  (%s; > 1 = faster)  %s\n", speedup(t.ratio.median),
-                pct(t.ratio.median).c_str(), src.c_str());
+    std::printf("speed-up     %s  (%s; > 1 = faster)  %s\n",
+                Speedup::fromRatio(t.ratio, 0.0, true).text().c_str(), pct(t.ratio.median).c_str(),
+                src.c_str());
     std::printf("correct      unverified (nothing ran; use --backend gpu to check outputs)\n");
     return 0;
 }
@@ -154,10 +156,10 @@ void printTiming(const LaunchSpec& spec, const TimingFigures& t, const std::stri
     // One baseline figure in the comparison: the one timed in the same interleaved rounds.
     std::printf("time         %.3f us/launch vs baseline %.3f us/launch in the same rounds  %s\n",
                 t.candidateMedianUs, t.baselineMedianUs, src.c_str());
-    std::printf("speed-up     %.4fx  95%% CI [%.4f, %.4f]  (%s; > 1 = faster)  over %d interleaved "
-                "rounds%s  %s\n",
-                speedup(t.ratio.median), speedup(t.ratio.high), speedup(t.ratio.low),
-                pct(t.ratio.median).c_str(), t.ratio.rounds, instancesText(t.ratio).c_str(), src.c_str());
+    const Speedup s = Speedup::fromTiming(t, false);
+    std::printf("speed-up     %s  95%% CI %s  (%s; > 1 = faster)  over %d interleaved rounds%s  %s\n",
+                s.text().c_str(), s.intervalText().c_str(), pct(t.ratio.median).c_str(), t.ratio.rounds,
+                instancesText(t.ratio).c_str(), src.c_str());
     std::printf("verdict      %s  (rule: interval entirely above 1 and gain above the %.3f%% noise floor; "
                 "smaller differences are below what this measurement resolves)  %s\n",
                 verdictName(t.verdict).c_str(), t.noiseFloor * 100.0, src.c_str());

@@ -1,8 +1,10 @@
 #pragma once
 // One node of a session's variant tree: a name, where it came from, the full edit list from the
 // original, and the figures last obtained for it together with their source. Figures are dropped when
-// the edits change, so a figure on screen always belongs to the schedule next to it.
+// the edits change, so a figure on screen always belongs to the schedule next to it. Re-exports the one
+// Speedup type (core/eval/speedup.h), the written form of every speed-up the panels and the CLI show.
 #include "core/eval/eval_result.h"
+#include "core/eval/speedup.h"
 #include "core/eval/stall_profile.h"
 #include "core/rewrite/variant.h"
 
@@ -19,6 +21,8 @@ struct VariantFigures
 
     // "estimate" or "measured on NVIDIA H100" (never an unlabelled number).
     std::string sourceLabel() const;
+    // The variant's speed-up over the original; none without timing figures.
+    std::optional<eval::Speedup> speedup() const { return eval::speedupOf(result); }
 };
 
 // Where a variant imported from another cubin came from (Variant ▸ Import Cubin as Variant…) and what

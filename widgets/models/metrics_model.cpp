@@ -1,7 +1,7 @@
 #include "widgets/models/metrics_model.h"
 
 #include "core/common/paths.h"
-#include "core/eval/speedup.h"
+#include "core/session/variant_record.h"
 #include "core/session/variant_tree.h"
 
 #include <QFile>
@@ -132,7 +132,7 @@ bool MetricsModel::value(int row, int column, double* out, eval::FigureSource* s
     const MetricInfo& m = m_metrics[size_t(row)];
     *source = r.source;
     if (m.name == QLatin1String("speedup")) {
-        const auto speedup = eval::speedupOf(r);
+        const auto speedup = v->figures->speedup();
         if (!speedup) return false;
         *out = speedup->value;
         return true;
@@ -182,8 +182,7 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
         if (m.percent) return QStringLiteral("%1 %").arg(v, 0, 'f', 1);
         if (m.name == QLatin1String("speedup"))
             // value() found figures with a speed-up in this column; an estimate's says "est.".
-            return QString::fromStdString(
-                eval::speedupOf(m_records[size_t(index.column())]->figures->result)->text(3));
+            return QString::fromStdString(m_records[size_t(index.column())]->figures->speedup()->text(3));
         return QStringLiteral("%1 %2").arg(v, 0, 'g', 5).arg(m.unit);
     }
     return {};

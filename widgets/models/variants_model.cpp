@@ -1,7 +1,7 @@
 #include "widgets/models/variants_model.h"
 
-#include "core/eval/speedup.h"
 #include "core/session/measure_queue.h"
+#include "core/session/variant_record.h"
 #include "core/session/variant_tree.h"
 
 #include <QApplication>
@@ -319,8 +319,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
     const VariantRecord* v = record(index);
     if (!v) return {};
     const auto* timing = v->figures && v->figures->result.timing ? &*v->figures->result.timing : nullptr;
-    const std::optional<eval::Speedup> speedup =
-        v->figures ? eval::speedupOf(v->figures->result) : std::nullopt;
+    const std::optional<eval::Speedup> speedup = v->figures ? v->figures->speedup() : std::nullopt;
     auto m = m_measuring.find(v->id);
     const bool measuring = m != m_measuring.end() && m->second;
     switch (role) {
