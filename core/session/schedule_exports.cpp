@@ -2,6 +2,7 @@
 
 #include "core/common/text_format.h"
 
+#include "core/rewrite/arch_support.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/triton_cache.h"
 #include "core/session/variant_import.h"
@@ -120,6 +121,10 @@ Result<std::string> tritonEntryCubin(const std::string& entry)
 Result<TritonWriteBack> writeBackToTriton(const std::string& entry, const std::vector<uint8_t>& tuned,
                                           const std::string& kernel)
 {
+    // A Blackwell cubin keeps its capmerc code beside .text: an edited one in the cache could run the
+    // original under the tuned one's name (arch_support.h).
+    if (auto parsed = Cubin::parse(tuned); parsed)
+        if (const std::string why = editRefusal(*parsed); !why.empty()) return makeError(why);
     if (Status s = exportToTritonCache(entry, tuned, kernel); !s) return s.error();
     auto opened = openTritonEntry(entry);
     if (!opened) return opened.error();

@@ -1,7 +1,8 @@
 // sassx-cli on the committed Blackwell samples (samples/blackwell: sm_100a, sm_103a, sm_120): info lists
 // the capmerc and merc sections and says edits are off; annotate explains them (LDCU with its
-// scoreboard, the kernel parameters at 0x380); legal lists nothing and says why; move, variants and
-// search refuse in one line naming the missing measurement (core/rewrite/arch_support.h).
+// scoreboard, the kernel parameters at 0x380); legal lists nothing and says why; move, variants,
+// triton-export and search refuse in one line naming the missing measurement
+// (core/rewrite/arch_support.h).
 #include "cli_test_support.h"
 
 #include <QDir>
@@ -153,6 +154,17 @@ private slots:
         QCOMPARE(variants.exitCode, 2);
         QVERIFY2(oneLine(variants, refusal("sm_100a")).isEmpty(),
                  qPrintable(oneLine(variants, refusal("sm_100a"))));
+    }
+
+    // triton-export never writes a Blackwell cubin into a cache entry: its capmerc code could run instead.
+    void tritonExportRefuses()
+    {
+        QTemporaryDir entry;
+        const CliRun r =
+            runCli({"triton-export", entry.path(), "--cubin", kDir + "/bw_gemm_tcgen05.sm_103a.cubin"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(oneLine(r, refusal("sm_103a")).isEmpty(), qPrintable(oneLine(r, refusal("sm_103a"))));
+        QVERIFY(QDir(entry.path()).isEmpty());
     }
 
     // A search never starts: the spec is valid, the estimate backend needs no GPU, and the one line is
