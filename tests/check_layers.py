@@ -28,26 +28,6 @@ ALLOWED = {
     ("app/worker/main.cpp", "core/eval/worker_server.h"):
         "sassx-worker is the evaluator's server: its main is the GPU side of core/eval and links "
         "sassx_eval alone, never the workspace",
-    # The explorer's views and models draw the engine's values as they are; the formatting of those
-    # values lives with them in the lower layers, one written form for the CLI and the GUI.
-    ("widgets/dependency_gutter.cpp", "core/analysis/required_latency.h"):
-        "the gutter's tooltip states an arrow's required latency and its source as annotate does",
-    ("widgets/diff_view.cpp", "core/sass/control_text.h"):
-        "the diff draws control codes in their one text form",
-    ("widgets/diff_view.cpp", "core/sass/instruction_text.h"):
-        "the diff draws instructions in their one text form",
-    ("widgets/listing_delegate.cpp", "core/sass/instruction.h"):
-        "the delegate paints an instruction's operands from the instruction model",
-    ("widgets/models/listing_model.cpp", "core/sass/control_text.h"):
-        "the listing shows control codes in their one text form",
-    ("widgets/models/listing_model.cpp", "core/sass/instruction_text.h"):
-        "the listing shows instructions in their one text form",
-    ("widgets/models/listing_feed.cpp", "core/cubin/source_map.h"):
-        "the listing's source column reads the kernel's source map",
-    ("widgets/models/listing_model_source.cpp", "core/cubin/source_map.h"):
-        "the listing's source column reads the kernel's source map",
-    ("widgets/models/source_model.h", "core/cubin/source_map.h"):
-        "the Source dock's model holds the kernel's source map",
 }
 
 

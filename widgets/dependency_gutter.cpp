@@ -1,6 +1,6 @@
 #include "widgets/dependency_gutter.h"
 
-#include "core/analysis/required_latency.h"
+#include "core/session/annotation_json.h"
 #include "core/session/variant_tree.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
@@ -118,7 +118,7 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
     }
     s += QLatin1Char('\n') +
          tr("Distance in this variant: %n cycle(s) (static issue cycles).", nullptr, distance);
-    // The checker's figure and its source, as annotate states them (core/analysis/required_latency.h).
+    // The checker's figure and its source, as annotate states them (required_latency.h).
     if (const RequiredLatency r = requiredLatency(*a, d); r.source != LatencySource::None) {
         s += QLatin1Char(' ') + tr("Required: %1 cycle(s) (%2).")
                                     .arg(r.cycles)

@@ -1,7 +1,6 @@
 #include "widgets/diff_view.h"
 
-#include "core/sass/control_text.h"
-#include "core/sass/instruction_text.h"
+#include "core/session/annotation_json.h"
 #include "core/session/variant_tree.h"
 #include "widgets/listing_delegate.h"
 

@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "core/sass/instruction.h"
 #include "widgets/models/listing_model.h"
 
 #include <QApplication>

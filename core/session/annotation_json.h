@@ -1,8 +1,11 @@
 #pragma once
 // The `sassx-cli annotate --json` contract (README.md, "CLI"): arch, kernel, instructions[...].
-// Re-exported for the front ends' text forms: instructionText and friends (instruction_text.h), the one
-// way an instruction is written, in JSON and text alike.
+// Re-exported for the front ends' text forms of the same facts: an instruction (instruction_text.h), its
+// control codes (control_text.h) and a dependency's required latency with its source
+// (required_latency.h) are written one way, in this JSON, the CLI's text and on screen alike.
 #include "core/analysis/kernel_analysis.h"
+#include "core/analysis/required_latency.h"
+#include "core/sass/control_text.h"
 #include "core/sass/instruction_text.h"
 
 #include <nlohmann/json.hpp>

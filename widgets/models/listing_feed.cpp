@@ -1,6 +1,5 @@
 #include "widgets/models/listing_feed.h"
 
-#include "core/cubin/source_map.h"
 #include "core/session/source_lines.h"
 #include "core/session/variant_tree.h"
 

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "core/sass/control_text.h"
-#include "core/sass/instruction_text.h"
+#include "core/session/annotation_json.h"
 
 #include <QBrush>
 #include <QColor>

@@ -1,6 +1,6 @@
 // The listing's Source column and the highlight of one source line's instructions (ListingModel's part
 // that reads the kernel's source map).
-#include "core/cubin/source_map.h"
+#include "core/session/source_lines.h"
 #include "widgets/models/listing_model.h"
 
 namespace sassx {

@@ -3,7 +3,6 @@
 // share of the current variant's stall samples, how many of them the current variant moved or gave
 // other control bits, and the line's text. Fed plain values (SourcePanel builds them from the variant
 // tree), so a test can feed it recorded data.
-#include "core/cubin/source_map.h"
 #include "core/session/source_lines.h"
 
 #include <QAbstractTableModel>
