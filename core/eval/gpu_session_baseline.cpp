@@ -39,6 +39,13 @@ Result<BaselineRequest> readBaselineRequest(const json& request)
     if (!spec) return spec.error();
     auto cubin = protocol::cubinFromRequest(request);
     if (!cubin) return cubin.error();
+    // baselineOptionsFromJson keeps the default for a graph use it cannot read: refuse it here instead.
+    if (request.contains("graph")) {
+        const json& g = request.at("graph");
+        auto graph =
+            parseEnumOrError(kGraphUseNames, g.is_string() ? g.get<std::string>() : g.dump(), "graph");
+        if (!graph) return graph.error();
+    }
     return BaselineRequest{std::move(spec.value()), std::move(cubin.value()),
                            protocol::baselineOptionsFromJson(request), request.value("noise_floor", 0.0)};
 }
