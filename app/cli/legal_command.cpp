@@ -112,7 +112,8 @@ LegalMoves rescheduledMoves(const sassx::KernelWorkspace& k, const sassx::Schedu
     for (uint32_t p = 0; p < identity.order.size(); ++p) {
         if (!all && !a.listing.instructions[p].isMemory()) continue;
         std::vector<std::string> refusals;
-        for (auto& [to, s] : k.checker().rescheduledTargets(identity, p, maxDistance, &refusals)) {
+        for (auto& [to, s] :
+             k.checker().rescheduler().rescheduledTargets(identity, p, maxDistance, &refusals)) {
             nlohmann::json changed = nlohmann::json::array();
             for (uint32_t i = 0; i < s.control.size(); ++i)
                 if (s.control[i] != a.listing.instructions[i].control) changed.push_back(i);

@@ -152,7 +152,7 @@ int runMove(const MoveArgs& args, const GivenEdits& given)
     if (!pattern.empty()) {
         if (int code = applyPattern(k, pattern, *schedule, *edits)) return code;
     }
-    if (args.repair) k.checker().repairLatencies(*schedule);
+    if (args.repair) k.checker().rescheduler().repairLatencies(*schedule);
     if (args.reschedule) {
         if (int code = deriveControl(k, *edits, args.minimalStalls, *schedule)) return code;
     }

@@ -62,35 +62,15 @@ public:
     {
         return m_enumerator.legalControlEdits(current, space, onlyPositions);
     }
-    std::vector<uint32_t> orderTargets(const Schedule& current, uint32_t position, int maxDistance) const
-    {
-        return m_enumerator.orderTargets(current, position, maxDistance);
-    }
 
-    // The rescheduler's.
-    bool repairLatencies(Schedule& schedule) const { return m_rescheduler.repairLatencies(schedule); }
+    // The rescheduler's (rescheduled moves and targets and latency repair: rescheduler()).
     std::optional<std::string> reschedule(Schedule& schedule, const std::vector<int>& blocks,
                                           bool minimal = false) const
     {
         return m_rescheduler.reschedule(schedule, blocks, minimal);
     }
-    Result<std::pair<std::vector<Edit>, Schedule>> rescheduledMove(const Schedule& current, uint32_t from,
-                                                                   uint32_t to) const
-    {
-        return m_rescheduler.rescheduledMove(current, from, to);
-    }
-    std::vector<std::pair<uint32_t, Schedule>>
-    rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance = 32,
-                       std::vector<std::string>* refusals = nullptr) const
-    {
-        return m_rescheduler.rescheduledTargets(current, position, maxDistance, refusals);
-    }
 
     // The kernel model's.
-    std::optional<uint8_t> rescheduleStallFloor(const Schedule& schedule, uint32_t position) const
-    {
-        return m_model->stallFloor(schedule, position);
-    }
     const ControlRules& controlRules() const { return m_model->controlRules(); }
     const KernelAnalysis& analysis() const { return m_model->analysis(); }
     bool isWall(uint32_t i) const { return m_model->isWall(i); }

@@ -110,11 +110,11 @@ std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::
     if (m_movable.empty()) return {};
     const uint32_t inst = drawMovable(rng);
     const uint32_t p = schedule.positionOf()[inst];
-    auto targets = m_checker.orderTargets(schedule, p, 32);
+    auto targets = m_checker.moveEnumerator().orderTargets(schedule, p, 32);
     std::shuffle(targets.begin(), targets.end(), rng);
     // Deriving codes costs a few checker passes over the block: try a handful of targets, not all.
     for (size_t k = 0; k < targets.size() && k < 4; ++k) {
-        auto r = m_checker.rescheduledMove(schedule, p, targets[k]);
+        auto r = m_checker.rescheduler().rescheduledMove(schedule, p, targets[k]);
         if (!r) continue;
         schedule = std::move(r->second);
         return std::move(r->first);
@@ -397,7 +397,7 @@ std::vector<Edit> EditProposer::legalActions(const Schedule& schedule) const
             from.push_back(pos[i]);
         std::sort(from.begin(), from.end());
         for (uint32_t p : from) {
-            auto targets = m_checker.orderTargets(schedule, p, 32);
+            auto targets = m_checker.moveEnumerator().orderTargets(schedule, p, 32);
             std::sort(targets.begin(), targets.end());
             for (uint32_t t : targets)
                 out.push_back(Edit::move(p, t));
@@ -542,7 +542,7 @@ std::vector<Edit> EditProposer::applyAction(Schedule& schedule, const Edit& acti
         return {action};
     }
     if (m_space == SearchSpace::Rescheduled) {
-        auto r = m_checker.rescheduledMove(schedule, action.from, action.to);
+        auto r = m_checker.rescheduler().rescheduledMove(schedule, action.from, action.to);
         if (!r) return {};
         schedule = std::move(r->second);
         return std::move(r->first);

@@ -209,7 +209,7 @@ private Q_SLOTS:
         QVERIFY(checker);
         int from = -1, to = -1;
         for (uint32_t p = 0; p < s.order.size() && from < 0; ++p)
-            for (const auto& [t, derived] : checker->rescheduledTargets(s, p, 8))
+            for (const auto& [t, derived] : checker->rescheduler().rescheduledTargets(s, p, 8))
                 if (!f.controller.check(Edit::move(p, t)).accepted) {
                     from = int(p);
                     to = int(t);

@@ -45,7 +45,7 @@ EditOutcome EditController::apply(const Edit& edit)
         const LegalityChecker* checker = m_variants->checker();
         std::optional<Result<std::pair<std::vector<Edit>, Schedule>>> r;
         if (m_derive && checker && edit.kind == Edit::Kind::Move)
-            r = checker->rescheduledMove(m_variants->schedule(), edit.from, edit.to);
+            r = checker->rescheduler().rescheduledMove(m_variants->schedule(), edit.from, edit.to);
         if (!r || !*r) {
             Q_EMIT refused(edit, verdict.reason);
             return verdict;
@@ -106,7 +106,7 @@ std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
     std::vector<uint32_t> targets = checker->legalTargets(m_variants->schedule(), position);
     if (m_derive) {
         // Also where the move is legal with derived control codes (what apply() then does).
-        for (const auto& [t, s] : checker->rescheduledTargets(m_variants->schedule(), position))
+        for (const auto& [t, s] : checker->rescheduler().rescheduledTargets(m_variants->schedule(), position))
             if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
         std::sort(targets.begin(), targets.end());
     }
@@ -129,7 +129,7 @@ QString EditController::whyNoTarget(uint32_t position) const
         const Edit move = Edit::move(position, uint32_t(t));
         const EditOutcome verdict = check(move);
         if (reason.isEmpty()) reason = verdict.reason;
-        if (!m_derive && checker->rescheduledMove(s, position, uint32_t(t))) derivable = true;
+        if (!m_derive && checker->rescheduler().rescheduledMove(s, position, uint32_t(t))) derivable = true;
     }
     if (reason.isEmpty())
         return tr(

@@ -36,7 +36,7 @@ public:
     EditController(VariantTree* variants, QUndoStack* undoStack, QObject* parent = nullptr);
 
     // A move the checker refuses as it is goes in with control codes derived for its block when
-    // deriveControlCodes() is on and the derivation makes it legal (LegalityChecker::rescheduledMove):
+    // deriveControlCodes() is on and the derivation makes it legal (Rescheduler::rescheduledMove):
     // one undoable step holding the move and the control edits, its text saying how many changed.
     EditOutcome apply(const Edit& edit);
     // DeepGEMM's FFMA yield/reuse interleave over the whole current variant (ffmaInterleaveEdits): one

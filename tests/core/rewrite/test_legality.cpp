@@ -399,7 +399,7 @@ private slots:
         auto s = applyEdits(*a, {Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)});
         QVERIFY(s.ok());
         QVERIFY(!checker.check(*s).legal());
-        QVERIFY(checker.repairLatencies(*s));
+        QVERIFY(checker.rescheduler().repairLatencies(*s));
         QVERIFY(checker.check(*s).legal());
         QVERIFY(s->control[0].stall >= 6);
     }

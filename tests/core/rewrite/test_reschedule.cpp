@@ -112,7 +112,7 @@ private slots:
             for (uint32_t p = 0; p < identity.order.size() && tried < 12; ++p) {
                 if (!a->listing.instructions[p].isMemory()) continue;
                 ++tried;
-                for (const auto& [to, s] : checker.rescheduledTargets(identity, p, 8)) {
+                for (const auto& [to, s] : checker.rescheduler().rescheduledTargets(identity, p, 8)) {
                     const auto r = checker.check(s);
                     QVERIFY2(r.legal(), (a->listing.kernel + ": " + r.summary()).c_str());
                     QCOMPARE(s.positionOf()[p], to);
