@@ -230,7 +230,7 @@ void addSearchOptions(CLI::App& command, SearchArgs& a)
         ->capture_default_str();
     command.add_option("--margin", a.margin, "--algo climb: noise floors a gain must clear (0 to 100)");
     command.add_option("--preset", a.preset, "--algo anneal: the SIP paper's schedule")
-        ->check(oneOf({"sip"}));
+        ->check(oneOf({search::presetName(search::AnnealPreset::Sip)}));
     command
         .add_option("--space", a.space,
                     "what may change: moves of memory or all instructions, control bits; auto: all+control "
@@ -274,7 +274,8 @@ void addMeasureOptions(CLI::App& command, SearchArgs& a)
     command.add_flag("--no-verify", a.noVerify, "skip re-checking the best on inputs of another seed");
     command
         .add_option("--guide", a.guide, "where proposals go (default: stalls with --stalls, else uniform)")
-        ->check(oneOf({"uniform", "stalls"}));
+        ->check(oneOf({search::guideName(search::ProposalGuide::Uniform),
+                       search::guideName(search::ProposalGuide::Stalls)}));
     command.add_option("--stalls", a.stalls, "stall samples of the original to guide proposals with")
         ->type_name("FILE");
     command.add_flag("--sample-best", a.sampleBest, "sample the best variant's stalls at the end (GPU)");
