@@ -171,9 +171,9 @@ bool ClimbStrategy::climbProbe(StrategyContext& ctx, Candidate& c)
         c.edits = ctx.proposer().propose(c.schedule, ctx.rng(), k);
     } else {
         // Control edits of distinct instructions, drawn from the sweep's list (the checker's own legal
-        // edits of this incumbent), then checked together once. Drawing them through the proposer after
-        // a move re-enumerated every control edit of the kernel per move: 15 probes/s on attention_fwd in
-        // all+control. Moves are the single-edit sweep's part.
+        // edits of this incumbent), then checked together once: drawing them through the proposer would
+        // re-enumerate every control edit of the kernel for each one, which makes probes too slow to
+        // matter in all+control. Moves are the single-edit sweep's part.
         if (m_probeControl.empty())
             for (size_t i = 0; i < m_sweep.size(); ++i)
                 if (m_sweep[i].kind == Edit::Kind::Control) m_probeControl.push_back(i);
