@@ -146,7 +146,7 @@ int measureMode(int argc, char** argv, const LaunchSpec& spec, const std::vector
              {"launch_mode", launchModeName(b.launchMode)},
              {"launches_per_sample", b.launchesPerSample},
              {"device", b.source.device}}},
-           {"source", {{"device", b.source.device}, {"kind", b.source.kind}}},
+           {"source", toJson(b.source)},
            {"screen_rounds", eo.plan.screenRounds},
            {"variants", list},
            {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};

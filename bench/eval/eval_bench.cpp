@@ -204,8 +204,7 @@ int metrics(int argc, char** argv, const LaunchSpec& spec, const std::vector<uin
     EvalResult holder;
     holder.metrics = m.value();
     out["metrics"] = toJson(holder)["metrics"];
-    if (!m->empty())
-        out["metrics_source"] = {{"device", m->front().source.device}, {"kind", m->front().source.kind}};
+    if (!m->empty()) out["metrics_source"] = toJson(m->front().source);
     write(out, option(argc, argv, "--json", ""));
     return 0;
 }

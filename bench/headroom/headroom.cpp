@@ -112,7 +112,7 @@ int main(int argc, char** argv)
     }
 
     EvaluatorOptions eo;
-    eo.backend = "gpu";
+    eo.backend = eval::Backend::Gpu;
     if (auto gpus = eval::parseGpuList(option(argc, argv, "--gpus", "0")); gpus) eo.gpus = *gpus;
     auto choice = makeEvaluator(eo);
     if (!choice) return std::fprintf(stderr, "sassx-headroom: %s\n", choice.message().c_str()), 1;

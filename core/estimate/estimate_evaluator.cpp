@@ -2,6 +2,7 @@
 
 #include "core/rewrite/schedule_recovery.h"
 
+#include "core/analysis/arch_model.h"
 #include "core/analysis/kernel_analysis.h"
 #include "core/cubin/cubin.h"
 #include "core/sass/listing.h"
@@ -99,7 +100,9 @@ Status EstimateEvaluator::setBaseline(const LaunchSpec& spec, const std::vector<
 Result<Estimate> EstimateEvaluator::estimate(const KernelAnalysis& analysis, const Schedule& schedule) const
 {
     if (!m_params) return makeError("the estimate backend has no model parameters yet: set a baseline first");
-    if (m_params->arch != "" && m_params->arch != "sm_" + std::to_string(analysis.listing.sm))
+    // A family's parts share its model file (sm_103 estimates with sm_100's, sm_121 with sm_120's).
+    if (m_params->arch != "" &&
+        m_params->arch != "sm_" + std::to_string(ArchModel::forSm(analysis.listing.sm)->tableSm()))
         return makeError("the model is for " + m_params->arch + ", the kernel is sm_" +
                          std::to_string(analysis.listing.sm));
     return estimateSchedule(analysis, schedule, *m_params, m_shape);

@@ -36,6 +36,21 @@ QString oneLine(const CliRun& r, const QString& line)
     return QStringLiteral("expected the one line \"sassx-cli: %1\"; %2").arg(line, r.describe());
 }
 
+// A launch spec for the bias+GELU sample compiled for one architecture.
+QByteArray elementwiseSpec(const QString& cubin)
+{
+    return QStringLiteral(R"({"name": "bw_bias_gelu", "kernel": "bw_bias_gelu",
+ "cubin": "%1", "grid": [64, 1, 1], "block": [256, 1, 1], "dynamic_shared": 0,
+ "params": [
+  {"name": "x", "kind": "buffer", "dtype": "f16", "count": 131072, "init": {"kind": "normal", "mean": 0.0, "std": 1.0}, "role": "input"},
+  {"name": "b", "kind": "buffer", "dtype": "f16", "count": 1024, "init": {"kind": "zeros"}, "role": "input"},
+  {"name": "y", "kind": "buffer", "dtype": "f16", "count": 131072, "init": {"kind": "zeros"}, "role": "output"},
+  {"name": "cols", "kind": "scalar", "dtype": "i32", "value": 1024},
+  {"name": "n", "kind": "scalar", "dtype": "i64", "value": 131072}]})")
+        .arg(cubin)
+        .toUtf8();
+}
+
 } // namespace
 
 class TestCliBlackwell : public QObject
@@ -167,23 +182,38 @@ private slots:
         QVERIFY(QDir(entry.path()).isEmpty());
     }
 
+    // The static estimate works on every Blackwell part a family model covers: sm_103a estimates with
+    // sm_100's model, labelled an estimate.
+    void benchEstimates_data()
+    {
+        QTest::addColumn<QString>("arch");
+        QTest::addColumn<QString>("model");
+        QTest::newRow("sm_100a") << "sm_100a"
+                                 << "[estimate, model sm_100]";
+        QTest::newRow("sm_103a") << "sm_103a"
+                                 << "[estimate, model sm_100]";
+        QTest::newRow("sm_120") << "sm_120"
+                                << "[estimate, model sm_120]";
+    }
+    void benchEstimates()
+    {
+        QFETCH(QString, arch);
+        QFETCH(QString, model);
+        QTemporaryDir tmp;
+        const QString spec = tmp.filePath("bw_bias_gelu.launch.json");
+        QVERIFY(writeBytes(spec, elementwiseSpec(kDir + "/bw_elementwise." + arch + ".cubin")));
+        const CliRun r = runCli({"bench", spec, "--backend", "estimate"});
+        QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("baseline") && r.out.contains(model.toUtf8()), qPrintable(r.describe()));
+    }
+
     // A search never starts: the spec is valid, the estimate backend needs no GPU, and the one line is
     // the refusal.
     void searchRefuses()
     {
         QTemporaryDir tmp;
         const QString spec = tmp.filePath("bw_bias_gelu.launch.json");
-        const QByteArray json = QStringLiteral(R"({"name": "bw_bias_gelu", "kernel": "bw_bias_gelu",
- "cubin": "%1", "grid": [64, 1, 1], "block": [256, 1, 1], "dynamic_shared": 0,
- "params": [
-  {"name": "x", "kind": "buffer", "dtype": "f16", "count": 131072, "init": {"kind": "normal", "mean": 0.0, "std": 1.0}, "role": "input"},
-  {"name": "b", "kind": "buffer", "dtype": "f16", "count": 1024, "init": {"kind": "zeros"}, "role": "input"},
-  {"name": "y", "kind": "buffer", "dtype": "f16", "count": 131072, "init": {"kind": "zeros"}, "role": "output"},
-  {"name": "cols", "kind": "scalar", "dtype": "i32", "value": 1024},
-  {"name": "n", "kind": "scalar", "dtype": "i64", "value": 131072}]})")
-                                    .arg(kDir + "/bw_elementwise.sm_100a.cubin")
-                                    .toUtf8();
-        QVERIFY(writeBytes(spec, json));
+        QVERIFY(writeBytes(spec, elementwiseSpec(kDir + "/bw_elementwise.sm_100a.cubin")));
         const CliRun r = runCli(
             {"search", spec, "-o", tmp.filePath("run"), "--backend", "estimate", "--budget-evals", "5"});
         QVERIFY2(r.exitCode != 0 && !r.crashed, qPrintable(r.describe()));
