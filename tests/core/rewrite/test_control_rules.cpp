@@ -4,12 +4,12 @@
 // and the yield rule of the random variant generator.
 #include "../sass/test_common.h"
 #include "core/analysis/kernel_analysis.h"
+#include "core/analysis/yield_evidence.h"
 #include "core/cubin/cubin.h"
 #include "core/rewrite/control_rules.h"
 #include "core/rewrite/cubin_writer.h"
 #include "core/rewrite/ffma_interleave.h"
 #include "core/rewrite/legality.h"
-#include "core/analysis/yield_evidence.h"
 #include "core/sass/encoding_gate.h"
 #include "core/sass/listing.h"
 #include "core/sass/nvdisasm.h"
