@@ -19,8 +19,8 @@ constexpr int TILE = 32;
 } // namespace
 
 extern "C" __global__ void __launch_bounds__(WARPS * 32)
-bw_attention_decode(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-                    float* __restrict__ o, int seq, float scale)
+    bw_attention_decode(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+                        float* __restrict__ o, int seq, float scale)
 {
     __shared__ __align__(16) float ks[TILE][HEAD];
     __shared__ __align__(16) float vs[TILE][HEAD];
@@ -46,7 +46,8 @@ bw_attention_decode(const float* __restrict__ q, const float* __restrict__ k, co
             const float2 kk = reinterpret_cast<const float2*>(ks[j])[lane];
             float s = qv.x * kk.x + qv.y * kk.y;
 #pragma unroll
-            for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+            for (int off = 16; off > 0; off >>= 1)
+                s += __shfl_xor_sync(0xffffffffu, s, off);
             s *= scale;
             const float mNew = fmaxf(m, s);
             const float corr = exp2f((m - mNew) * 1.4426950409f);

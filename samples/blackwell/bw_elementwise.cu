@@ -8,8 +8,8 @@
 //
 // Launch: grid (rows * cols / 8 / 256), block 256, no dynamic shared memory; cols a multiple of 8.
 
-#include <cuda_fp16.h>
 #include <cstdint>
+#include <cuda_fp16.h>
 
 namespace {
 constexpr int THREADS = 256;
@@ -23,8 +23,8 @@ __device__ __forceinline__ float gelu(float v)
 } // namespace
 
 extern "C" __global__ void __launch_bounds__(THREADS)
-bw_bias_gelu(const half* __restrict__ x, const half* __restrict__ b, half* __restrict__ y, int cols,
-             long long n)
+    bw_bias_gelu(const half* __restrict__ x, const half* __restrict__ b, half* __restrict__ y, int cols,
+                 long long n)
 {
     const long long i = ((long long)blockIdx.x * THREADS + threadIdx.x) * VEC;
     if (i >= n) return;

@@ -17,8 +17,8 @@
 //
 // Launch: grid (N / 64, M / 128), block 128, no dynamic shared memory; M, N, K tile-divisible.
 
-#include <cuda_fp16.h>
 #include <cstdint>
+#include <cuda_fp16.h>
 #if !(defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL))
 #include <mma.h>
 #endif
@@ -28,7 +28,10 @@ constexpr int BM = 128, BN = 64, BK = 64, MMA_K = 16;
 constexpr int THREADS = 128;
 constexpr float SLOPE = 0.01f;
 
-__device__ __forceinline__ half leaky(float v) { return __float2half_rn(v > 0.f ? v : v * SLOPE); }
+__device__ __forceinline__ half leaky(float v)
+{
+    return __float2half_rn(v > 0.f ? v : v * SLOPE);
+}
 
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)
 // Shared-memory matrix descriptor: start, leading (K-direction) and stride (M/N-direction) byte
@@ -51,8 +54,8 @@ __device__ __forceinline__ uint32_t coreOffset(int row, int k)
 } // namespace
 
 extern "C" __global__ void __launch_bounds__(THREADS)
-bw_gemm_tcgen05(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N,
-                int K)
+    bw_gemm_tcgen05(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M,
+                    int N, int K)
 {
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, tid = threadIdx.x;
 #if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)
@@ -104,8 +107,8 @@ bw_gemm_tcgen05(const half* __restrict__ A, const half* __restrict__ B, half* __
                              "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(tmem),
                              "l"(ad), "l"(bd), "r"(kIdesc), "r"(accumulate));
             }
-            asm volatile(
-                "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(mbarAddr));
+            asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(
+                mbarAddr));
         }
         asm volatile("{\n\t.reg .pred done;\n\tWAIT_%=:\n\t"
                      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
@@ -120,12 +123,13 @@ bw_gemm_tcgen05(const half* __restrict__ A, const half* __restrict__ B, half* __
 #pragma unroll
     for (int c0 = 0; c0 < BN; c0 += 16) {
         uint32_t r[16];
-        asm volatile("tcgen05.ld.sync.aligned.32x32b.x16.b32 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%"
-                     "15}, [%16];"
-                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]),
-                       "=r"(r[7]), "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]),
-                       "=r"(r[14]), "=r"(r[15])
-                     : "r"(tmem + ((uint32_t)(warp * 32) << 16) + c0));
+        asm volatile(
+            "tcgen05.ld.sync.aligned.32x32b.x16.b32 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%"
+            "15}, [%16];"
+            : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]),
+              "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]), "=r"(r[14]),
+              "=r"(r[15])
+            : "r"(tmem + ((uint32_t)(warp * 32) << 16) + c0));
         asm volatile("tcgen05.wait::ld.sync.aligned;");
         __align__(16) half out[16];
 #pragma unroll
@@ -192,7 +196,8 @@ bw_gemm_tcgen05(const half* __restrict__ A, const half* __restrict__ B, half* __
             const int lane = tid & 31;
 #pragma unroll
             for (int e = lane; e < 256; e += 32)
-                C[(size_t)(m0 + warp * 32 + i * 16 + e / 16) * N + n0 + j * 16 + e % 16] = leaky(cs[warp][e / 16][e % 16]);
+                C[(size_t)(m0 + warp * 32 + i * 16 + e / 16) * N + n0 + j * 16 + e % 16] =
+                    leaky(cs[warp][e / 16][e % 16]);
             __syncwarp();
         }
 #endif
