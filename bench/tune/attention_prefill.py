@@ -16,8 +16,9 @@ The Triton kernel is a causal flash-attention forward of the usual two-stage for
 diagonal without a mask, the diagonal block with one), online softmax in fp32 with exp2.
 """
 import argparse
-import statistics
 import sys
+
+from step_timer import summary, time_steps
 
 
 def triton_attention():
@@ -136,22 +137,10 @@ def main():
             x = x + o.transpose(1, 2).reshape(b, s, dim) @ wo.t()
         return x
 
-    for _ in range(args.warmup):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(args.steps):
-        start.record()
-        out = step()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-        print(f"step_ms={times[-1]:.4f}", flush=True)
+    times, out = time_steps(torch, step, args.warmup, args.steps)
     if times:
-        print(f"summary: {len(times)} steps, median {statistics.median(times):.4f} ms, attention {args.attn}, "
-              f"B{b} H{h} S{s} D{d} x{args.layers} layers, out {float(out.float().abs().mean()):.5f}, "
-              f"{torch.cuda.get_device_name()}")
+        print(summary(times, f"attention {args.attn}, B{b} H{h} S{s} D{d} x{args.layers} layers, "
+                             f"out {float(out.float().abs().mean()):.5f}, {torch.cuda.get_device_name()}"))
     return 0
 
 

@@ -13,8 +13,9 @@ input gradient is written over the incoming gradient: `dY_ptr` and `dX_ptr` are 
 About 15% of the labels are -100, as padding and prompt tokens are.  Each timed step prints `step_ms=...`.
 """
 import argparse
-import statistics
 import sys
+
+from step_timer import summary, time_steps
 
 IGNORE_INDEX = -100
 
@@ -146,21 +147,10 @@ def main():
         if not (errs[0] < 1e-2 and max(errs[1:]) < 5e-2):
             return 1
 
-    for _ in range(args.warmup):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(args.steps):
-        start.record()
-        loss = step()[0]
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-        print(f"step_ms={times[-1]:.4f}", flush=True)
+    times, result = time_steps(torch, step, args.warmup, args.steps)
     if times:
-        print(f"summary: {len(times)} steps, median {statistics.median(times):.4f} ms, loss {loss.item():.5f}, "
-              f"{int(n_valid)} of {n} labels valid, {torch.cuda.get_device_name()}")
+        print(summary(times, f"loss {result[0].item():.5f}, {int(n_valid)} of {n} labels valid, "
+                             f"{torch.cuda.get_device_name()}"))
     return 0
 
 

@@ -17,8 +17,9 @@ kernels only.  No CUDA graphs (Triton's launch hooks do not see graph replays).
 """
 import argparse
 import math
-import statistics
 import sys
+
+from step_timer import summary, time_steps
 
 
 def build(args, torch):
@@ -113,21 +114,10 @@ def main():
         opt.zero_grad(set_to_none=True)
         return loss
 
-    for _ in range(args.warmup):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(args.steps):
-        start.record()
-        loss = step()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-        print(f"step_ms={times[-1]:.4f}", flush=True)
+    times, loss = time_steps(torch, step, args.warmup, args.steps)
     if times:
-        print(f"summary: {len(times)} steps, median {statistics.median(times):.4f} ms, loss {loss.item():.5f}, "
-              f"{'eager' if args.eager else 'compiled'}, gemm {args.gemm}, {torch.cuda.get_device_name()}")
+        print(summary(times, f"loss {loss.item():.5f}, {'eager' if args.eager else 'compiled'}, gemm {args.gemm}, "
+                             f"{torch.cuda.get_device_name()}"))
     return 0
 
 
