@@ -1,5 +1,7 @@
 #include "core/search/ppo_state.h"
 
+#include "core/search/edits_json.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -7,19 +9,12 @@ namespace sassx::search {
 
 namespace {
 
-nlohmann::json editsJson(const std::vector<Edit>& edits)
-{
-    Variant v;
-    v.edits = edits;
-    return v.toJson()["edits"];
-}
-
 std::vector<Edit> editsOfJson(const nlohmann::json& j, const char* key)
 {
     if (!j.contains(key) || j.at(key).is_null() || j.at(key).empty()) return {};
-    auto v = Variant::fromJson(nlohmann::json{{"edits", j.at(key)}});
+    auto v = editsFromJson(j.at(key));
     if (!v) throw nlohmann::json::other_error::create(501, "unreadable PPO edits: " + v.message(), &j);
-    return std::move(v->edits);
+    return std::move(*v);
 }
 
 } // namespace

@@ -1,24 +1,12 @@
 #include "core/search/search_state.h"
 
+#include "core/search/edits_json.h"
+
 #include <cstdio>
 
 namespace sassx::search {
 
 namespace {
-
-nlohmann::json editsJson(const std::vector<Edit>& edits)
-{
-    Variant v;
-    v.edits = edits;
-    return v.toJson()["edits"];
-}
-
-Result<std::vector<Edit>> editsFromJson(const nlohmann::json& j)
-{
-    auto v = Variant::fromJson(nlohmann::json{{"edits", j}});
-    if (!v) return v.error();
-    return std::move(v->edits);
-}
 
 std::string csvField(const std::string& s)
 {
