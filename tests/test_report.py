@@ -37,6 +37,14 @@ def parse(log):
         if line.startswith("Skip regular expression found in output"):
             current["status"] = "skipped"
             continue
+        # A test with PASS_REGULAR_EXPRESSION ends in "Test Pass Reason:" or "Test Fail Reason:"
+        # instead of "Test Passed." / "Test Failed.".
+        if line.startswith("Test Pass Reason") and current["status"] != "skipped":
+            current["status"] = "passed"
+            continue
+        if line.startswith("Test Fail Reason"):
+            current["status"] = "failed"
+            continue
         m = re.match(r"Test (Passed|Failed|Skipped)\.?", line.strip())
         if m and current["status"] != "skipped":
             current["status"] = m.group(1).lower()
