@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 namespace sassx {
 
@@ -24,13 +25,13 @@ bool isScoreboardEdge(DepKind k)
     return k == DepKind::SbProducer || k == DepKind::SbConsumer || k == DepKind::ImplicitCover;
 }
 
-QString instrLabel(const KernelAnalysis& a, const ListingModel& m, uint32_t orig)
+QString instrLabel(const KernelAnalysis& a, const ListingModel& m, InstrId orig)
 {
-    const Instruction& ins = a.listing.instructions[orig];
-    const int pos = m.positionOfOriginal(int(orig));
+    const Instruction& ins = a.listing.instructions[orig.value()];
+    const Position pos = m.positionOfOriginal(orig).value_or(Position(0));
     return QStringLiteral("%1 at %2")
         .arg(QString::fromStdString(ins.opcode))
-        .arg(QStringLiteral("%1").arg(uint64_t(std::max(pos, 0)) * 16, 4, 16, QLatin1Char('0')));
+        .arg(QStringLiteral("%1").arg(uint64_t(pos.value()) * 16, 4, 16, QLatin1Char('0')));
 }
 
 } // namespace
@@ -51,10 +52,11 @@ DependencyGutter::DependencyGutter(VariantTree* variants, ListingView* view, QWi
 int DependencyGutter::variantDistance(const Dependency& d) const
 {
     const ListingModel* m = m_view->listingModel();
-    const int pf = m->positionOfOriginal(int(d.from)), pt = m->positionOfOriginal(int(d.to));
+    const std::optional<Position> pf = m->positionOfOriginal(InstrId(d.from));
+    const std::optional<Position> pt = m->positionOfOriginal(InstrId(d.to));
     const auto& cycles = m->variantCycles();
-    if (pf < 0 || pt < 0 || size_t(std::max(pf, pt)) >= cycles.size()) return d.distance;
-    return cycles[size_t(pt)] - cycles[size_t(pf)];
+    if (!pf || !pt || std::max(*pf, *pt) >= cycles.endIndex()) return d.distance;
+    return cycles[*pt] - cycles[*pf];
 }
 
 QString DependencyGutter::describeEdge(int edgeIndex) const
@@ -63,7 +65,8 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
     if (!a || edgeIndex < 0 || size_t(edgeIndex) >= a->deps.edges().size()) return {};
     const Dependency& d = a->deps.edges()[size_t(edgeIndex)];
     const ListingModel& m = *m_view->listingModel();
-    const QString from = instrLabel(*a, m, d.from), to = instrLabel(*a, m, d.to);
+    const InstrId consumer(d.to);
+    const QString from = instrLabel(*a, m, InstrId(d.from)), to = instrLabel(*a, m, consumer);
     const QString reg = d.hasReg ? QString::fromStdString(d.reg.name()) : QString();
     const int distance = variantDistance(d);
     QString s;
@@ -104,11 +107,12 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
     }
     // Where the consumer's warps wait (stall samples): the producer of a waited-for value is what a
     // move should hide.
-    if (const auto& st = m.stalls(); st && d.to < st->byOriginal.size() && st->byOriginal[d.to].samples) {
-        const auto& c = st->byOriginal[d.to];
+    if (const auto& st = m.stalls();
+        st && consumer < st->byOriginal.endIndex() && st->byOriginal[consumer].samples) {
+        const auto& c = st->byOriginal[consumer];
         s += QLatin1Char('\n') +
              tr("Samples: %1% of the kernel's warps wait at %2, mostly %3 (%4%).")
-                 .arg(100.0 * st->share(d.to), 0, 'f', 2)
+                 .arg(100.0 * st->share(consumer), 0, 'f', 2)
                  .arg(to, QString::fromStdString(c.topWord()))
                  .arg(100.0 * double(c.byWord.front().second) / double(c.samples), 0, 'f', 0);
         const std::string top = c.topWord();
@@ -156,7 +160,7 @@ std::vector<DependencyGutter::Item> DependencyGutter::collectItems(int selY) con
     auto add = [&](uint32_t e, bool producer) {
         const Dependency& d = a->deps.edges()[e];
         bool vis = false;
-        const int y = rowCenterY(m->rowOfOriginal(int(producer ? d.from : d.to)), &vis);
+        const int y = rowCenterY(m->rowOfOriginal(InstrId(producer ? d.from : d.to)), &vis);
         const int distance = variantDistance(d);
         items.push_back(
             {int(e), producer, y, vis, d.hasDistanceBound() && distance <= d.requiredDistance(), distance});
@@ -343,7 +347,7 @@ void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<
         b.edges.push_back(it.edge);
         b.edges.insert(b.edges.end(), it.twins.begin(), it.twins.end());
         if (++listed > 12) continue;
-        b.text += QLatin1Char('\n') + instrLabel(*a, m, producer ? d.from : d.to) +
+        b.text += QLatin1Char('\n') + instrLabel(*a, m, InstrId(producer ? d.from : d.to)) +
                   QStringLiteral(": %1c").arg(it.distance);
     }
     if (listed > 12) b.text += QLatin1Char('\n') + tr("… and %n more", nullptr, listed - 12);
@@ -361,10 +365,12 @@ void DependencyGutter::paintEvent(QPaintEvent*)
     const int sel = m_variants->selectedInstruction();
     const ListingModel* m = m_view->listingModel();
     paintHeat(p);
-    if (!a || sel < 0 || m->rowOfOriginal(sel) < 0) return;
+    if (!a || sel < 0) return;
+    const int selRow = m->rowOfOriginal(InstrId(uint32_t(sel)));
+    if (selRow < 0) return;
     p.setRenderHint(QPainter::Antialiasing);
     bool selVisible = false;
-    const int selY = rowCenterY(m->rowOfOriginal(sel), &selVisible);
+    const int selY = rowCenterY(selRow, &selVisible);
     std::vector<Item> items = collectItems(selY);
 
     // Fold the least telling edges (sorted last) into one bundle per direction.

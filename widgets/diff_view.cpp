@@ -2,6 +2,7 @@
 
 #include "core/session/annotation_json.h"
 #include "core/session/variant_tree.h"
+#include "core/session/workspace.h"
 #include "widgets/listing_delegate.h"
 
 #include <QFontDatabase>
@@ -9,6 +10,8 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
+
+#include <optional>
 
 namespace sassx {
 
@@ -74,7 +77,7 @@ void DiffView::mousePressEvent(QMouseEvent* event)
     const bool left = event->position().x() < (viewport()->width() - kGap) / 2;
     const Schedule& s = left ? m_a : m_b;
     if (row < 0 || row >= int(s.order.size())) return;
-    m_variants->setSelectedInstruction(int(s.order[size_t(row)]));
+    m_variants->setSelectedInstruction(int(s.order[Position(uint32_t(row))].value()));
 }
 
 int DiffView::rowHeight() const
@@ -87,13 +90,14 @@ int DiffView::firstVisibleRow() const
     return verticalScrollBar()->value();
 }
 
-QString DiffView::rowText(bool right, uint32_t position) const
+QString DiffView::rowText(bool right, Position position) const
 {
     const auto analysis = m_variants->analysis();
     const Schedule& s = right ? m_b : m_a;
-    if (!analysis || position >= s.order.size()) return {};
-    const uint32_t orig = s.order[position];
-    return QString::fromStdString(instructionText(analysis->listing.instructions[orig], s.control[orig]));
+    if (!analysis || position >= s.order.endIndex()) return {};
+    const InstrId orig = s.order[position];
+    return QString::fromStdString(
+        instructionText(analysis->listing.instructions[orig.value()], s.control[orig]));
 }
 
 QString DiffView::summary() const
@@ -139,7 +143,7 @@ void DiffView::reload()
             m_shifted = int(m_diff.shiftedCount());
             m_controlChanged = int(m_diff.controlChangedCount());
             for (const auto& e : m_diff.entries)
-                if (e.moved || !e.control.empty()) m_changeRows.push_back(e.bPos);
+                if (e.moved || !e.control.empty()) m_changeRows.push_back(Position(e.bPos));
         }
     }
     // Stall samples of each side, when both have them: each row then shows its share, so the two
@@ -158,7 +162,7 @@ void DiffView::showChange(int index)
     if (index < 0 || index >= int(m_changeRows.size())) return;
     m_currentChange = index;
     const int page = std::max(1, viewport()->height() / rowHeight());
-    verticalScrollBar()->setValue(std::max(0, int(m_changeRows[size_t(index)]) - page / 4));
+    verticalScrollBar()->setValue(std::max(0, int(m_changeRows[size_t(index)].value()) - page / 4));
     viewport()->update();
     Q_EMIT changeShown(index, int(m_changeRows.size()));
 }
@@ -167,9 +171,9 @@ bool DiffView::nextChange()
 {
     // The first change below the current one, or below the top of the view when none is current.
     const int from =
-        m_currentChange >= 0 ? int(m_changeRows[size_t(m_currentChange)]) : firstVisibleRow() - 1;
+        m_currentChange >= 0 ? int(m_changeRows[size_t(m_currentChange)].value()) : firstVisibleRow() - 1;
     for (size_t k = 0; k < m_changeRows.size(); ++k)
-        if (int(m_changeRows[k]) > from) {
+        if (int(m_changeRows[k].value()) > from) {
             showChange(int(k));
             return true;
         }
@@ -179,10 +183,10 @@ bool DiffView::nextChange()
 bool DiffView::previousChange()
 {
     const int from = m_currentChange >= 0
-                         ? int(m_changeRows[size_t(m_currentChange)])
+                         ? int(m_changeRows[size_t(m_currentChange)].value())
                          : firstVisibleRow() + std::max(1, viewport()->height() / rowHeight());
     for (size_t k = m_changeRows.size(); k-- > 0;)
-        if (int(m_changeRows[k]) < from) {
+        if (int(m_changeRows[k].value()) < from) {
             showChange(int(k));
             return true;
         }
@@ -221,16 +225,17 @@ void DiffView::paintEvent(QPaintEvent*)
     const int rightX = colWidth + gap;
     const auto& insts = analysis->listing.instructions;
     const auto& cfg = analysis->cfg;
-    const uint32_t current = m_currentChange >= 0 ? m_changeRows[size_t(m_currentChange)] : UINT32_MAX;
-    auto drawRow = [&](int x, int y, uint32_t pos, const Schedule& s, const DiffEntry& e) {
-        const uint32_t orig = s.order[pos];
-        const Instruction& ins = insts[orig];
-        if (cfg.blocks[size_t(cfg.blockOf[pos])].first == pos) {
+    const std::optional<Position> current =
+        m_currentChange >= 0 ? std::optional(m_changeRows[size_t(m_currentChange)]) : std::nullopt;
+    auto drawRow = [&](int x, int y, Position pos, const Schedule& s, const DiffEntry& e) {
+        const InstrId orig = s.order[pos];
+        const Instruction& ins = insts[orig.value()];
+        if (firstPosition(blockOfPosition(cfg, pos)) == pos) {
             p.setPen(palette().color(QPalette::Mid));
             p.drawLine(x, y, x + colWidth, y);
         }
         if (e.moved) p.fillRect(QRect(x, y, colWidth, h), QColor(255, 236, 214));
-        if (e.bPos == current && x > 0) {
+        if (current && Position(e.bPos) == *current && x > 0) {
             p.setPen(QPen(palette().color(QPalette::Highlight), 2));
             p.drawRect(QRect(x + 1, y + 1, colWidth - 2, h - 2));
         }
@@ -252,7 +257,7 @@ void DiffView::paintEvent(QPaintEvent*)
         }
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(QRect(x + 2, y, 50, h), Qt::AlignVCenter,
-                   QStringLiteral("%1").arg(pos * 16, 4, 16, QLatin1Char('0')));
+                   QStringLiteral("%1").arg(pos.value() * 16, 4, 16, QLatin1Char('0')));
         p.setPen(ListingDelegate::opcodeColor(int(ins.cls), ins.isMemory()));
         const QString text = rowText(x > 0, pos);
         p.drawText(QRect(x + 50, y, colWidth - 50 - rightWidth, h), Qt::AlignVCenter,
@@ -260,22 +265,23 @@ void DiffView::paintEvent(QPaintEvent*)
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(x + colWidth - bitsWidth + 4, y, bitsWidth, h), Qt::AlignVCenter, control);
     };
-    const uint32_t n = uint32_t(m_a.order.size());
-    for (int r = 0; r < rows && uint32_t(first + r) < n; ++r) {
-        const uint32_t pos = uint32_t(first + r);
+    const Position n = m_a.order.endIndex();
+    for (int r = 0; r < rows && Position(uint32_t(first + r)) < n; ++r) {
+        const Position pos(uint32_t(first + r));
         const int y = r * h;
-        drawRow(0, y, pos, m_a, m_diff.entries[m_diff.aToB[pos]]);
-        drawRow(rightX, y, pos, m_b, m_diff.entries[pos]);
+        // The diff's sides are plain rows: row p of a side is position p of its schedule.
+        drawRow(0, y, pos, m_a, m_diff.entries[m_diff.aToB[pos.value()]]);
+        drawRow(rightX, y, pos, m_b, m_diff.entries[pos.value()]);
     }
     // Links: from an instruction's row on the left to its row on the right.
     p.setRenderHint(QPainter::Antialiasing);
     p.setPen(QPen(QColor(0xe0, 0x8a, 0x00), 1.4));
-    for (int r = 0; r < rows && uint32_t(first + r) < n; ++r) {
-        const uint32_t pos = uint32_t(first + r);
-        const uint32_t to = m_diff.aToB[pos];
+    for (int r = 0; r < rows && Position(uint32_t(first + r)) < n; ++r) {
+        const Position pos(uint32_t(first + r));
+        const Position to(m_diff.aToB[pos.value()]);
         if (to == pos) continue;
         const double y1 = r * h + h / 2.0;
-        const double y2 = (int(to) - first) * h + h / 2.0;
+        const double y2 = (int(to.value()) - first) * h + h / 2.0;
         QPainterPath path(QPointF(colWidth, y1));
         path.cubicTo(colWidth + gap / 2.0, y1, colWidth + gap / 2.0, y2, rightX, y2);
         p.drawPath(path);

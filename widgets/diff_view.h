@@ -37,13 +37,13 @@ public:
 
     // Positions (on the right) of the instructions that moved or whose control bits changed, in order;
     // next/previous scroll the view to the following one (false when there is none).
-    const std::vector<uint32_t>& changeRows() const { return m_changeRows; }
+    const std::vector<Position>& changeRows() const { return m_changeRows; }
     int currentChange() const { return m_currentChange; }
     bool nextChange();
     bool previousChange();
     int firstVisibleRow() const;
     // The instruction text drawn on row `position` of the left or right side (empty out of range).
-    QString rowText(bool right, uint32_t position) const;
+    QString rowText(bool right, Position position) const;
     // Both variants have stall samples: every row shows its share.
     bool showsSamples() const { return m_stallsA.has_value(); }
 
@@ -70,7 +70,7 @@ private:
     int m_left = 0, m_right = 0;
     Schedule m_a, m_b;
     ScheduleDiff m_diff;
-    std::vector<uint32_t> m_changeRows;
+    std::vector<Position> m_changeRows;
     int m_currentChange = -1;
     int m_moved = 0, m_shifted = 0, m_controlChanged = 0;
     QString m_error;

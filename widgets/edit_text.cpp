@@ -8,9 +8,9 @@ namespace sassx {
 
 namespace {
 
-QString address(uint32_t position)
+QString address(Position position)
 {
-    return QStringLiteral("%1").arg(uint64_t(position) * 16, 4, 16, QLatin1Char('0'));
+    return QStringLiteral("%1").arg(uint64_t(position.value()) * 16, 4, 16, QLatin1Char('0'));
 }
 
 QString tr(const char* text)
@@ -24,10 +24,11 @@ QString describeEdit(const VariantTree& variants, const Edit& edit)
 {
     const auto analysis = variants.analysis();
     const Schedule& s = variants.schedule();
-    const uint32_t at = edit.kind == Edit::Kind::Move ? edit.from : edit.at;
-    if (!analysis || at >= s.order.size() || (edit.kind == Edit::Kind::Move && edit.to >= s.order.size()))
+    const Position at = edit.kind == Edit::Kind::Move ? edit.from : edit.at;
+    const Position end = s.order.endIndex();
+    if (!analysis || at >= end || (edit.kind == Edit::Kind::Move && edit.to >= end))
         return QString::fromStdString(edit.describe());
-    const QString opcode = QString::fromStdString(analysis->listing.instructions[s.order[at]].opcode);
+    const QString opcode = QString::fromStdString(analysis->listing.instructions[s.order[at].value()].opcode);
     if (edit.kind == Edit::Kind::Move)
         return tr("move %1 at %2 to %3").arg(opcode, address(edit.from), address(edit.to));
     QStringList fields;

@@ -108,7 +108,7 @@ bool ListingPanel::find(const QString& pattern, bool forward)
     // Every match, so the bar can say "n of m".
     std::vector<int> matches;
     for (int row = 0; row < rows; ++row) {
-        if (m->positionOfRow(row) < 0) continue;
+        if (!m->positionOfRow(row)) continue; // a block separator
         const QString text = m->index(row, ListingModel::PredicateColumn).data().toString() +
                              QLatin1Char(' ') +
                              m->index(row, ListingModel::InstructionColumn).data().toString();

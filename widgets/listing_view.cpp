@@ -1,6 +1,7 @@
 #include "widgets/listing_view.h"
 
 #include "core/session/kernel_edits.h"
+#include "core/session/workspace.h"
 
 #include "widgets/edit_text.h"
 
@@ -107,8 +108,10 @@ ListingView::ListingView(VariantTree* variants, SearchRuns* searches, EditContro
 
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
-                if (!m_syncing && current.isValid())
-                    m_variants->setSelectedInstruction(m_model->originalOfRow(current.row()));
+                if (!m_syncing && current.isValid()) {
+                    const std::optional<InstrId> original = m_model->originalOfRow(current.row());
+                    m_variants->setSelectedInstruction(original ? int(original->value()) : -1);
+                }
             });
     connect(m_variants, &VariantTree::selectionChanged, this, &ListingView::syncFromSession);
     // Another kernel (or input) opens at its top, with no jump history or banner from the last one.
@@ -226,7 +229,8 @@ void ListingView::restoreHeaderState()
 
 void ListingView::syncFromSession()
 {
-    const int row = m_model->rowOfOriginal(m_variants->selectedInstruction());
+    const int selected = m_variants->selectedInstruction();
+    const int row = selected < 0 ? -1 : m_model->rowOfOriginal(InstrId(uint32_t(selected)));
     m_syncing = true;
     if (row < 0) {
         clearSelection();
@@ -240,9 +244,9 @@ void ListingView::syncFromSession()
 
 void ListingView::selectRow(int row, bool pushHistory)
 {
-    if (row < 0 || m_model->positionOfRow(row) < 0) return;
+    if (row < 0 || !m_model->positionOfRow(row)) return;
     if (pushHistory && m_variants->selectedInstruction() >= 0) {
-        m_history.push_back(m_variants->selectedInstruction());
+        m_history.push_back(InstrId(uint32_t(m_variants->selectedInstruction())));
         Q_EMIT historyChanged();
     }
     setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
@@ -273,7 +277,7 @@ bool ListingView::followBranch()
 bool ListingView::goBack()
 {
     if (m_history.empty()) return false;
-    const int original = m_history.back();
+    const InstrId original = m_history.back();
     m_history.pop_back();
     Q_EMIT historyChanged();
     selectRow(m_model->rowOfOriginal(original));
@@ -327,23 +331,24 @@ void ListingView::applyEdit(const Edit& edit, int row)
 bool ListingView::moveCurrent(int delta)
 {
     const int row = currentIndex().row();
-    const int position = m_model->positionOfRow(row);
-    if (position < 0) return false;
-    const int target = position + delta;
-    if (target < 0 || size_t(target) >= m_variants->schedule().order.size()) return false;
+    const std::optional<Position> position = m_model->positionOfRow(row);
+    if (!position) return false;
+    if (int64_t(position->value()) + delta < 0) return false;
+    const Position target = *position + delta;
+    if (target >= m_variants->schedule().order.endIndex()) return false;
     const int targetRow = m_model->rowOfPosition(target);
     if (const QString refusal = editRefusal(); !refusal.isEmpty()) {
         showRefusal(row, refusal);
         return false;
     }
     // Block boundary: applyEdits would refuse with a structural message; say it plainly instead.
-    if (m_variants->analysis()->cfg.blockOf[size_t(position)] !=
-        m_variants->analysis()->cfg.blockOf[size_t(target)]) {
+    const ControlFlowGraph& cfg = m_variants->analysis()->cfg;
+    if (blockAt(cfg, *position) != blockAt(cfg, target)) {
         showRefusal(row, tr("Instructions never leave their basic block (block starts stay fixed so every "
                             "branch stays valid)."));
         return false;
     }
-    const Edit edit = Edit::move(uint32_t(position), uint32_t(target));
+    const Edit edit = Edit::move(*position, target);
     // Named before it applies: the positions refer to the schedule as it is now.
     const QString what = describeEdit(*m_variants, edit);
     const EditOutcome outcome = m_controller->apply(edit);
@@ -382,12 +387,14 @@ void ListingView::mouseMoveEvent(QMouseEvent* event)
         m_dragging = true;
         m_dragPosition = m_model->positionOfRow(m_pressRow);
         m_legalRows.clear();
-        for (uint32_t p : m_controller->legalTargets(uint32_t(m_dragPosition)))
-            m_legalRows.insert(m_model->rowOfPosition(int(p)));
+        if (m_dragPosition)
+            for (Position p : m_controller->legalTargets(*m_dragPosition))
+                m_legalRows.insert(m_model->rowOfPosition(p));
         viewport()->setCursor(Qt::ClosedHandCursor);
-        Q_EMIT statusMessage(m_legalRows.empty() ? m_controller->whyNoTarget(uint32_t(m_dragPosition))
-                                                 : tr("Drop on a highlighted row: %n legal position(s)",
-                                                      nullptr, int(m_legalRows.size())));
+        Q_EMIT statusMessage(
+            m_legalRows.empty() && m_dragPosition
+                ? m_controller->whyNoTarget(*m_dragPosition)
+                : tr("Drop on a highlighted row: %n legal position(s)", nullptr, int(m_legalRows.size())));
     }
     if (m_dragging) {
         m_hoverRow = rowAt(event->pos().y());
@@ -409,26 +416,26 @@ void ListingView::mouseReleaseEvent(QMouseEvent* event)
 
 void ListingView::finishDrag(int targetRow)
 {
-    const int from = m_dragPosition;
+    const std::optional<Position> from = m_dragPosition;
     cancelDrag();
-    const int to = m_model->positionOfRow(targetRow);
-    if (from < 0 || to < 0 || to == from) return;
-    if (m_variants->analysis()->cfg.blockOf[size_t(from)] !=
-        m_variants->analysis()->cfg.blockOf[size_t(to)]) {
+    const std::optional<Position> to = m_model->positionOfRow(targetRow);
+    if (!from || !to || *to == *from) return;
+    const ControlFlowGraph& cfg = m_variants->analysis()->cfg;
+    if (blockAt(cfg, *from) != blockAt(cfg, *to)) {
         showRefusal(targetRow,
                     tr("Instructions never leave their basic block (block starts stay fixed so every "
                        "branch stays valid)."),
-                    describeEdit(*m_variants, Edit::move(uint32_t(from), uint32_t(to))));
+                    describeEdit(*m_variants, Edit::move(*from, *to)));
         return;
     }
-    applyEdit(Edit::move(uint32_t(from), uint32_t(to)), targetRow);
+    applyEdit(Edit::move(*from, *to), targetRow);
 }
 
 void ListingView::cancelDrag()
 {
     m_dragging = false;
     m_pressRow = -1;
-    m_dragPosition = -1;
+    m_dragPosition.reset();
     m_hoverRow = -1;
     m_legalRows.clear();
     viewport()->unsetCursor();
@@ -443,7 +450,7 @@ void ListingView::paintEvent(QPaintEvent* event)
     const int first = std::max(0, rowAt(0));
     int last = rowAt(viewport()->height());
     if (last < 0) last = m_model->rowCount() - 1;
-    const int sourceRow = m_model->rowOfPosition(m_dragPosition);
+    const int sourceRow = m_dragPosition ? m_model->rowOfPosition(*m_dragPosition) : -1;
     for (int row = first; row <= last; ++row) {
         const int y = rowViewportPosition(row);
         const QRect band(0, y, viewport()->width(), rowHeight(row));
@@ -492,15 +499,15 @@ void ListingView::mouseDoubleClickEvent(QMouseEvent* event)
 void ListingView::contextMenuEvent(QContextMenuEvent* event)
 {
     const int row = rowAt(event->pos().y());
-    const int position = m_model->positionOfRow(row);
-    if (position < 0) return;
+    const std::optional<Position> position = m_model->positionOfRow(row);
+    if (!position) return;
     // The row is under the pointer: select it where it is. Centring it (selectRow) scrolled the listing
     // by several rows, and the menu then opened beside another instruction.
     setCurrentIndex(m_model->index(row, ListingModel::InstructionColumn));
     QMenu menu(this);
     const QString refusal = editRefusal();
     if (refusal.isEmpty()) {
-        addEditActions(menu, position, row);
+        addEditActions(menu, *position, row);
     } else {
         QAction* off = menu.addAction(tr("Edits Are Off (Hover for Why)"));
         off->setEnabled(false);

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -82,10 +83,10 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
-    void addEditActions(QMenu& menu, int position, int row);
-    void addPolicySuggestions(QMenu& menu, int position, int row);
+    void addEditActions(QMenu& menu, Position position, int row);
+    void addPolicySuggestions(QMenu& menu, Position position, int row);
     void askPolicy(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
-                   const QString& runLabel, int position, int row);
+                   const QString& runLabel, Position position, int row);
     void fillPolicySuggestions(QMenu* sub, const Result<std::vector<PolicySuggestion>>& suggestions,
                                const std::string& policy, const search::SearchConfig& config,
                                const QString& runLabel, int row);
@@ -116,10 +117,10 @@ private:
     int m_pressRow = -1;
     QPoint m_pressPos;
     bool m_dragging = false;
-    int m_dragPosition = -1;
+    std::optional<Position> m_dragPosition;
     int m_hoverRow = -1;
     std::set<int> m_legalRows;
-    std::vector<int> m_history; // original indices
+    std::vector<InstrId> m_history;
     bool m_syncing = false;
     bool m_fitting = false;
     std::map<int, int> m_narrowed; // column -> the width it had before it gave way

@@ -13,14 +13,14 @@
 namespace sassx {
 
 // Stall, yield and reuse of the instruction at `position`, the FFMA interleave and a policy's suggestions.
-void ListingView::addEditActions(QMenu& menu, int position, int row)
+void ListingView::addEditActions(QMenu& menu, Position position, int row)
 {
-    const uint32_t orig = m_variants->schedule().order[size_t(position)];
+    const InstrId orig = m_variants->schedule().order[position];
     const Control c = m_variants->schedule().control[orig];
     QMenu* stall = menu.addMenu(tr("Stall"));
     stall->setToolTipsVisible(true);
     // Each value asks the checker: the allowed ones can be chosen, the others say why not.
-    for (const StallChoice& choice : m_controller->stallChoices(uint32_t(position))) {
+    for (const StallChoice& choice : m_controller->stallChoices(position)) {
         const int s = choice.stall;
         QAction* a = stall->addAction(choice.allowed ? QString::number(s) : tr("%1 — not allowed").arg(s));
         a->setCheckable(true);
@@ -29,7 +29,7 @@ void ListingView::addEditActions(QMenu& menu, int position, int row)
         a->setToolTip(choice.allowed ? tr("Allowed") : choice.reason);
         a->setStatusTip(a->toolTip());
         connect(a, &QAction::triggered, this, [this, position, s, row] {
-            applyEdit(Edit::control(uint32_t(position), uint8_t(s), std::nullopt, std::nullopt), row);
+            applyEdit(Edit::control(position, uint8_t(s), std::nullopt, std::nullopt), row);
         });
     }
     if (c.yield && (c.reuse & 7)) {
@@ -37,18 +37,17 @@ void ListingView::addEditActions(QMenu& menu, int position, int row)
         // (nvdisasm then prints no .reuse marks) or cleared with it (what ptxas writes).
         QMenu* yield = menu.addMenu(tr("Yield bit"));
         yield->addAction(tr("Clear, Keep Reuse Flags"), this, [this, position, row] {
-            applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(0), std::nullopt), row);
+            applyEdit(Edit::control(position, std::nullopt, uint8_t(0), std::nullopt), row);
         });
         yield->addAction(tr("Clear with Reuse Flags"), this, [this, position, row] {
-            applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(0), uint8_t(0)), row);
+            applyEdit(Edit::control(position, std::nullopt, uint8_t(0), uint8_t(0)), row);
         });
     } else {
         QAction* yield = menu.addAction(tr("Yield bit"));
         yield->setCheckable(true);
         yield->setChecked(c.yield);
         connect(yield, &QAction::triggered, this, [this, position, c, row] {
-            applyEdit(Edit::control(uint32_t(position), std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt),
-                      row);
+            applyEdit(Edit::control(position, std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt), row);
         });
     }
     QMenu* reuse = menu.addMenu(tr("Reuse flags"));
@@ -58,9 +57,7 @@ void ListingView::addEditActions(QMenu& menu, int position, int row)
         a->setCheckable(true);
         a->setChecked((c.reuse >> k) & 1);
         connect(a, &QAction::triggered, this, [this, position, c, k, row] {
-            applyEdit(
-                Edit::control(uint32_t(position), std::nullopt, std::nullopt, uint8_t(c.reuse ^ (1 << k))),
-                row);
+            applyEdit(Edit::control(position, std::nullopt, std::nullopt, uint8_t(c.reuse ^ (1 << k))), row);
         });
     }
     // DeepGEMM's named edit over the whole kernel, each of its edits judged like a hand-made one, in

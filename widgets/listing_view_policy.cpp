@@ -11,7 +11,7 @@
 
 namespace sassx {
 
-void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
+void ListingView::addPolicySuggestions(QMenu& menu, Position position, int row)
 {
     // The latest PPO run's policy, asked about this instruction in the schedule shown (docs/ppo.md). The
     // policy is consulted when the submenu opens, so the context menu itself never waits for it.
@@ -28,7 +28,7 @@ void ListingView::addPolicySuggestions(QMenu& menu, int position, int row)
 }
 
 void ListingView::askPolicy(QMenu* sub, const std::string& policy, const search::SearchConfig& config,
-                            const QString& runLabel, int position, int row)
+                            const QString& runLabel, Position position, int row)
 {
     // Loading a policy and scoring every legal action of the schedule takes a while on a large kernel:
     // it runs on the advisor's job thread (one thread, so the advisor is never used by two at once) and
@@ -41,7 +41,7 @@ void ListingView::askPolicy(QMenu* sub, const std::string& policy, const search:
     const Schedule schedule = m_variants->schedule();
     m_policyJobs->start(
         [advisor, kernel, config, policy, schedule, position](const JobControl&) {
-            return advisor->suggestions(*kernel, config, policy, schedule, uint32_t(position));
+            return advisor->suggestions(*kernel, config, policy, schedule, position);
         },
         [this, target, policy, config, runLabel, row](Result<std::vector<PolicySuggestion>> suggestions) {
             if (!target) return;

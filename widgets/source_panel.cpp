@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
 
 namespace sassx {
 
@@ -118,8 +119,8 @@ void SourcePanel::refresh()
         lines.hasVariant = bool(diff);
     }
     const int chosen = currentLine();
-    const std::vector<uint32_t> chosenInstructions =
-        chosen >= 0 ? m_model->lines().lines[size_t(chosen)].instructions : std::vector<uint32_t>{};
+    const std::vector<InstrId> chosenInstructions =
+        chosen >= 0 ? m_model->lines().lines[size_t(chosen)].instructions : std::vector<InstrId>{};
     const bool sameKernel = lines.map == m_model->lines().map;
     m_syncing = true;
     m_model->setLines(std::move(lines));
@@ -161,7 +162,7 @@ void SourcePanel::refresh()
 // highlighted), without moving the listing's selection.
 void SourcePanel::followSelection(int original)
 {
-    const int row = original >= 0 ? m_model->rowOfInstruction(uint32_t(original)) : -1;
+    const int row = original >= 0 ? m_model->rowOfInstruction(InstrId(uint32_t(original))) : -1;
     if (row < 0 || row == currentLine()) return;
     m_syncing = true;
     chooseLine(row);
@@ -178,21 +179,23 @@ void SourcePanel::lineChosen(int row, bool fromUser)
         m_listing->setHighlightedInstructions({});
         return;
     }
-    const std::vector<uint32_t>& instructions = m_model->lines().lines[size_t(row)].instructions;
+    const std::vector<InstrId>& instructions = m_model->lines().lines[size_t(row)].instructions;
     m_listing->setHighlightedInstructions(instructions);
     if (!fromUser) return;
     const int selected = m_variants->selectedInstruction();
-    if (selected >= 0 && std::binary_search(instructions.begin(), instructions.end(), uint32_t(selected)))
+    if (selected >= 0 &&
+        std::binary_search(instructions.begin(), instructions.end(), InstrId(uint32_t(selected))))
         return;
-    int first = -1, firstPosition = -1;
-    for (uint32_t i : instructions) {
-        const int p = m_listing->positionOfOriginal(int(i));
-        if (p >= 0 && (firstPosition < 0 || p < firstPosition)) first = int(i), firstPosition = p;
+    std::optional<InstrId> first;
+    std::optional<Position> firstPosition;
+    for (InstrId i : instructions) {
+        const std::optional<Position> p = m_listing->positionOfOriginal(i);
+        if (p && (!firstPosition || *p < *firstPosition)) first = i, firstPosition = p;
     }
-    if (first < 0) return;
-    m_variants->setSelectedInstruction(first);
+    if (!first) return;
+    m_variants->setSelectedInstruction(int(first->value()));
     // The first at the middle of the listing, so that the rest of the line shows below it.
-    m_view->scrollTo(m_listing->index(m_listing->rowOfOriginal(first), 0),
+    m_view->scrollTo(m_listing->index(m_listing->rowOfOriginal(*first), 0),
                      QAbstractItemView::PositionAtCenter);
 }
 

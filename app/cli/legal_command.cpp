@@ -55,8 +55,8 @@ std::string whyNothingMoves(const sassx::KernelWorkspace& k, const sassx::Schedu
     const auto& insts = k.analysis().listing.instructions;
     std::map<sassx::HazardKind, std::pair<int, std::string>> byRule;
     int candidates = 0;
-    for (uint32_t p = 0; p < identity.order.size(); ++p) {
-        if (!all && !insts[identity.order[p]].isMemory()) continue;
+    for (sassx::Position p : identity.positions()) {
+        if (!all && !insts[identity.order[p].value()].isMemory()) continue;
         ++candidates;
         if (auto h = k.whyImmovable(identity, p)) {
             auto& [count, example] = byRule[h->kind];
@@ -89,7 +89,7 @@ struct LegalArgs
 struct LegalMoves
 {
     nlohmann::json moves = nlohmann::json::array();
-    std::set<uint32_t> movable;
+    std::set<sassx::Position> movable;
     std::map<std::string, int> refusalCount; // --reschedule: order targets refused, by the refusal's text
     std::string mostCommonRefusal;
 };
@@ -109,14 +109,14 @@ LegalMoves rescheduledMoves(const sassx::KernelWorkspace& k, const sassx::Schedu
 {
     const auto& a = k.analysis();
     LegalMoves out;
-    for (uint32_t p = 0; p < identity.order.size(); ++p) {
-        if (!all && !a.listing.instructions[p].isMemory()) continue;
+    for (sassx::Position p : identity.positions()) {
+        if (!all && !a.listing.instructions[identity.order[p].value()].isMemory()) continue;
         std::vector<std::string> refusals;
         for (auto& [to, s] :
              k.checker().rescheduler().rescheduledTargets(identity, p, maxDistance, &refusals)) {
             nlohmann::json changed = nlohmann::json::array();
-            for (uint32_t i = 0; i < s.control.size(); ++i)
-                if (s.control[i] != a.listing.instructions[i].control) changed.push_back(i);
+            for (sassx::InstrId i : s.instructions())
+                if (s.control[i] != a.listing.instructions[i.value()].control) changed.push_back(i);
             out.moves.push_back({{"from", p}, {"to", to}, {"control_changed", changed}});
             out.movable.insert(p);
         }
@@ -137,13 +137,10 @@ LegalMoves rescheduledMoves(const sassx::KernelWorkspace& k, const sassx::Schedu
 nlohmann::json controlEdits(const sassx::KernelWorkspace& k, const sassx::Schedule& identity,
                             const std::string& control)
 {
-    using sassx::ControlSpace;
     nlohmann::json edits = nlohmann::json::array();
     if (control.empty()) return edits;
-    const ControlSpace space = control == "yield"   ? ControlSpace::Yield
-                               : control == "reuse" ? ControlSpace::Reuse
-                               : control == "stall" ? ControlSpace::Stall
-                                                    : ControlSpace::All;
+    // The option's check admits only the table's names.
+    const sassx::ControlSpace space = sassx::parseControlSpace(control).value_or(sassx::ControlSpace::All);
     for (const sassx::ControlEditOption& option : sassx::legalControlEdits(k, identity, space)) {
         nlohmann::json j = sassx::Variant{"", "", {option.edit}}.toJson().at("edits").at(0);
         if (option.note) j["note"] = *option.note;
@@ -165,6 +162,7 @@ void printText(const sassx::KernelWorkspace& k, const LegalArgs& args, const Leg
     if (!why.empty()) std::printf("  why none: %s\n", why.c_str());
     if (!legal.mostCommonRefusal.empty())
         std::printf("  most common refusal: %s\n", legal.mostCommonRefusal.c_str());
+    // Positions of ptxas' order: the instruction at position f is the listing's instruction f.
     for (const auto& m : legal.moves) {
         uint32_t f = m["from"], t = m["to"];
         std::printf("  %5u -> %5u  %s\n", f, t, a.listing.instructions[f].text().c_str());
@@ -224,7 +222,7 @@ CliCommand addLegalCommand(CLI::App& root)
             "--control", args->control,
             "also the legal control edits of ptxas' order: yield flips, reuse flags, stall decreases "
             "or all")
-        ->check(oneOf({"yield", "reuse", "stall", "all"}));
+        ->check(oneOf(sassx::enumNameList(sassx::kControlSpaceNames)));
     command->add_flag("--reschedule", args->reschedule,
                       "moves whose order is legal with control codes derived for it");
     command

@@ -47,7 +47,7 @@ sassx::Result<std::vector<sassx::Edit>> parseEdits(const GivenEdits& given)
         if (name == "--move") {
             uint32_t to = 0;
             if (!parseUint(rest, to)) return makeError("bad target in --move '" + value + "'");
-            edits.push_back(Edit::move(first, to));
+            edits.push_back(Edit::move(Position(first), Position(to)));
             continue;
         }
         // "yield=0" alone keeps the instruction's reuse flags; "yield=0,reuse=0" clears them in the
@@ -81,7 +81,7 @@ sassx::Result<std::vector<sassx::Edit>> parseEdits(const GivenEdits& given)
             if (slot) return makeError("field '" + field + "' given twice in --edit '" + value + "'");
             slot = uint8_t(v);
         }
-        edits.push_back(Edit::control(first, fields[0], fields[1], fields[2]));
+        edits.push_back(Edit::control(Position(first), fields[0], fields[1], fields[2]));
     }
     return edits;
 }
@@ -114,20 +114,25 @@ int deriveControl(const sassx::KernelWorkspace& k, const std::vector<sassx::Edit
     const auto& a = k.analysis();
     std::vector<int> blocks;
     for (const auto& b : a.cfg.blocks)
-        for (uint32_t p = b.first; p < b.end; ++p)
-            if (edits.empty() || schedule.order[p] != p ||
-                schedule.control[p] != a.listing.instructions[p].control) {
+        for (uint32_t n = b.first; n < b.end; ++n) {
+            // Blocks never change membership: the block's positions and its instructions are both its
+            // original range, and ptxas' order has instruction n at position n.
+            const sassx::Position p(n);
+            const sassx::InstrId i(n);
+            if (edits.empty() || schedule.order[p] != i ||
+                schedule.control[i] != a.listing.instructions[n].control) {
                 blocks.push_back(b.index); // no edits: derive codes for ptxas' own order everywhere
                                            // (with --minimal-stalls: every stall as low as allowed)
                 break;
             }
+        }
     if (auto why = k.checker().reschedule(schedule, blocks, minimalStalls)) {
         std::cerr << "sassx-cli: illegal: " << *why << "\n";
         return 2;
     }
     int changed = 0;
-    for (uint32_t i = 0; i < schedule.control.size(); ++i)
-        changed += schedule.control[i] != a.listing.instructions[i].control;
+    for (sassx::InstrId i : schedule.instructions())
+        changed += schedule.control[i] != a.listing.instructions[i.value()].control;
     std::cerr << "derived control codes: " << changed << " instruction(s) differ from ptxas'\n";
     return 0;
 }
@@ -171,7 +176,7 @@ int runMove(const MoveArgs& args, const GivenEdits& given)
     std::cerr << "wrote " << args.out << " (" << edits->size() << " edit(s), legal)\n";
     // Reuse flags kept under Y0 are in the word, though nvdisasm prints no marks there: say so, with
     // the measured row that allows each.
-    for (uint32_t i = 0; i < schedule->control.size(); ++i)
+    for (InstrId i : schedule->instructions())
         if (auto note = k.checker().controlRules().keptReuseNote(i, schedule->control[i]))
             std::cerr << "note: " << *note << "\n";
     return 0;

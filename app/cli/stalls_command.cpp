@@ -85,17 +85,19 @@ void printText(const StallProfile& p, const KernelStalls& k, const KernelAnalysi
         std::printf("  block %-4zu at %04x  %6.2f%%\n", blocks[i], a.cfg.blocks[blocks[i]].first * 16,
                     100.0 * double(k.byBlock[blocks[i]]) / double(k.samples));
     std::printf("\ninstructions with the most samples (address in this variant, original index):\n");
-    std::vector<uint32_t> positions;
-    for (uint32_t pos = 0; pos < s.order.size(); ++pos)
+    std::vector<Position> positions;
+    for (Position pos : s.positions())
         if (k.byOriginal[s.order[pos]].samples) positions.push_back(pos);
-    std::sort(positions.begin(), positions.end(), [&](uint32_t x, uint32_t y) {
+    std::sort(positions.begin(), positions.end(), [&](Position x, Position y) {
         return k.byOriginal[s.order[x]].samples > k.byOriginal[s.order[y]].samples;
     });
     for (size_t i = 0; i < positions.size() && int(i) < top; ++i) {
-        const uint32_t orig = s.order[positions[i]];
-        std::printf("  %04x  #%-5u %6.2f%%  %-44s  %s\n", positions[i] * 16, orig, 100.0 * k.share(orig),
-                    instructionText(a.listing.instructions[orig], s.control[orig]).substr(0, 44).c_str(),
-                    reasonsText(k.byOriginal[orig], 3).c_str());
+        const InstrId orig = s.order[positions[i]];
+        std::printf(
+            "  %04x  #%-5u %6.2f%%  %-44s  %s\n", positions[i].value() * 16, orig.value(),
+            100.0 * k.share(orig),
+            instructionText(a.listing.instructions[orig.value()], s.control[orig]).substr(0, 44).c_str(),
+            reasonsText(k.byOriginal[orig], 3).c_str());
     }
 }
 

@@ -2,6 +2,7 @@
 // a variant switch, data() over every cell, painting the view at several scroll positions, scrolling
 // page by page, a regex find that scans every row, and the legal drop targets a drag start computes.
 // Prints a Markdown table (and writes it to argv[2] when given).
+#include "core/rewrite/block_positions.h"
 #include "core/session/session.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/dependency_gutter.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <vector>
 
 using namespace sassx;
@@ -105,10 +107,10 @@ int main(int argc, char** argv)
     QCoreApplication::processEvents();
 
     // Variant switch: a one-move variant and back (each a model reset of n rows + repaint).
-    uint32_t from = 0;
+    Position from(0);
     for (const auto& b : session.analysis()->cfg.blocks)
         if (b.size() >= 2) {
-            from = b.first + 1;
+            from = firstPosition(b) + 1;
             break;
         }
     const int variant =
@@ -182,13 +184,14 @@ int main(int argc, char** argv)
     const BasicBlock* biggest = &a.cfg.blocks.front();
     for (const auto& b : a.cfg.blocks)
         if (b.size() > biggest->size()) biggest = &b;
-    int memPos = -1;
-    for (uint32_t p = biggest->first + biggest->size() / 2; p < biggest->end && memPos < 0; ++p)
-        if (a.listing.instructions[session.variantTree()->schedule().order[p]].isMemory()) memPos = int(p);
-    if (memPos >= 0) {
+    std::optional<Position> memPos;
+    for (Position p = firstPosition(*biggest) + biggest->size() / 2; p < endPosition(*biggest) && !memPos;
+         ++p)
+        if (a.listing.instructions[session.variantTree()->schedule().order[p].value()].isMemory()) memPos = p;
+    if (memPos) {
         size_t targets = 0;
         ms = timeIt(
-            3, [&] { targets = controller.legalTargets(uint32_t(memPos)).size(); }, &runs);
+            3, [&] { targets = controller.legalTargets(*memPos).size(); }, &runs);
         rows.push_back(
             {QStringLiteral("legal drop targets at drag start (LegalityChecker::legalTargets)"), ms, runs,
              QStringLiteral("block of %1 instructions, %2 legal targets").arg(biggest->size()).arg(targets)});

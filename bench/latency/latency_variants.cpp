@@ -95,11 +95,12 @@ bool hazardOnlyOnPairs(const KernelAnalysis& a, const LegalityReport& r, const s
                        std::string* why, int* crossing)
 {
     for (const auto& h : r.hazards) {
-        const bool own = firsts.count(h.first) &&
+        const bool own = firsts.count(h.first.value()) &&
                          (h.second == h.first + 1 ||
                           (h.second == h.first && h.kind == HazardKind::Structure)); // the stall value rule
         if (own) continue;
-        if (h.kind == HazardKind::Latency && h.first < h.second && impliedWaw(a, h.first, h.second, firsts))
+        if (h.kind == HazardKind::Latency && h.first < h.second &&
+            impliedWaw(a, h.first.value(), h.second.value(), firsts))
             continue;
         if (crossing && h.kind == HazardKind::Latency && h.first != h.second) {
             ++*crossing;
@@ -213,7 +214,7 @@ int main(int argc, char** argv)
                     for (uint32_t i : firsts) {
                         if (issueGap(ins[i].control) < n || ins[i].control.stall > 11) continue;
                         Schedule trial = s;
-                        trial.control[i].stall = uint8_t(n);
+                        trial.control[InstrId(i)].stall = uint8_t(n);
                         auto trialUsed = used;
                         trialUsed.insert(i);
                         std::string why;

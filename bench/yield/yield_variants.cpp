@@ -80,7 +80,7 @@ struct KernelPlan
 {
     std::string kernel;
     std::shared_ptr<const KernelAnalysis> analysis;
-    std::vector<uint32_t> edited;
+    std::vector<InstrId> edited;
     json manifest;
 };
 
@@ -101,15 +101,15 @@ Result<KernelPlan> plan(const Cubin& cubin, const std::string& kernel, const Rul
             const auto& next = ins[i + 1];
             if (next.baseOpcode != rule.reader || !reads(next, ins[i])) continue;
         }
-        p.edited.push_back(i);
+        p.edited.push_back(InstrId(i));
     }
     if (p.edited.empty()) return makeError(kernel + ": no instruction matches the rule");
     json edits = json::array();
-    for (uint32_t i : p.edited)
+    for (InstrId i : p.edited)
         edits.push_back({{"index", i},
-                         {"text", ins[i].text()},
-                         {"stall", ins[i].control.stall},
-                         {"yield", ins[i].control.yield}});
+                         {"text", ins[i.value()].text()},
+                         {"stall", ins[i.value()].control.stall},
+                         {"yield", ins[i.value()].control.yield}});
     json bodyText = json::array();
     for (uint32_t i = body->first; i < body->end; ++i)
         bodyText.push_back({{"index", i},
@@ -169,7 +169,7 @@ int main(int argc, char** argv)
                 auto current = Cubin::parse(bytes);
                 if (!current) return fail(current.message());
                 Schedule s = Schedule::identity(*p.analysis);
-                for (uint32_t i : p.edited) {
+                for (InstrId i : p.edited) {
                     s.control[i].stall = uint8_t(stall);
                     s.control[i].yield = uint8_t(yield);
                 }

@@ -3,6 +3,7 @@
 #include "core/analysis/arch_model.h"
 #include "core/analysis/kernel_analysis.h"
 #include "core/common/paths.h"
+#include "core/rewrite/block_positions.h"
 #include "core/sass/semantics.h"
 
 #include <nlohmann/json.hpp>
@@ -426,10 +427,9 @@ Result<Estimate> estimateSchedule(const KernelAnalysis& a, const Schedule& s, co
     if (s.order.size() != insts.size() || s.control.size() != insts.size())
         return makeError("the schedule has " + std::to_string(s.order.size()) + " instructions, the kernel " +
                          std::to_string(insts.size()));
-    for (uint32_t o : s.order)
-        if (o >= insts.size())
-            return makeError("the schedule names instruction " + std::to_string(o) +
-                             " past the kernel's end");
+    for (InstrId o : s.order)
+        if (o.value() >= insts.size())
+            return makeError("the schedule names instruction " + to_string(o) + " past the kernel's end");
     auto occ = computeOccupancy(p, launch);
     if (!occ) return occ.error();
 
@@ -473,9 +473,9 @@ Result<Estimate> estimateSchedule(const KernelAnalysis& a, const Schedule& s, co
     for (size_t si = 0; si < segBlocks.size(); ++si) {
         std::vector<Op> ops;
         for (int b : segBlocks[si])
-            for (uint32_t pos = blocks[size_t(b)].first; pos < blocks[size_t(b)].end; ++pos) {
-                const uint32_t orig = s.order[pos];
-                ops.push_back(makeOp(insts[orig], s.control[orig], p));
+            for (Position pos : positionsOf(blocks[size_t(b)])) {
+                const InstrId orig = s.order[pos];
+                ops.push_back(makeOp(insts[orig.value()], s.control[orig], p));
             }
         const int depth = segDepth[si];
         const int passes = depth > 0 ? p.loopPasses : 1;

@@ -1,28 +1,29 @@
 // MoveEnumerator::legalControlEdits (declared in move_enumerator.h): the control edits a search or a
 // menu may offer, judged by the same rules the checker applies (core/rewrite/control_rules.h) and then
 // by the checker's own pass over the edited block, so nothing is offered that the check would refuse.
+#include "core/rewrite/block_positions.h"
 #include "core/rewrite/move_enumerator.h"
 
 namespace sassx {
 
 std::vector<Edit> MoveEnumerator::legalControlEdits(const Schedule& current, ControlSpace space,
-                                                    const std::vector<uint32_t>& onlyPositions) const
+                                                    const std::vector<Position>& onlyPositions) const
 {
     std::vector<Edit> out;
     const auto& a = m_model->analysis();
     const ControlRules& rules = m_model->controlRules();
     const uint32_t n = uint32_t(a.listing.instructions.size());
     if (current.order.size() != n || current.control.size() != n) return out;
-    std::vector<char> seen(n, 0);
-    for (uint32_t i : current.order) {
-        if (i >= n || seen[i]) return out; // not a permutation: check() refuses it, nothing to offer
+    IndexVector<InstrId, char> seen(n, 0);
+    for (InstrId i : current.order) {
+        if (i.value() >= n || seen[i]) return out; // not a permutation: check() refuses it, nothing to offer
         seen[i] = 1;
     }
     const auto pos = current.positionOf();
-    std::vector<char> wanted(onlyPositions.empty() ? 0 : n, 0);
-    for (uint32_t p : onlyPositions)
-        if (p < n) wanted[p] = 1;
-    auto isWanted = [&](uint32_t p) { return wanted.empty() || wanted[p]; };
+    IndexVector<Position, char> wanted(onlyPositions.empty() ? 0 : n, 0);
+    for (Position p : onlyPositions)
+        if (p.value() < n) wanted[p] = 1;
+    auto isWanted = [&](Position p) { return wanted.empty() || wanted[p]; };
     const CheckOptions stop{.stopAtFirst = true, .blocks = {}};
     // One working copy: each candidate is written into it, judged, and undone.
     Schedule trial = current;
@@ -33,14 +34,14 @@ std::vector<Edit> MoveEnumerator::legalControlEdits(const Schedule& current, Con
             return r.legal();
         };
         bool any = false;
-        for (uint32_t p = b.first; p < b.end && !any; ++p)
-            any = isWanted(p);
+        for (Position p : positionsOf(b))
+            any = any || isWanted(p);
         // A control edit changes no other block (cycles, reuse pairs and scoreboard spacing are per
         // block; cross-block bounds are per instruction), so judging its own block is judging the edit.
         if (!any || !blockLegal()) continue;
-        for (uint32_t p = b.first; p < b.end; ++p) {
+        for (Position p : positionsOf(b)) {
             if (!isWanted(p)) continue;
-            const uint32_t i = current.order[p];
+            const InstrId i = current.order[p];
             const Control before = current.control[i];
             auto consider = [&](const Control& edited, const Edit& edit) {
                 if (!rules.valueRefusals(i, edited).empty()) return;

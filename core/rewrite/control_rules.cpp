@@ -81,12 +81,12 @@ int issueGap(uint8_t stall, uint8_t yield)
     return stall;
 }
 
-std::string instructionAt(const KernelAnalysis& a, uint32_t i)
+std::string instructionAt(const KernelAnalysis& a, InstrId i)
 {
     char buf[32];
     std::snprintf(buf, sizeof buf, " at 0x%04llx",
-                  static_cast<unsigned long long>(a.listing.instructions[i].offset));
-    return a.listing.instructions[i].opcode + buf;
+                  static_cast<unsigned long long>(a.listing.instructions[i.value()].offset));
+    return a.listing.instructions[i.value()].opcode + buf;
 }
 
 ControlRules::ControlRules(const KernelAnalysis& analysis) : m_analysis(&analysis)
@@ -115,10 +115,10 @@ ControlRules::ControlRules(const KernelAnalysis& analysis) : m_analysis(&analysi
     m_gate = EncodingGate::forListing(analysis.listing);
 }
 
-std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& c) const
+std::vector<std::string> ControlRules::valueRefusals(InstrId i, const Control& c) const
 {
     const auto& a = *m_analysis;
-    const auto& ins = a.listing.instructions[i];
+    const auto& ins = a.listing.instructions[i.value()];
     const Control& orig = ins.control;
     std::vector<std::string> out;
     if (c.stall == 0 && orig.stall != 0)
@@ -140,11 +140,11 @@ std::vector<std::string> ControlRules::valueRefusals(uint32_t i, const Control& 
     return out;
 }
 
-std::optional<std::string> ControlRules::encodingRefusal(uint32_t i, const Control& c) const
+std::optional<std::string> ControlRules::encodingRefusal(InstrId i, const Control& c) const
 {
-    const auto& ins = m_analysis->listing.instructions[i];
+    const auto& ins = m_analysis->listing.instructions[i.value()];
     if (c == ins.control || !m_gate) return std::nullopt;
-    const auto judged = m_gate->judge(i, c.encode(ins.hi));
+    const auto judged = m_gate->judge(i.value(), c.encode(ins.hi));
     switch (judged.verdict) {
     case DecodeVerdict::Same:
         return std::nullopt;
@@ -162,9 +162,9 @@ std::optional<std::string> ControlRules::encodingRefusal(uint32_t i, const Contr
     return instructionAt(*m_analysis, i) + ": " + judged.why;
 }
 
-std::optional<std::string> ControlRules::reuseUnderY0Refusal(uint32_t i, uint8_t mask) const
+std::optional<std::string> ControlRules::reuseUnderY0Refusal(InstrId i, uint8_t mask) const
 {
-    const auto& ins = m_analysis->listing.instructions[i];
+    const auto& ins = m_analysis->listing.instructions[i.value()];
     const std::string who =
         instructionAt(*m_analysis, i) + ": reuse flags " + reuseMaskName(mask) + " with Y0 ";
     if (yieldRule() == YieldRule::PtxasHabits)
@@ -183,9 +183,9 @@ std::optional<std::string> ControlRules::reuseUnderY0Refusal(uint32_t i, uint8_t
     return std::nullopt;
 }
 
-std::optional<std::string> ControlRules::keptReuseNote(uint32_t i, const Control& c) const
+std::optional<std::string> ControlRules::keptReuseNote(InstrId i, const Control& c) const
 {
-    const auto& ins = m_analysis->listing.instructions[i];
+    const auto& ins = m_analysis->listing.instructions[i.value()];
     const uint8_t mask = uint8_t(c.reuse & 7);
     if (mask == 0 || (c.yield & 1) || (mask == (ins.control.reuse & 7) && c.yield == ins.control.yield))
         return std::nullopt;
@@ -196,13 +196,13 @@ std::optional<std::string> ControlRules::keptReuseNote(uint32_t i, const Control
            row.name + ")";
 }
 
-std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control& c) const
+std::optional<std::string> ControlRules::stallRefusal(InstrId i, const Control& c) const
 {
     // Some opcodes only encode some control values (nvdisasm rejects e.g. stall 15 on LDC), and stall
     // and yield act as one 5-bit value (ptxas pairs stalls above 11 only with Y0, and FADD with S12 Y1
     // changed rmsnorm's results on an H200; docs/sass-facts.md, control bits): allow only (stall, yield)
     // pairs ptxas itself used on the same opcode in this kernel.
-    const auto& ins = m_analysis->listing.instructions[i];
+    const auto& ins = m_analysis->listing.instructions[i.value()];
     if (c.stall == ins.control.stall) return std::nullopt;
     auto it = m_observedStalls.find(ins.baseOpcode);
     if (it != m_observedStalls.end() && (it->second & stallYieldBit(c.stall, c.yield))) return std::nullopt;
@@ -219,9 +219,9 @@ std::optional<std::string> ControlRules::stallRefusal(uint32_t i, const Control&
            "the next issue (bench/results/yield-semantics-h100-2026-11-22.md)";
 }
 
-std::optional<uint8_t> ControlRules::leastAllowedStall(uint32_t i, int atLeast, uint8_t yield) const
+std::optional<uint8_t> ControlRules::leastAllowedStall(InstrId i, int atLeast, uint8_t yield) const
 {
-    Control c = m_analysis->listing.instructions[i].control;
+    Control c = m_analysis->listing.instructions[i.value()].control;
     c.yield = yield & 1;
     for (int s = std::max(atLeast, 0); s <= 15; ++s) {
         c.stall = uint8_t(s);
@@ -230,10 +230,10 @@ std::optional<uint8_t> ControlRules::leastAllowedStall(uint32_t i, int atLeast, 
     return std::nullopt;
 }
 
-std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control& c) const
+std::optional<std::string> ControlRules::yieldRefusal(InstrId i, const Control& c) const
 {
     const auto& a = *m_analysis;
-    const auto& ins = a.listing.instructions[i];
+    const auto& ins = a.listing.instructions[i.value()];
     const uint8_t want = c.yield & 1;
     if (want == (ins.control.yield & 1)) return std::nullopt;
     const std::string who = instructionAt(a, i) + ": the yield bit cannot change here: ";
@@ -251,8 +251,8 @@ std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control&
     }
     // At a branch or barrier the bit may be what lets the other warps progress (a warp spinning on a
     // barrier without it could starve them): the probes measured one warp's gap and results, not that.
-    if (a.facts[i].wall)
-        return who + "it is a wall (" + a.facts[i].wallReason +
+    if (a.facts[i.value()].wall)
+        return who + "it is a wall (" + a.facts[i.value()].wallReason +
                "), where the bit may be what lets other warps progress (not measured)";
     if (habitsOnly()) {
         // The rule before the decode gate and the class table, kept for comparisons only.
@@ -280,26 +280,27 @@ std::optional<std::string> ControlRules::yieldRefusal(uint32_t i, const Control&
     return std::nullopt;
 }
 
-std::optional<std::string> ControlRules::reuseRefusal(const Schedule& s, uint32_t i, uint32_t p,
+std::optional<std::string> ControlRules::reuseRefusal(const Schedule& s, InstrId i, Position p,
                                                       int slot) const
 {
     const auto& a = *m_analysis;
-    const auto& b = a.cfg.blocks[a.cfg.blockOf[p]];
-    const bool hasNext = p + 1 < b.end;
-    const uint32_t next = hasNext ? s.order[p + 1] : 0;
+    // Blocks never change membership, so the block at a position is the original block there.
+    const auto& b = a.cfg.blocks[a.cfg.blockOf[p.value()]];
+    const bool hasNext = (p + 1).value() < b.end;
+    const InstrId next = hasNext ? s.order[p + 1] : InstrId(0);
     // ptxas' own flag, with the instruction ptxas put next still next.
-    if (((a.listing.instructions[i].control.reuse >> slot) & 1) && hasNext && next == i + 1)
+    if (((a.listing.instructions[i.value()].control.reuse >> slot) & 1) && hasNext && next == i + 1)
         return std::nullopt;
     if (slot > 2) return reuseWho(i, slot) + "is reserved";
     if (!hasNext) return reuseWho(i, slot) + "has no next instruction in its block to reuse the operand";
     return pairRefusal(i, next, slot);
 }
 
-std::optional<std::string> ControlRules::pairRefusal(uint32_t i, uint32_t next, int slot) const
+std::optional<std::string> ControlRules::pairRefusal(InstrId i, InstrId next, int slot) const
 {
     const auto& a = *m_analysis;
-    const auto& x = a.listing.instructions[i];
-    const auto& y = a.listing.instructions[next];
+    const auto& x = a.listing.instructions[i.value()];
+    const auto& y = a.listing.instructions[next.value()];
     const std::string who = reuseWho(i, slot);
     if (slot > 2) return who + "is reserved";
     const std::string nextName = instructionAt(a, next);
@@ -337,7 +338,7 @@ std::optional<std::string> ControlRules::pairRefusal(uint32_t i, uint32_t next, 
     return std::nullopt;
 }
 
-std::string ControlRules::reuseWho(uint32_t i, int slot) const
+std::string ControlRules::reuseWho(InstrId i, int slot) const
 {
     return instructionAt(*m_analysis, i) + ": the reuse flag on operand slot " + std::to_string(slot) + " (" +
            slotName(slot) + ") ";

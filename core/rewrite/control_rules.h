@@ -4,6 +4,7 @@
 // is computed with. LegalityChecker::check and LegalityChecker::legalControlEdits both call these, so
 // what a search is offered and what the checker accepts come from one rule table. docs/legality.md
 // ("Control edits") says where each bound comes from.
+#include "core/common/enum_names.h"
 #include "core/rewrite/variant.h"
 #include "core/sass/control.h"
 #include "core/sass/encoding_gate.h"
@@ -43,7 +44,7 @@ inline int issueGap(const Control& c)
 }
 
 // "LDG.E at 0x0120": how refusals name an instruction.
-std::string instructionAt(const KernelAnalysis& a, uint32_t i);
+std::string instructionAt(const KernelAnalysis& a, InstrId i);
 
 // Which control edits LegalityChecker::legalControlEdits enumerates (bit flags).
 enum class ControlSpace : uint8_t
@@ -57,6 +58,18 @@ enum class ControlSpace : uint8_t
 inline bool hasSpace(ControlSpace space, ControlSpace part)
 {
     return (uint8_t(space) & uint8_t(part)) != 0;
+}
+
+// The spaces a user names (`sassx-cli legal --control`); YieldAndReuse is the searches' own.
+inline constexpr std::array<EnumName<ControlSpace>, 4> kControlSpaceNames{{
+    {ControlSpace::Yield, "yield"},
+    {ControlSpace::Reuse, "reuse"},
+    {ControlSpace::Stall, "stall"},
+    {ControlSpace::All, "all"},
+}};
+constexpr std::optional<ControlSpace> parseControlSpace(std::string_view text)
+{
+    return parseEnum(kControlSpaceNames, text);
 }
 
 // Which evidence the yield rules take (SASSX_YIELD_RULE): the measured tables (the default), or an
@@ -82,17 +95,17 @@ public:
     // measured on the class and mask (reuseUnderY0Refusal), changed scoreboard fields, and, when all those
     // hold, encodingRefusal. One sentence per broken rule, naming the instruction; empty when every rule
     // holds. Where each reuse flag may stand depends on the order: reuseRefusal.
-    std::vector<std::string> valueRefusals(uint32_t i, const Control& c) const;
+    std::vector<std::string> valueRefusals(InstrId i, const Control& c) const;
 
     // The stall rule alone: a changed stall must form a (stall, yield) pair ptxas used on the opcode, or
     // raise ptxas' stall within 1-11 keeping its yield bit.
-    std::optional<std::string> stallRefusal(uint32_t i, const Control& c) const;
+    std::optional<std::string> stallRefusal(InstrId i, const Control& c) const;
     // The yield rule alone: a yield bit other than ptxas' is legal only where the issue gap ignores it
     // (issueGapIgnoresYield of the new stall), the instruction is not a wall (a branch or barrier may
     // rely on the bit to let other warps progress), and the measured table says the flip keeps the
     // gap, scoreboards and results of the instruction's class (ArchModel::yieldEvidence). Whether the word
     // encodes is encodingRefusal's question, not ptxas' habits.
-    std::optional<std::string> yieldRefusal(uint32_t i, const Control& c) const;
+    std::optional<std::string> yieldRefusal(InstrId i, const Control& c) const;
 
     // Why the reuse flag on operand slot `slot` (0 Ra, 1 Rb, 2 Rc, 3 reserved; encoding fields, not
     // printed positions) of instruction i, issued at position p of s, is not valid there; nullopt if it
@@ -101,26 +114,26 @@ public:
     // operand kinds) on which ptxas' flags on that slot always sat on the register in the slot's field;
     // the flagged one is unpredicated, reads that register and does not write it; and the next
     // instruction of the block has the same register in that field. (Y1 is valueRefusals' part.)
-    std::optional<std::string> reuseRefusal(const Schedule& s, uint32_t i, uint32_t p, int slot) const;
+    std::optional<std::string> reuseRefusal(const Schedule& s, InstrId i, Position p, int slot) const;
     // The second half of reuseRefusal: a flag on `slot` of instruction i that instruction `next` follows,
     // whoever set it (tests hold it against ptxas' own flags).
-    std::optional<std::string> pairRefusal(uint32_t i, uint32_t next, int slot) const;
+    std::optional<std::string> pairRefusal(InstrId i, InstrId next, int slot) const;
 
     // The least stall >= atLeast that stallRefusal accepts on instruction i with this yield bit, or
     // nullopt if none is.
-    std::optional<uint8_t> leastAllowedStall(uint32_t i, int atLeast, uint8_t yield) const;
+    std::optional<uint8_t> leastAllowedStall(InstrId i, int atLeast, uint8_t yield) const;
 
     // The encoding rule alone: instruction i's word with control bits `c` must decode, by nvdisasm, to
     // the instruction ptxas wrote (EncodingGate); nvdisasm's complaint otherwise. Listings built from
     // text have no words and no gate.
-    std::optional<std::string> encodingRefusal(uint32_t i, const Control& c) const;
+    std::optional<std::string> encodingRefusal(InstrId i, const Control& c) const;
     // The class-and-mask rule for reuse flags kept under Y0 (`mask` = the Ra/Rb/Rc bits): allowed only
     // where the probe measured that mask on the instruction's class (ArchModel::reuseUnderY0Evidence); the
     // refusal cites the row, or says that none covers the class.
-    std::optional<std::string> reuseUnderY0Refusal(uint32_t i, uint8_t mask) const;
+    std::optional<std::string> reuseUnderY0Refusal(InstrId i, uint8_t mask) const;
     // For an allowed value that keeps reuse flags under Y0 where ptxas had Y1: the sentence that says the
     // flags are kept although nvdisasm prints none, citing the measured row; nullopt otherwise.
-    std::optional<std::string> keptReuseNote(uint32_t i, const Control& c) const;
+    std::optional<std::string> keptReuseNote(InstrId i, const Control& c) const;
 
     // Decodes every word the control edits of this kernel can produce now, not at the first edit.
     void primeEncodings() const
@@ -132,7 +145,7 @@ public:
     static bool habitsOnly(); // yieldRule() == YieldRule::PtxasHabits
 
 private:
-    std::string reuseWho(uint32_t i, int slot) const;
+    std::string reuseWho(InstrId i, int slot) const;
 
     const KernelAnalysis* m_analysis;
     std::map<std::string, uint32_t> m_observedStalls; // base opcode → bit (stall + 16 * yield) ptxas used

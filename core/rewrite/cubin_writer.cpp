@@ -30,10 +30,33 @@ template <class T> T readLe(const std::vector<uint8_t>& bytes, uint64_t off)
     return v;
 }
 
-std::string at(const KernelAnalysis& a, uint32_t i)
+std::string at(const KernelAnalysis& a, InstrId i)
 {
-    const auto& ins = a.listing.instructions[i];
+    const auto& ins = a.listing.instructions[i.value()];
     return ins.opcode + " at " + hex(ins.offset);
+}
+
+// The .text offsets the cubin names: an offset in the original code is an instruction, an offset in the
+// written code is a position.
+InstrId instructionAtOffset(uint64_t offset)
+{
+    return InstrId(uint32_t(offset / 16));
+}
+
+uint64_t offsetOf(InstrId i)
+{
+    return uint64_t(i.value()) * 16;
+}
+
+uint64_t offsetOf(Position p)
+{
+    return uint64_t(p.value()) * 16;
+}
+
+// Whether original index `index` still holds the instruction ptxas put there.
+bool inPlace(const Schedule& s, uint32_t index)
+{
+    return s.order[Position(index)] == InstrId(index);
 }
 
 // Structure: a permutation that keeps every instruction inside its own basic block.
@@ -47,15 +70,15 @@ Status checkStructure(const KernelAnalysis& a, const Kernel& k, const Schedule& 
     if (s.order.size() != n || s.control.size() != n)
         return makeError("the schedule covers " + std::to_string(s.order.size()) +
                          " positions, the kernel has " + std::to_string(n) + " instructions");
-    std::vector<bool> seen(n);
-    for (uint32_t p = 0; p < n; ++p) {
-        const uint32_t i = s.order[p];
-        if (i >= n || seen[i])
-            return makeError("the schedule's order is not a permutation (position " + std::to_string(p) +
-                             ")");
+    IndexVector<InstrId, char> seen(n, 0);
+    for (Position p : s.positions()) {
+        const InstrId i = s.order[p];
+        if (i.value() >= n || seen[i])
+            return makeError("the schedule's order is not a permutation (position " + to_string(p) + ")");
         seen[i] = true;
-        if (a.cfg.blockOf.size() == n && a.cfg.blockOf[i] != a.cfg.blockOf[p])
-            return makeError(at(a, i) + " would leave its basic block (to " + hex(uint64_t(p) * 16) +
+        // The block at a position is the block ptxas' instruction there belongs to.
+        if (a.cfg.blockOf.size() == n && a.cfg.blockOf[i.value()] != a.cfg.blockOf[p.value()])
+            return makeError(at(a, i) + " would leave its basic block (to " + hex(offsetOf(p)) +
                              "); block starts must stay fixed so branch offsets stay valid");
     }
     return Ok{};
@@ -65,18 +88,16 @@ Status checkStructure(const KernelAnalysis& a, const Kernel& k, const Schedule& 
 Status checkLimits(const KernelAnalysis& a, const Kernel& k, const Cubin& cubin, const Schedule& s,
                    const PatchOptions& options)
 {
-    bool moves = false;
-    for (uint32_t p = 0; p < s.order.size(); ++p)
-        moves = moves || s.order[p] != p;
-    if (!moves) return Ok{};
+    if (!s.reorders()) return Ok{};
     const PatchLimits limits = patchLimits(cubin, k, options);
     if (!limits.refuseAll.empty()) return makeError("cannot reorder " + k.name + ": " + limits.refuseAll);
     for (const auto& pin : limits.pins)
-        if (s.order[pin.index] != pin.index)
-            return makeError("cannot move " + at(a, pin.index) + ": " + pin.reason);
+        if (!inPlace(s, pin.index))
+            return makeError("cannot move " + at(a, InstrId(pin.index)) + ": " + pin.reason);
+    // A fence at original index f: what stood before it stays before it.
     for (const auto& f : limits.fences)
-        for (uint32_t p = 0; p < s.order.size(); ++p)
-            if ((p < f.index) != (s.order[p] < f.index))
+        for (Position p : s.positions())
+            if ((p.value() < f.index) != (s.order[p].value() < f.index))
                 return makeError(at(a, s.order[p]) + " would cross " + hex(uint64_t(f.index) * 16) + ": " +
                                  f.reason);
     return Ok{};
@@ -98,7 +119,7 @@ uint64_t sectionHeaderAt(const std::vector<uint8_t>& bytes, int section)
 // it), so nothing that is loaded moves, and ELF lets a section's bytes lie anywhere in the file
 // (nvdisasm, cuobjdump and readelf read such files). The old bytes stay behind, unreferenced.
 // Relocations behind a grown sequence (other kernels') get their new r_offset.
-Status rewriteLineTables(const Cubin& cubin, const Kernel& k, const std::vector<uint32_t>& order,
+Status rewriteLineTables(const Cubin& cubin, const Kernel& k, const IndexVector<Position, InstrId>& order,
                          std::vector<uint8_t>& out)
 {
     for (const char* name : kLineTableSections) {
@@ -169,42 +190,38 @@ Result<std::vector<uint8_t>> writeSchedule(const Cubin& cubin, const KernelAnaly
     std::vector<uint8_t> out = cubin.bytes();
     const std::vector<uint8_t>& in = cubin.bytes();
     const uint64_t text = cubin.sections()[k->textSection].offset;
-    const uint32_t n = uint32_t(s.order.size());
-    for (uint32_t p = 0; p < n; ++p) {
-        const uint32_t i = s.order[p];
+    const uint32_t n = s.size();
+    for (Position p : s.positions()) {
+        const InstrId i = s.order[p];
         // Words come from the file, not the listing: the file is the truth, the listing a view of it.
-        const uint64_t lo = readLe<uint64_t>(in, text + uint64_t(i) * 16);
-        const uint64_t hi = readLe<uint64_t>(in, text + uint64_t(i) * 16 + 8);
-        writeLe<uint64_t>(out, text + uint64_t(p) * 16, lo);
-        writeLe<uint64_t>(out, text + uint64_t(p) * 16 + 8, withControl(hi, s.control[i]));
+        const uint64_t lo = readLe<uint64_t>(in, text + offsetOf(i));
+        const uint64_t hi = readLe<uint64_t>(in, text + offsetOf(i) + 8);
+        writeLe<uint64_t>(out, text + offsetOf(p), lo);
+        writeLe<uint64_t>(out, text + offsetOf(p) + 8, withControl(hi, s.control[i]));
     }
 
-    const std::vector<uint32_t> pos = s.positionOf();
+    const IndexVector<InstrId, Position> pos = s.positionOf();
     for (const InstrOffsetList& l : k->instrOffsets) {
         if (l.attribute == nvinfo::INDIRECT_BRANCH_TARGETS) continue; // pinned by checkLimits
         for (size_t e = 0; e < l.offsets.size(); ++e) {
             const uint32_t off = l.offsets[e];
             if (off % 16) {
-                if (s.order[off / 16] != off / 16 ||
-                    (off / 16 + 1 < n && s.order[off / 16 + 1] != off / 16 + 1))
+                if (!inPlace(s, off / 16) || (off / 16 + 1 < n && !inPlace(s, off / 16 + 1)))
                     return makeError(nvinfo::attributeName(l.attribute) + " names " + hex(off) +
                                      ", inside an instruction; refusing to move it");
                 continue;
             }
-            writeLe<uint32_t>(out, l.fileOffsets[e], pos[off / 16] * 16);
+            writeLe<uint32_t>(out, l.fileOffsets[e], uint32_t(offsetOf(pos[instructionAtOffset(off)])));
         }
     }
     for (int ri : k->relocations) {
         const Relocation& r = cubin.relocations()[ri];
         if (r.offset >= k->codeSize)
             return makeError("a relocation patches " + hex(r.offset) + ", past the code");
-        const uint64_t moved = uint64_t(pos[r.offset / 16]) * 16 + r.offset % 16;
+        const uint64_t moved = offsetOf(pos[instructionAtOffset(r.offset)]) + r.offset % 16;
         writeLe<uint64_t>(out, r.fileOffset, moved);
     }
-    bool moves = false;
-    for (uint32_t p = 0; p < n; ++p)
-        moves = moves || s.order[p] != p;
-    if (moves && !options.keepStaleLineInfo)
+    if (s.reorders() && !options.keepStaleLineInfo)
         if (auto st = rewriteLineTables(cubin, *k, s.order, out); !st)
             return makeError("cannot reorder " + k->name + ": " + st.message());
     return out;

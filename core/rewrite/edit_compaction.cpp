@@ -1,6 +1,7 @@
 #include "core/rewrite/edit_compaction.h"
 
 #include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/block_positions.h"
 
 #include <algorithm>
 
@@ -8,23 +9,25 @@ namespace sassx {
 
 namespace {
 
-// Indices (into `seq`) of one longest strictly increasing subsequence, by patience sorting.
-std::vector<char> longestIncreasing(const std::vector<uint32_t>& seq)
+// The instructions on one longest run whose target positions increase in original order, by patience
+// sorting.
+IndexVector<InstrId, char> longestIncreasing(const IndexVector<InstrId, Position>& seq)
 {
-    std::vector<uint32_t> tails; // index of the smallest tail of each length
-    std::vector<int> prev(seq.size(), -1);
-    for (uint32_t i = 0; i < seq.size(); ++i) {
+    std::vector<InstrId> tails; // the instruction with the smallest tail of each length
+    IndexVector<InstrId, std::optional<InstrId>> prev(seq.size());
+    for (InstrId i : seq.indices()) {
         auto it = std::lower_bound(tails.begin(), tails.end(), seq[i],
-                                   [&](uint32_t t, uint32_t v) { return seq[t] < v; });
-        if (it != tails.begin()) prev[i] = int(*(it - 1));
+                                   [&](InstrId t, Position v) { return seq[t] < v; });
+        if (it != tails.begin()) prev[i] = *(it - 1);
         if (it == tails.end())
             tails.push_back(i);
         else
             *it = i;
     }
-    std::vector<char> keep(seq.size(), 0);
-    for (int i = tails.empty() ? -1 : int(tails.back()); i >= 0; i = prev[size_t(i)])
-        keep[size_t(i)] = 1;
+    IndexVector<InstrId, char> keep(seq.size(), 0);
+    for (std::optional<InstrId> i = tails.empty() ? std::nullopt : std::optional(tails.back()); i;
+         i = prev[*i])
+        keep[*i] = 1;
     return keep;
 }
 
@@ -35,26 +38,26 @@ std::optional<std::vector<Edit>> compactEdits(const KernelAnalysis& a, const Sch
 {
     const size_t n = a.listing.instructions.size();
     if (target.order.size() != n || target.control.size() != n) return std::nullopt;
-    std::vector<uint32_t> want(n); // target position of each instruction
-    for (uint32_t p = 0; p < n; ++p) {
-        if (target.order[p] >= n) return std::nullopt;
+    IndexVector<InstrId, Position> want(n); // target position of each instruction
+    for (Position p : target.positions()) {
+        if (target.order[p].value() >= n) return std::nullopt;
         want[target.order[p]] = p;
     }
     // The fewest moves: instructions on a longest run already in target order stay; each other one
     // moves once, in target order, to just after its target predecessor (or to its block's start).
-    const std::vector<char> stays = longestIncreasing(want); // identity order: want[i] at position i
-    std::vector<uint32_t> movers;
-    for (uint32_t i = 0; i < n; ++i)
+    const IndexVector<InstrId, char> stays = longestIncreasing(want); // identity order to start from
+    std::vector<InstrId> movers;
+    for (InstrId i : want.indices())
         if (!stays[i]) movers.push_back(i);
-    std::sort(movers.begin(), movers.end(), [&](uint32_t x, uint32_t y) { return want[x] < want[y]; });
+    std::sort(movers.begin(), movers.end(), [&](InstrId x, InstrId y) { return want[x] < want[y]; });
     Schedule s = Schedule::identity(a);
     std::vector<Edit> edits;
-    for (uint32_t x : movers) {
+    for (InstrId x : movers) {
         const auto pos = s.positionOf();
-        const uint32_t t = want[x], cur = pos[x];
-        uint32_t to = 0;
-        if (t > 0 && a.cfg.blockOf[t] == a.cfg.blockOf[t - 1]) {
-            const uint32_t y = pos[target.order[t - 1]];
+        const Position t = want[x], cur = pos[x];
+        Position to;
+        if (t > Position(0) && blockAt(a.cfg, t) == blockAt(a.cfg, t - 1)) {
+            const Position y = pos[target.order[t - 1]];
             to = cur > y ? y + 1 : y;
         } else {
             to = t; // the block's first position: everything before it is in place already
@@ -65,7 +68,7 @@ std::optional<std::vector<Edit>> compactEdits(const KernelAnalysis& a, const Sch
         edits.push_back(Edit::move(cur, to));
     }
     const auto pos = s.positionOf();
-    for (uint32_t i = 0; i < n; ++i) {
+    for (InstrId i : s.instructions()) {
         const Control& have = s.control[i];
         const Control& want = target.control[i];
         if (have == want) continue;

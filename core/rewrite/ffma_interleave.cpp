@@ -1,5 +1,7 @@
 #include "core/rewrite/ffma_interleave.h"
 
+#include "core/rewrite/block_positions.h"
+
 #include <set>
 
 namespace sassx {
@@ -32,34 +34,33 @@ std::optional<InterleaveReuse> interleavePatternFromName(const std::string& name
     return std::nullopt;
 }
 
-PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current, uint32_t first,
-                                 uint32_t end, InterleaveReuse reuse)
+PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current, Position first,
+                                 Position end, InterleaveReuse reuse)
 {
     PatternEdits out;
     const auto& a = checker.analysis();
-    const uint32_t n = uint32_t(current.order.size());
-    end = std::min(end, n);
+    end = std::min(end, Position(current.size()));
     Schedule trial = current;
-    auto isFfma = [&](uint32_t p) { return a.listing.instructions[current.order[p]].op == Op::FFMA; };
-    for (uint32_t p = first; p < end;) {
+    auto isFfma = [&](Position p) { return a.listing.instructions[current.order[p].value()].op == Op::FFMA; };
+    for (Position p = first; p < end;) {
         if (!isFfma(p)) {
             ++p;
             continue;
         }
-        const int block = a.cfg.blockOf[p];
-        uint32_t q = p;
-        while (q < end && isFfma(q) && a.cfg.blockOf[q] == block)
+        const int block = blockAt(a.cfg, p);
+        Position q = p;
+        while (q < end && isFfma(q) && blockAt(a.cfg, q) == block)
             ++q;
-        const uint32_t length = q - p;
+        const uint32_t length = uint32_t(q - p);
         if (length >= kMinRun) {
             ++out.runs;
             const uint32_t considered = length * 9 / 16;
             std::set<int> seen;
             bool lastKept = false;
             int lastKey = -2;
-            for (uint32_t k = p; k < p + considered; ++k) {
-                const uint32_t i = current.order[k];
-                const int key = keyRegister(a.listing.instructions[i]);
+            for (Position k = p; k < p + considered; ++k) {
+                const InstrId i = current.order[k];
+                const int key = keyRegister(a.listing.instructions[i.value()]);
                 const Control before = trial.control[i];
                 bool kept = (before.reuse & kRbFlag) != 0;
                 if (kept && (!seen.count(key) || (lastKept && key == lastKey))) {

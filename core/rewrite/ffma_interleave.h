@@ -37,7 +37,8 @@ struct PatternEdits
 // earlier in the run, or that follows an FFMA that kept its Rb flag on the same key, flips its yield bit
 // and, with InterleaveReuse::Clear, clears that flag. Published as deep_gemm/jit/interleave_ffma.py
 // (cited in docs/legality.md).
-PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current, uint32_t first = 0,
-                                 uint32_t end = UINT32_MAX, InterleaveReuse reuse = InterleaveReuse::Clear);
+PatternEdits ffmaInterleaveEdits(const LegalityChecker& checker, const Schedule& current,
+                                 Position first = Position(0), Position end = Position(UINT32_MAX),
+                                 InterleaveReuse reuse = InterleaveReuse::Clear);
 
 } // namespace sassx

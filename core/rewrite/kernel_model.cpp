@@ -27,35 +27,36 @@ KernelModel::KernelModel(std::shared_ptr<const KernelAnalysis> analysis)
 }
 
 std::shared_ptr<const KernelModel>
-KernelModel::withWalls(const std::vector<std::pair<uint32_t, std::string>>& walls) const
+KernelModel::withWalls(const std::vector<std::pair<InstrId, std::string>>& walls) const
 {
     auto model = std::make_shared<KernelModel>(*this);
     model->m_extraWalls.resize(m_analysis->listing.instructions.size());
     for (const auto& [i, why] : walls)
-        if (i < model->m_extraWalls.size()) model->m_extraWalls[i] = why;
+        if (i < model->m_extraWalls.endIndex()) model->m_extraWalls[i] = why;
     return model;
 }
 
-bool KernelModel::isWall(uint32_t i) const
+bool KernelModel::isWall(InstrId i) const
 {
-    return m_analysis->facts[i].wall || (i < m_extraWalls.size() && !m_extraWalls[i].empty());
+    return m_analysis->facts[i.value()].wall || (i < m_extraWalls.endIndex() && !m_extraWalls[i].empty());
 }
 
-std::string KernelModel::wallReasonOf(uint32_t i) const
+std::string KernelModel::wallReasonOf(InstrId i) const
 {
-    if (m_analysis->facts[i].wall) return m_analysis->facts[i].wallReason;
-    return i < m_extraWalls.size() ? m_extraWalls[i] : std::string();
+    if (m_analysis->facts[i.value()].wall) return m_analysis->facts[i.value()].wallReason;
+    return i < m_extraWalls.endIndex() ? m_extraWalls[i] : std::string();
 }
 
-std::optional<uint8_t> KernelModel::stallFloor(const Schedule& s, uint32_t p) const
+std::optional<uint8_t> KernelModel::stallFloor(const Schedule& s, Position p) const
 {
     const auto& a = *m_analysis;
-    const uint32_t i = s.order[p];
+    const InstrId i = s.order[p];
     const Control& c = s.control[i];
     if (isFixed(i)) return std::nullopt;
     if (c.stall == 0 || c.stall > 11) return std::nullopt; // 0 and 12-15 mean other gaps (control_rules.h)
-    const auto& blk = a.cfg.blocks[a.cfg.blockOf[p]];
-    if (p + 1 >= blk.end) return std::nullopt; // its gap runs into the next block
+    // Blocks never change membership, so the block at a position is the original block there.
+    const auto& blk = a.cfg.blocks[a.cfg.blockOf[p.value()]];
+    if ((p + 1).value() >= blk.end) return std::nullopt; // its gap runs into the next block
     if (isFixed(s.order[p + 1])) return std::nullopt;
     return m_controlRules->leastAllowedStall(i, 1, c.yield);
 }

@@ -12,7 +12,7 @@ LegalityChecker::LegalityChecker(std::shared_ptr<const KernelModel> model)
 {
 }
 
-void LegalityChecker::addWalls(const std::vector<std::pair<uint32_t, std::string>>& walls)
+void LegalityChecker::addWalls(const std::vector<std::pair<InstrId, std::string>>& walls)
 {
     m_model = m_model->withWalls(walls);
     m_checker = ScheduleChecker(m_model);

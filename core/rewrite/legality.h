@@ -27,7 +27,7 @@ public:
     const Rescheduler& rescheduler() const { return m_rescheduler; }
 
     // Instructions the cubin writer cannot follow (offsets it does not rewrite): walls with a reason.
-    void addWalls(const std::vector<std::pair<uint32_t, std::string>>& walls);
+    void addWalls(const std::vector<std::pair<InstrId, std::string>>& walls);
 
     // The schedule checker's.
     LegalityReport check(const Schedule& schedule, const CheckOptions& options = {}) const
@@ -41,11 +41,11 @@ public:
     void fixReuse(Schedule& schedule) const { m_checker.fixReuse(schedule); }
 
     // The move/edit enumerator's.
-    std::vector<uint32_t> legalTargets(const Schedule& current, uint32_t pos) const
+    std::vector<Position> legalTargets(const Schedule& current, Position pos) const
     {
         return m_enumerator.legalTargets(current, pos);
     }
-    std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const
+    std::vector<std::pair<Position, Position>> legalMoves(const Schedule& current, bool memoryOnly) const
     {
         return m_enumerator.legalMoves(current, memoryOnly);
     }
@@ -58,7 +58,7 @@ public:
         }
     };
     std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space,
-                                        const std::vector<uint32_t>& onlyPositions = {}) const
+                                        const std::vector<Position>& onlyPositions = {}) const
     {
         return m_enumerator.legalControlEdits(current, space, onlyPositions);
     }
@@ -73,8 +73,8 @@ public:
     // The kernel model's.
     const ControlRules& controlRules() const { return m_model->controlRules(); }
     const KernelAnalysis& analysis() const { return m_model->analysis(); }
-    bool isWall(uint32_t i) const { return m_model->isWall(i); }
-    std::string wallReasonOf(uint32_t i) const { return m_model->wallReasonOf(i); }
+    bool isWall(InstrId i) const { return m_model->isWall(i); }
+    std::string wallReasonOf(InstrId i) const { return m_model->wallReasonOf(i); }
 
 private:
     explicit LegalityChecker(std::shared_ptr<const KernelModel> model);

@@ -5,6 +5,7 @@
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
 #include "core/cubin/line_program.h"
+#include "core/rewrite/schedule_index.h"
 
 #include <cstdint>
 #include <string>
@@ -43,7 +44,7 @@ struct LineTableEdit
     std::vector<std::pair<size_t, uint64_t>> relocationOffsets;
 };
 Result<LineTableEdit> rewriteLineTable(const Cubin& cubin, int section, const Kernel& kernel,
-                                       const std::vector<uint32_t>& order);
+                                       const IndexVector<Position, InstrId>& order);
 
 // The opcodes of a sequence after its DW_LNE_set_address: the rows, the advance to endAddress, a 0x90
 // restoring finalContext when the last row left another one, then DW_LNE_end_sequence. Opcodes are

@@ -59,12 +59,14 @@ void putSleb(std::vector<uint8_t>& out, int64_t v)
 // governs lands after different rows. A copied row's context is renumbered to the latest copy of its
 // call-site row, which is written first (at the same address) when it has not been yet. The identity
 // order gives back exactly the original rows.
-Result<std::vector<LineRow>> planRows(const LineSequence& s, const std::vector<uint32_t>& order,
+Result<std::vector<LineRow>> planRows(const LineSequence& s, const IndexVector<Position, InstrId>& order,
                                       const std::string& what)
 {
+    // Addresses are code offsets: the sequence's [first, end) in the original code are instructions,
+    // and in the rewritten code positions.
     const uint32_t first = uint32_t(s.rows.front().address / 16), end = uint32_t(s.endAddress / 16);
-    for (uint32_t p = 0; p < order.size(); ++p) {
-        const uint32_t i = order[p];
+    for (Position pp : order.indices()) {
+        const uint32_t p = pp.value(), i = order[pp].value();
         if ((p < first) != (i < first) || (p >= end) != (i >= end))
             return makeError("the instruction at " + hex(uint64_t(i) * 16) + " would move across " +
                              hex(uint64_t((p < first) != (i < first) ? first : end) * 16) +
@@ -103,7 +105,7 @@ Result<std::vector<LineRow>> planRows(const LineSequence& s, const std::vector<u
     };
     long active = -1;
     for (uint32_t p = first; p < end; ++p) {
-        const uint32_t i = order[p];
+        const uint32_t i = order[Position(p)].value();
         const size_t g = governing[i - first];
         const bool owner = s.rows[groupStart[g]].address == uint64_t(i) * 16;
         // Rows already in effect (the same group, or for another instruction the same contents) are not
@@ -235,7 +237,7 @@ private:
 } // namespace
 
 Result<LineTableEdit> rewriteLineTable(const Cubin& cubin, int section, const Kernel& k,
-                                       const std::vector<uint32_t>& order)
+                                       const IndexVector<Position, InstrId>& order)
 {
     auto table = decodeLineTable(cubin, section);
     if (!table) return table.error();

@@ -12,7 +12,7 @@ std::string withScheduleAddresses(const std::string& message, const KernelAnalys
     static const std::string marker = " at 0x";
     const auto& insts = a.listing.instructions;
     if (shown.order.size() != insts.size()) return message;
-    const std::vector<uint32_t> positionOf = shown.positionOf();
+    const IndexVector<InstrId, Position> positionOf = shown.positionOf();
     std::string out;
     size_t copied = 0;
     for (size_t at = message.find(marker); at != std::string::npos; at = message.find(marker, at + 1)) {
@@ -27,7 +27,8 @@ std::string withScheduleAddresses(const std::string& message, const KernelAnalys
         const std::string& opcode = insts[i].opcode;
         if (at < opcode.size() || message.compare(at - opcode.size(), opcode.size(), opcode) != 0) continue;
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%04llx", static_cast<unsigned long long>(positionOf[i]) * 16);
+        std::snprintf(buf, sizeof buf, "%04llx",
+                      static_cast<unsigned long long>(positionOf[InstrId(uint32_t(i))].value()) * 16);
         out.append(message, copied, digits - copied);
         out += buf;
         copied = end;

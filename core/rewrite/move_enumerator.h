@@ -19,9 +19,9 @@ public:
 
     // All legal single moves from the current schedule of the instruction at position `pos`
     // (positions in the current schedule), as target positions.
-    std::vector<uint32_t> legalTargets(const Schedule& current, uint32_t pos) const;
+    std::vector<Position> legalTargets(const Schedule& current, Position pos) const;
     // Every legal single move (from position, to position) of the current schedule, computed in one pass.
-    std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
+    std::vector<std::pair<Position, Position>> legalMoves(const Schedule& current, bool memoryOnly) const;
     // Single moves of one schedule tested one (from, to) pair at a time, by the same rules as
     // legalTargets and legalMoves (which are built on it): for a search that needs a sample of the legal
     // moves rather than all of them (EditProposer::sampleActions). Holds references to both arguments.
@@ -31,15 +31,15 @@ public:
         MoveTester(const MoveEnumerator& enumerator, const Schedule& current);
         // Positions the instruction at `from` may reach before distances and scoreboards are weighed
         // (its block, its dependencies, walls): [first, second], empty when first > second.
-        std::pair<uint32_t, uint32_t> range(uint32_t from) const;
-        bool legal(uint32_t from, uint32_t to) const;
+        std::pair<Position, Position> range(Position from) const;
+        bool legal(Position from, Position to) const;
 
     private:
         const MoveEnumerator& m_enumerator;
         const Schedule& m_current;
-        std::vector<uint32_t> m_pos;
+        IndexVector<InstrId, Position> m_pos;
         std::vector<std::vector<int>> m_cycles; // per block: issue cycle of each position, then the end
-        mutable std::vector<std::pair<uint32_t, uint32_t>> m_ranges; // per position, computed on demand
+        mutable std::vector<std::pair<Position, Position>> m_ranges; // per position, computed on demand
         mutable std::vector<bool> m_rangeKnown;
     };
 
@@ -56,22 +56,22 @@ public:
     // `onlyPositions` (non-empty) limits the answer to those positions: what a search needs after it
     // changed the control bits of a few instructions, since the others' edits stay as they were.
     std::vector<Edit> legalControlEdits(const Schedule& current, ControlSpace space,
-                                        const std::vector<uint32_t>& onlyPositions = {}) const;
+                                        const std::vector<Position>& onlyPositions = {}) const;
 
     // Positions the instruction at `position` can reach in its block, nearest first on each side up to
     // `maxDistance`, without crossing a wall, a pinned instruction or an instruction it has a
     // dependency with: where an order is legal before control codes are considered.
-    std::vector<uint32_t> orderTargets(const Schedule& current, uint32_t position, int maxDistance) const;
+    std::vector<Position> orderTargets(const Schedule& current, Position position, int maxDistance) const;
 
     const KernelModel& model() const { return *m_model; }
 
 private:
-    std::vector<uint32_t> targetsFor(const Schedule& current, const std::vector<uint32_t>& pos,
-                                     const std::vector<int>& blockCycles, uint32_t position) const;
-    std::pair<uint32_t, uint32_t> targetRange(const Schedule& current, const std::vector<uint32_t>& pos,
-                                              uint32_t position) const;
-    bool targetLegal(const Schedule& current, const std::vector<uint32_t>& pos,
-                     const std::vector<int>& blockCycles, uint32_t position, uint32_t target) const;
+    std::vector<Position> targetsFor(const Schedule& current, const IndexVector<InstrId, Position>& pos,
+                                     const std::vector<int>& blockCycles, Position position) const;
+    std::pair<Position, Position>
+    targetRange(const Schedule& current, const IndexVector<InstrId, Position>& pos, Position position) const;
+    bool targetLegal(const Schedule& current, const IndexVector<InstrId, Position>& pos,
+                     const std::vector<int>& blockCycles, Position position, Position target) const;
 
     std::shared_ptr<const KernelModel> m_model;
     ScheduleChecker m_checker;

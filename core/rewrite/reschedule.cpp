@@ -3,6 +3,8 @@
 // chooses stall counts and asks the checker whether they suffice.
 #include "core/rewrite/rescheduler.h"
 
+#include "core/rewrite/block_positions.h"
+
 #include <algorithm>
 #include <set>
 
@@ -21,9 +23,9 @@ std::optional<std::string> Rescheduler::reschedule(Schedule& s, const std::vecto
     for (int b : blocks) {
         const auto& blk = a.cfg.blocks[size_t(b)];
         budget += 4 * blk.size() + 16;
-        for (uint32_t p = blk.first; p < blk.end; ++p) {
+        for (Position p : positionsOf(blk)) {
             // ptxas' pair (i, i + 1) still adjacent: its stall stays (it may also space a pipe).
-            const bool samePair = p + 1 < blk.end && s.order[p + 1] == s.order[p] + 1;
+            const bool samePair = p + 1 < endPosition(blk) && s.order[p + 1] == s.order[p] + 1;
             if (!minimal && samePair) continue;
             if (auto floor = m_model->stallFloor(s, p)) s.control[s.order[p]].stall = *floor;
         }
@@ -37,12 +39,12 @@ std::optional<std::string> Rescheduler::reschedule(Schedule& s, const std::vecto
         const auto pos = s.positionOf();
         // The earliest late instruction first: padding before it may also fix later ones.
         const Hazard* pick = nullptr;
-        uint32_t pickPos = 0;
+        Position pickPos;
         for (const auto& h : report.hazards) {
             const bool distance = h.kind == HazardKind::Latency || h.kind == HazardKind::IssueSpacing ||
                                   (h.kind == HazardKind::Scoreboard && h.missingCycles > 0);
             if (!distance || h.missingCycles <= 0) return h.message;
-            const uint32_t at = pos[h.padAfter ? h.first : h.second];
+            const Position at = pos[h.padAfter ? h.first : h.second];
             if (!pick || at < pickPos) {
                 pick = &h;
                 pickPos = at;
@@ -51,22 +53,22 @@ std::optional<std::string> Rescheduler::reschedule(Schedule& s, const std::vecto
         // Where cycles may go: between the two instructions (raising any stall there delays the
         // second), before the instruction for distances from its block's start, after it for
         // distances to its block's end. Nearest the late instruction first.
-        const auto& blk = a.cfg.blocks[a.cfg.blockOf[pickPos]];
-        std::vector<uint32_t> slots;
+        const auto& blk = blockOfPosition(a.cfg, pickPos);
+        std::vector<Position> slots;
         if (pick->padAfter) {
-            for (uint32_t q = pickPos; q < blk.end; ++q)
+            for (Position q = pickPos; q < endPosition(blk); ++q)
                 slots.push_back(q);
         } else {
-            const uint32_t lowest =
-                pick->first == pick->second ? blk.first : std::min(pos[pick->first], pickPos);
-            for (uint32_t q = pickPos; q-- > lowest;)
+            const Position lowest =
+                pick->first == pick->second ? firstPosition(blk) : std::min(pos[pick->first], pickPos);
+            for (Position q = pickPos; q-- > lowest;)
                 slots.push_back(q);
         }
         bool raised = false;
         // One slot that takes all missing cycles with a stall ptxas used; else the nearest that can take
         // some (the next round asks for the rest).
         for (int pass = 0; pass < 2 && !raised; ++pass) {
-            for (uint32_t q : slots) {
+            for (Position q : slots) {
                 Control& c = s.control[s.order[q]];
                 const int cur = std::max<int>(c.stall, 1);
                 std::optional<uint8_t> to;
@@ -93,19 +95,20 @@ std::optional<std::string> Rescheduler::reschedule(Schedule& s, const std::vecto
 }
 
 Result<std::pair<std::vector<Edit>, Schedule>> Rescheduler::rescheduledMove(const Schedule& current,
-                                                                            uint32_t from, uint32_t to) const
+                                                                            Position from, Position to) const
 {
     const auto& a = m_model->analysis();
-    if (from >= current.order.size() || to >= current.order.size()) return makeError("position out of range");
-    if (a.cfg.blockOf[from] != a.cfg.blockOf[to]) return makeError("a move stays inside its basic block");
+    if (from.value() >= current.size() || to.value() >= current.size())
+        return makeError("position out of range");
+    if (blockAt(a.cfg, from) != blockAt(a.cfg, to)) return makeError("a move stays inside its basic block");
     Schedule moved = current;
     moved.move(from, to);
     m_checker.fixReuse(moved); // what a replay does after every move (KernelWorkspace::schedule)
     Schedule s = moved;
-    if (auto why = reschedule(s, {a.cfg.blockOf[from]})) return makeError(*why);
+    if (auto why = reschedule(s, {blockAt(a.cfg, from)})) return makeError(*why);
     std::vector<Edit> edits{Edit::move(from, to)};
-    for (uint32_t q = 0; q < s.order.size(); ++q) {
-        const uint32_t i = s.order[q];
+    for (Position q : s.positions()) {
+        const InstrId i = s.order[q];
         const Control& want = s.control[i];
         const Control& have = moved.control[i];
         if (want == have) continue;
@@ -116,13 +119,13 @@ Result<std::pair<std::vector<Edit>, Schedule>> Rescheduler::rescheduledMove(cons
     return std::make_pair(std::move(edits), std::move(s));
 }
 
-std::vector<std::pair<uint32_t, Schedule>>
-Rescheduler::rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance,
+std::vector<std::pair<Position, Schedule>>
+Rescheduler::rescheduledTargets(const Schedule& current, Position position, int maxDistance,
                                 std::vector<std::string>* refusals) const
 {
-    std::vector<std::pair<uint32_t, Schedule>> out;
-    const int block = m_model->analysis().cfg.blockOf[position];
-    for (uint32_t t : m_enumerator.orderTargets(current, position, maxDistance)) {
+    std::vector<std::pair<Position, Schedule>> out;
+    const int block = blockAt(m_model->analysis().cfg, position);
+    for (Position t : m_enumerator.orderTargets(current, position, maxDistance)) {
         Schedule s = current;
         s.move(position, t);
         if (auto why = reschedule(s, {block}))
@@ -149,13 +152,13 @@ bool Rescheduler::repairLatencies(Schedule& s) const
             bool distance = h.kind == HazardKind::Latency || h.kind == HazardKind::IssueSpacing ||
                             (h.kind == HazardKind::Scoreboard && h.missingCycles > 0);
             if (!distance) return false;
-            uint32_t late = h.second;
-            uint32_t p = pos[late];
-            const auto& blk = m_model->analysis().cfg.blocks[m_model->analysis().cfg.blockOf[p]];
+            const InstrId late = h.second;
+            Position p = pos[late];
+            const auto& blk = blockOfPosition(m_model->analysis().cfg, p);
             if (h.first == h.second) {
                 // Cross-block distance: pad before it (reads) or after it (writes).
-                if (p > blk.first) p = p - 1;
-            } else if (p > blk.first) {
+                if (p > firstPosition(blk)) p = p - 1;
+            } else if (p > firstPosition(blk)) {
                 p = p - 1;
             }
             Control& c = s.control[s.order[p]];

@@ -36,14 +36,14 @@ public:
     // A move of the instruction at `from` to `to` with control codes derived for its block, as edits
     // that replay it (the move, then one control edit per instruction whose bits differ from what the
     // move and the reuse fix-up leave), and the resulting schedule; or the refusal.
-    Result<std::pair<std::vector<Edit>, Schedule>> rescheduledMove(const Schedule& current, uint32_t from,
-                                                                   uint32_t to) const;
+    Result<std::pair<std::vector<Edit>, Schedule>> rescheduledMove(const Schedule& current, Position from,
+                                                                   Position to) const;
     // Targets of the instruction at `position` whose order is legal with derived control codes: the
     // nearest positions in its block, up to `maxDistance` away, that cross no wall, pinned instruction
     // or dependency (MoveEnumerator::orderTargets), and for which `reschedule` succeeds. The schedules
     // come with them. `refusals` (optional) gets reschedule's refusal of each order target that failed.
-    std::vector<std::pair<uint32_t, Schedule>>
-    rescheduledTargets(const Schedule& current, uint32_t position, int maxDistance = 32,
+    std::vector<std::pair<Position, Schedule>>
+    rescheduledTargets(const Schedule& current, Position position, int maxDistance = 32,
                        std::vector<std::string>* refusals = nullptr) const;
 
     // Repair mode: raise stall counts so that every latency bound is met; returns false if the

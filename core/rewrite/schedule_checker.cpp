@@ -1,19 +1,27 @@
 #include "core/rewrite/schedule_checker.h"
 
 #include "core/analysis/required_latency.h"
+#include "core/rewrite/block_positions.h"
 #include "core/rewrite/schedule_predicates.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace sassx {
 namespace {
 
-std::string at(const KernelAnalysis& a, uint32_t i)
+std::string at(const KernelAnalysis& a, InstrId i)
 {
     return instructionAt(a, i);
+}
+
+// The dependency graph names instructions by their plain original index.
+std::string at(const KernelAnalysis& a, uint32_t i)
+{
+    return instructionAt(a, InstrId(i));
 }
 
 } // namespace
@@ -32,7 +40,7 @@ LegalityReport ScheduleChecker::check(const std::vector<Edit>& edits, const Chec
     // control edit sets after the last move is judged as it stands rather than silently cleared.
     auto s = applyEdits(m_model->analysis(), edits, [this](Schedule& t) { fixReuse(t); });
     if (!s) {
-        r.hazards.push_back({HazardKind::Structure, 0, 0, s.message(), 0});
+        r.hazards.push_back({HazardKind::Structure, InstrId(0), InstrId(0), s.message(), 0});
         return r;
     }
     return check(*s, options);
@@ -44,17 +52,18 @@ LegalityReport ScheduleChecker::check(const Schedule& s, const CheckOptions& opt
     const auto& a = m_model->analysis();
     const uint32_t n = uint32_t(a.listing.instructions.size());
     if (s.order.size() != n || s.control.size() != n) {
-        report.hazards.push_back(
-            {HazardKind::Structure, 0, 0, "the schedule does not cover every instruction", 0});
+        report.hazards.push_back({HazardKind::Structure, InstrId(0), InstrId(0),
+                                  "the schedule does not cover every instruction", 0});
         return report;
     }
-    std::vector<char> seen(n, 0);
-    for (uint32_t p = 0; p < n; ++p) {
-        if (s.order[p] >= n || seen[s.order[p]]) {
-            report.hazards.push_back({HazardKind::Structure, 0, 0, "the order is not a permutation", 0});
+    IndexVector<InstrId, char> seen(n, 0);
+    for (InstrId i : s.order) {
+        if (i.value() >= n || seen[i]) {
+            report.hazards.push_back(
+                {HazardKind::Structure, InstrId(0), InstrId(0), "the order is not a permutation", 0});
             return report;
         }
-        seen[s.order[p]] = 1;
+        seen[i] = 1;
     }
     auto pos = s.positionOf();
     if (!options.blocks.empty()) {
@@ -77,33 +86,38 @@ LegalityReport ScheduleChecker::check(const Schedule& s, const CheckOptions& opt
 struct ScheduleChecker::BlockCheck
 {
     BlockCheck(const KernelAnalysis& analysis, const Schedule& schedule,
-               const std::vector<uint32_t>& positions, int blockIndex, LegalityReport& rep,
+               const IndexVector<InstrId, Position>& positions, int blockIndex, LegalityReport& rep,
                const CheckOptions& opts)
         : a(analysis), insts(analysis.listing.instructions), s(schedule), pos(positions),
           b(analysis.cfg.blocks[blockIndex]), report(rep), options(opts), cyc(b.size())
     {
         // New issue cycles inside the block.
         int c = 0;
-        for (uint32_t p = b.first; p < b.end; ++p) {
-            cyc[p - b.first] = c;
+        for (Position p : positionsOf(b)) {
+            cyc[offsetInBlock(b, p)] = c;
             c += issueGap(s.control[s.order[p]]);
         }
         blockCycles = c;
         lastWaitCycle.fill(-1000);
-        lastWaiter.fill(-1);
         lastSetCycle.fill(-1000);
-        lastSetter.fill(-1);
     }
 
-    void add(HazardKind k, uint32_t x, uint32_t y, std::string msg, int missing = 0)
+    void add(HazardKind k, InstrId x, InstrId y, std::string msg, int missing = 0)
     {
         report.hazards.push_back({k, x, y, std::move(msg), missing});
     }
+    void add(HazardKind k, uint32_t x, uint32_t y, std::string msg, int missing = 0)
+    {
+        add(k, InstrId(x), InstrId(y), std::move(msg), missing);
+    }
     bool done() const { return options.stopAtFirst && !report.legal(); }
-    int cycleOf(uint32_t i) const { return cyc[pos[i] - b.first]; }
-    bool keepsYield(uint32_t x) const { return keepsPtxasYield(s.control[x], insts[x]); }
+    int cycleOf(InstrId i) const { return cyc[offsetInBlock(b, pos[i])]; }
+    int cycleOf(uint32_t i) const { return cycleOf(InstrId(i)); }
+    const Instruction& ins(InstrId i) const { return insts[i.value()]; }
+    int origCycle(InstrId i) const { return a.facts[i.value()].cycle; }
+    bool keepsYield(InstrId x) const { return keepsPtxasYield(s.control[x], ins(x)); }
     // Why a distance ptxas left below 2 cycles no longer counts (see shortScoreboardNeed).
-    std::string yieldNote(uint32_t x, int orig) const
+    std::string yieldNote(InstrId x, int orig) const
     {
         return orig >= 0 && orig < 2 && !keepsYield(x) ? " (ptxas' shorter distance is trusted only while " +
                                                              at(a, x) + " yields as ptxas made it)"
@@ -113,7 +127,7 @@ struct ScheduleChecker::BlockCheck
     const KernelAnalysis& a;
     const std::vector<Instruction>& insts;
     const Schedule& s;
-    const std::vector<uint32_t>& pos;
+    const IndexVector<InstrId, Position>& pos;
     const BasicBlock& b;
     LegalityReport& report;
     const CheckOptions& options;
@@ -122,11 +136,11 @@ struct ScheduleChecker::BlockCheck
     // Step 4, in the new order so far: the latest wait on and setter of each scoreboard with their
     // cycles, and the latest instruction of each issue-spacing class with its cycle.
     std::array<int, 6> lastWaitCycle, lastSetCycle;
-    std::array<int32_t, 6> lastWaiter, lastSetter;
-    std::map<std::string, std::pair<int, uint32_t>> lastOfClass;
+    std::array<std::optional<InstrId>, 6> lastWaiter, lastSetter;
+    std::map<std::string, std::pair<int, InstrId>> lastOfClass;
 };
 
-void ScheduleChecker::checkBlock(const Schedule& s, const std::vector<uint32_t>& pos, int blockIndex,
+void ScheduleChecker::checkBlock(const Schedule& s, const IndexVector<InstrId, Position>& pos, int blockIndex,
                                  LegalityReport& report, const CheckOptions& options) const
 {
     // The rules of docs/legality.md ("What the checker enforces on a schedule"), in five steps; a step
@@ -148,7 +162,7 @@ std::vector<uint32_t> wallSegments(const KernelModel& model, const BasicBlock& b
     std::vector<uint32_t> segment(b.size());
     uint32_t seg = 0;
     for (uint32_t i = b.first; i < b.end; ++i) {
-        bool fixed = model.isFixed(i);
+        bool fixed = model.isFixed(InstrId(i));
         if (fixed) ++seg;
         segment[i - b.first] = seg;
         if (fixed) ++seg;
@@ -165,26 +179,27 @@ bool ScheduleChecker::checkPlacement(BlockCheck& c) const
     const auto& b = c.b;
     const KernelModel& m = *m_model;
     const std::vector<uint32_t> segment = wallSegments(m, b);
-    for (uint32_t p = b.first; p < b.end; ++p) {
-        uint32_t i = c.s.order[p];
-        if (i < b.first || i >= b.end) {
+    for (Position p : positionsOf(b)) {
+        const InstrId i = c.s.order[p];
+        if (i.value() < b.first || i.value() >= b.end) {
             c.add(HazardKind::Structure, i, i,
-                  c.insts[i].opcode + " would leave its basic block; block starts must stay fixed");
+                  c.ins(i).opcode + " would leave its basic block; block starts must stay fixed");
             return false;
         }
-        if (segment[i - b.first] != segment[p - b.first]) {
-            // Find the wall crossed to name it.
-            uint32_t lo = std::min(i, p), hi = std::max(i, p);
-            uint32_t wall = lo;
-            for (uint32_t k = lo; k <= hi; ++k)
-                if (m.isWall(k) || a.deps.unresolved()[k]) {
+        // The segment of place p is the segment of the instruction ptxas put there.
+        if (segment[i.value() - b.first] != segment[offsetInBlock(b, p)]) {
+            // Find the wall crossed to name it: in ptxas' order, between i's place and p.
+            const InstrId lo(std::min(i.value(), p.value())), hi(std::max(i.value(), p.value()));
+            InstrId wall = lo;
+            for (InstrId k = lo; k <= hi; ++k)
+                if (m.isWall(k) || a.deps.unresolved()[k.value()]) {
                     wall = k;
                     break;
                 }
             if (wall == i)
                 c.add(m.isWall(i) ? HazardKind::Wall : HazardKind::Pinned, i, i,
                       m.isWall(i) ? at(a, i) + " cannot move: " + m.wallReasonOf(i)
-                                  : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i));
+                                  : at(a, i) + " cannot move: " + a.deps.unresolvedReason(i.value()));
             else
                 c.add(m.isWall(wall) ? HazardKind::Wall : HazardKind::Pinned, i, wall,
                       at(a, i) + " would cross " + at(a, wall) + ": " +
@@ -284,10 +299,10 @@ std::string shortDistanceMessage(const KernelAnalysis& a, const Dependency& d, i
 bool ScheduleChecker::checkDependencyEdges(BlockCheck& c) const
 {
     const auto& a = c.a;
-    for (uint32_t i = c.b.first; i < c.b.end; ++i) {
-        for (uint32_t e : a.deps.incoming(i)) {
+    for (InstrId i(c.b.first); i.value() < c.b.end; ++i) {
+        for (uint32_t e : a.deps.incoming(i.value())) {
             const auto& d = a.deps.edges()[e];
-            const uint32_t f = d.from;
+            const InstrId f(d.from);
             if (c.pos[f] > c.pos[i]) {
                 auto [kind, msg] = inversionHazard(a, d);
                 c.add(kind, f, i, msg);
@@ -313,7 +328,7 @@ bool ScheduleChecker::checkDependencyEdges(BlockCheck& c) const
 bool ScheduleChecker::checkCrossBlockDistances(BlockCheck& c) const
 {
     const auto& a = c.a;
-    for (uint32_t i = c.b.first; i < c.b.end; ++i) {
+    for (InstrId i(c.b.first); i.value() < c.b.end; ++i) {
         if (c.cycleOf(i) < m_model->needFromStart(i)) {
             c.add(HazardKind::Latency, i, i,
                   at(a, i) + " reads a value written shortly before its block; it would issue " +
@@ -339,21 +354,21 @@ bool ScheduleChecker::checkCrossBlockDistances(BlockCheck& c) const
 // 4. Scoreboard re-arm spacing, issue spacing and reuse flags, in the new order.
 bool ScheduleChecker::checkNewOrderSpacing(BlockCheck& c) const
 {
-    for (uint32_t p = c.b.first; p < c.b.end; ++p) {
-        const uint32_t i = c.s.order[p];
+    for (Position p : positionsOf(c.b)) {
+        const InstrId i = c.s.order[p];
         const Control& ctl = c.s.control[i];
-        const int cy = c.cyc[p - c.b.first];
+        const int cy = c.cyc[offsetInBlock(c.b, p)];
         if (!checkWaitsAfterSetters(c, i, cy)) return false;
         if (!checkSettersAfterWaits(c, i, cy)) return false;
         for (int sb = 0; sb < 6; ++sb)
             if (ctl.waitsOn(sb)) {
                 c.lastWaitCycle[sb] = cy;
-                c.lastWaiter[sb] = int32_t(i);
+                c.lastWaiter[sb] = i;
             }
         for (uint8_t sb : {ctl.wbar, ctl.rbar})
             if (sb < 6) {
                 c.lastSetCycle[sb] = cy;
-                c.lastSetter[sb] = int32_t(i);
+                c.lastSetter[sb] = i;
             }
         if (!checkIssueSpacing(c, i, cy)) return false;
         if (!checkReuseFlags(c, i, p)) return false;
@@ -363,18 +378,18 @@ bool ScheduleChecker::checkNewOrderSpacing(BlockCheck& c) const
 
 // Instruction i, issued at cycle cy, against the latest setter of each scoreboard it waits on
 // (docs/legality.md, rule 5).
-bool ScheduleChecker::checkWaitsAfterSetters(BlockCheck& c, uint32_t i, int cy) const
+bool ScheduleChecker::checkWaitsAfterSetters(BlockCheck& c, InstrId i, int cy) const
 {
     const auto& a = c.a;
     // A scoreboard is set a cycle or more after its producer issues: a wait on it must come at least
     // 2 cycles later or it may pass before the producer is counted (ptxas never did less; swapping
     // such a wait next to a SHFL that sets it gave wrong results on an H200).
-    const uint8_t waits = waitMaskOf(c.insts[i], c.s.control[i]);
+    const uint8_t waits = waitMaskOf(c.ins(i), c.s.control[i]);
     for (int sb = 0; sb < 6; ++sb) {
-        if (!((waits >> sb) & 1) || c.lastSetter[sb] < 0 || uint32_t(c.lastSetter[sb]) == i) continue;
-        const uint32_t setter = uint32_t(c.lastSetter[sb]);
+        if (!((waits >> sb) & 1) || !c.lastSetter[sb] || *c.lastSetter[sb] == i) continue;
+        const InstrId setter = *c.lastSetter[sb];
         int dist = cy - c.lastSetCycle[sb];
-        int orig = a.facts[i].cycle - a.facts[setter].cycle;
+        int orig = c.origCycle(i) - c.origCycle(setter);
         int need = shortScoreboardNeed(orig, c.keepsYield(setter));
         if (dist < need) {
             c.add(HazardKind::Scoreboard, setter, i,
@@ -390,16 +405,16 @@ bool ScheduleChecker::checkWaitsAfterSetters(BlockCheck& c, uint32_t i, int cy) 
 
 // Instruction i, issued at cycle cy, against the latest wait on each scoreboard it sets: a scoreboard is
 // not re-armed within 2 cycles of a wait on it (docs/legality.md, rule 5).
-bool ScheduleChecker::checkSettersAfterWaits(BlockCheck& c, uint32_t i, int cy) const
+bool ScheduleChecker::checkSettersAfterWaits(BlockCheck& c, InstrId i, int cy) const
 {
     const auto& a = c.a;
     const Control& ctl = c.s.control[i];
     for (uint8_t sb : {ctl.wbar, ctl.rbar}) {
-        if (sb >= 6 || c.lastWaiter[sb] < 0 || uint32_t(c.lastWaiter[sb]) == i) continue;
-        const uint32_t waiter = uint32_t(c.lastWaiter[sb]);
+        if (sb >= 6 || !c.lastWaiter[sb] || *c.lastWaiter[sb] == i) continue;
+        const InstrId waiter = *c.lastWaiter[sb];
         int dist = cy - c.lastWaitCycle[sb];
         // ptxas' own distance for this pair, if it was the same pair originally.
-        int orig = a.facts[i].cycle - a.facts[waiter].cycle;
+        int orig = c.origCycle(i) - c.origCycle(waiter);
         int need = shortScoreboardNeed(orig, c.keepsYield(waiter));
         if (dist < need) {
             c.add(HazardKind::Scoreboard, waiter, i,
@@ -416,9 +431,9 @@ bool ScheduleChecker::checkSettersAfterWaits(BlockCheck& c, uint32_t i, int cy) 
 
 // Instruction i, issued at cycle cy, against the latest of its memory class: no closer than ptxas placed
 // two of them in the kernel (docs/legality.md, rule 6).
-bool ScheduleChecker::checkIssueSpacing(BlockCheck& c, uint32_t i, int cy) const
+bool ScheduleChecker::checkIssueSpacing(BlockCheck& c, InstrId i, int cy) const
 {
-    auto cls = spacingClass(c.insts[i]);
+    auto cls = spacingClass(c.ins(i));
     if (cls.empty()) return true;
     auto it = c.lastOfClass.find(cls);
     auto ms = m_model->spacing().find(cls);
@@ -438,7 +453,7 @@ bool ScheduleChecker::checkIssueSpacing(BlockCheck& c, uint32_t i, int cy) const
     return true;
 }
 
-bool ScheduleChecker::checkReuseFlags(BlockCheck& c, uint32_t i, uint32_t p) const
+bool ScheduleChecker::checkReuseFlags(BlockCheck& c, InstrId i, Position p) const
 {
     const Control& ctl = c.s.control[i];
     // Reuse flags: clearing one only drops a cache hint; each flag kept or set must be valid here.
@@ -458,8 +473,8 @@ bool ScheduleChecker::checkSettersAtBlockEnd(BlockCheck& c) const
 {
     // The next block may wait on a scoreboard set at the end of this one.
     for (int sb = 0; sb < 6; ++sb) {
-        if (c.lastSetter[sb] < 0) continue;
-        const uint32_t i = uint32_t(c.lastSetter[sb]);
+        if (!c.lastSetter[sb]) continue;
+        const InstrId i = *c.lastSetter[sb];
         const int tail = c.blockCycles - c.lastSetCycle[sb];
         const int need = c.keepsYield(i) ? std::min(2, m_model->originalTail(i)) : 2;
         if (tail < need) {
@@ -478,9 +493,9 @@ bool ScheduleChecker::checkSettersAtBlockEnd(BlockCheck& c) const
 // 5. Control values, judged against ptxas' own bits (core/rewrite/control_rules.h).
 void ScheduleChecker::checkControlValues(BlockCheck& c) const
 {
-    for (uint32_t p = c.b.first; p < c.b.end; ++p) {
-        const uint32_t i = c.s.order[p];
-        if (c.s.control[i] == c.insts[i].control) continue;
+    for (Position p : positionsOf(c.b)) {
+        const InstrId i = c.s.order[p];
+        if (c.s.control[i] == c.ins(i).control) continue;
         for (auto& why : m_model->controlRules().valueRefusals(i, c.s.control[i])) {
             c.add(HazardKind::Structure, i, i, std::move(why));
             if (c.done()) return;
@@ -489,7 +504,7 @@ void ScheduleChecker::checkControlValues(BlockCheck& c) const
 }
 
 // Every flag in `flags` is valid on instruction i at position p (ControlRules::reuseRefusal).
-bool ScheduleChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint8_t flags) const
+bool ScheduleChecker::reuseValid(const Schedule& s, InstrId i, Position p, uint8_t flags) const
 {
     for (int slot = 0; slot < 4; ++slot)
         if (((flags >> slot) & 1) && m_model->controlRules().reuseRefusal(s, i, p, slot)) return false;
@@ -498,8 +513,8 @@ bool ScheduleChecker::reuseValid(const Schedule& s, uint32_t i, uint32_t p, uint
 
 void ScheduleChecker::fixReuse(Schedule& s) const
 {
-    for (uint32_t p = 0; p < s.order.size(); ++p) {
-        uint32_t i = s.order[p];
+    for (Position p : s.positions()) {
+        const InstrId i = s.order[p];
         Control& c = s.control[i];
         if (c.reuse == 0) continue;
         uint8_t keep = 0;

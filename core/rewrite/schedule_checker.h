@@ -29,8 +29,8 @@ enum class HazardKind : uint8_t
 struct Hazard
 {
     HazardKind kind = HazardKind::Structure;
-    uint32_t first = 0; // original instruction indices involved
-    uint32_t second = 0;
+    InstrId first; // the instructions involved
+    InstrId second;
     std::string message;   // a sentence a person can read, naming the hazard and both instructions
     int missingCycles = 0; // for Latency: how many stall cycles a repair would add
     bool padAfter = false; // (i, i) distances to the block's end: the cycles go after `first`, not before
@@ -61,7 +61,7 @@ public:
     // The schedule the edits make (with the reuse fix-up after every move), checked.
     LegalityReport check(const std::vector<Edit>& edits, const CheckOptions& options = {}) const;
     // One block of a schedule that is a permutation; `positions` is schedule.positionOf().
-    void checkBlock(const Schedule& schedule, const std::vector<uint32_t>& positions, int block,
+    void checkBlock(const Schedule& schedule, const IndexVector<InstrId, Position>& positions, int block,
                     LegalityReport& report, const CheckOptions& options) const;
 
     // Reuse fix-up: clears reuse flags whose pairing changed in the new order (a reuse flag on operand
@@ -80,13 +80,13 @@ private:
     bool checkDependencyEdges(BlockCheck& c) const;     // edge directions and distance bounds
     bool checkCrossBlockDistances(BlockCheck& c) const; // distances to the block's start and end
     bool checkNewOrderSpacing(BlockCheck& c) const;     // the walk over the new order, with these steps:
-    bool checkWaitsAfterSetters(BlockCheck& c, uint32_t instruction, int cycle) const;
-    bool checkSettersAfterWaits(BlockCheck& c, uint32_t instruction, int cycle) const;
-    bool checkIssueSpacing(BlockCheck& c, uint32_t instruction, int cycle) const;
-    bool checkReuseFlags(BlockCheck& c, uint32_t instruction, uint32_t position) const;
+    bool checkWaitsAfterSetters(BlockCheck& c, InstrId instruction, int cycle) const;
+    bool checkSettersAfterWaits(BlockCheck& c, InstrId instruction, int cycle) const;
+    bool checkIssueSpacing(BlockCheck& c, InstrId instruction, int cycle) const;
+    bool checkReuseFlags(BlockCheck& c, InstrId instruction, Position position) const;
     bool checkSettersAtBlockEnd(BlockCheck& c) const;
     void checkControlValues(BlockCheck& c) const; // control values against ptxas' own bits
-    bool reuseValid(const Schedule& s, uint32_t instruction, uint32_t position, uint8_t flags) const;
+    bool reuseValid(const Schedule& s, InstrId instruction, Position position, uint8_t flags) const;
 
     std::shared_ptr<const KernelModel> m_model;
 };

@@ -56,8 +56,8 @@ DiffSide DiffSide::fromSchedule(const KernelAnalysis& a, const Schedule& schedul
 {
     DiffSide s;
     s.label = std::move(label);
-    for (uint32_t i : schedule.order)
-        s.rows.push_back(rowOf(a.listing.instructions[i], schedule.control[i]));
+    for (InstrId i : schedule.order)
+        s.rows.push_back(rowOf(a.listing.instructions[i.value()], schedule.control[i]));
     return s;
 }
 

@@ -31,8 +31,8 @@ Result<Schedule> recoverScheduleExplained(const KernelAnalysis& a, const Cubin& 
         for (uint32_t i = b.first; i < b.end && !found; ++i)
             if (!used[i] && insts[i].lo == lo && (insts[i].hi & ~controlMask) == (hi & ~controlMask)) {
                 used[i] = 1;
-                s.order[pos] = i;
-                s.control[i] = Control::decode(hi);
+                s.order[Position(pos)] = InstrId(i);
+                s.control[InstrId(i)] = Control::decode(hi);
                 found = true;
             }
         if (!found) {

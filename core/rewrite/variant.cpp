@@ -6,7 +6,7 @@
 
 namespace sassx {
 
-Edit Edit::move(uint32_t from, uint32_t to)
+Edit Edit::move(Position from, Position to)
 {
     Edit e;
     e.kind = Kind::Move;
@@ -15,7 +15,7 @@ Edit Edit::move(uint32_t from, uint32_t to)
     return e;
 }
 
-Edit Edit::control(uint32_t at, std::optional<uint8_t> stall, std::optional<uint8_t> yield,
+Edit Edit::control(Position at, std::optional<uint8_t> stall, std::optional<uint8_t> yield,
                    std::optional<uint8_t> reuse)
 {
     Edit e;
@@ -29,8 +29,8 @@ Edit Edit::control(uint32_t at, std::optional<uint8_t> stall, std::optional<uint
 
 std::string Edit::describe() const
 {
-    if (kind == Kind::Move) return "move " + std::to_string(from) + " to " + std::to_string(to);
-    std::string s = "control of " + std::to_string(at) + ":";
+    if (kind == Kind::Move) return "move " + to_string(from) + " to " + to_string(to);
+    std::string s = "control of " + to_string(at) + ":";
     if (stall) s += " stall=" + std::to_string(*stall);
     if (yield) s += " yield=" + std::to_string(*yield);
     if (reuse) s += " reuse=" + std::to_string(*reuse);
@@ -66,7 +66,7 @@ Result<Variant> Variant::fromJson(const nlohmann::json& j)
     for (const auto& e : *edits) {
         if (e.contains("move") && e["move"].is_array() && e["move"].size() == 2 &&
             e["move"][0].is_number_unsigned() && e["move"][1].is_number_unsigned()) {
-            v.edits.push_back(Edit::move(e["move"][0].get<uint32_t>(), e["move"][1].get<uint32_t>()));
+            v.edits.push_back(Edit::move(e["move"][0].get<Position>(), e["move"][1].get<Position>()));
         } else if (e.contains("control") && e["control"].is_object() && e["control"].contains("at")) {
             const auto& c = e["control"];
             auto opt = [&](const char* k) -> std::optional<uint8_t> {
@@ -75,7 +75,7 @@ Result<Variant> Variant::fromJson(const nlohmann::json& j)
                 return uint8_t(c[k].get<unsigned>());
             };
             v.edits.push_back(
-                Edit::control(c["at"].get<uint32_t>(), opt("stall"), opt("yield"), opt("reuse")));
+                Edit::control(c["at"].get<Position>(), opt("stall"), opt("yield"), opt("reuse")));
         } else {
             return makeError("variant '" + v.name +
                              "': an edit is neither {move:[from,to]} nor {control:{at,…}}");
@@ -90,34 +90,45 @@ Schedule Schedule::identity(const KernelAnalysis& a)
     const auto& insts = a.listing.instructions;
     s.order.resize(insts.size());
     s.control.resize(insts.size());
+    // The identity schedule is the one place where a position and an instruction share a number.
     for (uint32_t i = 0; i < insts.size(); ++i) {
-        s.order[i] = i;
-        s.control[i] = insts[i].control;
+        s.order[Position(i)] = InstrId(i);
+        s.control[InstrId(i)] = insts[i].control;
     }
     return s;
 }
 
-std::vector<uint32_t> Schedule::positionOf() const
+IndexVector<InstrId, Position> Schedule::positionOf() const
 {
-    std::vector<uint32_t> pos(order.size());
-    for (uint32_t p = 0; p < order.size(); ++p)
+    IndexVector<InstrId, Position> pos(order.size());
+    for (Position p : positions())
         pos[order[p]] = p;
     return pos;
 }
 
 bool Schedule::isIdentity(const KernelAnalysis& a) const
 {
-    for (uint32_t p = 0; p < order.size(); ++p)
-        if (order[p] != p || !(control[p] == a.listing.instructions[p].control)) return false;
+    for (Position p : positions()) {
+        const InstrId i = order[p];
+        if (i.value() != p.value() || !(control[i] == a.listing.instructions[i.value()].control))
+            return false;
+    }
     return true;
 }
 
-void Schedule::move(uint32_t from, uint32_t to)
+bool Schedule::reorders() const
+{
+    for (Position p : positions())
+        if (order[p].value() != p.value()) return true;
+    return false;
+}
+
+void Schedule::move(Position from, Position to)
 {
     if (from < to)
-        std::rotate(order.begin() + from, order.begin() + from + 1, order.begin() + to + 1);
+        std::rotate(order.iter(from), order.iter(from + 1), order.iter(to + 1));
     else if (from > to)
-        std::rotate(order.begin() + to, order.begin() + from, order.begin() + from + 1);
+        std::rotate(order.iter(to), order.iter(from), order.iter(from + 1));
 }
 
 Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& edits,
@@ -130,11 +141,11 @@ Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& ed
         ++k;
         std::string where = "edit " + std::to_string(k) + " (" + e.describe() + "): ";
         if (e.kind == Edit::Kind::Move) {
-            if (e.from >= n || e.to >= n)
+            if (e.from.value() >= n || e.to.value() >= n)
                 return makeError(where + "position out of range (kernel has " + std::to_string(n) +
                                  " instructions)");
             // Blocks never change membership, so the block of a position is the original block there.
-            int bf = a.cfg.blockOf[e.from], bt = a.cfg.blockOf[e.to];
+            int bf = a.cfg.blockOf[e.from.value()], bt = a.cfg.blockOf[e.to.value()];
             if (bf != bt)
                 return makeError(where + "moves an instruction out of its basic block (block " +
                                  std::to_string(bf) + " to block " + std::to_string(bt) +
@@ -142,7 +153,7 @@ Result<Schedule> applyEdits(const KernelAnalysis& a, const std::vector<Edit>& ed
             s.move(e.from, e.to);
             if (afterMove) afterMove(s);
         } else {
-            if (e.at >= n) return makeError(where + "position out of range");
+            if (e.at.value() >= n) return makeError(where + "position out of range");
             Control& c = s.control[s.order[e.at]];
             if (e.stall) {
                 if (*e.stall > 15) return makeError(where + "stall must be 0..15");

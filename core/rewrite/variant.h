@@ -2,6 +2,7 @@
 // A variant = the original kernel + an ordered list of edits. It resolves to a permutation of the
 // kernel's 16-byte instruction words plus new control bits, and serialises to JSON.
 #include "core/common/result.h"
+#include "core/rewrite/schedule_index.h"
 #include "core/sass/control.h"
 
 #include <nlohmann/json.hpp>
@@ -26,14 +27,14 @@ struct Edit
     Kind kind = Kind::Move;
     // Move: the instruction at position `from` (positions at the time of this edit) goes to `to`,
     // inside its basic block; |from - to| == 1 is an adjacent swap.
-    uint32_t from = 0;
-    uint32_t to = 0;
+    Position from;
+    Position to;
     // Control: the instruction at position `at` gets these fields (unset = unchanged).
-    uint32_t at = 0;
+    Position at;
     std::optional<uint8_t> stall, yield, reuse;
 
-    static Edit move(uint32_t from, uint32_t to);
-    static Edit control(uint32_t at, std::optional<uint8_t> stall, std::optional<uint8_t> yield,
+    static Edit move(Position from, Position to);
+    static Edit control(Position at, std::optional<uint8_t> stall, std::optional<uint8_t> yield,
                         std::optional<uint8_t> reuse);
     std::string describe() const; // "move 12 → 9", "stall of 14 = 3"
     bool operator==(const Edit&) const = default;
@@ -49,17 +50,22 @@ struct Variant
     static Result<Variant> fromJson(const nlohmann::json& j);
 };
 
-// What a variant amounts to: order[newPosition] = original index; control[originalIndex] = the
-// control bits the instruction will carry (after edits and reuse fix-ups).
+// What a variant amounts to: order[position] = the instruction there; control[instruction] = the
+// control bits it will carry (after edits and reuse fix-ups).
 struct Schedule
 {
-    std::vector<uint32_t> order;
-    std::vector<Control> control;
+    IndexVector<Position, InstrId> order;
+    IndexVector<InstrId, Control> control;
 
     static Schedule identity(const KernelAnalysis& a);
-    std::vector<uint32_t> positionOf() const; // inverse of order
-    void move(uint32_t from, uint32_t to);    // the instruction at position `from` goes to `to`
+    IndexVector<InstrId, Position> positionOf() const; // inverse of order
+    void move(Position from, Position to);             // the instruction at `from` goes to `to`
     bool isIdentity(const KernelAnalysis& a) const;
+    // Whether some instruction stands somewhere other than where ptxas put it (control bits aside).
+    bool reorders() const;
+    uint32_t size() const { return uint32_t(order.size()); }
+    IndexRange<Position> positions() const { return order.indices(); }
+    IndexRange<InstrId> instructions() const { return control.indices(); }
 };
 
 // Applies the edits in order without judging legality beyond structure (indices in range, moves inside

@@ -38,14 +38,14 @@ bool isStore(const Instruction& i)
     return i.writesMemory() && !i.readsMemory();
 }
 
-// Moves the instruction (original index) to its earliest (or latest) legal position, if that differs.
-void moveToExtreme(const LegalityChecker& checker, uint32_t inst, bool earliest, Schedule& s,
+// Moves the instruction to its earliest (or latest) legal position, if that differs.
+void moveToExtreme(const LegalityChecker& checker, InstrId inst, bool earliest, Schedule& s,
                    std::vector<Edit>& edits)
 {
-    const uint32_t p = s.positionOf()[inst];
+    const Position p = s.positionOf()[inst];
     const auto targets = checker.legalTargets(s, p);
     if (targets.empty()) return;
-    const uint32_t t = earliest ? *std::min_element(targets.begin(), targets.end())
+    const Position t = earliest ? *std::min_element(targets.begin(), targets.end())
                                 : *std::max_element(targets.begin(), targets.end());
     if (earliest ? t >= p : t <= p) return;
     s.move(p, t);
@@ -84,23 +84,23 @@ std::vector<Edit> applyListHeuristic(const LegalityChecker& checker, const EditP
 {
     const auto& a = checker.analysis();
     const auto& insts = a.listing.instructions;
-    std::vector<uint32_t> order = proposer.movable(); // original indices, ascending
+    std::vector<InstrId> order = proposer.movable(); // ascending
     std::vector<Edit> edits;
     bool earliest = true;
     if (name == "hoist-loads") {
-        std::erase_if(order, [&](uint32_t i) { return !isLoad(insts[i]); });
+        std::erase_if(order, [&](InstrId i) { return !isLoad(insts[i.value()]); });
     } else if (name == "sink-stores") {
-        std::erase_if(order, [&](uint32_t i) { return !isStore(insts[i]); });
+        std::erase_if(order, [&](InstrId i) { return !isStore(insts[i.value()]); });
         std::reverse(order.begin(), order.end());
         earliest = false;
     } else if (name == "critical-path") {
         const auto height = dependencyHeights(a);
         std::stable_sort(order.begin(), order.end(),
-                         [&](uint32_t x, uint32_t y) { return height[x] > height[y]; });
+                         [&](InstrId x, InstrId y) { return height[x.value()] > height[y.value()]; });
     } else {
         return edits;
     }
-    for (uint32_t inst : order) {
+    for (InstrId inst : order) {
         if (stop && stop->load()) break;
         moveToExtreme(checker, inst, earliest, schedule, edits);
     }

@@ -1,5 +1,7 @@
 #include "core/search/random_variants.h"
 
+#include "core/rewrite/block_positions.h"
+
 #include <algorithm>
 
 namespace sassx {
@@ -13,10 +15,10 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
     const uint32_t n = uint32_t(a.listing.instructions.size());
     std::vector<Edit> applied;
     if (n == 0) return applied;
-    std::vector<uint32_t> candidates;
-    for (uint32_t i = 0; i < n; ++i)
-        if (!checker.isWall(i) && !a.deps.unresolved()[i] &&
-            (!options.memoryOnly || a.listing.instructions[i].isMemory()))
+    std::vector<InstrId> candidates;
+    for (InstrId i : indexRange<InstrId>(n))
+        if (!checker.isWall(i) && !a.deps.unresolved()[i.value()] &&
+            (!options.memoryOnly || a.listing.instructions[i.value()].isMemory()))
             candidates.push_back(i);
     if (candidates.empty()) return applied;
     int count = std::uniform_int_distribution<int>(options.minEdits, options.maxEdits)(rng);
@@ -25,8 +27,8 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
     stop.stopAtFirst = true;
     for (int k = 0, tries = 0; k < count && tries < count * 20; ++tries) {
         auto pos = schedule.positionOf();
-        uint32_t inst = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
-        uint32_t p = pos[inst];
+        InstrId inst = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
+        Position p = pos[inst];
         if (options.onlyRaiseStalls || coin(rng) < options.controlEditProbability) {
             Schedule trial = schedule;
             Control& c = trial.control[inst];
@@ -46,7 +48,7 @@ std::vector<Edit> randomLegalEdits(const LegalityChecker& checker, std::mt19937_
         }
         auto targets = checker.legalTargets(schedule, p);
         if (targets.empty()) continue;
-        uint32_t t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
+        Position t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
         schedule.move(p, t);
         checker.fixReuse(schedule);
         applied.push_back(Edit::move(p, t));
@@ -61,7 +63,7 @@ std::vector<Edit> randomYieldFlips(const LegalityChecker& checker, std::mt19937_
     std::vector<Edit> applied;
     auto candidates = checker.legalControlEdits(schedule, options.withReuse ? ControlSpace::YieldAndReuse
                                                                             : ControlSpace::Yield);
-    std::vector<char> edited(schedule.order.size(), 0);
+    IndexVector<Position, char> edited(schedule.order.size(), 0);
     if (candidates.empty()) return applied;
     const int count = std::uniform_int_distribution<int>(options.minEdits, options.maxEdits)(rng);
     CheckOptions stop;
@@ -90,21 +92,21 @@ std::vector<Edit> sipRuleEdits(const KernelAnalysis& a, std::mt19937_64& rng, in
 {
     std::vector<Edit> applied;
     const auto& insts = a.listing.instructions;
-    auto movable = [&](uint32_t i) {
-        const Op op = insts[i].op;
+    auto movable = [&](InstrId i) {
+        const Op op = insts[i.value()].op;
         return op == Op::LDG || op == Op::STG || op == Op::LDS || op == Op::LDSM || op == Op::LDGSTS;
     };
-    std::vector<uint32_t> candidates;
-    for (uint32_t i = 0; i < insts.size(); ++i)
+    std::vector<InstrId> candidates;
+    for (InstrId i : indexRange<InstrId>(uint32_t(insts.size())))
         if (movable(i)) candidates.push_back(i);
     if (candidates.empty()) return applied;
     for (int k = 0, tries = 0; k < swaps && tries < swaps * 20; ++tries) {
         auto pos = schedule.positionOf();
-        uint32_t p = pos[candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)]];
+        Position p = pos[candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)]];
         bool up = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
-        if ((up && p == 0) || (!up && p + 1 >= schedule.order.size())) continue;
-        uint32_t q = up ? p - 1 : p + 1;
-        if (a.cfg.blockOf[p] != a.cfg.blockOf[q]) continue;
+        if ((up && p == Position(0)) || (!up && p + 1 >= schedule.order.endIndex())) continue;
+        Position q = up ? p - 1 : p + 1;
+        if (blockAt(a.cfg, p) != blockAt(a.cfg, q)) continue;
         std::swap(schedule.order[p], schedule.order[q]);
         applied.push_back(Edit::move(p, q));
         ++k;

@@ -1,6 +1,7 @@
 #include "core/search/search_engine.h"
 
 #include "core/analysis/kernel_analysis.h"
+#include "core/rewrite/block_positions.h"
 #include "core/search/list_schedule.h"
 #include "core/search/search_strategy.h"
 
@@ -346,13 +347,14 @@ bool SearchEngine::quickLegal(const Schedule& from, const Schedule& to) const
     // Proposals come from the checker's legal edits; the schedule is checked once more so a search can
     // never evaluate an illegal variant, whatever the proposer's composition does. `from` is legal (the
     // start, or an incumbent that passed this check), so the blocks it changed suffice.
-    const auto& blockOf = m_checker.analysis().cfg.blockOf;
+    const auto& cfg = m_checker.analysis().cfg;
     CheckOptions quick;
     quick.stopAtFirst = true;
-    for (uint32_t p = 0; p < from.order.size(); ++p) {
-        const uint32_t i = to.order[p];
+    for (Position p : from.positions()) {
+        const InstrId i = to.order[p];
+        const int block = blockAt(cfg, p);
         if (i != from.order[p] || !(to.control[i] == from.control[i]))
-            if (quick.blocks.empty() || quick.blocks.back() != blockOf[p]) quick.blocks.push_back(blockOf[p]);
+            if (quick.blocks.empty() || quick.blocks.back() != block) quick.blocks.push_back(block);
     }
     return m_checker.check(to, quick).legal();
 }

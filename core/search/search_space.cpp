@@ -1,5 +1,7 @@
 #include "core/search/search_space.h"
 
+#include "core/rewrite/block_positions.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -63,28 +65,27 @@ EditProposer::EditProposer(const LegalityChecker& checker, SearchSpace space)
 {
     if (!spaceHasMoves(space)) return;
     const auto& a = checker.analysis();
-    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i)
-        if (!checker.isWall(i) && !a.deps.unresolved()[i] &&
-            (space != SearchSpace::Mem || a.listing.instructions[i].isMemory()))
+    for (InstrId i : indexRange<InstrId>(uint32_t(a.listing.instructions.size())))
+        if (!checker.isWall(i) && !a.deps.unresolved()[i.value()] &&
+            (space != SearchSpace::Mem || a.listing.instructions[i.value()].isMemory()))
             m_movable.push_back(i);
 }
 
 void EditProposer::setGuide(std::vector<double> weights)
 {
-    m_guide = std::move(weights);
+    m_guide = IndexVector<InstrId, double>(std::move(weights));
     if (m_guide.empty()) return;
     std::vector<double> w;
-    for (uint32_t i : m_movable)
-        w.push_back(i < m_guide.size() ? m_guide[i] : 0.0);
+    for (InstrId i : m_movable)
+        w.push_back(i < m_guide.endIndex() ? m_guide[i] : 0.0);
     m_movableDraw = std::discrete_distribution<size_t>(w.begin(), w.end());
     const size_t n = m_checker.analysis().listing.instructions.size();
     std::vector<double> all(n, 0.0);
-    for (size_t i = 0; i < n && i < m_guide.size(); ++i)
-        all[i] = m_guide[i];
+    std::copy_n(m_guide.begin(), std::min(n, m_guide.size()), all.begin());
     m_guideDraw = std::discrete_distribution<size_t>(all.begin(), all.end());
 }
 
-uint32_t EditProposer::drawMovable(std::mt19937_64& rng) const
+InstrId EditProposer::drawMovable(std::mt19937_64& rng) const
 {
     if (m_guide.empty())
         return m_movable[std::uniform_int_distribution<size_t>(0, m_movable.size() - 1)(rng)];
@@ -94,11 +95,11 @@ uint32_t EditProposer::drawMovable(std::mt19937_64& rng) const
 std::optional<Edit> EditProposer::proposeMove(Schedule& schedule, std::mt19937_64& rng) const
 {
     if (m_movable.empty()) return std::nullopt;
-    const uint32_t inst = drawMovable(rng);
-    const uint32_t p = schedule.positionOf()[inst];
+    const InstrId inst = drawMovable(rng);
+    const Position p = schedule.positionOf()[inst];
     const auto targets = m_checker.legalTargets(schedule, p);
     if (targets.empty()) return std::nullopt;
-    const uint32_t t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
+    const Position t = targets[std::uniform_int_distribution<size_t>(0, targets.size() - 1)(rng)];
     schedule.move(p, t);
     // The convention every replay uses (KernelWorkspace::schedule): reuse fix-up after each move.
     m_checker.fixReuse(schedule);
@@ -108,8 +109,8 @@ std::optional<Edit> EditProposer::proposeMove(Schedule& schedule, std::mt19937_6
 std::vector<Edit> EditProposer::proposeRescheduledMove(Schedule& schedule, std::mt19937_64& rng) const
 {
     if (m_movable.empty()) return {};
-    const uint32_t inst = drawMovable(rng);
-    const uint32_t p = schedule.positionOf()[inst];
+    const InstrId inst = drawMovable(rng);
+    const Position p = schedule.positionOf()[inst];
     auto targets = m_checker.moveEnumerator().orderTargets(schedule, p, 32);
     std::shuffle(targets.begin(), targets.end(), rng);
     // Deriving codes costs a few checker passes over the block: try a handful of targets, not all.
@@ -130,7 +131,7 @@ EditProposer::BlockControl& EditProposer::blockControl(const Schedule& schedule,
     // changes one block, leaves the others' edits as they were, and several environments walking from
     // one start keep meeting the same blocks. The key is the block's whole content, compared exactly.
     const auto& b = m_checker.analysis().cfg.blocks[block];
-    const uint32_t n = uint32_t(schedule.order.size());
+    const Position n = schedule.order.endIndex();
     auto packed = [](const Control& c) {
         return uint32_t(c.stall) | uint32_t(c.yield) << 4 | uint32_t(c.wbar) << 5 | uint32_t(c.rbar) << 8 |
                uint32_t(c.wait) << 11 | uint32_t(c.reuse) << 17;
@@ -138,9 +139,9 @@ EditProposer::BlockControl& EditProposer::blockControl(const Schedule& schedule,
     std::vector<uint32_t> key;
     key.reserve(2 * (b.size() + 1) + 1);
     key.push_back(uint32_t(b.index));
-    for (uint32_t q = b.first; q < std::min(b.end + 1, n); ++q) {
-        const uint32_t i = schedule.order[q];
-        key.push_back(i);
+    for (Position q = firstPosition(b); q < std::min(endPosition(b) + 1, n); ++q) {
+        const InstrId i = schedule.order[q];
+        key.push_back(i.value());
         key.push_back(packed(schedule.control[i]));
     }
     auto it = m_blockControl.find(key);
@@ -197,20 +198,20 @@ void EditProposer::trimBlockControl() const
     }
 }
 
-void EditProposer::judgeControl(const Schedule& schedule, uint32_t block, BlockControl& entry, uint32_t from,
-                                uint32_t to) const
+void EditProposer::judgeControl(const Schedule& schedule, uint32_t block, BlockControl& entry, Position from,
+                                Position to) const
 {
     const auto& b = m_checker.analysis().cfg.blocks[block];
-    std::vector<uint32_t> positions;
-    for (uint32_t p = from; p < to; ++p)
-        if (!entry.known[p - b.first]) positions.push_back(p);
+    std::vector<Position> positions;
+    for (Position p = from; p < to; ++p)
+        if (!entry.known[offsetInBlock(b, p)]) positions.push_back(p);
     if (positions.empty()) return;
     // Edits of different instructions are judged independently (legalControlEdits), so judging a few
     // positions gives each the edits a whole-block pass would.
     for (const Edit& e : m_checker.legalControlEdits(schedule, controlSpace(), positions))
-        entry.at[e.at - b.first].push_back(e);
-    for (uint32_t p : positions)
-        entry.known[p - b.first] = 1;
+        entry.at[offsetInBlock(b, e.at)].push_back(e);
+    for (Position p : positions)
+        entry.known[offsetInBlock(b, p)] = 1;
 }
 
 ControlSpace EditProposer::controlSpace() const
@@ -227,7 +228,7 @@ std::vector<Edit> EditProposer::controlEditsByBlock(const Schedule& schedule) co
     trimBlockControl();
     for (uint32_t k = 0; k < blocks.size(); ++k) {
         BlockControl& entry = blockControl(schedule, k);
-        judgeControl(schedule, k, entry, blocks[k].first, blocks[k].end);
+        judgeControl(schedule, k, entry, firstPosition(blocks[k]), endPosition(blocks[k]));
         for (const auto& edits : entry.at)
             out.insert(out.end(), edits.begin(), edits.end());
     }
@@ -240,15 +241,15 @@ const std::vector<Edit>& EditProposer::controlEditsOf(const Schedule& schedule) 
     if (m_cacheValid && schedule.order == m_cachedFor.order) {
         // Same order, some control bits changed (an accepted control edit): only those instructions'
         // edits change, as edits of different instructions are independent (legality.h).
-        std::vector<uint32_t> changed;
-        for (uint32_t p = 0; p < schedule.order.size(); ++p) {
-            const uint32_t i = schedule.order[p];
+        std::vector<Position> changed;
+        for (Position p : schedule.positions()) {
+            const InstrId i = schedule.order[p];
             if (!(schedule.control[i] == m_cachedFor.control[i])) changed.push_back(p);
         }
         if (changed.empty()) return m_cachedControl;
         // A changed stall shifts the cycles of its whole block: recount everything.
-        const bool stallChanged = std::any_of(changed.begin(), changed.end(), [&](uint32_t p) {
-            const uint32_t i = schedule.order[p];
+        const bool stallChanged = std::any_of(changed.begin(), changed.end(), [&](Position p) {
+            const InstrId i = schedule.order[p];
             return schedule.control[i].stall != m_cachedFor.control[i].stall;
         });
         if (changed.size() <= 16 && !stallChanged) {
@@ -280,8 +281,8 @@ std::optional<Edit> EditProposer::proposeControl(Schedule& schedule, std::mt1993
         std::vector<double> w;
         w.reserve(candidates.size());
         for (const Edit& c : candidates) {
-            const uint32_t inst = schedule.order[c.at];
-            w.push_back(inst < m_guide.size() ? m_guide[inst] : 0.0);
+            const InstrId inst = schedule.order[c.at];
+            w.push_back(inst < m_guide.endIndex() ? m_guide[inst] : 0.0);
         }
         pick = std::discrete_distribution<size_t>(w.begin(), w.end())(rng);
     }
@@ -295,13 +296,13 @@ std::optional<Edit> EditProposer::proposeControl(Schedule& schedule, std::mt1993
     // Stall decreases are not: two in one block may together shorten one distance too much.
     const auto& cfg = m_checker.analysis().cfg;
     std::erase_if(candidates, [&](const Edit& x) {
-        return x.at == e.at || (e.stall && x.stall && cfg.blockOf[x.at] == cfg.blockOf[e.at]);
+        return x.at == e.at || (e.stall && x.stall && blockAt(cfg, x.at) == blockAt(cfg, e.at));
     });
     return e;
 }
 
 std::optional<Edit> EditProposer::proposeControlAfterMove(Schedule& schedule, std::mt19937_64& rng,
-                                                          std::vector<uint32_t>& edited) const
+                                                          std::vector<InstrId>& edited) const
 {
     const ControlSpace cs =
         m_space == SearchSpace::Rescheduled ? ControlSpace::All : ControlSpace::YieldAndReuse;
@@ -309,15 +310,17 @@ std::optional<Edit> EditProposer::proposeControlAfterMove(Schedule& schedule, st
     // kept or cleared), a stall decrease (All only) and one flip per reuse slot
     // (core/rewrite/control_edits.cpp).
     const size_t most = cs == ControlSpace::All ? 7 : 6;
-    const uint32_t n = uint32_t(schedule.order.size());
+    const uint32_t n = schedule.size();
     if (n == 0) return std::nullopt;
     // Bounded: a kernel whose instructions mostly have no legal control edit would otherwise spin; the
     // caller's retries draw again.
     for (int tries = 0; tries < 64; ++tries) {
-        const uint32_t inst = m_guide.empty() ? std::uniform_int_distribution<uint32_t>(0, n - 1)(rng)
-                                              : uint32_t(m_guideDraw(rng));
-        if (inst >= n || std::find(edited.begin(), edited.end(), inst) != edited.end()) continue;
-        const uint32_t p = schedule.positionOf()[inst];
+        const InstrId inst(m_guide.empty() ? std::uniform_int_distribution<uint32_t>(0, n - 1)(rng)
+                                           : uint32_t(m_guideDraw(rng)));
+        if (inst >= schedule.control.endIndex() ||
+            std::find(edited.begin(), edited.end(), inst) != edited.end())
+            continue;
+        const Position p = schedule.positionOf()[inst];
         const auto edits = m_checker.legalControlEdits(schedule, cs, {p});
         if (edits.empty() ||
             std::uniform_int_distribution<size_t>(1, most)(rng) > std::min(edits.size(), most))
@@ -340,7 +343,7 @@ std::vector<Edit> EditProposer::propose(Schedule& schedule, std::mt19937_64& rng
     std::vector<Edit> control;
     bool controlFresh = false; // `control` lists the legal control edits of `schedule` as it is now
     bool moved = false;        // a move changed `schedule`: control edits are drawn without the list
-    std::vector<uint32_t> editedSinceMove;
+    std::vector<InstrId> editedSinceMove;
     // A draw can find nothing (an instruction with no legal target): a few retries per wanted edit.
     for (int tries = 0; int(applied.size()) < count && tries < count * 8; ++tries) {
         bool wantControl = m_space == SearchSpace::Yield;
@@ -392,14 +395,14 @@ std::vector<Edit> EditProposer::legalActions(const Schedule& schedule) const
     std::vector<Edit> out;
     if (m_space == SearchSpace::Rescheduled) {
         const auto pos = schedule.positionOf();
-        std::vector<uint32_t> from;
-        for (uint32_t i : m_movable)
+        std::vector<Position> from;
+        for (InstrId i : m_movable)
             from.push_back(pos[i]);
         std::sort(from.begin(), from.end());
-        for (uint32_t p : from) {
+        for (Position p : from) {
             auto targets = m_checker.moveEnumerator().orderTargets(schedule, p, 32);
             std::sort(targets.begin(), targets.end());
-            for (uint32_t t : targets)
+            for (Position t : targets)
                 out.push_back(Edit::move(p, t));
         }
     } else if (spaceHasMoves(m_space)) {
@@ -449,15 +452,15 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
     const auto& insts = m_checker.analysis().listing.instructions;
     const auto& blocks = m_checker.analysis().cfg.blocks;
     const bool memoryOnly = m_space == SearchSpace::Mem;
-    const uint32_t n = uint32_t(schedule.order.size());
-    std::vector<uint32_t> from;
+    const uint32_t n = schedule.size();
+    std::vector<Position> from;
     std::vector<size_t> firstOf; // index of each position's first candidate
     size_t moves = 0;
-    for (uint32_t p = 0; p < n; ++p) {
-        if (memoryOnly && !insts[schedule.order[p]].isMemory()) continue;
+    for (Position p : schedule.positions()) {
+        if (memoryOnly && !insts[schedule.order[p].value()].isMemory()) continue;
         const auto [lo, hi] = tester.range(p);
         if (lo > hi) continue;
-        const size_t m = hi - lo + 1 - ((p >= lo && p <= hi) ? 1 : 0);
+        const size_t m = size_t(hi - lo + 1) - ((p >= lo && p <= hi) ? 1 : 0);
         if (m == 0) continue;
         from.push_back(p);
         firstOf.push_back(moves);
@@ -470,26 +473,26 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
     const size_t total = moves + slots;
     auto moveAt = [&](size_t k) {
         const size_t j = size_t(std::upper_bound(firstOf.begin(), firstOf.end(), k) - firstOf.begin()) - 1;
-        const uint32_t p = from[j];
+        const Position p = from[j];
         const auto [lo, hi] = tester.range(p);
-        uint32_t t = lo + uint32_t(k - firstOf[j]);
+        Position t = lo + int64_t(k - firstOf[j]);
         if (p >= lo && p <= hi && t >= p) ++t; // the position itself is not a target (as `m` above)
-        return std::pair<uint32_t, uint32_t>(p, t);
+        return std::pair<Position, Position>(p, t);
     };
     // Each block's entry, looked up once per call (its key is the block's content); kept as pointers,
     // so the cache is trimmed before, never during, the call.
     trimBlockControl();
     std::vector<BlockControl*> entries(blocks.size(), nullptr);
     bool overflow = false;
-    auto controlAt = [&](uint32_t p) -> const std::vector<Edit>* {
+    auto controlAt = [&](Position p) -> const std::vector<Edit>* {
         // Blocks are ranges of positions (moves stay inside them), so the block holding position p is
         // the one that held instruction p.
-        const int b = m_checker.analysis().cfg.blockOf[p];
+        const int b = blockAt(m_checker.analysis().cfg, p);
         if (b < 0) return nullptr;
         const uint32_t k = uint32_t(b);
         if (!entries[k]) entries[k] = &blockControl(schedule, k);
         judgeControl(schedule, k, *entries[k], p, p + 1);
-        const auto& edits = entries[k]->at[p - blocks[k].first];
+        const auto& edits = entries[k]->at[offsetInBlock(blocks[k], p)];
         overflow |= edits.size() > kMostControl;
         return &edits;
     };
@@ -498,7 +501,7 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
             const auto [p, t] = moveAt(k);
             return tester.legal(p, t);
         }
-        const auto* edits = controlAt(uint32_t((k - moves) / kMostControl));
+        const auto* edits = controlAt(Position(uint32_t((k - moves) / kMostControl)));
         return edits && edits->size() > (k - moves) % kMostControl;
     };
     std::vector<size_t> kept;
@@ -523,7 +526,8 @@ std::vector<Edit> EditProposer::sampleActions(const Schedule& schedule, size_t m
     out.reserve(kept.size());
     for (size_t k : kept) {
         if (k >= moves) {
-            out.push_back((*controlAt(uint32_t((k - moves) / kMostControl)))[(k - moves) % kMostControl]);
+            out.push_back(
+                (*controlAt(Position(uint32_t((k - moves) / kMostControl))))[(k - moves) % kMostControl]);
             continue;
         }
         const auto [p, t] = moveAt(k);

@@ -4,6 +4,7 @@
 // evaluates a schedule the checker refuses; SIP's unchecked swap rule is a comparison mode of the bench
 // scripts (random_variants.h), never a space.
 #include "core/rewrite/legality.h"
+#include "core/rewrite/schedule_index.h"
 
 #include <cstdint>
 #include <map>
@@ -65,7 +66,7 @@ public:
     // rescheduled space could not derive codes for it (`schedule` is then unchanged).
     std::vector<Edit> applyAction(Schedule& schedule, const Edit& action) const;
     // Instructions the space may move (empty for the yield space).
-    const std::vector<uint32_t>& movable() const { return m_movable; }
+    const std::vector<InstrId>& movable() const { return m_movable; }
     SearchSpace space() const { return m_space; }
     // Draws the instruction to move (or whose control bits to edit) in proportion to `weights`, one
     // per original instruction, instead of uniformly; empty for uniform. Every weight must be > 0 for
@@ -79,10 +80,10 @@ public:
     // instruction's weight), at the cost of a few instructions' edits instead of a whole block's.
     // `edited`: instructions to skip (already edited since the move), the drawn one added.
     std::optional<Edit> proposeControlAfterMove(Schedule& schedule, std::mt19937_64& rng,
-                                                std::vector<uint32_t>& edited) const;
+                                                std::vector<InstrId>& edited) const;
 
 private:
-    uint32_t drawMovable(std::mt19937_64& rng) const;
+    InstrId drawMovable(std::mt19937_64& rng) const;
     std::optional<Edit> proposeMove(Schedule& schedule, std::mt19937_64& rng) const;
     // A move and the control edits that derive the block's codes for the new order (the move first,
     // then one control edit per instruction whose bits changed); empty when the draw found none.
@@ -104,13 +105,13 @@ private:
     void trimBlockControl() const; // before a call keeps entries; never while one holds them
     void inheritControl(uint32_t block, const std::vector<uint32_t>& key, BlockControl& fresh) const;
     // Fills the entry's positions in [from, to) that are not known yet, in one pass of the checker.
-    void judgeControl(const Schedule& schedule, uint32_t block, BlockControl& entry, uint32_t from,
-                      uint32_t to) const;
+    void judgeControl(const Schedule& schedule, uint32_t block, BlockControl& entry, Position from,
+                      Position to) const;
 
     const LegalityChecker& m_checker;
     SearchSpace m_space;
-    std::vector<uint32_t> m_movable; // original indices
-    std::vector<double> m_guide;     // per original instruction; empty = uniform
+    std::vector<InstrId> m_movable;
+    IndexVector<InstrId, double> m_guide; // empty = uniform
     mutable std::discrete_distribution<size_t> m_movableDraw;
     mutable std::discrete_distribution<size_t> m_guideDraw; // an instruction by m_guide
     mutable Schedule m_cachedFor;

@@ -178,7 +178,7 @@ bool ClimbStrategy::climbProbe(StrategyContext& ctx, Candidate& c)
             for (size_t i = 0; i < m_sweep.size(); ++i)
                 if (m_sweep[i].kind == Edit::Kind::Control) m_probeControl.push_back(i);
         if (m_probeControl.empty()) return false;
-        std::vector<uint32_t> used;
+        std::vector<Position> used;
         for (int tries = 0; int(c.edits.size()) < k && tries < 4 * k; ++tries) {
             const Edit& e = m_sweep[m_probeControl[std::uniform_int_distribution<size_t>(
                 0, m_probeControl.size() - 1)(ctx.rng())]];

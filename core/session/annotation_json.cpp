@@ -134,8 +134,9 @@ std::string sourceCommentLine(const SourceMap& map, const SourceLocation& at)
 
 } // namespace
 
-nlohmann::json instructionJson(const KernelAnalysis& a, uint32_t i)
+nlohmann::json instructionJson(const KernelAnalysis& a, InstrId id)
 {
+    const uint32_t i = id.value();
     const auto& ins = a.listing.instructions[i];
     const auto& f = a.facts[i];
     nlohmann::json ops = nlohmann::json::array();
@@ -197,7 +198,7 @@ nlohmann::json annotationJson(const KernelAnalysis& a, const std::string& arch, 
                           {"loop_header", b.isLoopHeader}});
     nlohmann::json insts = nlohmann::json::array();
     for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-        insts.push_back(instructionJson(a, i));
+        insts.push_back(instructionJson(a, InstrId(i)));
         if (!source || i >= source->byPosition.size()) continue;
         const SourceLocation& at = source->byPosition[i];
         if (at.hasSource()) insts.back()["source"] = sourceJson(*source, at);

@@ -5,6 +5,7 @@
 // (required_latency.h) are written one way, in this JSON, the CLI's text and on screen alike.
 #include "core/analysis/kernel_analysis.h"
 #include "core/analysis/required_latency.h"
+#include "core/rewrite/schedule_index.h"
 #include "core/sass/control_text.h"
 #include "core/sass/instruction_text.h"
 
@@ -21,7 +22,7 @@ struct SourceLineSummary;
 // "ptx_line" where it has them, and the top level "line_info" (files, notes).
 nlohmann::json annotationJson(const KernelAnalysis& analysis, const std::string& arch,
                               const SourceMap* source = nullptr);
-nlohmann::json instructionJson(const KernelAnalysis& analysis, uint32_t index);
+nlohmann::json instructionJson(const KernelAnalysis& analysis, InstrId index);
 std::string hex16(uint64_t v);
 
 // Human-readable listing with control codes, blocks and dependency distances (golden files use it).

@@ -10,7 +10,7 @@ std::vector<ControlEditOption> legalControlEdits(const KernelWorkspace& kernel, 
     if (!kernel.editRefusal().empty()) return out; // the architecture's refusal (arch_support.h)
     for (const Edit& e : checker.legalControlEdits(current, space)) {
         // Reuse flags kept under Y0: the evidence row that allows it (nvdisasm prints no marks there).
-        const uint32_t original = current.order[e.at];
+        const InstrId original = current.order[e.at];
         Control c = current.control[original];
         if (e.yield) c.yield = *e.yield;
         if (e.reuse) c.reuse = *e.reuse;
@@ -20,7 +20,7 @@ std::vector<ControlEditOption> legalControlEdits(const KernelWorkspace& kernel, 
 }
 
 PatternEdits interleaveEdits(const KernelWorkspace& kernel, const Schedule& current, InterleaveReuse reuse,
-                             uint32_t first, uint32_t end)
+                             Position first, Position end)
 {
     if (!kernel.editRefusal().empty()) return PatternEdits{{}, {kernel.editRefusal()}, 0};
     return ffmaInterleaveEdits(kernel.checker(), current, first, end, reuse);

@@ -30,7 +30,7 @@ std::vector<ControlEditOption> legalControlEdits(const KernelWorkspace& kernel, 
 // DeepGEMM's interleave over positions [first, end) of `current` (ffma_interleave.h), each edit judged by
 // the kernel's checker.
 PatternEdits interleaveEdits(const KernelWorkspace& kernel, const Schedule& current,
-                             InterleaveReuse reuse = InterleaveReuse::Clear, uint32_t first = 0,
-                             uint32_t end = UINT32_MAX);
+                             InterleaveReuse reuse = InterleaveReuse::Clear, Position first = Position(0),
+                             Position end = Position(UINT32_MAX));
 
 } // namespace sassx

@@ -1,6 +1,7 @@
 #include "core/session/kernel_stalls.h"
 
 #include "core/common/read_file.h"
+#include "core/rewrite/block_positions.h"
 #include "core/sass/instruction_text.h"
 
 #include <algorithm>
@@ -34,12 +35,12 @@ Result<KernelStalls> mapStalls(const eval::StallProfile& profile, const KernelAn
     KernelStalls out;
     out.byOriginal.resize(n);
     out.byBlock.assign(analysis.cfg.blocks.size(), 0);
-    for (size_t pos = 0; pos < n; ++pos) {
-        out.byOriginal[variant.order[pos]] = byPosition[pos];
-        out.samples += byPosition[pos].samples;
-        const int block = analysis.cfg.blockOf[pos];
-        if (block >= 0 && size_t(block) < out.byBlock.size())
-            out.byBlock[size_t(block)] += byPosition[pos].samples;
+    for (Position pos : variant.positions()) {
+        const eval::InstructionStalls& at = byPosition[pos.value()];
+        out.byOriginal[variant.order[pos]] = at;
+        out.samples += at.samples;
+        const int block = blockAt(analysis.cfg, pos);
+        if (block >= 0 && size_t(block) < out.byBlock.size()) out.byBlock[size_t(block)] += at.samples;
     }
     out.byWord = eval::stallTotals(profile);
     return out;
@@ -49,8 +50,8 @@ nlohmann::json kernelStallsJson(const KernelStalls& stalls, const KernelAnalysis
                                 const Schedule& variant)
 {
     nlohmann::json instructions = nlohmann::json::array();
-    for (size_t pos = 0; pos < variant.order.size(); ++pos) {
-        const uint32_t orig = variant.order[pos];
+    for (Position pos : variant.positions()) {
+        const InstrId orig = variant.order[pos];
         const eval::InstructionStalls& s = stalls.byOriginal[orig];
         if (!s.samples && !s.notIssued) continue;
         nlohmann::json words = nlohmann::json::object();
@@ -58,9 +59,9 @@ nlohmann::json kernelStallsJson(const KernelStalls& stalls, const KernelAnalysis
             words[word] = count;
         instructions.push_back(
             {{"position", pos},
-             {"offset", pos * 16},
+             {"offset", size_t(pos.value()) * 16},
              {"original", orig},
-             {"text", instructionText(analysis.listing.instructions[orig], variant.control[orig])},
+             {"text", instructionText(analysis.listing.instructions[orig.value()], variant.control[orig])},
              {"samples", s.samples},
              {"share", stalls.share(orig)},
              {"not_issued", s.notIssued},
@@ -87,9 +88,10 @@ std::vector<double> stallGuideWeights(const KernelStalls& stalls, const KernelAn
 {
     const size_t n = analysis.listing.instructions.size();
     std::vector<double> waits(n, 0.0);
-    for (size_t i = 0; i < n && i < stalls.byOriginal.size(); ++i)
-        for (const auto& [word, count] : stalls.byOriginal[i].byWord)
-            if (word != "issuing" && word != "not selected") waits[i] += double(count);
+    for (InstrId i : stalls.byOriginal.indices())
+        if (i.value() < n)
+            for (const auto& [word, count] : stalls.byOriginal[i].byWord)
+                if (word != "issuing" && word != "not selected") waits[i.value()] += double(count);
     std::vector<double> w(n, 0.0);
     double sum = 0.0;
     for (size_t i = 0; i < n; ++i) {

@@ -19,14 +19,14 @@ namespace sassx {
 
 struct KernelStalls
 {
-    std::vector<eval::InstructionStalls> byOriginal;      // indexed by original instruction
-    std::vector<uint64_t> byBlock;                        // samples per basic block
-    uint64_t samples = 0;                                 // all samples on the kernel's instructions
-    std::vector<std::pair<std::string, uint64_t>> byWord; // whole kernel, largest first
+    IndexVector<InstrId, eval::InstructionStalls> byOriginal; // per original instruction
+    std::vector<uint64_t> byBlock;                            // samples per basic block
+    uint64_t samples = 0;                                     // all samples on the kernel's instructions
+    std::vector<std::pair<std::string, uint64_t>> byWord;     // whole kernel, largest first
 
-    double share(uint32_t original) const
+    double share(InstrId original) const
     {
-        return samples && original < byOriginal.size()
+        return samples && original < byOriginal.endIndex()
                    ? double(byOriginal[original].samples) / double(samples)
                    : 0.0;
     }

@@ -57,7 +57,7 @@ Status PolicyAdvisor::scoreActions(const KernelWorkspace& kernel, const search::
 
 Result<std::vector<PolicySuggestion>>
 PolicyAdvisor::suggestions(const KernelWorkspace& kernel, const search::SearchConfig& config,
-                           const std::string& policyPath, const Schedule& current, uint32_t position, int top)
+                           const std::string& policyPath, const Schedule& current, Position position, int top)
 {
     if (auto s = loadPolicy(config, policyPath); !s) return s.error();
     if (auto s = scoreActions(kernel, config, current); !s) return s.error();
@@ -81,7 +81,7 @@ PolicyAdvisor::suggestions(const KernelWorkspace& kernel, const search::SearchCo
 Result<std::vector<PolicySuggestion>> policySuggestions(const KernelWorkspace& kernel,
                                                         const search::SearchConfig& config,
                                                         const std::string& policyPath,
-                                                        const Schedule& current, uint32_t position, int top)
+                                                        const Schedule& current, Position position, int top)
 {
     PolicyAdvisor advisor;
     return advisor.suggestions(kernel, config, policyPath, current, position, top);

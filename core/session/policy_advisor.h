@@ -31,7 +31,7 @@ public:
     Result<std::vector<PolicySuggestion>> suggestions(const KernelWorkspace& kernel,
                                                       const search::SearchConfig& config,
                                                       const std::string& policyPath, const Schedule& current,
-                                                      uint32_t position, int top = 3);
+                                                      Position position, int top = 3);
 
 private:
     Status loadPolicy(const search::SearchConfig& config, const std::string& policyPath);
@@ -53,6 +53,6 @@ private:
 // A one-off PolicyAdvisor::suggestions (loads the policy each call).
 Result<std::vector<PolicySuggestion>>
 policySuggestions(const KernelWorkspace& kernel, const search::SearchConfig& config,
-                  const std::string& policyPath, const Schedule& current, uint32_t position, int top = 3);
+                  const std::string& policyPath, const Schedule& current, Position position, int top = 3);
 
 } // namespace sassx

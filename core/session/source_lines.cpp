@@ -50,8 +50,9 @@ std::vector<SourceLineSummary> summarizeSourceLines(const SourceMap& map, const 
         SourceLineSummary& s = byLine[{mapped ? at.file : INT32_MAX, mapped ? at.line : 0}];
         s.file = mapped ? at.file : -1;
         s.line = mapped ? at.line : 0;
-        s.instructions.push_back(i);
-        if (stalls && i < stalls->byOriginal.size()) s.samples += stalls->byOriginal[i].samples;
+        const InstrId id(i); // the source map follows the original listing
+        s.instructions.push_back(id);
+        if (stalls && id < stalls->byOriginal.endIndex()) s.samples += stalls->byOriginal[id].samples;
         s.moved += moved[i];
         s.controlChanged += control[i];
         s.changed += moved[i] || control[i];
@@ -69,7 +70,7 @@ Result<ScheduleDiff> diffAgainstOriginal(const KernelAnalysis& analysis, const S
                          DiffSide::fromSchedule(analysis, variant, "variant"), analysis.listing.kernel);
 }
 
-int sourceLineOf(const std::vector<SourceLineSummary>& lines, uint32_t original)
+int sourceLineOf(const std::vector<SourceLineSummary>& lines, InstrId original)
 {
     for (size_t k = 0; k < lines.size(); ++k)
         if (std::binary_search(lines[k].instructions.begin(), lines[k].instructions.end(), original))

@@ -28,11 +28,11 @@ struct SourceLineSummary
 {
     int file = -1; // index into SourceMap::files; -1: the instructions no source line covers
     uint32_t line = 0;
-    std::vector<uint32_t> instructions; // original indices, ascending
-    uint64_t samples = 0;               // stall samples on them (0 without samples)
-    uint32_t moved = 0;                 // of them, out of order in the variant
-    uint32_t controlChanged = 0;        // of them, with other control bits in the variant
-    uint32_t changed = 0;               // moved or with other control bits (each counted once)
+    std::vector<InstrId> instructions; // original instructions, ascending
+    uint64_t samples = 0;              // stall samples on them (0 without samples)
+    uint32_t moved = 0;                // of them, out of order in the variant
+    uint32_t controlChanged = 0;       // of them, with other control bits in the variant
+    uint32_t changed = 0;              // moved or with other control bits (each counted once)
 };
 
 // One entry per source line any instruction maps to, by file then line; a last entry (file -1) for the
@@ -46,6 +46,6 @@ std::vector<SourceLineSummary> summarizeSourceLines(const SourceMap& map,
 Result<ScheduleDiff> diffAgainstOriginal(const KernelAnalysis& analysis, const Schedule& variant);
 
 // The entry of `lines` that holds original instruction `original`, -1 when none does.
-int sourceLineOf(const std::vector<SourceLineSummary>& lines, uint32_t original);
+int sourceLineOf(const std::vector<SourceLineSummary>& lines, InstrId original);
 
 } // namespace sassx

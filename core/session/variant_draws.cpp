@@ -19,9 +19,10 @@ Result<std::vector<Edit>> derivedEdits(const KernelWorkspace& k, Schedule& s)
     if (auto why = k.checker().reschedule(s, blocks, true))
         return makeError("cannot derive control codes: " + *why);
     std::vector<Edit> edits;
-    for (uint32_t p = 0; p < s.order.size(); ++p) {
-        const Control& c = s.control[p];
-        const Control& o = k.analysis().listing.instructions[p].control;
+    for (Position p : s.positions()) {
+        const InstrId i = s.order[p];
+        const Control& c = s.control[i];
+        const Control& o = k.analysis().listing.instructions[i.value()].control;
         if (c.stall != o.stall || c.yield != o.yield || c.reuse != o.reuse)
             edits.push_back(Edit::control(p, c.stall, c.yield, c.reuse));
     }

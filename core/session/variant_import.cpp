@@ -15,7 +15,8 @@ namespace {
 
 std::string describeDifference(const KernelAnalysis& a, const DiffEntry& e)
 {
-    std::string s = instructionAt(a, e.aPos);
+    // Side A is the original, so its positions are original instructions.
+    std::string s = instructionAt(a, InstrId(e.aPos));
     if (e.moved) {
         const bool up = e.bPos < e.aPos;
         s += " moved " + std::to_string(up ? e.aPos - e.bPos : e.bPos - e.aPos) + (up ? " up" : " down");
@@ -123,28 +124,30 @@ CheckerVerdict judgeDifferences(const KernelWorkspace& kernel, const Schedule& s
         verdict.unjudged = diff.message();
         return verdict;
     }
-    std::vector<int> differenceOf(n, -1);
+    IndexVector<InstrId, int> differenceOf(n, -1);
     for (const DiffEntry& e : diff->entries) {
         if (!e.moved && e.control.empty()) continue;
-        differenceOf[e.aPos] = int(verdict.differences.size());
-        verdict.differences.push_back({e.aPos, describeDifference(a, e), {}});
+        const InstrId original(e.aPos); // side A is the original
+        differenceOf[original] = int(verdict.differences.size());
+        verdict.differences.push_back({original, describeDifference(a, e), {}});
     }
     const LegalityReport report = kernel.checker().check(schedule);
-    const std::vector<uint32_t> pos = schedule.positionOf();
+    const IndexVector<InstrId, Position> pos = schedule.positionOf();
+    const InstrId end = differenceOf.endIndex();
     for (const Hazard& h : report.hazards) {
         std::vector<int> hit;
-        auto take = [&](uint32_t i) {
-            if (i < n && differenceOf[i] >= 0 &&
+        auto take = [&](InstrId i) {
+            if (i < end && differenceOf[i] >= 0 &&
                 std::find(hit.begin(), hit.end(), differenceOf[i]) == hit.end())
                 hit.push_back(differenceOf[i]);
         };
         take(h.first);
         take(h.second);
-        if (hit.empty() && h.first < n && h.second < n) {
+        if (hit.empty() && h.first < end && h.second < end) {
             // Between the two in either order: what changed their distance.
-            for (uint32_t i = std::min(h.first, h.second); i <= std::max(h.first, h.second); ++i)
+            for (InstrId i = std::min(h.first, h.second); i <= std::max(h.first, h.second); ++i)
                 take(i);
-            for (uint32_t p = std::min(pos[h.first], pos[h.second]);
+            for (Position p = std::min(pos[h.first], pos[h.second]);
                  p <= std::max(pos[h.first], pos[h.second]); ++p)
                 take(schedule.order[p]);
         }
@@ -202,8 +205,8 @@ Result<ImportedSchedule> importSchedule(const KernelWorkspace& kernel, const std
     auto edits = compactEdits(a, *schedule, [&kernel](Schedule& s) { kernel.checker().fixReuse(s); });
     if (!edits) {
         // Only a field no edit sets can make compaction fail on a permutation within blocks.
-        for (uint32_t i = 0; i < schedule->control.size(); ++i) {
-            const Control& have = a.listing.instructions[i].control;
+        for (InstrId i : schedule->instructions()) {
+            const Control& have = a.listing.instructions[i.value()].control;
             const Control& want = schedule->control[i];
             if (have.wbar != want.wbar || have.rbar != want.rbar || have.wait != want.wait)
                 return makeError(fileName(path) + ": " + instructionAt(a, i) +

@@ -20,7 +20,7 @@ namespace sassx {
 // what the checker says about it.
 struct DifferenceVerdict
 {
-    uint32_t instruction = 0;          // original index
+    InstrId instruction;               // in the original listing
     std::string what;                  // "LDG.E at 0x0230 moved 4 up; S04->S02"
     std::vector<std::string> refusals; // the checker's sentences; empty: legal
 };

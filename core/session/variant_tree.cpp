@@ -223,7 +223,7 @@ LegalityReport VariantTree::checkEdits(int variantId, const std::vector<Edit>& e
     const VariantRecord* v = variant(variantId);
     if (!m_kernel || !v) {
         LegalityReport report;
-        report.hazards.push_back({HazardKind::Structure, 0, 0, "no kernel is open", 0});
+        report.hazards.push_back({HazardKind::Structure, InstrId(0), InstrId(0), "no kernel is open", 0});
         return report;
     }
     std::vector<Edit> edits = v->edits;

@@ -174,10 +174,10 @@ Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::stri
     k->m_analysis = KernelAnalysis::build(std::move(*listing));
     if (stop && stop->load()) return makeError("cancelled");
     auto checker = std::make_shared<LegalityChecker>(k->m_analysis);
-    std::vector<std::pair<uint32_t, std::string>> walls;
+    std::vector<std::pair<InstrId, std::string>> walls;
     if (const Kernel* kernel = cubin.findKernel(pick)) {
         for (const auto& u : unpatchableInstructionsWithReasons(cubin, *kernel, m_options.patch))
-            walls.emplace_back(u.index, u.reason);
+            walls.emplace_back(InstrId(u.index), u.reason);
         describeLimits(cubin, *kernel, m_options.patch, k->m_notices, k->m_immovable);
     }
     // Refused edits make every instruction a wall with the one reason, so anything that asks the checker
@@ -187,7 +187,7 @@ Result<std::shared_ptr<const KernelWorkspace>> Workspace::kernel(const std::stri
         k->m_immovable = k->m_editRefusal;
         k->m_notices = {k->m_editRefusal};
         walls.clear();
-        for (uint32_t i = 0; i < k->m_analysis->listing.instructions.size(); ++i)
+        for (InstrId i : indexRange<InstrId>(uint32_t(k->m_analysis->listing.instructions.size())))
             walls.emplace_back(i, k->m_editRefusal);
     }
     checker->addWalls(walls);
@@ -206,14 +206,14 @@ LegalityReport KernelWorkspace::check(const std::vector<Edit>& edits, const Chec
 {
     if (!m_editRefusal.empty() && !edits.empty()) {
         LegalityReport report;
-        report.hazards.push_back({HazardKind::Wall, 0, 0, m_editRefusal, 0});
+        report.hazards.push_back({HazardKind::Wall, InstrId(0), InstrId(0), m_editRefusal, 0});
         return report;
     }
     // Structure first (a move out of its block): applyEdits explains it in words the checker may not.
     auto s = schedule(edits);
     if (!s) {
         LegalityReport report;
-        report.hazards.push_back({HazardKind::Structure, 0, 0, s.message(), 0});
+        report.hazards.push_back({HazardKind::Structure, InstrId(0), InstrId(0), s.message(), 0});
         return report;
     }
     return m_checker->check(*s, options);
@@ -239,19 +239,19 @@ Result<Schedule> KernelWorkspace::scheduleOf(const std::vector<uint8_t>& bytes,
     return *schedule;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> KernelWorkspace::legalMoves(const Schedule& current,
+std::vector<std::pair<Position, Position>> KernelWorkspace::legalMoves(const Schedule& current,
                                                                        bool memoryOnly) const
 {
     if (!m_editRefusal.empty()) return {};
     return m_checker->legalMoves(current, memoryOnly);
 }
 
-std::optional<Hazard> KernelWorkspace::whyImmovable(const Schedule& current, uint32_t pos) const
+std::optional<Hazard> KernelWorkspace::whyImmovable(const Schedule& current, Position pos) const
 {
-    const uint32_t n = uint32_t(current.order.size());
-    if (pos >= n)
-        return Hazard{HazardKind::Structure, 0, 0, "no instruction at position " + std::to_string(pos), 0};
-    const uint32_t original = current.order[pos];
+    if (pos >= current.order.endIndex())
+        return Hazard{HazardKind::Structure, InstrId(0), InstrId(0),
+                      "no instruction at position " + to_string(pos), 0};
+    const InstrId original = current.order[pos];
     if (!m_immovable.empty()) return Hazard{HazardKind::Wall, original, original, m_immovable, 0};
     if (m_checker->isWall(original)) {
         const std::string why = m_checker->wallReasonOf(original);
@@ -260,15 +260,16 @@ std::optional<Hazard> KernelWorkspace::whyImmovable(const Schedule& current, uin
     std::optional<Hazard> first;
     const auto& blockOf = m_analysis->cfg.blockOf;
     for (int step : {-1, +1}) {
-        const int64_t to = int64_t(pos) + step;
-        if (to < 0 || to >= int64_t(n) || blockOf[current.order[size_t(to)]] != blockOf[original]) {
+        const int64_t to = int64_t(pos.value()) + step;
+        if (to < 0 || to >= int64_t(current.size()) ||
+            blockOf[current.order[pos + step].value()] != blockOf[original.value()]) {
             if (!first)
                 first = Hazard{HazardKind::Structure, original, original,
                                std::string("a block ") + (step < 0 ? "starts" : "ends") + " next to it", 0};
             continue;
         }
         Schedule s = current;
-        s.move(pos, uint32_t(to));
+        s.move(pos, pos + step);
         m_checker->fixReuse(s);
         LegalityReport r = m_checker->check(s, CheckOptions{.stopAtFirst = true, .blocks = {}});
         if (r.legal()) return std::nullopt;

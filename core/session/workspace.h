@@ -8,6 +8,7 @@
 // never disagree about what is legal or what the writer accepts.
 #include "core/analysis/kernel_analysis.h"
 #include "core/common/result.h"
+#include "core/rewrite/block_positions.h" // re-exported: the views walk a schedule block by block
 #include "core/rewrite/legality.h"
 #include "core/rewrite/patch_limits.h"
 #include "core/rewrite/variant.h"
@@ -124,11 +125,11 @@ public:
     // the error, which says why it is not a reschedule of this kernel.
     Result<Schedule> scheduleOf(const std::vector<uint8_t>& cubin, const std::string& label) const;
     // Every legal single move (from position, to position) of `current`.
-    std::vector<std::pair<uint32_t, uint32_t>> legalMoves(const Schedule& current, bool memoryOnly) const;
+    std::vector<std::pair<Position, Position>> legalMoves(const Schedule& current, bool memoryOnly) const;
     // Why the instruction at position `pos` of `current` cannot move one step up or down: the first
     // hazard that blocks it (the step up's, else the step down's), or nothing when a step is legal.
     // For "nothing can move" explanations.
-    std::optional<Hazard> whyImmovable(const Schedule& current, uint32_t pos) const;
+    std::optional<Hazard> whyImmovable(const Schedule& current, Position pos) const;
 
 private:
     friend class Workspace;

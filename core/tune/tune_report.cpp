@@ -5,6 +5,7 @@
 #include "core/common/text_format.h"
 #include "core/eval/backend.h"
 #include "core/eval/eval_result.h"
+#include "core/eval/speedup.h"
 
 #include <algorithm>
 #include <cmath>
@@ -197,14 +198,26 @@ std::optional<std::string> findProgramTime(const std::string& dbPath, const std:
 
 } // namespace
 
+// A figure of the report through the one speed-up formatter ("1.0471× [1.0405, 1.0537]", "1.10× est."),
+// so it reads as it does in the CLI's other commands and the GUI.
+std::string speedupText(double value, std::optional<eval::SpeedupInterval> interval, bool estimate = false)
+{
+    eval::Speedup s;
+    s.value = value;
+    s.interval = interval;
+    s.estimate = estimate;
+    return interval ? s.text() + " " + s.intervalText() : s.text();
+}
+
 std::string speedupCell(const TuneReportRow& r)
 {
     if (!r.best) return "-";
     const DbBest& b = *r.best;
-    std::string s =
-        b.rounds == 0 ? fmt("%.4fx", b.speedup) : fmt("%.4fx [%.4f, %.4f]", b.speedup, b.low, b.high);
+    // An estimate's figure is one number: no interval beside it.
+    const bool interval = b.rounds != 0 && !r.estimate;
+    std::string s = speedupText(
+        b.speedup, interval ? std::optional(eval::SpeedupInterval{b.low, b.high}) : std::nullopt, r.estimate);
     if (!b.improved) s += " (no gain)";
-    if (r.estimate) s += " estimate";
     return s;
 }
 
@@ -231,12 +244,12 @@ std::string programLine(const TuneReport& report)
     if (p.kernels == 0) return line + "no kernel clearly improved, nothing saved";
     // An interval only where a term has one (measured figures; an estimate's is its point).
     const bool interval = p.savedLow != p.savedHigh;
-    line += pct(p.saved) +
-            (interval ? fmt(" [%.1f%%, %.1f%%]", p.savedLow * 100.0, p.savedHigh * 100.0) : "") +
-            " of the GPU time saved, " +
-            (interval ? fmt("%.4fx [%.4f, %.4f]", p.speedup, p.speedupLow, p.speedupHigh)
-                      : fmt("%.4fx", p.speedup)) +
-            " on GPU time, from " + std::to_string(p.kernels) + " kernel(s)";
+    line +=
+        pct(p.saved) + (interval ? fmt(" [%.1f%%, %.1f%%]", p.savedLow * 100.0, p.savedHigh * 100.0) : "") +
+        " of the GPU time saved, " +
+        speedupText(p.speedup, interval ? std::optional(eval::SpeedupInterval{p.speedupLow, p.speedupHigh})
+                                        : std::nullopt) +
+        " on GPU time, from " + std::to_string(p.kernels) + " kernel(s)";
     if (p.fromEstimates) line += "; its terms are the estimate backend's figures";
     return line;
 }
@@ -294,7 +307,8 @@ std::string inProgramCell(const TuneReportRow& r)
     const InProgramTime& t = *r.inProgram;
     switch (t.status) {
     case InProgramStatus::Timed:
-        return fmt("%.4fx [%.4f, %.4f]", t.speedup, t.low, t.high) + (t.resolved ? "" : " unresolved");
+        return speedupText(t.speedup, eval::SpeedupInterval{t.low, t.high}) +
+               (t.resolved ? "" : " unresolved");
     case InProgramStatus::NotLaunched:
         return "not launched";
     case InProgramStatus::NotLaunchedBefore:
@@ -320,7 +334,7 @@ std::string programTimeLine(const TuneReport& report)
                        (p.date.empty() ? "" : ", " + p.date) + "); \"unresolved\": the interval holds 1.0";
     if (p.step) {
         const ProgramStepTime& s = *p.step;
-        line += fmt("; step time %.4fx [%.4f, %.4f]", s.speedup, s.low, s.high) +
+        line += "; step time " + speedupText(s.speedup, eval::SpeedupInterval{s.low, s.high}) +
                 (s.noiseFloor >= 0 ? ", noise floor " + pct(s.noiseFloor) : "") +
                 (s.resolved ? "" : ", unresolved");
     }

@@ -89,7 +89,9 @@ private Q_SLOTS:
             for (int row = 0; row < model->rowCount() && memoryRow < 0; ++row)
                 if (model->index(row, 0).data(ListingModel::IsMemoryRole).toBool()) memoryRow = row;
             QVERIFY(memoryRow >= 0);
-            const int position = model->positionOfRow(memoryRow);
+            const std::optional<Position> memoryPosition = model->positionOfRow(memoryRow);
+            QVERIFY(memoryPosition);
+            const Position position = *memoryPosition;
 
             // A drag on a memory instruction does not start.
             view->scrollTo(model->index(memoryRow, 0));
@@ -105,19 +107,20 @@ private Q_SLOTS:
             view->setCurrentIndex(model->index(memoryRow, ListingModel::InstructionColumn));
             QVERIFY(!view->moveCurrent(+1));
             EditController* controller = window->editController();
-            QVERIFY(controller->legalTargets(uint32_t(position)).empty());
-            const uint32_t to = uint32_t(position) + 1;
-            const EditOutcome move = controller->apply(Edit::move(uint32_t(position), to));
+            QVERIFY(controller->legalTargets(position).empty());
+            const Position to = position + 1;
+            const EditOutcome move = controller->apply(Edit::move(position, to));
             QVERIFY(!move.accepted);
             QVERIFY2(move.reason.contains(reason), qPrintable(move.reason));
             const EditOutcome yield =
-                controller->apply(Edit::control(uint32_t(position), std::nullopt, uint8_t(0), std::nullopt));
+                controller->apply(Edit::control(position, std::nullopt, uint8_t(0), std::nullopt));
             QVERIFY(!yield.accepted);
             QVERIFY2(yield.reason.contains(reason), qPrintable(yield.reason));
-            for (const StallChoice& choice : controller->stallChoices(uint32_t(position)))
+            // Nothing moved: the schedule is the original (identity), where a position is its InstrId.
+            for (const StallChoice& choice : controller->stallChoices(position))
                 QVERIFY(!choice.allowed ||
                         choice.stall ==
-                            int(kernel->analysis().listing.instructions[size_t(position)].control.stall));
+                            int(kernel->analysis().listing.instructions[position.value()].control.stall));
             QCOMPARE(int(window->session()->variantTree()->variants().size()), 1); // the original only
         }
     }

@@ -27,7 +27,7 @@ private:
     static std::optional<Edit> legalMove(const Session& session, uint32_t distance)
     {
         const Schedule& s = session.variantTree()->schedule();
-        for (uint32_t p = 0; p + distance < s.order.size(); ++p) {
+        for (Position p(0); p + distance < s.order.endIndex(); ++p) {
             const Edit e = Edit::move(p + distance, p);
             if (session.variantTree()->checkEdits(0, {e}).legal()) return e;
         }
@@ -83,12 +83,12 @@ private Q_SLOTS:
 
         // The first change is scrolled into view: click it on the right side.
         QVERIFY(!view.changeRows().empty());
-        const int row = int(view.changeRows().front());
+        const int row = int(view.changeRows().front().value());
         const int h = view.fontMetrics().height() + 2;
         const QPoint at(view.viewport()->width() - 20, (row - view.firstVisibleRow()) * h + h / 2);
         QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, at);
         QCOMPARE(session.variantTree()->selectedInstruction(),
-                 int(session.variantTree()->scheduleOf(id)->order[size_t(row)]));
+                 int(session.variantTree()->scheduleOf(id)->order[Position(uint32_t(row))].value()));
 
         // Another kernel: the original against its current variant, nothing of the last one's.
         QVERIFY2(test::openAndWait(session, other, &error), qPrintable(error));
@@ -118,8 +118,8 @@ private Q_SLOTS:
         QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
         const auto& a = *session.analysis();
         const PatternEdits named =
-            ffmaInterleaveEdits(*session.variantTree()->checker(), session.variantTree()->schedule(), 0,
-                                UINT32_MAX, InterleaveReuse::Clear);
+            ffmaInterleaveEdits(*session.variantTree()->checker(), session.variantTree()->schedule(),
+                                Position(0), Position(UINT32_MAX), InterleaveReuse::Clear);
         QVERIFY(!named.edits.empty());
         const int id = session.variantTree()->addVariant(0, QStringLiteral("interleave"), named.edits);
         DiffView view(session.variantTree());
@@ -135,14 +135,14 @@ private Q_SLOTS:
         const std::string text = diffToText(*diff), html = diffToHtml(*diff), json = diffToJson(*diff).dump();
         auto marks = [](const QString& t) { return int(t.count(QStringLiteral(".reuse"))); };
         int cleared = 0;
-        for (uint32_t p = 0; p < b.order.size(); ++p) {
-            const uint32_t i = b.order[p];
-            const Instruction& ins = a.listing.instructions[i];
+        for (Position p : b.positions()) {
+            const InstrId i = b.order[p];
+            const Instruction& ins = a.listing.instructions[i.value()];
             const int flags = std::popcount(unsigned(b.control[i].reuse & 7));
             const QString right = view.rowText(true, p);
             QVERIFY2(marks(right) == flags, qPrintable(right));
             QCOMPARE(marks(view.rowText(false, p)), marks(QString::fromStdString(ins.text())));
-            QCOMPARE(QString::fromStdString(diff->b.rows[p].text), right);
+            QCOMPARE(QString::fromStdString(diff->b.rows[p.value()].text), right);
             if (marks(QString::fromStdString(ins.text())) > flags) {
                 ++cleared;
                 // The exports name the row by its edited text, never ptxas' one.
@@ -189,21 +189,22 @@ private Q_SLOTS:
         // It opens at the first change.
         QVERIFY(!view.changeRows().empty());
         QCOMPARE(view.currentChange(), 0);
-        QVERIFY(view.firstVisibleRow() <= int(view.changeRows().front()));
+        QVERIFY(view.firstVisibleRow() <= int(view.changeRows().front().value()));
 
         // An edit to the right-hand variant refreshes counts and summary without asking.
         const Schedule& s = session.variantTree()->schedule();
-        int far = -1;
-        for (int p = int(s.order.size()) - 1; p >= 0 && far < 0; --p) {
-            const Control& c = s.control[s.order[size_t(p)]];
-            if (c.stall >= 1 && c.stall <= 10 && std::abs(p - int(move->to)) > 40) far = p;
+        std::optional<Position> far;
+        for (Position p = s.order.endIndex(); p > Position(0) && !far;) {
+            --p;
+            const Control& c = s.control[s.order[p]];
+            if (c.stall >= 1 && c.stall <= 10 && std::abs(p - move->to) > 40) far = p;
         }
-        QVERIFY(far >= 0);
+        QVERIFY(far);
         const int before = view.controlChangedCount();
-        const uint8_t stall = uint8_t(s.control[s.order[size_t(far)]].stall + 1);
+        const uint8_t stall = uint8_t(s.control[s.order[*far]].stall + 1);
         summaries.clear();
         session.variantTree()->setVariantEdits(
-            id, {*move, Edit::control(uint32_t(far), stall, std::nullopt, std::nullopt)});
+            id, {*move, Edit::control(*far, stall, std::nullopt, std::nullopt)});
         QVERIFY(!summaries.isEmpty());
         QCOMPARE(view.controlChangedCount(), before + 1);
         QVERIFY(summaries.back().front().toString().contains(QStringLiteral("with changed control bits")));
@@ -215,7 +216,7 @@ private Q_SLOTS:
         for (int k = 1; k < count; ++k) {
             QVERIFY(view.nextChange());
             QCOMPARE(view.currentChange(), k);
-            const int row = int(view.changeRows()[size_t(k)]);
+            const int row = int(view.changeRows()[size_t(k)].value());
             QVERIFY(view.firstVisibleRow() <= row);
         }
         QVERIFY(!view.nextChange());

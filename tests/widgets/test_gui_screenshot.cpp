@@ -3,6 +3,7 @@
 // Search dock with one of its evaluations opened as a variant, and the Source dock with stall samples per
 // source line. The PNGs are written to <build>/tests/widgets/screenshots/ (docs/images/ holds copies).
 // Skips when Xvfb is not installed.
+#include "core/rewrite/block_positions.h"
 #include "widget_test_support.h"
 #include "widgets/commands/edit_controller.h"
 #include "widgets/dependency_gutter.h"
@@ -75,32 +76,34 @@ private Q_SLOTS:
         const auto& a = *session->analysis();
 
         // A legal move first, so the variants panel shows a variant.
-        auto dragCase = [&](bool needLegal) {
-            for (uint32_t p = 0; p < session->variantTree()->schedule().order.size(); ++p) {
-                if (!a.listing.instructions[session->variantTree()->schedule().order[p]].isMemory()) continue;
+        auto dragCase = [&](bool needLegal) -> std::optional<std::pair<Position, Position>> {
+            const Schedule& s = session->variantTree()->schedule();
+            for (Position p : s.positions()) {
+                if (!a.listing.instructions[s.order[p].value()].isMemory()) continue;
                 const auto t = controller->legalTargets(p);
-                const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[p])];
+                const BasicBlock& b = blockOfPosition(a.cfg, p);
                 if (needLegal && t.empty()) continue;
                 for (int d = 1; d < 6; ++d)
-                    for (int q : {int(p) - d, int(p) + d})
-                        if (q >= int(b.first) && q < int(b.end) &&
-                            (needLegal ? std::find(t.begin(), t.end(), uint32_t(q)) != t.end()
-                                       : !controller->check(Edit::move(p, uint32_t(q))).accepted) &&
-                            !a.deps.incoming(session->variantTree()->schedule().order[p]).empty())
-                            return std::pair<int, int>(int(p), q);
+                    for (int64_t q : {int64_t(p.value()) - d, int64_t(p.value()) + d}) {
+                        if (q < int64_t(b.first) || q >= int64_t(b.end)) continue;
+                        const Position to = Position(uint32_t(q));
+                        if ((needLegal ? std::find(t.begin(), t.end(), to) != t.end()
+                                       : !controller->check(Edit::move(p, to)).accepted) &&
+                            !a.deps.incoming(s.order[p].value()).empty())
+                            return std::pair(p, to);
+                    }
             }
-            return std::pair<int, int>(-1, -1);
+            return std::nullopt;
         };
         const auto legal = dragCase(true);
-        if (legal.first >= 0)
-            QVERIFY(controller->apply(Edit::move(uint32_t(legal.first), uint32_t(legal.second))).accepted);
+        if (legal) QVERIFY(controller->apply(Edit::move(legal->first, legal->second)).accepted);
         const auto illegal = dragCase(false);
-        QVERIFY(illegal.first >= 0);
+        QVERIFY(illegal);
 
         // Scroll so that the dragged instruction sits in the upper part of the view, then drag it
         // through the real window onto an illegal row.
-        const int fromRow = model->rowOfPosition(illegal.first);
-        const int toRow = model->rowOfPosition(illegal.second);
+        const int fromRow = model->rowOfPosition(illegal->first);
+        const int toRow = model->rowOfPosition(illegal->second);
         view->scrollTo(model->index(std::max(0, fromRow - 8), 0), QAbstractItemView::PositionAtTop);
         QWidget* vp = view->viewport();
         const QPoint from = view->visualRect(model->index(fromRow, 2)).center();
@@ -112,7 +115,7 @@ private Q_SLOTS:
         QVERIFY(!view->refusalText().isEmpty());
         QVERIFY(view->refusalBanner()->isVisible());
         QCOMPARE(session->variantTree()->selectedInstruction(),
-                 int(session->variantTree()->schedule().order[size_t(illegal.first)]));
+                 int(session->variantTree()->schedule().order[illegal->first].value()));
         QTest::qWait(200);
         w.listingPanel()->gutter()->repaint();
         QVERIFY(!w.listingPanel()->gutter()->drawnEdges().empty());
@@ -127,7 +130,7 @@ private Q_SLOTS:
         qInfo("screenshot: %s", qPrintable(main));
 
         // The diff of the original and the edited variant.
-        if (session->variantTree()->currentVariantId() != 0) {
+        if (legal && session->variantTree()->currentVariantId() != 0) {
             w.variantsPanel()->selectVariants({0, session->variantTree()->currentVariantId()});
             for (auto* b : w.variantsPanel()->findChildren<QToolButton*>())
                 if (b->text() == QLatin1String("Diff")) b->click();
@@ -135,8 +138,8 @@ private Q_SLOTS:
             QVERIFY(w.diffView()->movedCount() >= 1);
             auto* dock = w.findChild<QDockWidget*>(QStringLiteral("diffDock"));
             QVERIFY(dock && dock->isVisible());
-            const int centre = model->rowOfPosition(legal.second);
-            w.diffView()->verticalScrollBar()->setValue(std::max(0, legal.second - 6));
+            const int centre = model->rowOfPosition(legal->second);
+            w.diffView()->verticalScrollBar()->setValue(std::max(0, int(legal->second.value()) - 6));
             view->scrollTo(model->index(centre, 0), QAbstractItemView::PositionAtCenter);
             QTest::qWait(200);
             const QString diff = shotPath(QStringLiteral("sassx-diff.png"));
@@ -167,7 +170,7 @@ private Q_SLOTS:
         QVERIFY(most > size_t(DependencyGutter::kMaxArrows) + 1);
         session->variantTree()->setSelectedInstruction(busiest);
         ListingView* view = w.listingPanel()->view();
-        const int row = view->listingModel()->rowOfOriginal(busiest);
+        const int row = view->listingModel()->rowOfOriginal(InstrId(uint32_t(busiest)));
         view->scrollTo(view->listingModel()->index(std::max(0, row - 6), 0),
                        QAbstractItemView::PositionAtTop);
         QTest::qWait(200);
@@ -197,7 +200,7 @@ private Q_SLOTS:
         QVERIFY2(session->measureQueue()->importStalls(
                      0, data + QStringLiteral("sgemm_leakyrelu.h100.stalls.json"), &error),
                  qPrintable(error));
-        QVERIFY(w.editController()->apply(Edit::move(172, 159)).accepted);
+        QVERIFY(w.editController()->apply(Edit::move(Position(172), Position(159))).accepted);
         QVERIFY2(session->measureQueue()->importStalls(
                      session->variantTree()->currentVariantId(),
                      data + QStringLiteral("sgemm_leakyrelu.moved.h100.stalls.json"), &error),
@@ -208,7 +211,7 @@ private Q_SLOTS:
         dock->raise();
         session->variantTree()->setSelectedInstruction(207);
         ListingView* view = w.listingPanel()->view();
-        view->scrollTo(view->listingModel()->index(view->listingModel()->rowOfPosition(168), 0),
+        view->scrollTo(view->listingModel()->index(view->listingModel()->rowOfPosition(Position(168)), 0),
                        QAbstractItemView::PositionAtTop);
         QTest::qWait(200);
         QCOMPARE(view->horizontalScrollBar()->maximum(), 0);

@@ -2,6 +2,7 @@
 // (what `move` writes) is imported unmarked; one with two dependent instructions swapped is imported
 // too, marked, with the checker's own refusals in its tooltip, and can be diffed, measured, undone,
 // saved and restored like any other. Bad files change nothing and say why in one line.
+#include "core/rewrite/block_positions.h"
 #include "fake_evaluator.h"
 #include "main_window_support.h"
 #include "widget_test_support.h"
@@ -58,14 +59,15 @@ bool makeSchedules(const KernelWorkspace& kernel, Schedules& out)
     const auto& insts = a.listing.instructions;
     constexpr uint64_t controlBits = 0x1FFFFFull << 41;
     std::optional<Schedule> legal;
+    // In the original (identity) order the instruction at a position is the one with that InstrId.
     for (const auto& [from, to] : kernel.legalMoves(original, false))
-        if (insts[from].lo != insts[to].lo ||
-            (insts[from].hi & ~controlBits) != (insts[to].hi & ~controlBits))
+        if (insts[from.value()].lo != insts[to.value()].lo ||
+            (insts[from.value()].hi & ~controlBits) != (insts[to.value()].hi & ~controlBits))
             if (auto schedule = kernel.schedule({Edit::move(from, to)})) legal = *schedule;
     if (!legal) return false;
     out.legal = *legal;
-    for (uint32_t i = 0; i + 1 < original.order.size(); ++i) {
-        if (a.cfg.blockOf[i] != a.cfg.blockOf[i + 1]) continue;
+    for (Position i(0); i + 1 < original.order.endIndex(); ++i) {
+        if (blockAt(a.cfg, i) != blockAt(a.cfg, i + 1)) continue;
         const LegalityReport report = kernel.check({Edit::move(i, i + 1)});
         if (report.legal() || report.hazards.front().kind != HazardKind::Register) continue;
         out.refused = *kernel.schedule({Edit::move(i, i + 1)});
@@ -271,7 +273,7 @@ private Q_SLOTS:
         v.id = 1;
         v.parent = 0;
         v.name = "v1";
-        v.edits = {Edit::move(3, 4)};
+        v.edits = {Edit::move(Position(3), Position(4))};
         v.imported = VariantImport{"/x/best.cubin", {"FFMA at 0x0040 moved 1 down: refused: because"}};
         SessionFile f;
         f.input = "/x/k.cubin";

@@ -1,6 +1,7 @@
 // Editing through the listing as a user does it: a drag with QTest mouse events onto a legal row and
 // onto an illegal one (refused, with the checker's reason shown next to the drop row), Alt+Down,
 // undo/redo, find, go to address, branch jump and back, the dependency gutter.
+#include "core/rewrite/block_positions.h"
 #include "core/session/annotation_json.h"
 #include "core/session/evaluator_options.h"
 #include "core/session/search_job.h"
@@ -76,29 +77,32 @@ class TestListingEditing : public QObject
     // A memory instruction at `position` with a legal target and an illegal one nearby (same block).
     struct DragCase
     {
-        int from = -1, legal = -1, illegal = -1;
+        bool found = false;
+        Position from, legal, illegal;
     };
     static DragCase findDragCase(Fixture& f)
     {
         const auto& a = *f.session.analysis();
         const Schedule& s = f.session.variantTree()->schedule();
-        for (uint32_t p = 0; p < s.order.size(); ++p) {
-            if (!a.listing.instructions[s.order[p]].isMemory()) continue;
+        for (Position p : s.positions()) {
+            if (!a.listing.instructions[s.order[p].value()].isMemory()) continue;
             const auto targets = f.controller.legalTargets(p);
             if (targets.empty()) continue;
-            const BasicBlock& b = a.cfg.blocks[size_t(a.cfg.blockOf[p])];
+            const BasicBlock& b = blockOfPosition(a.cfg, p);
             DragCase c;
-            c.from = int(p);
-            c.legal = int(*std::min_element(targets.begin(), targets.end(), [&](uint32_t x, uint32_t y) {
-                return std::abs(int(x) - int(p)) < std::abs(int(y) - int(p));
-            }));
-            for (int d = 1; d < 40 && c.illegal < 0; ++d)
-                for (int q : {int(p) - d, int(p) + d})
-                    if (q >= int(b.first) && q < int(b.end) && c.illegal < 0 &&
-                        std::find(targets.begin(), targets.end(), uint32_t(q)) == targets.end() &&
-                        !f.controller.check(Edit::move(p, uint32_t(q))).accepted)
-                        c.illegal = q;
-            if (c.illegal >= 0) return c;
+            c.from = p;
+            c.legal = *std::min_element(targets.begin(), targets.end(), [&](Position x, Position y) {
+                return std::abs(x - p) < std::abs(y - p);
+            });
+            for (int d = 1; d < 40 && !c.found; ++d)
+                for (int64_t q : {int64_t(p.value()) - d, int64_t(p.value()) + d}) {
+                    if (q < int64_t(b.first) || q >= int64_t(b.end) || c.found) continue;
+                    const Position t = Position(uint32_t(q));
+                    if (std::find(targets.begin(), targets.end(), t) == targets.end() &&
+                        !f.controller.check(Edit::move(p, t)).accepted)
+                        c.illegal = t, c.found = true;
+                }
+            if (c.found) return c;
         }
         return {};
     }
@@ -133,9 +137,9 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(f.open(m_cubin, QSize(1200, 2000), &error), qPrintable(error));
         const DragCase c = findDragCase(f);
-        if (c.from < 0)
+        if (!c.found)
             QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
-        const uint32_t moved = f.session.variantTree()->schedule().order[size_t(c.from)];
+        const InstrId moved = f.session.variantTree()->schedule().order[c.from];
 
         // Legal drop: a variant is created holding the move.
         const int fromRow = f.model()->rowOfPosition(c.from);
@@ -148,7 +152,7 @@ private Q_SLOTS:
             QTest::mouseMove(vp, from + QPoint(QApplication::startDragDistance() + 2, 0));
             QVERIFY(f.view()->isDragging());
             // While dragging, exactly the checker's legal targets light up.
-            QCOMPARE(f.view()->legalDropRows().size(), f.controller.legalTargets(uint32_t(c.from)).size());
+            QCOMPARE(f.view()->legalDropRows().size(), f.controller.legalTargets(c.from).size());
             QVERIFY(f.view()->legalDropRows().count(legalRow));
             const QPoint to = f.view()->visualRect(f.model()->index(legalRow, 2)).center();
             QTest::mouseMove(vp, to);
@@ -159,18 +163,16 @@ private Q_SLOTS:
         QVERIFY(f.session.variantTree()->currentVariantId() != 0);
         // The move, and the control edits derived for it when the move needed them.
         QVERIFY(!f.session.variantTree()->currentVariant()->edits.empty());
-        QCOMPARE(f.session.variantTree()->currentVariant()->edits.front(),
-                 Edit::move(uint32_t(c.from), uint32_t(c.legal)));
-        QCOMPARE(f.session.variantTree()->schedule().order[size_t(c.legal)], moved);
+        QCOMPARE(f.session.variantTree()->currentVariant()->edits.front(), Edit::move(c.from, c.legal));
+        QCOMPARE(f.session.variantTree()->schedule().order[c.legal], moved);
         QVERIFY(f.view()->refusalText().isEmpty());
         QCOMPARE(f.undo.count(), 1);
 
         // Illegal drop: refused, nothing changes, and the checker's reason is shown in place.
         const DragCase c2 = findDragCase(f);
-        QVERIFY(c2.from >= 0);
+        QVERIFY(c2.found);
         const auto editsBefore = f.session.variantTree()->currentVariant()->edits;
-        const QString expected =
-            f.controller.check(Edit::move(uint32_t(c2.from), uint32_t(c2.illegal))).reason;
+        const QString expected = f.controller.check(Edit::move(c2.from, c2.illegal)).reason;
         QVERIFY(!expected.isEmpty());
         drag(f, f.model()->rowOfPosition(c2.from), f.model()->rowOfPosition(c2.illegal));
         QCOMPARE(f.session.variantTree()->currentVariant()->edits, editsBefore);
@@ -189,10 +191,10 @@ private Q_SLOTS:
         f.undo.undo();
         QCOMPARE(f.session.variantTree()->currentVariantId(), 0);
         QVERIFY(!f.session.variantTree()->variant(variantId));
-        QCOMPARE(f.session.variantTree()->schedule().order[size_t(c.from)], moved);
+        QCOMPARE(f.session.variantTree()->schedule().order[c.from], moved);
         f.undo.redo();
         QCOMPARE(f.session.variantTree()->currentVariantId(), variantId);
-        QCOMPARE(f.session.variantTree()->schedule().order[size_t(c.legal)], moved);
+        QCOMPARE(f.session.variantTree()->schedule().order[c.legal], moved);
     }
 
     // A move refused only for its distances goes in with derived control codes as one undoable step,
@@ -207,24 +209,27 @@ private Q_SLOTS:
         const Schedule s = f.session.variantTree()->schedule();
         const LegalityChecker* checker = f.session.variantTree()->checker();
         QVERIFY(checker);
-        int from = -1, to = -1;
-        for (uint32_t p = 0; p < s.order.size() && from < 0; ++p)
+        std::optional<Position> from;
+        Position to;
+        for (Position p : s.positions()) {
+            if (from) break;
             for (const auto& [t, derived] : checker->rescheduler().rescheduledTargets(s, p, 8))
                 if (!f.controller.check(Edit::move(p, t)).accepted) {
-                    from = int(p);
-                    to = int(t);
+                    from = p;
+                    to = t;
                     break;
                 }
-        if (from < 0) QSKIP("no move of this sample needs derived control codes");
+        }
+        if (!from) QSKIP("no move of this sample needs derived control codes");
         f.controller.setDeriveControlCodes(false);
-        QVERIFY(!f.controller.apply(Edit::move(uint32_t(from), uint32_t(to))).accepted);
+        QVERIFY(!f.controller.apply(Edit::move(*from, to)).accepted);
         f.controller.setDeriveControlCodes(true);
-        const EditOutcome o = f.controller.apply(Edit::move(uint32_t(from), uint32_t(to)));
+        const EditOutcome o = f.controller.apply(Edit::move(*from, to));
         QVERIFY2(o.accepted, qPrintable(o.reason));
         QVERIFY(o.reason.contains(QStringLiteral("derived")));
         const auto& edits = f.session.variantTree()->currentVariant()->edits;
         QVERIFY(edits.size() > 1);
-        QCOMPARE(edits.front(), Edit::move(uint32_t(from), uint32_t(to)));
+        QCOMPARE(edits.front(), Edit::move(*from, to));
         QVERIFY(f.session.variantTree()->checkEdits(f.session.variantTree()->currentVariantId(), {}).legal());
         QCOMPARE(f.undo.count(), 1);
         QVERIFY(f.undo.text(0).contains(QStringLiteral("derived")));
@@ -241,23 +246,22 @@ private Q_SLOTS:
         f.panel.show();
         QVERIFY(test::openAndWait(f.session, m_cubin));
         // Any instruction (not only memory) whose next position is legal.
-        int from = -1;
-        for (uint32_t p = 0; p + 1 < f.session.variantTree()->schedule().order.size() && from < 0; ++p) {
+        std::optional<Position> from;
+        for (Position p(0); p + 1 < f.session.variantTree()->schedule().order.endIndex() && !from; ++p) {
             const auto t = f.controller.legalTargets(p);
-            if (std::find(t.begin(), t.end(), p + 1) != t.end()) from = int(p);
+            if (std::find(t.begin(), t.end(), p + 1) != t.end()) from = p;
         }
-        if (from < 0) QSKIP("no instruction can move down by one in this sample");
-        const uint32_t orig = f.session.variantTree()->schedule().order[size_t(from)];
-        f.session.variantTree()->setSelectedInstruction(int(orig));
+        if (!from) QSKIP("no instruction can move down by one in this sample");
+        const InstrId orig = f.session.variantTree()->schedule().order[*from];
+        f.session.variantTree()->setSelectedInstruction(int(orig.value()));
         f.view()->setFocus();
         QTest::keyClick(f.view(), Qt::Key_Down, Qt::AltModifier);
-        QCOMPARE(f.session.variantTree()->schedule().order[size_t(from + 1)], orig);
+        QCOMPARE(f.session.variantTree()->schedule().order[*from + 1], orig);
         QCOMPARE(f.session.variantTree()->selectedInstruction(),
-                 int(orig)); // the selection follows the instruction
+                 int(orig.value())); // the selection follows the instruction
         // A control edit goes through the same checker and the same variant.
         const int variant = f.session.variantTree()->currentVariantId();
-        const EditOutcome o =
-            f.controller.apply(Edit::control(uint32_t(from + 1), 15, std::nullopt, std::nullopt));
+        const EditOutcome o = f.controller.apply(Edit::control(*from + 1, 15, std::nullopt, std::nullopt));
         if (o.accepted) {
             QCOMPARE(f.session.variantTree()->currentVariantId(), variant);
             QCOMPARE(f.session.variantTree()->schedule().control[orig].stall, uint8_t(15));
@@ -267,7 +271,7 @@ private Q_SLOTS:
             QVERIFY(!o.reason.isEmpty());
         }
         f.undo.undo();
-        QCOMPARE(f.session.variantTree()->schedule().order[size_t(from)], orig);
+        QCOMPARE(f.session.variantTree()->schedule().order[*from], orig);
     }
 
     // Why nothing moves, which stalls are allowed, and a refusal banner that names what it refused and
@@ -282,46 +286,51 @@ private Q_SLOTS:
         const auto& cfg = f.session.analysis()->cfg;
 
         // A memory instruction no drag can move: the line names the nearest neighbour's refusal.
-        int stuck = -1;
-        for (uint32_t p = 0; p < s.order.size() && stuck < 0; ++p)
-            if (f.session.analysis()->listing.instructions[s.order[p]].isMemory() &&
+        std::optional<Position> stuck;
+        for (Position p : s.positions()) {
+            if (stuck) break;
+            if (f.session.analysis()->listing.instructions[s.order[p].value()].isMemory() &&
                 f.controller.legalTargets(p).empty())
-                stuck = int(p);
-        QVERIFY2(stuck >= 0, "every memory instruction of the sample can move");
-        const QString why = f.controller.whyNoTarget(uint32_t(stuck));
+                stuck = p;
+        }
+        QVERIFY2(stuck, "every memory instruction of the sample can move");
+        const QString why = f.controller.whyNoTarget(*stuck);
         QVERIFY2(why.startsWith(QStringLiteral("No legal position: ")), qPrintable(why));
-        const uint32_t next = uint32_t(stuck) + 1;
-        const bool nextInBlock = next < s.order.size() && cfg.blockOf[next] == cfg.blockOf[size_t(stuck)];
+        const Position next = *stuck + 1;
+        const bool nextInBlock = next < s.order.endIndex() && blockAt(cfg, next) == blockAt(cfg, *stuck);
         const QString neighbour =
-            f.controller.check(Edit::move(uint32_t(stuck), nextInBlock ? next : uint32_t(stuck) - 1)).reason;
+            f.controller.check(Edit::move(*stuck, nextInBlock ? next : *stuck - 1)).reason;
         QVERIFY2(why.contains(neighbour), qPrintable(why));
 
         // Stall values: every one judged, the current one allowed, the refused ones with a reason, and
         // the verdict the same as the checker's for that edit.
-        int candidate = -1;
-        for (uint32_t p = 0; p < s.order.size() && candidate < 0; ++p)
-            if (s.control[s.order[p]].stall >= 2 && s.control[s.order[p]].stall <= 10) candidate = int(p);
-        QVERIFY(candidate >= 0);
-        const auto choices = f.controller.stallChoices(uint32_t(candidate));
+        std::optional<Position> found;
+        for (Position p : s.positions()) {
+            if (found) break;
+            if (s.control[s.order[p]].stall >= 2 && s.control[s.order[p]].stall <= 10) found = p;
+        }
+        QVERIFY(found);
+        const Position candidate = *found;
+        const auto choices = f.controller.stallChoices(candidate);
         QCOMPARE(choices.size(), size_t(16));
         int refused = 0;
         for (const auto& c : choices) {
-            if (c.stall == s.control[s.order[size_t(candidate)]].stall) QVERIFY(c.allowed);
+            if (c.stall == s.control[s.order[candidate]].stall) QVERIFY(c.allowed);
             if (!c.allowed) {
                 ++refused;
                 QVERIFY(!c.reason.isEmpty());
             }
-            QCOMPARE(c.allowed, f.controller
-                                        .check(Edit::control(uint32_t(candidate), uint8_t(c.stall),
-                                                             std::nullopt, std::nullopt))
-                                        .accepted ||
-                                    c.stall == s.control[s.order[size_t(candidate)]].stall);
+            QCOMPARE(
+                c.allowed,
+                f.controller.check(Edit::control(candidate, uint8_t(c.stall), std::nullopt, std::nullopt))
+                        .accepted ||
+                    c.stall == s.control[s.order[candidate]].stall);
         }
         QVERIFY(refused > 0); // stall 0 where ptxas had none, at least
 
         // A refused control edit says so (not "this move"), in one line even in a narrow listing.
         const int row = f.model()->rowOfPosition(candidate);
-        const Edit zero = Edit::control(uint32_t(candidate), 0, std::nullopt, std::nullopt);
+        const Edit zero = Edit::control(candidate, 0, std::nullopt, std::nullopt);
         const EditOutcome verdict = f.controller.check(zero);
         QVERIFY(!verdict.accepted);
         f.view()->showRefusal(row, verdict.reason, QString::fromStdString(zero.describe()));
@@ -344,19 +353,18 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         QVERIFY2(f.open(cubin, QSize(1000, 500), &error), qPrintable(error));
         const DragCase c = findDragCase(f);
-        if (c.from < 0)
+        if (!c.found)
             QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
         const auto& a = *f.session.analysis();
         const QString opcode = QString::fromStdString(
-            a.listing.instructions[f.session.variantTree()->schedule().order[size_t(c.from)]].opcode);
-        auto hex = [](int position) {
-            return QStringLiteral("%1").arg(position * 16, 4, 16, QLatin1Char('0'));
+            a.listing.instructions[f.session.variantTree()->schedule().order[c.from].value()].opcode);
+        auto hex = [](Position position) {
+            return QStringLiteral("%1").arg(int(position.value()) * 16, 4, 16, QLatin1Char('0'));
         };
-        const QString legal =
-            describeEdit(*f.session.variantTree(), Edit::move(uint32_t(c.from), uint32_t(c.legal)));
+        const QString legal = describeEdit(*f.session.variantTree(), Edit::move(c.from, c.legal));
         QCOMPARE(legal, QStringLiteral("move %1 at %2 to %3").arg(opcode, hex(c.from), hex(c.legal)));
         QCOMPARE(describeEdit(*f.session.variantTree(),
-                              Edit::control(uint32_t(c.from), std::nullopt, uint8_t(0), std::nullopt)),
+                              Edit::control(c.from, std::nullopt, uint8_t(0), std::nullopt)),
                  QStringLiteral("yield 0 of %1 at %2").arg(opcode, hex(c.from)));
 
         // A refused drag says which instruction, by address.
@@ -367,7 +375,7 @@ private Q_SLOTS:
             qPrintable(f.view()->refusalText()));
 
         // An accepted move's undo entry, likewise.
-        QVERIFY(f.controller.apply(Edit::move(uint32_t(c.from), uint32_t(c.legal))).accepted);
+        QVERIFY(f.controller.apply(Edit::move(c.from, c.legal)).accepted);
         QVERIFY2(f.undo.text(f.undo.count() - 1).startsWith(legal),
                  qPrintable(f.undo.text(f.undo.count() - 1)));
     }
@@ -404,11 +412,11 @@ private Q_SLOTS:
             QVERIFY2(done.accepted, qPrintable(done.reason));
             const Schedule& s = f.session.variantTree()->schedule();
             int edited = 0, checkedRow08b0 = 0;
-            for (uint32_t p = 0; p < s.order.size(); ++p) {
-                const uint32_t i = s.order[p];
+            for (Position p : s.positions()) {
+                const InstrId i = s.order[p];
                 const Control& c = s.control[i];
-                if (c == a.listing.instructions[i].control) continue;
-                const int row = f.model()->rowOfPosition(int(p));
+                if (c == a.listing.instructions[i.value()].control) continue;
+                const int row = f.model()->rowOfPosition(p);
                 const QString text = f.model()->index(row, ListingModel::InstructionColumn).data().toString();
                 const QString reuse = f.model()->index(row, ListingModel::ReuseColumn).data().toString();
                 int letters = 0;
@@ -418,7 +426,7 @@ private Q_SLOTS:
                          qPrintable(QStringLiteral("%1 at %2: reuse %3")
                                         .arg(text, f.model()->index(row, 0).data().toString(), reuse)));
                 ++edited;
-                if (p == 0x08b0 / 16) {
+                if (p == Position(0x08b0 / 16)) {
                     ++checkedRow08b0;
                     if (form == InterleaveReuse::Clear) {
                         QVERIFY2(!text.contains(QStringLiteral(".reuse")), qPrintable(text));
@@ -444,19 +452,21 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(f.open(m_cubin, QSize(1000, 600), &error), qPrintable(error));
         const DragCase c = findDragCase(f);
-        QVERIFY2(c.from >= 0, "the SGEMM has a memory instruction with a legal move");
-        QVERIFY(f.controller.apply(Edit::move(uint32_t(c.from), uint32_t(c.legal))).accepted);
+        QVERIFY2(c.found, "the SGEMM has a memory instruction with a legal move");
+        QVERIFY(f.controller.apply(Edit::move(c.from, c.legal)).accepted);
         const Schedule& s = f.session.variantTree()->schedule();
         const auto& insts = f.session.analysis()->listing.instructions;
-        const uint32_t moved = uint32_t(c.legal);
-        const uint32_t orig = s.order[moved];
-        QVERIFY(orig != moved);
+        const Position moved = c.legal;
+        const InstrId orig = s.order[moved];
+        // Not where ptxas put it: in the original (identity) order, position `moved` held InstrId `moved`.
+        QVERIFY(orig.value() != moved.value());
         auto at = [](uint64_t offset) {
             return QStringLiteral(" at 0x%1").arg(offset, 4, 16, QLatin1Char('0'));
         };
-        const QString opcode = QString::fromStdString(insts[orig].opcode);
-        const QString shown = opcode + at(uint64_t(moved) * 16), ptxas = opcode + at(insts[orig].offset);
-        QVERIFY(insts[orig].control.stall != 0);
+        const QString opcode = QString::fromStdString(insts[orig.value()].opcode);
+        const QString shown = opcode + at(uint64_t(moved.value()) * 16),
+                      ptxas = opcode + at(insts[orig.value()].offset);
+        QVERIFY(insts[orig.value()].control.stall != 0);
         const EditOutcome zero = f.controller.check(Edit::control(moved, 0, std::nullopt, std::nullopt));
         QVERIFY(!zero.accepted);
         QVERIFY2(zero.reason.contains(shown) && !zero.reason.contains(ptxas), qPrintable(zero.reason));
@@ -470,13 +480,13 @@ private Q_SLOTS:
         QVERIFY(sawReason);
         // Every address a refusal names is one of a row of this variant holding that instruction.
         static const QRegularExpression named(QStringLiteral("([A-Z0-9_.]+) at 0x([0-9a-f]{4,})"));
-        for (uint32_t p = 0; p < s.order.size(); ++p) {
+        for (Position p : s.positions()) {
             const EditOutcome v = f.controller.check(Edit::control(p, 0, std::nullopt, std::nullopt));
             for (auto m = named.globalMatch(v.reason); m.hasNext();) {
                 const auto hit = m.next();
-                const uint32_t q = uint32_t(hit.captured(2).toUInt(nullptr, 16) / 16);
-                QVERIFY2(q < s.order.size() &&
-                             QString::fromStdString(insts[s.order[q]].opcode) == hit.captured(1),
+                const Position q(uint32_t(hit.captured(2).toUInt(nullptr, 16) / 16));
+                QVERIFY2(q < s.order.endIndex() &&
+                             QString::fromStdString(insts[s.order[q].value()].opcode) == hit.captured(1),
                          qPrintable(v.reason));
             }
         }
@@ -502,7 +512,7 @@ private Q_SLOTS:
             static const QRegularExpression required(QStringLiteral("Required: (\\d+) cycle"));
             int bounded = 0, least = 0;
             for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-                const nlohmann::json deps = instructionJson(a, i)["deps"];
+                const nlohmann::json deps = instructionJson(a, InstrId(i))["deps"];
                 const auto& in = a.deps.incoming(i);
                 QCOMPARE(deps.size(), in.size());
                 for (size_t k = 0; k < in.size(); ++k) {
@@ -556,7 +566,7 @@ private Q_SLOTS:
         const int row = view->rowAt(view->viewport()->height() - 3 * view->rowHeight(0));
         QVERIFY(row >= 0);
         int instructionRow = row;
-        while (f.model()->positionOfRow(instructionRow) < 0)
+        while (!f.model()->positionOfRow(instructionRow))
             --instructionRow; // a block separator: the instruction above it
         const int before = view->verticalScrollBar()->value();
         const QPoint at = view->visualRect(f.model()->index(instructionRow, 2)).center();
@@ -575,9 +585,11 @@ private Q_SLOTS:
         QVERIFY(menuShown);
         QCOMPARE(view->verticalScrollBar()->value(), before);
         QCOMPARE(view->currentIndex().row(), instructionRow);
-        QCOMPARE(
-            f.session.variantTree()->selectedInstruction(),
-            int(f.session.variantTree()->schedule().order[size_t(f.model()->positionOfRow(instructionRow))]));
+        QCOMPARE(f.session.variantTree()->selectedInstruction(),
+                 int(f.session.variantTree()
+                         ->schedule()
+                         .order[*f.model()->positionOfRow(instructionRow)]
+                         .value()));
     }
 
     void navigationAndGutter()
@@ -695,7 +707,7 @@ private Q_SLOTS:
         QVERIFY(f.session.searchRuns()->latestPolicyRun());
 
         // Right-click an instruction; in the menu, open Policy Suggestions.
-        const int row = f.model()->rowOfPosition(2);
+        const int row = f.model()->rowOfPosition(Position(2));
         const QPoint at = f.rowPoint(row);
         QSignalSpy shown(f.view(), &ListingView::policySuggestionsShown);
         QStringList placeholder, answer;
@@ -797,11 +809,11 @@ private Q_SLOTS:
         };
         checkLabels();
         // Scrolled so that the selected row sits at the viewport's bottom edge: labels stay beside rows.
-        f.view()->scrollTo(f.model()->index(f.model()->rowOfOriginal(busiest), 0),
+        f.view()->scrollTo(f.model()->index(f.model()->rowOfOriginal(InstrId(uint32_t(busiest))), 0),
                            QAbstractItemView::PositionAtBottom);
         g->repaint();
         checkLabels();
-        f.view()->scrollTo(f.model()->index(f.model()->rowOfOriginal(busiest), 0),
+        f.view()->scrollTo(f.model()->index(f.model()->rowOfOriginal(InstrId(uint32_t(busiest))), 0),
                            QAbstractItemView::PositionAtTop);
         g->repaint();
         checkLabels();

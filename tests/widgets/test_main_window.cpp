@@ -403,8 +403,8 @@ private Q_SLOTS:
         QVERIFY(adjacent != moves.end());
         ListingView* view = window.listingPanel()->view();
         view->setCurrentIndex(
-            view->listingModel()->index(view->listingModel()->rowOfPosition(int(adjacent->first)), 2));
-        QVERIFY(view->moveCurrent(int(adjacent->second) - int(adjacent->first)));
+            view->listingModel()->index(view->listingModel()->rowOfPosition(adjacent->first), 2));
+        QVERIFY(view->moveCurrent(int(adjacent->second - adjacent->first)));
         QVERIFY2(window.statusBar()->currentMessage().startsWith(QStringLiteral("Done: move ")),
                  qPrintable(window.statusBar()->currentMessage()));
         window.undoStack()->undo();

@@ -48,7 +48,8 @@ private Q_SLOTS:
         const QString spec = session->launchSpecPath();
         session->setLaunchSpecPath({});
         const int v = session->variantTree()->addVariant(0, QStringLiteral("v1"), {});
-        session->variantTree()->setVariantEdits(v, {Edit::control(0, 2, std::nullopt, std::nullopt)});
+        session->variantTree()->setVariantEdits(v,
+                                                {Edit::control(Position(0), 2, std::nullopt, std::nullopt)});
         QVERIFY(session->measureQueue()->measureUnavailableReason(v).contains(QStringLiteral("launch spec")));
         session->setLaunchSpecPath(spec);
         auto fake = std::make_shared<test::FakeEvaluator>();
@@ -147,8 +148,8 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*session, cubin));
         // A legal edit through the controller (creates v1).
         bool edited = false;
-        for (uint32_t p = 0; p < session->variantTree()->schedule().order.size() && !edited; ++p)
-            for (uint32_t t : window.editController()->legalTargets(p))
+        for (Position p(0); p < session->variantTree()->schedule().order.endIndex() && !edited; ++p)
+            for (Position t : window.editController()->legalTargets(p))
                 if (!edited) edited = window.editController()->apply(Edit::move(p, t)).accepted;
         if (!edited) QSKIP("no legal move in this sample");
         const int v = session->variantTree()->currentVariantId();

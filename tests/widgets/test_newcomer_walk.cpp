@@ -200,15 +200,14 @@ private:
         ListingView* view = w.listingPanel()->view();
         ListingModel* model = view->listingModel();
         const auto& a = *s.analysis();
-        for (uint32_t p = 0; p < s.variantTree()->schedule().order.size(); ++p) {
-            if (!a.listing.instructions[s.variantTree()->schedule().order[p]].isMemory()) continue;
+        for (Position p : s.variantTree()->schedule().positions()) {
+            if (!a.listing.instructions[s.variantTree()->schedule().order[p].value()].isMemory()) continue;
             const auto targets = w.editController()->legalTargets(p);
             if (targets.empty()) continue;
-            const uint32_t to =
-                *std::min_element(targets.begin(), targets.end(), [&](uint32_t x, uint32_t y) {
-                    return std::abs(int(x) - int(p)) < std::abs(int(y) - int(p));
-                });
-            const int fromRow = model->rowOfPosition(int(p)), toRow = model->rowOfPosition(int(to));
+            const Position to =
+                *std::min_element(targets.begin(), targets.end(),
+                                  [&](Position x, Position y) { return std::abs(x - p) < std::abs(y - p); });
+            const int fromRow = model->rowOfPosition(p), toRow = model->rowOfPosition(to);
             view->scrollTo(model->index(fromRow, 0), QAbstractItemView::PositionAtCenter);
             QWidget* vp = view->viewport();
             const QPoint from =
@@ -232,13 +231,13 @@ private:
         Session& s = *w.session();
         ListingView* view = w.listingPanel()->view();
         ListingModel* model = view->listingModel();
-        for (uint32_t p = 0; p < s.variantTree()->schedule().order.size(); ++p) {
+        for (Position p : s.variantTree()->schedule().positions()) {
             const Control c = s.variantTree()->schedule().control[s.variantTree()->schedule().order[p]];
             // Clearing the bit of an instruction with reuse flags is a submenu of two edits: not this one.
             if (c.yield && (c.reuse & 7)) continue;
             const Edit e = Edit::control(p, std::nullopt, uint8_t(c.yield ? 0 : 1), std::nullopt);
             if (!w.editController()->check(e).accepted) continue;
-            const int row = model->rowOfPosition(int(p));
+            const int row = model->rowOfPosition(p);
             view->scrollTo(model->index(row, 0), QAbstractItemView::PositionAtCenter);
             const QPoint at = view->visualRect(model->index(row, ListingModel::InstructionColumn)).center();
             const size_t edits = s.variantTree()->currentVariant()->edits.size();
@@ -469,12 +468,14 @@ private Q_SLOTS:
         QCOMPARE(panel->model()->index(chosen, SourceModel::LineColumn).data().toString(),
                  QStringLiteral("attention.py:31"));
         const int selected = session->variantTree()->selectedInstruction();
-        QVERIFY(std::binary_search(instructions.begin(), instructions.end(), uint32_t(selected)));
+        QVERIFY(std::binary_search(instructions.begin(), instructions.end(), InstrId(uint32_t(selected))));
         ListingModel* listing = w.listingPanel()->view()->listingModel();
-        for (uint32_t i : instructions)
+        for (InstrId i : instructions)
             QVERIFY(listing->isHighlighted(i));
         QCOMPARE(
-            listing->index(listing->rowOfOriginal(selected), ListingModel::SourceColumn).data().toString(),
+            listing->index(listing->rowOfOriginal(InstrId(uint32_t(selected))), ListingModel::SourceColumn)
+                .data()
+                .toString(),
             QStringLiteral("attention.py:31"));
         shot(w, QStringLiteral("13-source"));
     }

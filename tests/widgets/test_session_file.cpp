@@ -1,6 +1,7 @@
 // Session save → reopen: input, kernel, launch spec, variants (tree, names, edits), figures with their
 // source, current variant and selection come back exactly; the write is atomic; bad files are refused
 // with a sentence. Kept searches name their outputs for their histories.
+#include "core/rewrite/block_positions.h"
 #include "core/session/session_file.h"
 #include "widget_test_support.h"
 
@@ -31,10 +32,10 @@ private Q_SLOTS:
             s.store()->setAutosaveInterval(0);
             QVERIFY(test::openAndWait(s, cubin));
             const auto& a = *s.analysis();
-            uint32_t first = 0;
+            Position first(0);
             for (const auto& b : a.cfg.blocks)
                 if (b.size() >= 3) {
-                    first = b.first;
+                    first = firstPosition(b);
                     break;
                 }
             const int v1 =
@@ -56,7 +57,8 @@ private Q_SLOTS:
             r.figures->when = "2024-01-01T00:00:00";
             s.variantTree()->restoreVariant(r);
             s.variantTree()->setCurrentVariant(v2);
-            s.variantTree()->setSelectedInstruction(int(first));
+            // The instruction ptxas put there: a block's first position is also its first InstrId.
+            s.variantTree()->setSelectedInstruction(int(first.value()));
             QVERIFY(s.store()->isModified());
             QString error;
             QVERIFY2(s.store()->save(path, &error), qPrintable(error));
@@ -114,10 +116,10 @@ private Q_SLOTS:
         s.store()->setAutosaveInterval(0);
         QVERIFY(test::openAndWait(s, first));
         const auto& a = *s.analysis();
-        uint32_t at = 0;
+        Position at(0);
         for (const auto& b : a.cfg.blocks)
             if (b.size() >= 2) {
-                at = b.first;
+                at = firstPosition(b);
                 break;
             }
         s.variantTree()->addVariant(0, QStringLiteral("swap"), {Edit::move(at + 1, at)});
@@ -132,7 +134,7 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(s, second));
         QVERIFY2(s.store()->sessionPath().isEmpty(), qPrintable(s.store()->sessionPath()));
         s.variantTree()->addVariant(0, QStringLiteral("other"),
-                                    {Edit::control(0, std::nullopt, std::nullopt, std::nullopt)});
+                                    {Edit::control(Position(0), std::nullopt, std::nullopt, std::nullopt)});
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), saved);
         f.close();
@@ -188,17 +190,19 @@ private Q_SLOTS:
         r.config.budgetEvals = 4;
         r.outDir = "/tmp/searches/x";
         r.report = {{"improved", true}, {"best", {{"step", 3}, {"final", {{"speedup", 1.003}}}}}};
-        r.history = {row(0, -1, Edit::move(1, 0), search::Outcome::Accepted),
-                     row(1, 0, Edit::move(5, 4), search::Outcome::Accepted),
-                     row(2, -1, Edit::move(9, 8), search::Outcome::Failed),
-                     row(3, 1, Edit::move(12, 11), search::Outcome::Accepted)};
+        r.history = {row(0, -1, Edit::move(Position(1), Position(0)), search::Outcome::Accepted),
+                     row(1, 0, Edit::move(Position(5), Position(4)), search::Outcome::Accepted),
+                     row(2, -1, Edit::move(Position(9), Position(8)), search::Outcome::Failed),
+                     row(3, 1, Edit::move(Position(12), Position(11)), search::Outcome::Accepted)};
         QCOMPARE(r.bestStep(), 3);
         QCOMPARE(r.bestSpeedup(), 1.003);
         QCOMPARE(r.label(), std::string("greedy\u00b7all"));
         auto chain = editsOfEvaluation(r.history, 3);
         QVERIFY(chain);
-        QVERIFY(*chain == (std::vector<Edit>{Edit::move(1, 0), Edit::move(5, 4), Edit::move(12, 11)}));
-        QVERIFY(*editsOfEvaluation(r.history, 2) == std::vector<Edit>{Edit::move(9, 8)});
+        QVERIFY(*chain ==
+                (std::vector<Edit>{Edit::move(Position(1), Position(0)), Edit::move(Position(5), Position(4)),
+                                   Edit::move(Position(12), Position(11))}));
+        QVERIFY(*editsOfEvaluation(r.history, 2) == std::vector<Edit>{Edit::move(Position(9), Position(8))});
         QVERIFY(editsOfEvaluation(r.history, -1)->empty());
         QVERIFY(!editsOfEvaluation(r.history, 4));
 

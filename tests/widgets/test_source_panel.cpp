@@ -58,12 +58,12 @@ int rowOf(const SourceModel* m, const QString& location)
     return -1;
 }
 
-std::vector<uint32_t> highlighted(const ListingModel* m)
+std::vector<InstrId> highlighted(const ListingModel* m)
 {
-    std::vector<uint32_t> out;
+    std::vector<InstrId> out;
     for (int r = 0; r < m->rowCount(); ++r)
         if (m->index(r, ListingModel::AddressColumn).data(ListingModel::SourceHighlightRole).toBool())
-            out.push_back(uint32_t(m->originalOfRow(r)));
+            out.push_back(m->originalOfRow(r).value_or(InstrId(UINT32_MAX)));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -124,7 +124,8 @@ void TestSourcePanel::modelAndListingColumn()
     w.panel->columnToggle()->click();
     QVERIFY(!w.view->isColumnHidden(ListingModel::SourceColumn));
     QVERIFY(!w.view->isColumnNarrowed(ListingModel::SourceColumn));
-    const QModelIndex s2ur = w.listing->index(w.listing->rowOfOriginal(1), ListingModel::SourceColumn);
+    const QModelIndex s2ur =
+        w.listing->index(w.listing->rowOfOriginal(InstrId(1)), ListingModel::SourceColumn);
     QCOMPARE(s2ur.data().toString(), QStringLiteral("attention.py:16"));
     const QString tip = s2ur.data(Qt::ToolTipRole).toString();
     QVERIFY2(tip.contains(QStringLiteral("bh = tl.program_id(1)")) &&
@@ -146,16 +147,16 @@ void TestSourcePanel::chosenLineSelectsInstructions()
     // One instruction: it becomes the selected one, and the only one highlighted.
     w.panel->chooseLine(rowOf(m, QStringLiteral("attention.py:16")));
     QCOMPARE(w.session->variantTree()->selectedInstruction(), 1);
-    QCOMPARE(w.view->currentIndex().row(), w.listing->rowOfOriginal(1));
-    QCOMPARE(highlighted(w.listing), std::vector<uint32_t>{1});
+    QCOMPARE(w.view->currentIndex().row(), w.listing->rowOfOriginal(InstrId(1)));
+    QCOMPARE(highlighted(w.listing), std::vector<InstrId>{InstrId(1)});
     // A line of many: all of them light up; the first in the listing's order is selected.
     const int line22 = rowOf(m, QStringLiteral("attention.py:22"));
     w.panel->chooseLine(line22);
     const auto& lines = m->lines().lines[size_t(line22)];
     QCOMPARE(lines.instructions.size(), size_t(56));
     QCOMPARE(highlighted(w.listing), lines.instructions);
-    QCOMPARE(w.session->variantTree()->selectedInstruction(), int(lines.instructions.front()));
-    QVERIFY(!w.listing->isHighlighted(1));
+    QCOMPARE(w.session->variantTree()->selectedInstruction(), int(lines.instructions.front().value()));
+    QVERIFY(!w.listing->isHighlighted(InstrId(1)));
 }
 
 void TestSourcePanel::listingSelectionChoosesLine()
@@ -167,16 +168,17 @@ void TestSourcePanel::listingSelectionChoosesLine()
     const int line31 = rowOf(m, QStringLiteral("attention.py:31"));
     const auto& instructions = m->lines().lines[size_t(line31)].instructions;
     // Selecting an instruction in the middle of the line chooses the line; the selection stays put.
-    const uint32_t middle = instructions[instructions.size() / 2];
+    const InstrId middle = instructions[instructions.size() / 2];
     w.view->setCurrentIndex(
-        w.listing->index(w.listing->rowOfOriginal(int(middle)), ListingModel::InstructionColumn));
-    QCOMPARE(w.session->variantTree()->selectedInstruction(), int(middle));
+        w.listing->index(w.listing->rowOfOriginal(middle), ListingModel::InstructionColumn));
+    QCOMPARE(w.session->variantTree()->selectedInstruction(), int(middle.value()));
     QCOMPARE(w.panel->currentLine(), line31);
     QCOMPARE(highlighted(w.listing), instructions);
     // And another: the highlight follows.
-    w.view->setCurrentIndex(w.listing->index(w.listing->rowOfOriginal(1), ListingModel::InstructionColumn));
+    w.view->setCurrentIndex(
+        w.listing->index(w.listing->rowOfOriginal(InstrId(1)), ListingModel::InstructionColumn));
     QCOMPARE(w.panel->currentLine(), rowOf(m, QStringLiteral("attention.py:16")));
-    QCOMPARE(highlighted(w.listing), std::vector<uint32_t>{1});
+    QCOMPARE(highlighted(w.listing), std::vector<InstrId>{InstrId(1)});
 }
 
 void TestSourcePanel::variantChangesPerLine()
@@ -188,7 +190,7 @@ void TestSourcePanel::variantChangesPerLine()
     const auto moves = tree->kernel()->legalMoves(tree->schedule(), true);
     QVERIFY(!moves.empty());
     const auto [from, to] = moves.front();
-    const uint32_t movedInstruction = tree->schedule().order[from];
+    const InstrId movedInstruction = tree->schedule().order[from];
     w.panel->chooseLine(w.panel->model()->rowOfInstruction(movedInstruction));
     const int id = tree->addVariant(0, QStringLiteral("one move"), {Edit::move(from, to)});
     tree->setCurrentVariant(id);
@@ -198,12 +200,13 @@ void TestSourcePanel::variantChangesPerLine()
         changed += m->index(r, SourceModel::ChangedColumn).data().toInt();
     QVERIFY(changed >= 1 && changed <= 2);
     // Every line that counts a change holds an instruction whose position changed.
-    const std::vector<uint32_t> position = tree->schedule().positionOf();
+    const IndexVector<InstrId, Position> position = tree->schedule().positionOf();
     for (int r = 0; r < m->rowCount(); ++r) {
         if (!m->index(r, SourceModel::ChangedColumn).data().toInt()) continue;
         const auto& instructions = m->lines().lines[size_t(r)].instructions;
+        // Where ptxas put it, in the original (identity) order, an instruction's position is its InstrId.
         QVERIFY(std::any_of(instructions.begin(), instructions.end(),
-                            [&](uint32_t i) { return position[i] != i; }));
+                            [&](InstrId i) { return position[i].value() != i.value(); }));
     }
     const int row = m->rowOfInstruction(movedInstruction);
     // The chosen line stays chosen, its instructions still lit, across the schedule change.

@@ -31,9 +31,9 @@ QString fixture(const char* name)
 }
 
 // The listing row of original instruction `orig`.
-QModelIndex cell(ListingModel* m, uint32_t orig, int column)
+QModelIndex cell(ListingModel* m, InstrId orig, int column)
 {
-    return m->index(m->rowOfOriginal(int(orig)), column);
+    return m->index(m->rowOfOriginal(orig), column);
 }
 
 } // namespace
@@ -61,8 +61,8 @@ private Q_SLOTS:
         StallsPanel* panel = w.stallsPanel();
         QAbstractItemModelTester tester(panel->model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(
-            !lm->data(cell(lm, 706, ListingModel::SamplesColumn), ListingModel::SampleShareRole).isValid());
+        QVERIFY(!lm->data(cell(lm, InstrId(706), ListingModel::SamplesColumn), ListingModel::SampleShareRole)
+                     .isValid());
         QVERIFY(panel->statusText().startsWith(QStringLiteral("No stall samples")));
         // Nothing sampled: the Samples column gives its width to the instruction column; the SGEMM
         // predicates instructions, so Pred keeps its width.
@@ -84,7 +84,7 @@ private Q_SLOTS:
                 view->fontMetrics().horizontalAdvance(QStringLiteral("10.2%")));
         QVERIFY(view->columnWidth(ListingModel::InstructionColumn) <= instructionBefore);
         // The loop's back branch holds ~10% of the samples, mostly at the barrier; it is the hottest.
-        const QModelIndex hot = cell(lm, 706, ListingModel::SamplesColumn);
+        const QModelIndex hot = cell(lm, InstrId(706), ListingModel::SamplesColumn);
         QVERIFY(std::abs(hot.data(ListingModel::SampleShareRole).toDouble() - 0.10) < 0.01);
         QCOMPARE(hot.data(ListingModel::SampleHeatRole).toDouble(), 1.0);
         QCOMPARE(hot.data(ListingModel::SampleWordsRole).toList().front().toList().front().toString(),
@@ -109,16 +109,16 @@ private Q_SLOTS:
 
         // A variant with #172 moved to 159 and its own samples: #172 keeps its samples at its new row,
         // and the dock compares with the original.
-        QVERIFY(w.editController()->apply(Edit::move(172, 159)).accepted);
+        QVERIFY(w.editController()->apply(Edit::move(Position(172), Position(159))).accepted);
         const int moved = session->variantTree()->currentVariantId();
         QVERIFY(moved != 0);
-        QVERIFY(
-            !lm->data(cell(lm, 172, ListingModel::SamplesColumn), ListingModel::SampleShareRole).isValid());
+        QVERIFY(!lm->data(cell(lm, InstrId(172), ListingModel::SamplesColumn), ListingModel::SampleShareRole)
+                     .isValid());
         QVERIFY2(session->measureQueue()->importStalls(
                      moved, fixture("sgemm_leakyrelu.moved.h100.stalls.json"), &error),
                  qPrintable(error));
-        QCOMPARE(lm->positionOfOriginal(172), 159);
-        const QModelIndex movedCell = cell(lm, 172, ListingModel::SamplesColumn);
+        QCOMPARE(lm->positionOfOriginal(InstrId(172)).value_or(Position(UINT32_MAX)).value(), 159u);
+        const QModelIndex movedCell = cell(lm, InstrId(172), ListingModel::SamplesColumn);
         QVERIFY(movedCell.data(ListingModel::SampleShareRole).toDouble() > 0);
         QVERIFY(movedCell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("In the original")));
         for (const auto& r : panel->model()->rows()) {
@@ -167,7 +167,7 @@ private Q_SLOTS:
         QVERIFY(reopened.variantTree()->kernelStalls(0).has_value());
 
         // An edit drops the variant's samples: they belong to the schedule before it.
-        QVERIFY(w.editController()->apply(Edit::move(159, 160)).accepted);
+        QVERIFY(w.editController()->apply(Edit::move(Position(159), Position(160))).accepted);
         QVERIFY(!session->variantTree()->variant(session->variantTree()->currentVariantId())->stalls);
         w.diffView()->setVariants(0, session->variantTree()->currentVariantId());
         QVERIFY(!w.diffView()->showsSamples());

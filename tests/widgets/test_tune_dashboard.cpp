@@ -127,7 +127,7 @@ private Q_SLOTS:
             QVERIFY(r.estimate);
             QCOMPARE(r.status, QStringLiteral("finished"));
             QCOMPARE(r.evaluations, 30);
-            QVERIFY(r.speedupText.contains(QStringLiteral("estimate")));
+            QVERIFY(r.speedupText.contains(QStringLiteral("est.")));
             QVERIFY(r.backendLabel.startsWith(QStringLiteral("estimate")));
         }
         QVERIFY(dash->findChild<QLabel*>(QStringLiteral("tuneSource"))->text().contains(m_db));

@@ -3,6 +3,7 @@
 // variants tree also has to follow structural changes with row inserts/moves/removals (no reset) that
 // keep a tree view's selection and expansion.
 #include "core/cubin/cubin.h"
+#include "core/rewrite/block_positions.h"
 #include "widget_test_support.h"
 #include "widgets/models/listing_feed.h"
 #include "widgets/models/metrics_model.h"
@@ -47,8 +48,8 @@ private:
     static Edit someMove(const KernelAnalysis& a)
     {
         for (const auto& b : a.cfg.blocks)
-            if (b.size() >= 2) return Edit::move(b.first + 1, b.first);
-        return Edit::move(0, 0);
+            if (b.size() >= 2) return Edit::move(firstPosition(b) + 1, firstPosition(b));
+        return Edit::move(Position(0), Position(0));
     }
 
     // Empty when the model's tree (read through its API only) is the session's: every variant once,
@@ -175,8 +176,8 @@ private Q_SLOTS:
         QVERIFY(model.data(model.index(0, 0), ListingModel::IsSeparatorRole).toBool());
         // Every instruction row maps back to itself.
         for (int row = 0; row < model.rowCount(); ++row) {
-            const int orig = model.originalOfRow(row);
-            if (orig >= 0) QCOMPARE(model.rowOfOriginal(orig), row);
+            const std::optional<InstrId> orig = model.originalOfRow(row);
+            if (orig) QCOMPARE(model.rowOfOriginal(*orig), row);
         }
         // A memory instruction is flagged for the delegate.
         bool sawMemory = false;
@@ -187,8 +188,9 @@ private Q_SLOTS:
         const Edit move = someMove(a);
         const int id = session.variantTree()->addVariant(0, QStringLiteral("moved"), {move});
         session.variantTree()->setCurrentVariant(id);
-        const int row = model.rowOfPosition(int(move.to));
-        QCOMPARE(model.originalOfRow(row), int(move.from));
+        const int row = model.rowOfPosition(move.to);
+        // The variant moved the original (identity) order, where position move.from holds InstrId move.from.
+        QCOMPARE(model.originalOfRow(row).value_or(InstrId(UINT32_MAX)).value(), move.from.value());
         QVERIFY(model.index(row, ListingModel::AddressColumn).data(ListingModel::MovedRole).toBool());
         QVERIFY(
             !model.index(row, ListingModel::InstructionColumn).data(Qt::ToolTipRole).toString().isEmpty());
@@ -222,13 +224,14 @@ private Q_SLOTS:
         const int rows = model.rowCount();
         QVERIFY(rows > 0);
         const Edit move = someMove(*session.analysis());
-        const int row = model.rowOfPosition(int(move.to));
+        const int row = model.rowOfPosition(move.to);
         const QString before = model.index(row, ListingModel::InstructionColumn).data().toString();
-        QCOMPARE(model.originalOfRow(row), int(move.to));
+        // The original order is the identity: position move.to holds InstrId move.to.
+        QCOMPARE(model.originalOfRow(row).value_or(InstrId(UINT32_MAX)).value(), move.to.value());
 
         tree->setCurrentVariant(tree->addVariant(0, QStringLiteral("moved"), {move}));
         QCOMPARE(resets.size(), 1);
-        QCOMPARE(model.originalOfRow(row), int(move.to));
+        QCOMPARE(model.originalOfRow(row).value_or(InstrId(UINT32_MAX)).value(), move.to.value());
         QCOMPARE(model.index(row, ListingModel::InstructionColumn).data().toString(), before);
         QVERIFY(!model.index(row, ListingModel::AddressColumn).data(ListingModel::MovedRole).toBool());
 

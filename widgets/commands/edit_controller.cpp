@@ -3,6 +3,7 @@
 #include "widgets/edit_text.h"
 
 #include "core/session/variant_tree.h"
+#include "core/session/workspace.h"
 #include "widgets/commands/variant_edit_command.h"
 
 #include <QUndoStack>
@@ -99,11 +100,11 @@ void EditController::push(const std::vector<Edit>& edits, const QString& text)
     m_undoStack->push(new VariantEditCommand(m_variants, before, after, current->id, text));
 }
 
-std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
+std::vector<Position> EditController::legalTargets(Position position) const
 {
     const LegalityChecker* checker = m_variants->checker();
-    if (!checker || position >= m_variants->schedule().order.size()) return {};
-    std::vector<uint32_t> targets = checker->legalTargets(m_variants->schedule(), position);
+    if (!checker || position >= m_variants->schedule().order.endIndex()) return {};
+    std::vector<Position> targets = checker->legalTargets(m_variants->schedule(), position);
     if (m_derive) {
         // Also where the move is legal with derived control codes (what apply() then does).
         for (const auto& [t, s] : checker->rescheduler().rescheduledTargets(m_variants->schedule(), position))
@@ -113,23 +114,25 @@ std::vector<uint32_t> EditController::legalTargets(uint32_t position) const
     return targets;
 }
 
-QString EditController::whyNoTarget(uint32_t position) const
+QString EditController::whyNoTarget(Position position) const
 {
     const auto analysis = m_variants->analysis();
     const LegalityChecker* checker = m_variants->checker();
     const Schedule& s = m_variants->schedule();
-    if (!analysis || !checker || position >= s.order.size()) return tr("No kernel is open");
+    if (!analysis || !checker || position >= s.order.endIndex()) return tr("No kernel is open");
     const auto& cfg = analysis->cfg;
-    const int block = cfg.blockOf[position];
+    const int block = blockAt(cfg, position);
     QString reason;
     bool derivable = false;
     for (const int delta : {1, -1}) {
-        const int64_t t = int64_t(position) + delta;
-        if (t < 0 || size_t(t) >= s.order.size() || cfg.blockOf[size_t(t)] != block) continue;
-        const Edit move = Edit::move(position, uint32_t(t));
+        const int64_t t = int64_t(position.value()) + delta;
+        if (t < 0 || size_t(t) >= s.order.size()) continue;
+        const Position target = position + delta;
+        if (blockAt(cfg, target) != block) continue;
+        const Edit move = Edit::move(position, target);
         const EditOutcome verdict = check(move);
         if (reason.isEmpty()) reason = verdict.reason;
-        if (!m_derive && checker->rescheduler().rescheduledMove(s, position, uint32_t(t))) derivable = true;
+        if (!m_derive && checker->rescheduler().rescheduledMove(s, position, target)) derivable = true;
     }
     if (reason.isEmpty())
         return tr(
@@ -141,11 +144,11 @@ QString EditController::whyNoTarget(uint32_t position) const
     return line;
 }
 
-std::vector<StallChoice> EditController::stallChoices(uint32_t position) const
+std::vector<StallChoice> EditController::stallChoices(Position position) const
 {
     std::vector<StallChoice> out;
     const Schedule& s = m_variants->schedule();
-    if (position >= s.order.size()) return out;
+    if (position >= s.order.endIndex()) return out;
     const uint8_t current = s.control[s.order[position]].stall;
     for (int v = 0; v <= 15; ++v) {
         StallChoice c;

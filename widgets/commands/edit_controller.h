@@ -47,14 +47,14 @@ public:
     // Same verdict as apply() without editing.
     EditOutcome check(const Edit& edit) const;
     // Legal single-move targets (positions) of the instruction at `position` in the current variant.
-    std::vector<uint32_t> legalTargets(uint32_t position) const;
+    std::vector<Position> legalTargets(Position position) const;
     // One line for a drag that finds no target: the checker's refusal of a move to the nearest
     // neighbour (its rule and where the number comes from), and what would make it legal where that
     // exists (derived control codes when they are switched off).
-    QString whyNoTarget(uint32_t position) const;
+    QString whyNoTarget(Position position) const;
     // Stall values 0-15 for the instruction at `position`, each judged by the checker (the current
     // value counts as allowed).
-    std::vector<StallChoice> stallChoices(uint32_t position) const;
+    std::vector<StallChoice> stallChoices(Position position) const;
 
     VariantTree* variants() const { return m_variants; }
     QUndoStack* undoStack() const { return m_undoStack; }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/session/annotation_json.h"
+#include "core/session/workspace.h"
 
 #include <QBrush>
 #include <QColor>
@@ -53,7 +54,7 @@ void ListingModel::setStalls(ListingStalls stalls)
     m_stalls = std::move(stalls);
     m_maxShare = 0.0;
     if (const auto& v = m_stalls.variant)
-        for (uint32_t i = 0; i < v->byOriginal.size(); ++i)
+        for (InstrId i : v->byOriginal.indices())
             m_maxShare = std::max(m_maxShare, v->share(i));
     if (!m_rows.empty())
         Q_EMIT dataChanged(index(0, SamplesColumn), index(int(m_rows.size()) - 1, SamplesColumn));
@@ -70,10 +71,10 @@ void ListingModel::setListing(ListingData data, ListingStalls stalls)
     endResetModel();
 }
 
-QString ListingModel::stallsText(uint32_t orig) const
+QString ListingModel::stallsText(InstrId orig) const
 {
     const auto& stalls = m_stalls.variant;
-    if (!stalls || orig >= stalls->byOriginal.size()) return {};
+    if (!stalls || orig >= stalls->byOriginal.endIndex()) return {};
     const auto& s = stalls->byOriginal[orig];
     QString text = tr("%1% of the kernel's warp samples wait here (%2 of %3; %4 of them with nothing issued)")
                        .arg(100.0 * stalls->share(orig), 0, 'f', 2)
@@ -115,17 +116,16 @@ void ListingModel::rebuildRows()
         const auto& blocks = analysis->cfg.blocks;
         const size_t n = s.order.size();
         m_rows.reserve(n + blocks.size());
-        m_rowOfPosition.assign(n, -1);
-        m_cycles.assign(n, 0);
-        m_positionOfOriginal.assign(n, -1);
-        for (size_t p = 0; p < n; ++p)
-            m_positionOfOriginal[s.order[p]] = int32_t(p);
+        m_rowOfPosition.resize(n, -1);
+        m_cycles.resize(n, 0);
+        m_positionOfOriginal = s.positionOf();
         for (const BasicBlock& b : blocks) {
             m_rows.push_back(-(b.index + 1));
             int cycle = 0;
-            for (uint32_t p = b.first; p < b.end && p < n; ++p) {
+            for (Position p : positionsOf(b)) {
+                if (p >= s.order.endIndex()) break;
                 m_rowOfPosition[p] = int32_t(m_rows.size());
-                m_rows.push_back(int32_t(p));
+                m_rows.push_back(int32_t(p.value()));
                 m_cycles[p] = cycle;
                 const Control& c = s.control[s.order[p]];
                 cycle += c.stall == 0 ? 1 : c.stall;
@@ -144,38 +144,40 @@ int ListingModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-int ListingModel::rowOfOriginal(int originalIndex) const
+int ListingModel::rowOfOriginal(InstrId original) const
 {
-    return rowOfPosition(positionOfOriginal(originalIndex));
+    const std::optional<Position> p = positionOfOriginal(original);
+    return p ? rowOfPosition(*p) : -1;
 }
 
-int ListingModel::positionOfOriginal(int originalIndex) const
+std::optional<Position> ListingModel::positionOfOriginal(InstrId original) const
 {
-    return originalIndex >= 0 && size_t(originalIndex) < m_positionOfOriginal.size()
-               ? m_positionOfOriginal[size_t(originalIndex)]
-               : -1;
+    if (original >= m_positionOfOriginal.endIndex()) return std::nullopt;
+    return m_positionOfOriginal[original];
 }
 
-int ListingModel::rowOfPosition(int position) const
+int ListingModel::rowOfPosition(Position position) const
 {
-    return position >= 0 && size_t(position) < m_rowOfPosition.size() ? m_rowOfPosition[size_t(position)]
-                                                                      : -1;
+    return position < m_rowOfPosition.endIndex() ? m_rowOfPosition[position] : -1;
 }
 
-int ListingModel::positionOfRow(int row) const
+std::optional<Position> ListingModel::positionOfRow(int row) const
 {
-    return row >= 0 && size_t(row) < m_rows.size() && m_rows[size_t(row)] >= 0 ? m_rows[size_t(row)] : -1;
+    if (row < 0 || size_t(row) >= m_rows.size() || m_rows[size_t(row)] < 0) return std::nullopt;
+    return Position(uint32_t(m_rows[size_t(row)]));
 }
 
-int ListingModel::originalOfRow(int row) const
+std::optional<InstrId> ListingModel::originalOfRow(int row) const
 {
-    const int p = positionOfRow(row);
-    return p < 0 ? -1 : int(m_data.schedule.order[size_t(p)]);
+    const std::optional<Position> p = positionOfRow(row);
+    if (!p) return std::nullopt;
+    return m_data.schedule.order[*p];
 }
 
 int ListingModel::rowOfAddress(uint64_t offset) const
 {
-    return offset % 16 == 0 ? rowOfPosition(int(offset / 16)) : -1;
+    return offset % 16 == 0 && offset / 16 <= UINT32_MAX ? rowOfPosition(Position(uint32_t(offset / 16)))
+                                                         : -1;
 }
 
 QString ListingModel::columnToolTip(int column)
@@ -276,7 +278,7 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
     const int column = index.column();
     if (entry < 0) return separatorData(m_data.analysis->cfg.blocks[size_t(-(entry + 1))], column, role);
 
-    const InstructionRow row = instructionRow(entry);
+    const InstructionRow row = instructionRow(Position(uint32_t(entry)));
     if (QVariant source = sourceData(row.original, column, role); source.isValid()) return source;
     switch (role) {
     case Qt::DisplayRole:
@@ -290,10 +292,11 @@ QVariant ListingModel::data(const QModelIndex& index, int role) const
     }
 }
 
-ListingModel::InstructionRow ListingModel::instructionRow(int position) const
+ListingModel::InstructionRow ListingModel::instructionRow(Position position) const
 {
-    const uint32_t orig = m_data.schedule.order[size_t(position)];
-    return {position, orig, m_data.analysis->listing.instructions[orig], m_data.schedule.control[orig]};
+    const InstrId orig = m_data.schedule.order[position];
+    return {position, orig, m_data.analysis->listing.instructions[orig.value()],
+            m_data.schedule.control[orig]};
 }
 
 QVariant ListingModel::separatorData(const BasicBlock& b, int column, int role) const
@@ -342,9 +345,11 @@ QString ListingModel::separatorToolTip(const BasicBlock& b) const
     // The block's samples by reason (a per-block summary).
     std::map<std::string, uint64_t> words;
     const auto& order = m_data.schedule.order;
-    for (uint32_t p = b.first; p < b.end && p < order.size(); ++p)
+    for (Position p : positionsOf(b)) {
+        if (p >= order.endIndex()) break;
         for (const auto& [word, n] : stalls->byOriginal[order[p]].byWord)
             words[word] += n;
+    }
     std::vector<std::pair<std::string, uint64_t>> sorted(words.begin(), words.end());
     std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
     const double total = double(stalls->byBlock[size_t(b.index)]);
@@ -360,17 +365,17 @@ QString ListingModel::separatorToolTip(const BasicBlock& b) const
 QVariant ListingModel::rowData(const InstructionRow& row, int role) const
 {
     const std::optional<KernelStalls>& stalls = m_stalls.variant;
-    const uint32_t orig = row.original;
+    const InstrId orig = row.original;
     const Instruction& ins = row.instruction;
     switch (role) {
     case IsSeparatorRole:
         return false;
     case OriginalIndexRole:
-        return int(orig);
+        return int(orig.value());
     case PositionRole:
-        return row.position;
+        return int(row.position.value());
     case BlockRole:
-        return m_data.analysis->cfg.blockOf[orig];
+        return m_data.analysis->cfg.blockOf[orig.value()];
     case InstrClassRole:
         return int(ins.cls);
     case IsMemoryRole:
@@ -378,7 +383,9 @@ QVariant ListingModel::rowData(const InstructionRow& row, int role) const
     case StallRole:
         return int(row.control.stall);
     case MovedRole:
-        return orig != uint32_t(row.position);
+        // The original order is the identity schedule: an instruction where ptxas put it has its InstrId
+        // as position.
+        return orig.value() != row.position.value();
     case ControlChangedRole:
         return !(row.control == ins.control);
     case OpcodeRole:
@@ -411,7 +418,7 @@ QVariant ListingModel::displayData(const InstructionRow& row, int column) const
     const Control& c = row.control;
     switch (column) {
     case AddressColumn:
-        return hexAddress(uint64_t(row.position) * 16);
+        return hexAddress(uint64_t(row.position.value()) * 16);
     case PredicateColumn:
         return QString::fromStdString(ins.predicateText);
     case InstructionColumn: {
@@ -448,10 +455,11 @@ QVariant ListingModel::toolTipData(const InstructionRow& row, int column) const
     const Control& c = row.control;
     switch (column) {
     case AddressColumn:
-        return row.original == uint32_t(row.position)
+        // The original listing is the identity schedule: an unmoved instruction's position is its InstrId.
+        return row.original.value() == row.position.value()
                    ? tr("At %1, where ptxas placed it.").arg(hexAddress(ins.offset))
                    : tr("Moved: at %1 in this variant, %2 in the original.")
-                         .arg(hexAddress(uint64_t(row.position) * 16), hexAddress(ins.offset));
+                         .arg(hexAddress(uint64_t(row.position.value()) * 16), hexAddress(ins.offset));
     case StallColumn:
         return tr("Stall %1: the warp waits %1 cycle(s) before issuing the next instruction.").arg(c.stall);
     case YieldColumn:
@@ -488,23 +496,24 @@ QVariant ListingModel::toolTipData(const InstructionRow& row, int column) const
     default: {
         const KernelAnalysis& analysis = *m_data.analysis;
         QString tip = QString::fromStdString(instructionText(ins, c));
-        if (row.original < analysis.facts.size() && analysis.facts[row.original].wall)
-            tip += tr("\nWall: %1").arg(QString::fromStdString(analysis.facts[row.original].wallReason));
+        const uint32_t i = row.original.value();
+        if (i < analysis.facts.size() && analysis.facts[i].wall)
+            tip += tr("\nWall: %1").arg(QString::fromStdString(analysis.facts[i].wallReason));
         if (ins.isMemory()) tip += tr("\nMemory instruction: drag it to move it; legal positions light up.");
         return tip;
     }
     }
 }
 
-int ListingModel::cycleOf(int position) const
+int ListingModel::cycleOf(Position position) const
 {
-    return size_t(position) < m_cycles.size() ? m_cycles[size_t(position)] : 0;
+    return position < m_cycles.endIndex() ? m_cycles[position] : 0;
 }
 
-int ListingModel::liveGprOf(uint32_t original) const
+int ListingModel::liveGprOf(InstrId original) const
 {
     const auto& facts = m_data.analysis->facts;
-    return original < facts.size() ? facts[original].liveGpr : 0;
+    return original.value() < facts.size() ? facts[original.value()].liveGpr : 0;
 }
 
 } // namespace sassx

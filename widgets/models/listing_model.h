@@ -89,16 +89,17 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
-    // Row ↔ instruction lookups (O(1)); -1 when there is none.
-    int rowOfOriginal(int originalIndex) const;
-    int positionOfOriginal(int originalIndex) const;
-    int rowOfPosition(int position) const;
-    int positionOfRow(int row) const;
-    int originalOfRow(int row) const;
+    // Row ↔ instruction lookups (O(1)): rows are -1 when there is none, the others nullopt (a separator
+    // row has neither position nor instruction).
+    int rowOfOriginal(InstrId original) const;
+    std::optional<Position> positionOfOriginal(InstrId original) const;
+    int rowOfPosition(Position position) const;
+    std::optional<Position> positionOfRow(int row) const;
+    std::optional<InstrId> originalOfRow(int row) const;
     // Row of the instruction at byte address `offset` in the variant's order.
     int rowOfAddress(uint64_t offset) const;
     // Static issue cycle of each position in the current variant (relative to its block).
-    const std::vector<int>& variantCycles() const { return m_cycles; }
+    const IndexVector<Position, int>& variantCycles() const { return m_cycles; }
 
     static QString columnToolTip(int column);
     // A column with nothing to show in this kernel: no predicated instruction (Pred), no stall samples
@@ -112,28 +113,28 @@ public:
     void setSourceMap(std::shared_ptr<const SourceMap> map);
     const SourceMap* sourceMap() const { return m_source.get(); }
     bool hasSourceLines() const; // some instruction has a source line
-    void setHighlightedInstructions(const std::vector<uint32_t>& originals);
-    bool isHighlighted(uint32_t original) const;
+    void setHighlightedInstructions(const std::vector<InstrId>& originals);
+    bool isHighlighted(InstrId original) const;
 
     // One sentence per reason for an instruction's samples, compared with the original's when both
     // have samples ("memory wait 55% …; original: 3.7% of samples").
-    QString stallsText(uint32_t original) const;
+    QString stallsText(InstrId original) const;
 
 private:
     void rebuildRows();
     // The Source column's cells and SourceHighlightRole; invalid for anything else.
-    QVariant sourceData(uint32_t original, int column, int role) const;
+    QVariant sourceData(InstrId original, int column, int role) const;
 
     // One instruction row: its position in the variant, its original index, what it is and its
     // control bits in this variant.
     struct InstructionRow
     {
-        int position;
-        uint32_t original;
+        Position position;
+        InstrId original;
         const Instruction& instruction;
         const Control& control;
     };
-    InstructionRow instructionRow(int position) const;
+    InstructionRow instructionRow(Position position) const;
     // data() by row kind, then by role and column family: a block separator's cells and roles; an
     // instruction's custom roles, its displayed cells and its tooltips.
     QVariant separatorData(const BasicBlock& block, int column, int role) const;
@@ -142,18 +143,18 @@ private:
     QVariant rowData(const InstructionRow& row, int role) const;
     QVariant displayData(const InstructionRow& row, int column) const;
     QVariant toolTipData(const InstructionRow& row, int column) const;
-    int cycleOf(int position) const;        // static issue cycle; 0 past the schedule
-    int liveGprOf(uint32_t original) const; // live 32-bit registers; 0 without facts
+    int cycleOf(Position position) const;  // static issue cycle; 0 past the schedule
+    int liveGprOf(InstrId original) const; // live 32-bit registers; 0 without facts
 
     ListingData m_data;
     ListingStalls m_stalls;
-    std::vector<int32_t> m_rows;          // >= 0: position; < 0: separator of block -(v + 1)
-    std::vector<int32_t> m_rowOfPosition; // position → row
-    std::vector<int> m_cycles;            // per position
-    std::vector<int32_t> m_positionOfOriginal;
+    std::vector<int32_t> m_rows;                    // >= 0: position; < 0: separator of block -(v + 1)
+    IndexVector<Position, int32_t> m_rowOfPosition; // position → row
+    IndexVector<Position, int> m_cycles;
+    IndexVector<InstrId, Position> m_positionOfOriginal;
     double m_maxShare = 0.0; // of the variant's samples
     std::shared_ptr<const SourceMap> m_source;
-    std::vector<bool> m_highlight; // by original index
+    IndexVector<InstrId, uint8_t> m_highlight; // 1: on the chosen source line
 };
 
 } // namespace sassx

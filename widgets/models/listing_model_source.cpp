@@ -18,11 +18,11 @@ bool ListingModel::hasSourceLines() const
     return m_source && m_source->hasSource;
 }
 
-void ListingModel::setHighlightedInstructions(const std::vector<uint32_t>& originals)
+void ListingModel::setHighlightedInstructions(const std::vector<InstrId>& originals)
 {
-    std::vector<bool> highlight(m_positionOfOriginal.size(), false);
-    for (uint32_t i : originals)
-        if (i < highlight.size()) highlight[i] = true;
+    IndexVector<InstrId, uint8_t> highlight(m_positionOfOriginal.size(), 0);
+    for (InstrId i : originals)
+        if (i < highlight.endIndex()) highlight[i] = 1;
     if (highlight == m_highlight) return;
     m_highlight = std::move(highlight);
     if (!m_rows.empty())
@@ -30,18 +30,18 @@ void ListingModel::setHighlightedInstructions(const std::vector<uint32_t>& origi
                            {SourceHighlightRole});
 }
 
-bool ListingModel::isHighlighted(uint32_t original) const
+bool ListingModel::isHighlighted(InstrId original) const
 {
-    return original < m_highlight.size() && m_highlight[original];
+    return original < m_highlight.endIndex() && m_highlight[original] != 0;
 }
 
-QVariant ListingModel::sourceData(uint32_t original, int column, int role) const
+QVariant ListingModel::sourceData(InstrId original, int column, int role) const
 {
     if (role == SourceHighlightRole) return isHighlighted(original);
     if (column != SourceColumn) return {};
     const SourceMap* map = m_source.get();
     const SourceLocation* at =
-        map && original < map->byPosition.size() ? &map->byPosition[original] : nullptr;
+        map && original.value() < map->byPosition.size() ? &map->byPosition[original.value()] : nullptr;
     switch (role) {
     case Qt::TextAlignmentRole:
         return int(Qt::AlignLeft | Qt::AlignVCenter);

@@ -12,17 +12,17 @@ void SourceModel::setLines(SourceLines lines)
     m_rowOfInstruction.clear();
     for (size_t r = 0; r < m_lines.lines.size(); ++r) {
         m_totalSamples += m_lines.lines[r].samples;
-        for (uint32_t i : m_lines.lines[r].instructions) {
-            if (i >= m_rowOfInstruction.size()) m_rowOfInstruction.resize(size_t(i) + 1, -1);
+        for (InstrId i : m_lines.lines[r].instructions) {
+            if (i >= m_rowOfInstruction.endIndex()) m_rowOfInstruction.resize(size_t(i.value()) + 1, -1);
             m_rowOfInstruction[i] = int(r);
         }
     }
     endResetModel();
 }
 
-int SourceModel::rowOfInstruction(uint32_t original) const
+int SourceModel::rowOfInstruction(InstrId original) const
 {
-    return original < m_rowOfInstruction.size() ? m_rowOfInstruction[original] : -1;
+    return original < m_rowOfInstruction.endIndex() ? m_rowOfInstruction[original] : -1;
 }
 
 int SourceModel::rowCount(const QModelIndex& parent) const
@@ -88,8 +88,8 @@ QVariant SourceModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case InstructionsRole: {
         QVariantList list;
-        for (uint32_t i : l.instructions)
-            list << int(i);
+        for (InstrId i : l.instructions)
+            list << int(i.value());
         return list;
     }
     case SortRole:

@@ -44,7 +44,7 @@ public:
     void setLines(SourceLines lines);
     const SourceLines& lines() const { return m_lines; }
     // The row of the source line original instruction `original` came from; -1 when none.
-    int rowOfInstruction(uint32_t original) const;
+    int rowOfInstruction(InstrId original) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -57,7 +57,7 @@ private:
 
     SourceLines m_lines;
     uint64_t m_totalSamples = 0;
-    std::vector<int> m_rowOfInstruction;
+    IndexVector<InstrId, int> m_rowOfInstruction;
 };
 
 } // namespace sassx

@@ -20,7 +20,8 @@ import json
 import os
 import sys
 import threading
-from collections import deque
+
+from .event_queue import EventQueue
 
 TIMES_FORMAT = "sassx-capture-times"
 VERSION = 1
@@ -34,8 +35,7 @@ class LaunchTimer:
         self.out_dir = out_dir
         self.names = frozenset(names) if names else None  # symbols to time; None: every Triton kernel
         self.kernels = {}
-        self.pending = deque()
-        self.pool = []
+        self.events = EventQueue(lambda: self.torch.cuda.Event(enable_timing=True), MAX_PENDING, reuse=True)
         self.local = threading.local()
         self.lock = threading.Lock()
         self.torch = None
@@ -83,7 +83,7 @@ class LaunchTimer:
             self.warn(f"timing a launch failed: {type(e).__name__}: {e}")
 
     def _event(self):
-        return self.pool.pop() if self.pool else self.torch.cuda.Event(enable_timing=True)
+        return self.events.event()
 
     def enter(self, _metadata=None):
         if getattr(self.local, "cur", None) is None:
@@ -106,24 +106,11 @@ class LaunchTimer:
             end = self._event()
             end.record()
             with self.lock:
-                self.pending.append((rec, start, end))
-                if len(self.pending) >= DRAIN_AT:
-                    self._drain(block=len(self.pending) > MAX_PENDING)
+                self.events.push(lambda us, rec=rec: _keep_time(rec, us), start, end)
+                if len(self.events) >= DRAIN_AT:
+                    self.events.drain(block=self.events.over_limit())
         except Exception as e:
             self.warn(f"timing a launch failed: {type(e).__name__}: {e}")
-
-    def _drain(self, block):
-        while self.pending:
-            rec, start, end = self.pending[0]
-            if block:
-                end.synchronize()
-            elif not end.query():
-                return
-            if len(rec["times"]) < MAX_TIMES:
-                rec["times"].append(start.elapsed_time(end) * 1000.0)
-            self.pending.popleft()
-            self.pool += (start, end)
-            block = block and len(self.pending) > MAX_PENDING // 2
 
     def result(self):
         kernels = [{"hash": r["hash"], "name": r["name"], "cubin_sha256": r["cubin_sha256"],
@@ -141,7 +128,7 @@ class LaunchTimer:
             try:
                 self.torch.cuda.synchronize()
                 with self.lock:
-                    self._drain(block=True)
+                    self.events.drain(block=True)
             except Exception as e:
                 self.warn(f"waiting for the GPU at exit failed: {e}")
         try:
@@ -155,6 +142,11 @@ class LaunchTimer:
         except Exception as e:  # at exit: say it, never raise into the program's shutdown
             print(f"sassx_capture: writing the kernel times failed: {type(e).__name__}: {e}", file=sys.stderr)
             return None
+
+
+def _keep_time(rec, us):
+    if len(rec["times"]) < MAX_TIMES:
+        rec["times"].append(us)
 
 
 def _cubin_sha(ck):

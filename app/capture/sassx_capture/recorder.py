@@ -28,14 +28,18 @@ import os
 import sys
 import threading
 import zlib
-from collections import deque
 
 from .capture_json import RECORDS_FORMAT, VERSION
+from .event_queue import EventQueue
 
 STATS_SAMPLE = 1 << 24  # values read for an input's statistics (evenly spaced)
 MAX_PENDING = 100000    # timed launches waiting for their events before the recorder waits for the GPU
 DIGEST_LIMIT = 256 << 20  # bytes: larger extents get no before/after digest ("changed" is exact anyway)
 MAX_VALUES_BYTES = 64 << 20  # recorded integer inputs per kernel (--max-values-mib)
+
+
+def _add_event_time(rec, us):
+    rec["event_time_us"] += us
 
 
 def _meta(md, key, default=None):
@@ -59,7 +63,7 @@ class Recorder:
         self.use_profiler = use_profiler
         self.write_empty = write_empty
         self.kernels = {}
-        self.pending = deque()
+        self.events = EventQueue(lambda: self.torch.cuda.Event(enable_timing=True), MAX_PENDING)
         self.local = threading.local()
         self.lock = threading.RLock()
         self.profiler = None
@@ -187,23 +191,12 @@ class Recorder:
             if start is not None:
                 end = self.torch.cuda.Event(enable_timing=True)
                 end.record()
-                self.pending.append((rec, start, end))
+                self.events.push(lambda us, rec=rec: _add_event_time(rec, us), start, end)
             if first is not None:
                 self._after_first(rec, first)
-            self._drain(block=len(self.pending) > MAX_PENDING)
+            self.events.drain(block=self.events.over_limit())
         except Exception as e:
             self.warn(f"recording a launch failed: {type(e).__name__}: {e}")
-
-    def _drain(self, block):
-        while self.pending:
-            rec, start, end = self.pending[0]
-            if block:
-                end.synchronize()
-            elif not end.query():
-                return
-            rec["event_time_us"] += start.elapsed_time(end) * 1000.0
-            self.pending.popleft()
-            block = block and len(self.pending) > MAX_PENDING // 2
 
     # ---- the first launch of a kernel ------------------------------------------------------------
     def _first_launch(self, ck, key, grid, args):
@@ -506,7 +499,7 @@ class Recorder:
         if self.torch is not None:
             try:
                 self.torch.cuda.synchronize()
-                self._drain(block=True)
+                self.events.drain(block=True)
             except Exception as e:
                 self.warn(f"waiting for the GPU at exit failed: {e}")
         try:

@@ -195,8 +195,8 @@ class Timer(unittest.TestCase):
             t.enter()
             t.exit()
             FakeTorch.cuda.capturing = False
-            self.assertLessEqual(len(t.pending), 4)  # read back as they finish, not held to the end
-            self.assertGreater(len(t.pool), 0)      # and their events reused
+            self.assertLessEqual(len(t.events), 4)   # read back as they finish, not held to the end
+            self.assertGreater(t.events.pooled(), 0)  # and their events reused
             data = t.finish()
             self.assertEqual([r["name"] for r in data["kernels"]], ["k"])
             rec = data["kernels"][0]

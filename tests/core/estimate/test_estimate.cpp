@@ -49,7 +49,8 @@ std::shared_ptr<const KernelAnalysis> loopKernel(const std::string& load)
 Schedule delayedLoad(const KernelAnalysis& a)
 {
     Schedule s = Schedule::identity(a);
-    s.order = {0, 2, 3, 4, 5, 6, 7, 1, 8, 9, 10, 11, 12};
+    s.order = {InstrId(0), InstrId(2), InstrId(3), InstrId(4),  InstrId(5),  InstrId(6), InstrId(7),
+               InstrId(1), InstrId(8), InstrId(9), InstrId(10), InstrId(11), InstrId(12)};
     return s;
 }
 
@@ -181,12 +182,12 @@ private slots:
     {
         auto a = loopKernel("LDS");
         Schedule s = Schedule::identity(*a);
-        s.order.pop_back();
+        s.order.raw().pop_back();
         auto e = estimateSchedule(*a, s, params(), shape(32));
         QVERIFY(!e);
         QVERIFY(e.message().find("instructions") != std::string::npos);
         s = Schedule::identity(*a);
-        s.order[3] = 999;
+        s.order[Position(3)] = InstrId(999);
         QVERIFY(!estimateSchedule(*a, s, params(), shape(32)));
         QVERIFY(!estimateSchedule(*a, Schedule::identity(*a), params(), shape(0))); // no threads
         LaunchShape huge = shape(1024);

@@ -2,6 +2,7 @@
 // Helpers shared by the rewrite tests: sample kernels, random in-block moves, nvdisasm availability.
 #include "core/analysis/kernel_analysis.h"
 #include "core/cubin/cubin.h"
+#include "core/rewrite/block_positions.h"
 #include "core/rewrite/patch_limits.h"
 #include "core/rewrite/variant.h"
 #include "core/sass/listing.h"
@@ -21,16 +22,20 @@ namespace rewrite_test {
 inline std::vector<sassx::Edit> randomMoves(const sassx::KernelAnalysis& a,
                                             const std::vector<uint32_t>& walls, std::mt19937& rng, int count)
 {
-    std::set<uint32_t> wall(walls.begin(), walls.end());
+    // Walls stay in place while nothing crosses them, so a wall's original index is its position in
+    // every schedule these moves make.
+    std::set<sassx::Position> wall;
+    for (uint32_t w : walls)
+        wall.insert(sassx::Position(w));
     std::vector<sassx::Edit> edits;
     const auto& blocks = a.cfg.blocks;
     for (int tries = 0; int(edits.size()) < count && tries < count * 20; ++tries) {
         const auto& b = blocks[std::uniform_int_distribution<size_t>(0, blocks.size() - 1)(rng)];
         if (b.size() < 2) continue;
-        uint32_t from = std::uniform_int_distribution<uint32_t>(b.first, b.end - 1)(rng);
-        uint32_t to = std::uniform_int_distribution<uint32_t>(b.first, b.end - 1)(rng);
+        std::uniform_int_distribution<uint32_t> offset(0, b.end - 1 - b.first);
+        const sassx::Position from = sassx::firstPosition(b) + offset(rng);
+        const sassx::Position to = sassx::firstPosition(b) + offset(rng);
         if (from == to) continue;
-        // Walls stay in place while nothing crosses them, so positions between equal original indices.
         auto lo = wall.lower_bound(std::min(from, to));
         if (lo != wall.end() && *lo <= std::max(from, to)) continue;
         edits.push_back(sassx::Edit::move(from, to));
@@ -57,8 +62,8 @@ inline void randomControl(const sassx::KernelAnalysis& a, sassx::Schedule& s, st
     for (uint32_t i = 0; i < n; ++i)
         byOpcode[signature(insts[i])].push_back(i);
     for (int k = 0; k < count && n; ++k) {
-        const uint32_t i = std::uniform_int_distribution<uint32_t>(0, n - 1)(rng);
-        const auto& peers = byOpcode[signature(insts[i])];
+        const sassx::InstrId i(std::uniform_int_distribution<uint32_t>(0, n - 1)(rng));
+        const auto& peers = byOpcode[signature(insts[i.value()])];
         const sassx::Control& from = insts[peers[rng() % peers.size()]].control;
         auto& c = s.control[i];
         switch (rng() % 5) {

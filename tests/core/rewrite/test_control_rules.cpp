@@ -52,16 +52,28 @@ bool mentions(const LegalityReport& r, HazardKind kind, const std::string& text)
     return false;
 }
 
-Edit yieldFlip(const KernelAnalysis& a, uint32_t i)
+// Where instruction i stands in ptxas' order (the identity schedule): at its own index.
+Position inPtxasOrder(InstrId i)
 {
-    return Edit::control(i, std::nullopt, uint8_t((a.listing.instructions[i].control.yield & 1) ^ 1),
-                         std::nullopt);
+    return Position(i.value());
 }
 
-Edit reuseToggle(const KernelAnalysis& a, uint32_t i, int slot)
+IndexRange<InstrId> instructionsOf(const KernelAnalysis& a)
 {
-    return Edit::control(i, std::nullopt, std::nullopt,
-                         uint8_t(a.listing.instructions[i].control.reuse ^ (1u << slot)));
+    return indexRange<InstrId>(uint32_t(a.listing.instructions.size()));
+}
+
+// Edits of ptxas' order.
+Edit yieldFlip(const KernelAnalysis& a, InstrId i)
+{
+    return Edit::control(inPtxasOrder(i), std::nullopt,
+                         uint8_t((a.listing.instructions[i.value()].control.yield & 1) ^ 1), std::nullopt);
+}
+
+Edit reuseToggle(const KernelAnalysis& a, InstrId i, int slot)
+{
+    return Edit::control(inPtxasOrder(i), std::nullopt, std::nullopt,
+                         uint8_t(a.listing.instructions[i.value()].control.reuse ^ (1u << slot)));
 }
 
 void replay(const Loaded& l, const LegalityChecker& checker, const std::vector<Edit>& edits)
@@ -92,9 +104,10 @@ void replay(const Loaded& l, const LegalityChecker& checker, const std::vector<E
     auto listing = disassembleKernel(*parsed, a.listing.kernel);
     QVERIFY2(listing.ok(), listing.ok() ? "" : listing.message().c_str());
     QCOMPARE(listing->instructions.size(), a.listing.instructions.size());
-    for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-        const auto& want = a.listing.instructions[i];
-        const auto& have = listing->instructions[i];
+    for (Position p : s->positions()) {
+        const InstrId i = s->order[p];
+        const auto& want = a.listing.instructions[i.value()];
+        const auto& have = listing->instructions[p.value()];
         QCOMPARE(have.lo, want.lo);
         QVERIFY2(have.control == s->control[i], want.text().c_str());
         QCOMPARE(have.opcode, want.opcode);
@@ -166,8 +179,8 @@ private slots:
             std::map<std::string, uint8_t> used;
             for (const auto& ins : a.listing.instructions)
                 used[ins.baseOpcode] |= uint8_t(1u << (ins.control.yield & 1));
-            for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-                const auto& ins = a.listing.instructions[i];
+            for (InstrId i : instructionsOf(a)) {
+                const auto& ins = a.listing.instructions[i.value()];
                 const uint8_t flipped = (ins.control.yield & 1) ^ 1;
                 const auto r = checker.check({yieldFlip(a, i)});
                 const std::string where = a.listing.kernel + ": " + ins.text() + ": " + r.summary();
@@ -182,7 +195,7 @@ private slots:
                                  mentions(r, HazardKind::Structure, "docs/sass-facts.md, control bits"),
                              where.c_str());
                     ++g_tally.yieldAboveEleven;
-                } else if (ins.control.stall >= 1 && !a.facts[i].wall && ev.flipSafe &&
+                } else if (ins.control.stall >= 1 && !a.facts[i.value()].wall && ev.flipSafe &&
                            !(ins.control.stall == 1 && flipped == 1 && !ev.stallOneToY1Safe)) {
                     const auto encoding = rules.encodingRefusal(i, c);
                     const uint8_t mask = uint8_t(ins.control.reuse & 7);
@@ -203,8 +216,8 @@ private slots:
                         // Dropping the flags with the flip is what ptxas itself writes: that decodes.
                         c.reuse = 0;
                         if (!rules.encodingRefusal(i, c)) {
-                            const auto dropped =
-                                checker.check({Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0))});
+                            const auto dropped = checker.check(
+                                {Edit::control(inPtxasOrder(i), std::nullopt, uint8_t(0), uint8_t(0))});
                             QVERIFY2(dropped.legal(), (where + " / " + dropped.summary()).c_str());
                         }
                     }
@@ -212,7 +225,7 @@ private slots:
                     QVERIFY2(!r.legal() &&
                                  mentions(r, HazardKind::Structure, "the yield bit cannot change here"),
                              where.c_str());
-                    if (!ev.flipSafe && !a.facts[i].wall && ins.control.stall >= 1)
+                    if (!ev.flipSafe && !a.facts[i.value()].wall && ins.control.stall >= 1)
                         QVERIFY2(mentions(r, HazardKind::Structure, "measured"), where.c_str());
                 }
             }
@@ -236,8 +249,8 @@ private slots:
             const Schedule identity = Schedule::identity(a);
             Schedule cleared = identity;
             int flags = 0;
-            for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-                const auto& ins = a.listing.instructions[i];
+            for (InstrId i : instructionsOf(a)) {
+                const auto& ins = a.listing.instructions[i.value()];
                 for (int slot = 0; slot < 4; ++slot) {
                     const bool had = (ins.control.reuse >> slot) & 1;
                     const auto r = checker.check({reuseToggle(a, i, slot)});
@@ -248,11 +261,12 @@ private slots:
                         ++g_tally.reuseCleared;
                         ++flags;
                         // ptxas' own pair, judged as if someone else had set the flag.
-                        if (i + 1 < a.cfg.blocks[a.cfg.blockOf[i]].end && !rules.pairRefusal(i, i + 1, slot))
+                        if ((i + 1).value() < a.cfg.blocks[a.cfg.blockOf[i.value()]].end &&
+                            !rules.pairRefusal(i, i + 1, slot))
                             ++g_tally.ptxasPairsModelled;
                         continue;
                     }
-                    const auto why = rules.reuseRefusal(identity, i, i, slot);
+                    const auto why = rules.reuseRefusal(identity, i, inPtxasOrder(i), slot);
                     Control c = ins.control;
                     c.reuse = uint8_t(c.reuse | (1u << slot));
                     const auto values = rules.valueRefusals(i, c);
@@ -265,7 +279,8 @@ private slots:
                     ++g_tally.reuseSetRefused;
                 }
                 if (ins.control.reuse) {
-                    auto all = checker.check({Edit::control(i, std::nullopt, std::nullopt, uint8_t(0))});
+                    auto all = checker.check(
+                        {Edit::control(inPtxasOrder(i), std::nullopt, std::nullopt, uint8_t(0))});
                     QVERIFY2(all.legal(), all.summary().c_str());
                     cleared.control[i].reuse = 0;
                 }
@@ -276,7 +291,7 @@ private slots:
             int offered = 0;
             for (const auto& e : checker.legalControlEdits(cleared, ControlSpace::Reuse)) {
                 QVERIFY(e.reuse && std::popcount(unsigned(*e.reuse)) == 1);
-                const auto& ins = a.listing.instructions[e.at];
+                const auto& ins = a.listing.instructions[cleared.order[e.at].value()];
                 if ((ins.control.reuse & *e.reuse) == *e.reuse) {
                     ++offered;
                     continue;
@@ -314,16 +329,18 @@ private slots:
             auto key = [](const Edit& e) {
                 return std::tuple(e.at, e.yield.value_or(9), e.reuse.value_or(99));
             };
-            std::set<std::tuple<uint32_t, int, int>> offered;
+            std::set<std::tuple<Position, int, int>> offered;
             for (const auto& e : both)
                 offered.insert(key(e));
             QCOMPARE(offered.size(), both.size());
-            for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-                const auto& ins = a.listing.instructions[i];
+            for (InstrId i : instructionsOf(a)) {
+                const auto& ins = a.listing.instructions[i.value()];
                 std::vector<Edit> candidates{yieldFlip(a, i)};
                 // To Y0 with reuse flags, two distinct edits: the flags kept (yieldFlip) and cleared.
                 const bool twoWays = (ins.control.yield & 1) && (ins.control.reuse & 7);
-                if (twoWays) candidates.push_back(Edit::control(i, std::nullopt, uint8_t(0), uint8_t(0)));
+                if (twoWays)
+                    candidates.push_back(
+                        Edit::control(inPtxasOrder(i), std::nullopt, uint8_t(0), uint8_t(0)));
                 for (int slot = 0; slot < 4; ++slot)
                     candidates.push_back(reuseToggle(a, i, slot));
                 for (const auto& e : candidates) {
@@ -353,7 +370,7 @@ private slots:
             LegalityChecker checker(ap);
             const Schedule identity = Schedule::identity(a);
             std::vector<Edit> reuseEdits;
-            std::set<uint32_t> reused;
+            std::set<Position> reused;
             for (const auto& e : checker.legalControlEdits(identity, ControlSpace::Reuse))
                 if (reused.insert(e.at).second) reuseEdits.push_back(e);
             for (const auto& edits : {checker.legalControlEdits(identity, ControlSpace::Yield), reuseEdits}) {
@@ -385,20 +402,21 @@ private slots:
                 auto edits2 = sassx::randomYieldFlips(checker, again, opts, s2);
                 QVERIFY(edits == edits2);
                 QVERIFY(int(edits.size()) <= opts.maxEdits);
-                std::map<uint32_t, Edit> at;
+                std::map<Position, Edit> at;
                 for (const auto& e : edits) {
                     QVERIFY(e.kind == Edit::Kind::Control && e.yield && !e.stall &&
                             (!e.reuse || *e.reuse == 0));
                     QVERIFY(at.emplace(e.at, e).second);
                 }
                 QVERIFY(checker.check(s).legal());
-                for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-                    Control c = a.listing.instructions[i].control;
-                    if (auto it = at.find(i); it != at.end()) {
+                for (InstrId i : s.instructions()) {
+                    Control c = a.listing.instructions[i.value()].control;
+                    const Position p = inPtxasOrder(i);
+                    if (auto it = at.find(p); it != at.end()) {
                         c.yield ^= 1;
                         if (it->second.reuse) c.reuse = 0;
                     }
-                    QVERIFY(s.order[i] == i && s.control[i] == c);
+                    QVERIFY(s.order[p] == i && s.control[i] == c);
                 }
                 if (!checker.legalControlEdits(Schedule::identity(a), ControlSpace::Yield).empty())
                     QVERIFY(!edits.empty());
@@ -406,7 +424,7 @@ private slots:
             // Asked for every offered flip, it applies one on every instruction offered one (they are
             // independent; an instruction with reuse flags is offered two, the flags kept or cleared).
             const auto offered = checker.legalControlEdits(Schedule::identity(a), ControlSpace::Yield);
-            std::set<uint32_t> positions;
+            std::set<Position> positions;
             for (const auto& e : offered)
                 positions.insert(e.at);
             RandomVariantOptions all = opts;
@@ -437,10 +455,12 @@ private slots:
             LegalityChecker checker(ap);
             const Schedule identity = Schedule::identity(a);
             for (InterleaveReuse form : {InterleaveReuse::Clear, InterleaveReuse::Keep}) {
-                const auto named = ffmaInterleaveEdits(checker, identity, 0, UINT32_MAX, form);
+                const auto named =
+                    ffmaInterleaveEdits(checker, identity, Position(0), Position(UINT32_MAX), form);
                 Schedule s = identity;
                 for (const auto& e : named.edits) {
-                    const auto& ins = a.listing.instructions[e.at];
+                    const InstrId i = s.order[e.at];
+                    const auto& ins = a.listing.instructions[i.value()];
                     QCOMPARE(ins.baseOpcode, std::string("FFMA"));
                     QVERIFY(e.yield && *e.yield == ((ins.control.yield & 1) ^ 1));
                     QVERIFY(ins.control.reuse & 2);
@@ -448,8 +468,8 @@ private slots:
                         QVERIFY(e.reuse && *e.reuse == (ins.control.reuse & ~2));
                     else
                         QVERIFY(!e.reuse);
-                    s.control[e.at].yield = *e.yield;
-                    if (e.reuse) s.control[e.at].reuse = *e.reuse;
+                    s.control[i].yield = *e.yield;
+                    if (e.reuse) s.control[i].reuse = *e.reuse;
                 }
                 QVERIFY2(checker.check(s).legal(), checker.check(s).summary().c_str());
                 if (named.edits.empty()) continue;
@@ -481,15 +501,15 @@ private slots:
             const auto& rules = checker.controlRules();
             auto gate = EncodingGate::forListing(a.listing);
             QVERIFY(gate);
-            for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
-                const auto& ins = a.listing.instructions[i];
+            for (InstrId i : instructionsOf(a)) {
+                const auto& ins = a.listing.instructions[i.value()];
                 const uint8_t mask = uint8_t(ins.control.reuse & 7);
                 if (!(ins.control.yield & 1) || !mask || ins.control.stall < 1 || ins.control.stall > 11 ||
-                    a.facts[i].wall)
+                    a.facts[i.value()].wall)
                     continue;
                 Control kept = ins.control;
                 kept.yield = 0;
-                const auto judged = gate->judge(i, kept.encode(ins.hi));
+                const auto judged = gate->judge(i.value(), kept.encode(ins.hi));
                 const auto r = checker.check({yieldFlip(a, i)});
                 const std::string where = a.listing.kernel + ": " + ins.text() + ": " + r.summary();
                 const auto& row = reuseUnderY0EvidenceFor(ins);
@@ -501,7 +521,7 @@ private slots:
                     continue;
                 }
                 // The twin with Y1 is ptxas' own word: it prints every flag.
-                QCOMPARE(int(gate->judge(i, ins.hi).verdict), int(DecodeVerdict::Same));
+                QCOMPARE(int(gate->judge(i.value(), ins.hi).verdict), int(DecodeVerdict::Same));
                 if (judged.verdict == DecodeVerdict::SameReuseUnprinted) {
                     ++g_tally.keptUnprinted;
                     QVERIFY2(judged.why.find("leaves out the marks under Y0") != std::string::npos,

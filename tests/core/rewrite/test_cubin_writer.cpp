@@ -3,6 +3,7 @@
 // relocations follow their instructions, and no byte outside the patched ranges changes. Legal
 // variants (LegalityChecker) re-parse with the same dependency facts up to the permutation.
 #include "../sass/test_common.h"
+#include "core/rewrite/block_positions.h"
 #include "core/rewrite/cubin_writer.h"
 #include "core/rewrite/legality.h"
 #include "core/sass/nvdisasm.h"
@@ -75,7 +76,7 @@ QString verifyWritten(const Cubin& orig, const KernelAnalysis& a, const Schedule
     if (k1->instrOffsets.size() != k0->instrOffsets.size()) return "offset attribute count changed";
     for (size_t l = 0; l < k0->instrOffsets.size(); ++l)
         for (size_t e = 0; e < k0->instrOffsets[l].offsets.size(); ++e) {
-            uint32_t o = k0->instrOffsets[l].offsets[e], want = pos[o / 16] * 16 + o % 16;
+            uint32_t o = k0->instrOffsets[l].offsets[e], want = pos[InstrId(o / 16)].value() * 16 + o % 16;
             if (k1->instrOffsets[l].offsets[e] != want)
                 return QString("%1 entry %2: 0x%3, expected 0x%4")
                     .arg(QString::fromStdString(nvinfo::attributeName(k0->instrOffsets[l].attribute)))
@@ -86,7 +87,8 @@ QString verifyWritten(const Cubin& orig, const KernelAnalysis& a, const Schedule
     for (size_t r = 0; r < k0->relocations.size(); ++r) {
         uint64_t o = orig.relocations()[k0->relocations[r]].offset;
         uint64_t got = parsed->relocations()[k1->relocations[r]].offset;
-        if (got != uint64_t(pos[o / 16]) * 16 + o % 16) return QString("relocation %1 not moved").arg(r);
+        if (got != uint64_t(pos[InstrId(uint32_t(o / 16))].value()) * 16 + o % 16)
+            return QString("relocation %1 not moved").arg(r);
     }
 
     // nvdisasm of the output: the expected permutation with the expected control bits.
@@ -94,13 +96,14 @@ QString verifyWritten(const Cubin& orig, const KernelAnalysis& a, const Schedule
     if (!listing) return "nvdisasm of the written cubin: " + QString::fromStdString(listing.message());
     const auto& got = listing->instructions;
     if (got.size() != s.order.size()) return "instruction count changed";
-    for (uint32_t p = 0; p < got.size(); ++p) {
-        const Instruction& want = a.listing.instructions[s.order[p]];
-        const Instruction& have = got[p];
-        const Control c = s.control[s.order[p]];
+    for (Position p : s.positions()) {
+        const InstrId i = s.order[p];
+        const Instruction& want = a.listing.instructions[i.value()];
+        const Instruction& have = got[p.value()];
+        const Control c = s.control[i];
         auto where = QString("position %1 (original %2, %3): ")
-                         .arg(p)
-                         .arg(s.order[p])
+                         .arg(p.value())
+                         .arg(i.value())
                          .arg(QString::fromStdString(want.text()));
         if (have.lo != want.lo || have.hi != withControl(want.hi, c)) return where + "raw words differ";
         if (!(have.control == c))
@@ -110,10 +113,10 @@ QString verifyWritten(const Cubin& orig, const KernelAnalysis& a, const Schedule
             return where + "opcode differs: " + QString::fromStdString(have.text());
         if (want.branchTarget && stripReuse(have.operandText) != stripReuse(want.operandText)) {
             // PC-relative: a moved branch points the same distance away from its new position.
-            int64_t expect = int64_t(*want.branchTarget) + (int64_t(p) - int64_t(s.order[p])) * 16;
+            int64_t expect = int64_t(*want.branchTarget) + (int64_t(p.value()) - int64_t(i.value())) * 16;
             if (!have.branchTarget || int64_t(*have.branchTarget) != expect)
                 return where + "branch target " + QString::fromStdString(have.text());
-        } else if (want.controlFlow && p != s.order[p]) {
+        } else if (want.controlFlow && p.value() != i.value()) {
             // Other PC-relative operands (RET.REL, CALL.REL) print relative to the new position; the
             // raw words above are what the writer owes.
         } else if (stripReuse(have.operandText) != stripReuse(want.operandText)) {
@@ -123,13 +126,15 @@ QString verifyWritten(const Cubin& orig, const KernelAnalysis& a, const Schedule
     return {};
 }
 
-using EdgeKey = std::tuple<uint32_t, uint32_t, int, std::string, int, bool>;
-std::multiset<EdgeKey> edgeSet(const KernelAnalysis& a, const std::vector<uint32_t>& order)
+using EdgeKey = std::tuple<InstrId, InstrId, int, std::string, int, bool>;
+// The dependency edges of the analysis of a kernel written in `order`, named by original instruction:
+// the written listing holds the instruction at position p as its p-th instruction.
+std::multiset<EdgeKey> edgeSet(const KernelAnalysis& written, const IndexVector<Position, InstrId>& order)
 {
     std::multiset<EdgeKey> out;
-    for (const auto& e : a.deps.edges())
-        out.insert({order[e.from], order[e.to], int(e.kind), e.hasReg ? e.reg.name() : std::string(),
-                    e.scoreboard, e.readScoreboard});
+    for (const auto& e : written.deps.edges())
+        out.insert({order[Position(e.from)], order[Position(e.to)], int(e.kind),
+                    e.hasReg ? e.reg.name() : std::string(), e.scoreboard, e.readScoreboard});
     return out;
 }
 
@@ -137,8 +142,8 @@ QString describeEdge(const char* what, const EdgeKey& e)
 {
     return QString("%1 %2->%3 %4 %5 SB%6")
         .arg(what)
-        .arg(std::get<0>(e))
-        .arg(std::get<1>(e))
+        .arg(std::get<0>(e).value())
+        .arg(std::get<1>(e).value())
         .arg(depKindName(DepKind(std::get<2>(e))))
         .arg(QString::fromStdString(std::get<3>(e)))
         .arg(std::get<4>(e));
@@ -231,8 +236,11 @@ private slots:
         const PatchOptions opts{.keepStaleLineInfo = true};
         const auto wallList =
             unpatchableInstructions(l->cubin, *l->cubin.findKernel(kernel.toStdString()), opts);
-        const std::set<uint32_t> walls(wallList.begin(), wallList.end());
-        auto crossesWall = [&](uint32_t from, uint32_t to) {
+        // Walls stay in place while nothing crosses them: a wall's original index is its position.
+        std::set<Position> walls;
+        for (uint32_t w : wallList)
+            walls.insert(Position(w));
+        auto crossesWall = [&](Position from, Position to) {
             auto it = walls.lower_bound(std::min(from, to));
             return it != walls.end() && *it <= std::max(from, to);
         };
@@ -243,9 +251,9 @@ private slots:
             std::vector<Edit> edits;
             Schedule cur = Schedule::identity(a);
             for (int m = 0, want = 1 + int(rng() % 30), tries = 0; m < want && tries < 200; ++tries) {
-                uint32_t p = std::uniform_int_distribution<uint32_t>(0, n - 1)(rng);
+                const Position p(std::uniform_int_distribution<uint32_t>(0, n - 1)(rng));
                 auto targets = checker.legalTargets(cur, p);
-                std::erase_if(targets, [&](uint32_t t) { return crossesWall(p, t); });
+                std::erase_if(targets, [&](Position t) { return crossesWall(p, t); });
                 if (targets.empty()) continue;
                 edits.push_back(Edit::move(p, targets[rng() % targets.size()]));
                 auto next = applyEdits(a, edits);
@@ -267,9 +275,7 @@ private slots:
             auto listing = disassembleKernel(*parsed, a.listing.kernel);
             QVERIFY(listing.ok());
             auto b = KernelAnalysis::build(std::move(*listing));
-            std::vector<uint32_t> identity(n);
-            for (uint32_t i = 0; i < n; ++i)
-                identity[i] = i;
+            const auto identity = Schedule::identity(a).order;
             // Register and memory facts must be identical; scoreboard facts (which wait a consumer
             // relies on, implicit coverage) may legitimately shift when the checker lets a waiting
             // instruction pass a producer: reported as expected failures for the checker's author.
@@ -297,9 +303,11 @@ private slots:
                                         .arg(describeEdits(edits)) +
                                     diff.mid(0, 12).join('\n')));
             }
-            for (uint32_t p = 0; p < n; ++p)
-                QVERIFY(b->listing.instructions[p].defs == a.listing.instructions[cur.order[p]].defs &&
-                        b->listing.instructions[p].uses == a.listing.instructions[cur.order[p]].uses);
+            for (Position p : cur.positions())
+                QVERIFY(b->listing.instructions[p.value()].defs ==
+                            a.listing.instructions[cur.order[p].value()].defs &&
+                        b->listing.instructions[p.value()].uses ==
+                            a.listing.instructions[cur.order[p].value()].uses);
             ++written;
         }
         if (!written) QSKIP("no legal move found in this kernel");
@@ -317,12 +325,13 @@ private slots:
         const auto& a = *l->analysis;
         QVERIFY(a.cfg.blocks.size() > 1);
         Schedule s = Schedule::identity(a);
-        std::swap(s.order[a.cfg.blocks[1].first - 1], s.order[a.cfg.blocks[1].first]);
+        const Position second = firstPosition(a.cfg.blocks[1]);
+        std::swap(s.order[second - 1], s.order[second]);
         auto out = writeSchedule(l->cubin, a, s);
         QVERIFY(!out.ok());
         QVERIFY2(out.message().find("basic block") != std::string::npos, out.message().c_str());
         s = Schedule::identity(a);
-        s.order.pop_back();
+        s.order.raw().pop_back();
         QVERIFY(!writeSchedule(l->cubin, a, s).ok());
     }
 };

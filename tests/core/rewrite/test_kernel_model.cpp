@@ -48,28 +48,30 @@ private slots:
     void wallsMakeANewModel()
     {
         const auto plain = model();
-        const auto walled = plain->withWalls({{3, "its offset is not rewritten"}});
-        QVERIFY(!plain->isWall(3));
-        QVERIFY(walled->isWall(3));
-        QCOMPARE(walled->wallReasonOf(3), std::string("its offset is not rewritten"));
-        QVERIFY(walled->isWall(5)); // EXIT stays a wall in both
-        QVERIFY(plain->isWall(5));
+        const auto walled = plain->withWalls({{InstrId(3), "its offset is not rewritten"}});
+        QVERIFY(!plain->isWall(InstrId(3)));
+        QVERIFY(walled->isWall(InstrId(3)));
+        QCOMPARE(walled->wallReasonOf(InstrId(3)), std::string("its offset is not rewritten"));
+        QVERIFY(walled->isWall(InstrId(5))); // EXIT stays a wall in both
+        QVERIFY(plain->isWall(InstrId(5)));
         QCOMPARE(&walled->analysis(), &plain->analysis()); // the analysis is shared, not copied
         Schedule s = Schedule::identity(plain->analysis());
-        s.move(4, 1); // LOP3 across IADD3 R9 (position 3)
+        s.move(Position(4), Position(1)); // LOP3 across IADD3 R9 (position 3)
         QVERIFY(ScheduleChecker(plain).check(s).legal());
         const auto r = ScheduleChecker(walled).check(s);
         QVERIFY(!r.legal());
         QCOMPARE(r.hazards.front().kind, HazardKind::Wall);
         QVERIFY(r.summary().find("its offset is not rewritten") != std::string::npos);
-        const auto before = MoveEnumerator(plain).legalTargets(Schedule::identity(plain->analysis()), 4);
-        const auto after = MoveEnumerator(walled).legalTargets(Schedule::identity(plain->analysis()), 4);
-        QVERIFY(std::find(before.begin(), before.end(), 1u) != before.end());
-        QVERIFY(std::find(after.begin(), after.end(), 1u) == after.end());
+        const auto before =
+            MoveEnumerator(plain).legalTargets(Schedule::identity(plain->analysis()), Position(4));
+        const auto after =
+            MoveEnumerator(walled).legalTargets(Schedule::identity(plain->analysis()), Position(4));
+        QVERIFY(std::find(before.begin(), before.end(), Position(1)) != before.end());
+        QVERIFY(std::find(after.begin(), after.end(), Position(1)) == after.end());
         // The handle adds walls the same way.
         LegalityChecker handle(std::make_shared<KernelAnalysis>(plain->analysis()));
-        handle.addWalls({{3, "its offset is not rewritten"}});
-        QVERIFY(handle.isWall(3));
+        handle.addWalls({{InstrId(3), "its offset is not rewritten"}});
+        QVERIFY(handle.isWall(InstrId(3)));
         QVERIFY(!handle.check(s).legal());
     }
 
@@ -92,11 +94,11 @@ private slots:
         }
         // A move the enumerator refuses (the reader next to its producer) the checker refuses too, and
         // the rescheduler makes it legal with derived stalls.
-        QVERIFY(!MoveEnumerator::MoveTester(enumerator, identity).legal(1, 2));
+        QVERIFY(!MoveEnumerator::MoveTester(enumerator, identity).legal(Position(1), Position(2)));
         Schedule late = identity;
-        late.move(1, 2);
+        late.move(Position(1), Position(2));
         QVERIFY(!checker.check(late).legal());
-        const auto replay = rescheduler.rescheduledMove(identity, 1, 2);
+        const auto replay = rescheduler.rescheduledMove(identity, Position(1), Position(2));
         QVERIFY2(replay, replay ? "" : replay.message().c_str());
         QVERIFY(checker.check(replay->second).legal());
         QVERIFY(checker.check(replay->first).legal());
@@ -110,12 +112,12 @@ private slots:
     {
         const auto m = model();
         const Schedule s = Schedule::identity(m->analysis());
-        QVERIFY(!m->stallFloor(s, 5)); // EXIT: a wall
-        QVERIFY(!m->stallFloor(s, 4)); // issued right before the wall
-        const auto floor = m->stallFloor(s, 1);
+        QVERIFY(!m->stallFloor(s, Position(5))); // EXIT: a wall
+        QVERIFY(!m->stallFloor(s, Position(4))); // issued right before the wall
+        const auto floor = m->stallFloor(s, Position(1));
         QVERIFY(floor);
-        QCOMPARE(*floor, *m->controlRules().leastAllowedStall(1, 1, 1));
-        QVERIFY(*floor <= s.control[1].stall);
+        QCOMPARE(*floor, *m->controlRules().leastAllowedStall(InstrId(1), 1, 1));
+        QVERIFY(*floor <= s.control[InstrId(1)].stall);
     }
 };
 

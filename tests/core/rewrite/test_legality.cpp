@@ -3,6 +3,7 @@
 #include "../sass/test_common.h"
 #include "core/analysis/kernel_analysis.h"
 #include "core/cubin/cubin.h"
+#include "core/rewrite/block_positions.h"
 #include "core/rewrite/legality.h"
 #include "core/sass/listing.h"
 #include "core/sass/nvdisasm.h"
@@ -71,15 +72,16 @@ private slots:
                      {"IADD3 R6, R6, 0x1, RZ", ctl(4)},
                      {"FFMA R28, R16, R20, R28", ctl(4, 7, 7, 0b1)}};
         QTest::newRow("lds implicit write coverage")
-            << lds << std::vector<Edit>{Edit::move(0, 1)} << int(HazardKind::ImplicitCoverage)
-            << "without its own scoreboard";
+            << lds << std::vector<Edit>{Edit::move(Position(0), Position(1))}
+            << int(HazardKind::ImplicitCoverage) << "without its own scoreboard";
         QTest::newRow("lds independent move is legal")
-            << lds << std::vector<Edit>{Edit::move(2, 1)} << -1 << "";
+            << lds << std::vector<Edit>{Edit::move(Position(2), Position(1))} << -1 << "";
         // A wait 1 cycle after the instruction that sets its scoreboard may pass before the scoreboard is
         // counted (flash attention on an H200: a SHFL swapped next to its waiting FMNMX gave wrong maxima).
         QTest::newRow("wait right after the scoreboard is set")
             << lds
-            << std::vector<Edit>{Edit::move(2, 1), Edit::control(2, uint8_t(1), std::nullopt, std::nullopt)}
+            << std::vector<Edit>{Edit::move(Position(2), Position(1)),
+                                 Edit::control(Position(2), uint8_t(1), std::nullopt, std::nullopt)}
             << int(HazardKind::Scoreboard) << "needs 2 cycles to see the scoreboard";
 
         // One address register read by two LDGSTS on different read SBs: the overwrite needs both waits
@@ -90,7 +92,8 @@ private slots:
                         {"CS2R R36, SRZ", ctl(2, 7, 7, 0b1000)},
                         {"LOP3.LUT R19, R7, 0x40, R22, 0xfe, !PT", ctl(1)}};
         QTest::newRow("overwrite needs every read scoreboard's wait")
-            << twoSbs << std::vector<Edit>{Edit::move(4, 3)} << int(HazardKind::Scoreboard) << "R19";
+            << twoSbs << std::vector<Edit>{Edit::move(Position(4), Position(3))}
+            << int(HazardKind::Scoreboard) << "R19";
 
         // Loads read their address after issue too (attention_fwd on an H100: SHF R4 moved above the wait
         // on SB1 that covers the earlier LDG's read of R4 through a later LDG's read scoreboard faulted
@@ -101,8 +104,8 @@ private slots:
                           {"LOP3.LUT R3, R14, 0x4, RZ, 0xc0, !PT", ctl(2, 7, 7, 0b10)},
                           {"SHF.R.S32.HI R4, RZ, 0x3, R14", ctl(2)}};
         QTest::newRow("overwrite of a load's address waits for its read coverage")
-            << loadRead << std::vector<Edit>{Edit::move(4, 3)} << int(HazardKind::Scoreboard)
-            << "only safe after the scoreboard wait";
+            << loadRead << std::vector<Edit>{Edit::move(Position(4), Position(3))}
+            << int(HazardKind::Scoreboard) << "only safe after the scoreboard wait";
 
         // Uniform operands are read after issue: a UMOV 1 cycle after a UIADD3 that reads the same UR gave
         // wrong results on an H200, and ptxas never placed that pair closer than 3 cycles here.
@@ -111,8 +114,8 @@ private slots:
                             {"UMOV UR5, URZ", ctl(1)},
                             {"UIADD3.X UR9, UR5, 0x40000040, URZ, UP1, !UPT", ctl(2)}};
         QTest::newRow("write-after-read distance ptxas never went below")
-            << uniformWar << std::vector<Edit>{Edit::move(2, 1)} << int(HazardKind::Latency)
-            << "least distance ptxas left";
+            << uniformWar << std::vector<Edit>{Edit::move(Position(2), Position(1))}
+            << int(HazardKind::Latency) << "least distance ptxas left";
 
         // Read-scoreboard coverage: the LDGSTS reading R20 sets no read SB; the overwrite of R20 waits on
         // the next LDGSTS's read SB. Swapping those two gave wrong output on an H100.
@@ -121,36 +124,40 @@ private slots:
                         {"LDGSTS.E.BYPASS.128 [R11], desc[UR14][R22.64]", ctl(4, 7, 3)},
                         {"IADD3 R20, P0, R20, 0x40, RZ", ctl(4, 7, 7, 0b1000)}};
         QTest::newRow("ldgsts implicit read coverage")
-            << ldgsts << std::vector<Edit>{Edit::move(1, 2)} << int(HazardKind::ImplicitCoverage)
-            << "read asynchronously";
+            << ldgsts << std::vector<Edit>{Edit::move(Position(1), Position(2))}
+            << int(HazardKind::ImplicitCoverage) << "read asynchronously";
 
         Lines raw = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)},
                      {"LOP3.LUT R5, R2, 0xff, RZ, 0xc0, !PT", ctl(6)},
                      {"IADD3 R9, R9, 0x1, RZ", ctl(6)}};
-        QTest::newRow("raw") << raw << std::vector<Edit>{Edit::move(1, 0)} << int(HazardKind::Register)
-                             << "R2 is written by";
-        QTest::newRow("independent swap") << raw << std::vector<Edit>{Edit::move(2, 1)} << -1 << "";
+        QTest::newRow("raw") << raw << std::vector<Edit>{Edit::move(Position(1), Position(0))}
+                             << int(HazardKind::Register) << "R2 is written by";
+        QTest::newRow("independent swap")
+            << raw << std::vector<Edit>{Edit::move(Position(2), Position(1))} << -1 << "";
 
         Lines wide = {{"LDG.E.64 R4, desc[UR6][R2.64]", ctl(1, 2)},
                       {"IADD3 R9, R9, 0x1, RZ", ctl(6)},
                       {"FADD R7, R5, 1", ctl(4, 7, 7, 0b100)}};
         QTest::newRow("64-bit destination is two registers")
-            << wide << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Register) << "R5";
+            << wide << std::vector<Edit>{Edit::move(Position(2), Position(0))} << int(HazardKind::Register)
+            << "R5";
 
         Lines carry = {{"IADD3 R2, P0, R3, R4, RZ", ctl(6)},
                        {"IADD3 R8, R8, 0x1, RZ", ctl(6)},
                        {"IADD3.X R5, R6, R7, RZ, P0, !PT", ctl(6)}};
-        QTest::newRow("carry predicate")
-            << carry << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Register) << "P0";
+        QTest::newRow("carry predicate") << carry << std::vector<Edit>{Edit::move(Position(2), Position(0))}
+                                         << int(HazardKind::Register) << "P0";
 
         Lines latency = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"IADD3 R5, R2, 0x1, RZ", ctl(1)}};
         QTest::newRow("stall value ptxas never used on the opcode")
-            << latency << std::vector<Edit>{Edit::control(0, uint8_t(3), std::nullopt, std::nullopt)}
+            << latency
+            << std::vector<Edit>{Edit::control(Position(0), uint8_t(3), std::nullopt, std::nullopt)}
             << int(HazardKind::Structure) << "never used a stall of 3";
         // A raise within 1-11 keeping ptxas' yield only delays the next issue, and nvdisasm decodes it on
         // every sample instruction (bench/results/latency-sm90-2026-11-23.md).
         QTest::newRow("stall raise within 1-11")
-            << latency << std::vector<Edit>{Edit::control(0, uint8_t(9), std::nullopt, std::nullopt)} << -1
+            << latency
+            << std::vector<Edit>{Edit::control(Position(0), uint8_t(9), std::nullopt, std::nullopt)} << -1
             << "";
         // Stall and yield form one value: S12 appears only with Y0 here, so S12 on a Y1 FADD is refused
         // (it changed rmsnorm's results on an H200).
@@ -158,10 +165,12 @@ private slots:
                             {"FADD R4, R5, R6", ctl(1, 7, 7, 0, 1)},
                             {"FADD R7, R8, R9", ctl(1, 7, 7, 0, 1)}};
         QTest::newRow("stall value ptxas used only with the other yield")
-            << stallYield << std::vector<Edit>{Edit::control(1, uint8_t(12), std::nullopt, std::nullopt)}
+            << stallYield
+            << std::vector<Edit>{Edit::control(Position(1), uint8_t(12), std::nullopt, std::nullopt)}
             << int(HazardKind::Structure) << "with Y1";
         QTest::newRow("lowered stall breaks latency")
-            << latency << std::vector<Edit>{Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)}
+            << latency
+            << std::vector<Edit>{Edit::control(Position(0), uint8_t(1), std::nullopt, std::nullopt)}
             << int(HazardKind::Latency) << "needs";
 
         // (Two loads reading one address register keep their order: each reads it after issue, and what
@@ -172,38 +181,40 @@ private slots:
                      {"LDS R4, [R7]", ctl(1, 2)},
                      {"LDS R5, [R8]", ctl(2, 3)}}; // ptxas' closest LDS pair: 1 cycle apart
         QTest::newRow("store then load of the same address")
-            << mem << std::vector<Edit>{Edit::move(3, 1)} << int(HazardKind::MemoryOrder) << "same memory";
-        QTest::newRow("provably disjoint offsets") << mem << std::vector<Edit>{Edit::move(0, 1)} << -1 << "";
+            << mem << std::vector<Edit>{Edit::move(Position(3), Position(1))} << int(HazardKind::MemoryOrder)
+            << "same memory";
+        QTest::newRow("provably disjoint offsets")
+            << mem << std::vector<Edit>{Edit::move(Position(0), Position(1))} << -1 << "";
         // Conflicting accesses keep ptxas' distance: memory completes after issue (an LDSM brought from 28
         // to 9 cycles before a conflicting STS gave wrong attention output on an H200).
         QTest::newRow("conflicting accesses brought closer")
-            << mem << std::vector<Edit>{Edit::move(2, 3)} << int(HazardKind::Latency)
+            << mem << std::vector<Edit>{Edit::move(Position(2), Position(3))} << int(HazardKind::Latency)
             << "completes after issue";
 
         Lines wall = {{"LDS R3, [R7]", ctl(1, 1)},
                       {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6)},
                       {"LDS R4, [R8]", ctl(1, 2)},
                       {"IADD3 R9, R9, 0x1, RZ", ctl(1)}};
-        QTest::newRow("barrier is a wall")
-            << wall << std::vector<Edit>{Edit::move(2, 0)} << int(HazardKind::Wall) << "BAR";
+        QTest::newRow("barrier is a wall") << wall << std::vector<Edit>{Edit::move(Position(2), Position(0))}
+                                           << int(HazardKind::Wall) << "BAR";
 
         Lines spacing = {{"LDGSTS.E.BYPASS.128 [R7], desc[UR14][R16.64]", ctl(2, 7, 2)},
                          {"IMAD.MOV.U32 R9, RZ, RZ, R11", ctl(2)},
                          {"LDGSTS.E.BYPASS.128 [R13], desc[UR14][R18.64]", ctl(2, 7, 3)},
                          {"IADD3 R30, R30, 0x1, RZ", ctl(2)}};
-        QTest::newRow("issue spacing") << spacing << std::vector<Edit>{Edit::move(2, 1)}
+        QTest::newRow("issue spacing") << spacing << std::vector<Edit>{Edit::move(Position(2), Position(1))}
                                        << int(HazardKind::IssueSpacing) << "never placed them closer";
 
         Lines sbwait = {{"LDG.E R4, desc[UR6][R2.64]", ctl(1, 2)},
                         {"IADD3 R9, R9, 0x1, RZ", ctl(4, 7, 7, 0b100)},
                         {"FADD R7, R4, 1", ctl(4)}};
         QTest::newRow("consumer relies on an earlier wait")
-            << sbwait << std::vector<Edit>{Edit::move(2, 1)} << int(HazardKind::Scoreboard)
-            << "scoreboard wait";
+            << sbwait << std::vector<Edit>{Edit::move(Position(2), Position(1))}
+            << int(HazardKind::Scoreboard) << "scoreboard wait";
 
         // Yield flips (docs/legality.md, control edits): within stalls 1..11 the issue gap is the stall
         // count under either bit, so a flip changes no distance; above 11 it shortens the gap.
-        auto yieldEdit = [](uint32_t at, int yield) {
+        auto yieldEdit = [](Position at, int yield) {
             return std::vector<Edit>{Edit::control(at, std::nullopt, uint8_t(yield), std::nullopt)};
         };
         Lines yields = {{"FADD R1, R2, R3", ctl(13, 7, 7, 0, 0)},
@@ -214,29 +225,31 @@ private slots:
                         {"NOP", ctl(1, 7, 7, 0, 1)},
                         {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6, 7, 7, 0, 1)},
                         {"BAR.SYNC.DEFER_BLOCKING 0x0", ctl(6, 7, 7, 0, 0)}};
-        QTest::newRow("yield flip with stall 1") << yields << yieldEdit(1, 0) << -1 << "";
-        QTest::newRow("yield flip with stall 2") << yields << yieldEdit(2, 1) << -1 << "";
+        QTest::newRow("yield flip with stall 1") << yields << yieldEdit(Position(1), 0) << -1 << "";
+        QTest::newRow("yield flip with stall 2") << yields << yieldEdit(Position(2), 1) << -1 << "";
         QTest::newRow("yield flip with stall 13")
-            << yields << yieldEdit(0, 1) << int(HazardKind::Structure)
+            << yields << yieldEdit(Position(0), 1) << int(HazardKind::Structure)
             << "with stall 13 > 11 the yield bit changes the issue gap (13 cycles with Y0, 1 with Y1; "
                "docs/sass-facts.md, control bits)";
-        QTest::newRow("yield flip with stall 0") << yields << yieldEdit(4, 1) << int(HazardKind::Structure)
-                                                 << "with stall 0 the yield bit changes the issue gap";
+        QTest::newRow("yield flip with stall 0")
+            << yields << yieldEdit(Position(4), 1) << int(HazardKind::Structure)
+            << "with stall 0 the yield bit changes the issue gap";
         // ptxas' habits no longer decide: the class table (IADD3: fixed-latency ALU, measured) and the
         // decode gate do (a listing built from text has no words to decode).
-        QTest::newRow("yield value ptxas never used on the opcode") << yields << yieldEdit(3, 0) << -1 << "";
+        QTest::newRow("yield value ptxas never used on the opcode")
+            << yields << yieldEdit(Position(3), 0) << -1 << "";
         QTest::newRow("yield flip on a barrier")
-            << yields << yieldEdit(6, 0) << int(HazardKind::Structure) << "it is a wall";
+            << yields << yieldEdit(Position(6), 0) << int(HazardKind::Structure) << "it is a wall";
         // Stall and yield changed together: the stall part keeps the observed-pair rule, the yield part
         // the stall <= 11 rule.
         QTest::newRow("stall and yield to a pair ptxas used")
-            << yields << std::vector<Edit>{Edit::control(1, uint8_t(2), uint8_t(0), std::nullopt)} << -1
-            << "";
+            << yields << std::vector<Edit>{Edit::control(Position(1), uint8_t(2), uint8_t(0), std::nullopt)}
+            << -1 << "";
         QTest::newRow("stall and yield to a pair ptxas never used")
-            << yields << std::vector<Edit>{Edit::control(1, uint8_t(3), uint8_t(0), std::nullopt)}
+            << yields << std::vector<Edit>{Edit::control(Position(1), uint8_t(3), uint8_t(0), std::nullopt)}
             << int(HazardKind::Structure) << "never used a stall of 3 with Y0";
         QTest::newRow("stall above 11 with a flipped yield")
-            << yields << std::vector<Edit>{Edit::control(1, uint8_t(13), uint8_t(0), std::nullopt)}
+            << yields << std::vector<Edit>{Edit::control(Position(1), uint8_t(13), uint8_t(0), std::nullopt)}
             << int(HazardKind::Structure) << "with stall 13 > 11";
         // ptxas' own re-arm of a scoreboard 1 cycle after a yielding (Y0) wait on it is trusted only while
         // the waiter yields; adding a yield only delays the warp. The yield bit of variable-latency
@@ -247,24 +260,25 @@ private slots:
                            {"LDS R6, [R3]", ctl(2, 0, 7, 0, 0)},
                            {"FADD R7, R6, 1", ctl(4, 7, 7, 0b1, 1)}};
         QTest::newRow("yield removed under a 1-cycle scoreboard re-arm")
-            << shortWait << yieldEdit(2, 1) << int(HazardKind::Scoreboard) << "yields as ptxas made it";
-        QTest::newRow("yield added on a waiter") << shortWait << yieldEdit(4, 0) << -1 << "";
+            << shortWait << yieldEdit(Position(2), 1) << int(HazardKind::Scoreboard)
+            << "yields as ptxas made it";
+        QTest::newRow("yield added on a waiter") << shortWait << yieldEdit(Position(4), 0) << -1 << "";
         // LDS is a measured class (bench/results/yield-classes-h200-2026-11-26.md); S2R's gap is not.
         QTest::newRow("yield flip on a measured variable-latency class")
-            << shortWait << yieldEdit(0, 0) << -1 << "";
+            << shortWait << yieldEdit(Position(0), 0) << -1 << "";
         Lines classes = {{"S2R R0, SR_TID.X", ctl(2, 0, 7, 0, 1)},
                          {"LDS R4, [R2]", ctl(1, 1, 7, 0, 0)},
                          {"IADD3 R9, R9, 0x1, RZ", ctl(4)},
                          {"FADD R5, R4, R0", ctl(4, 7, 7, 0b11, 1)}};
         QTest::newRow("yield flip on a class whose gap was not measured")
-            << classes << yieldEdit(0, 0) << int(HazardKind::Structure) << "its issue gap";
+            << classes << yieldEdit(Position(0), 0) << int(HazardKind::Structure) << "its issue gap";
         QTest::newRow("Y0 to Y1 at stall 1 on a load")
-            << classes << yieldEdit(1, 1) << int(HazardKind::Structure) << "at stall 1, Y1 issues";
+            << classes << yieldEdit(Position(1), 1) << int(HazardKind::Structure) << "at stall 1, Y1 issues";
 
         // Reuse flags: clearing is always legal; setting needs the next instruction to read the same
         // register in the same slot's field (ControlRules::reuseRefusal). ptxas' own flags on the first
         // two pairs show FFMA's Ra and Rb fields hold registers in this kernel.
-        auto reuseEdit = [](uint32_t at, int mask) {
+        auto reuseEdit = [](Position at, int mask) {
             return Edit::control(at, std::nullopt, std::nullopt, uint8_t(mask));
         };
         Control ra = ctl(1), rb = ctl(1);
@@ -287,48 +301,53 @@ private slots:
                        {"FFMA R25, R26, R27, R28", ctl(1)},             // 14
                        {"FFMA R50, R26, R51, R52", ctl(1, 7, 7, 0, 0)}, // 15
                        {"FFMA R53, R26, R54, R55", ctl(1)}};            // 16
-        QTest::newRow("reuse cleared") << reuse << std::vector<Edit>{reuseEdit(0, 0)} << -1 << "";
+        QTest::newRow("reuse cleared") << reuse << std::vector<Edit>{reuseEdit(Position(0), 0)} << -1 << "";
         QTest::newRow("reuse set on a shared Ra")
-            << reuse << std::vector<Edit>{reuseEdit(4, 0b1)} << -1 << "";
+            << reuse << std::vector<Edit>{reuseEdit(Position(4), 0b1)} << -1 << "";
         QTest::newRow("reuse set on a shared Rb")
-            << reuse << std::vector<Edit>{reuseEdit(5, 0b10)} << -1 << "";
+            << reuse << std::vector<Edit>{reuseEdit(Position(5), 0b10)} << -1 << "";
         QTest::newRow("reuse set on an operand the next one does not read")
-            << reuse << std::vector<Edit>{reuseEdit(4, 0b10)} << int(HazardKind::Reuse)
+            << reuse << std::vector<Edit>{reuseEdit(Position(4), 0b10)} << int(HazardKind::Reuse)
             << "operand slot 1 (Rb) needs the next instruction to read R3 in the same slot";
         QTest::newRow("reuse set on a slot ptxas never flagged on the form")
-            << reuse << std::vector<Edit>{reuseEdit(4, 0b100)} << int(HazardKind::Reuse)
+            << reuse << std::vector<Edit>{reuseEdit(Position(4), 0b100)} << int(HazardKind::Reuse)
             << "is not known to name a register field";
         QTest::newRow("reuse set on the reserved slot")
-            << reuse << std::vector<Edit>{reuseEdit(4, 0b1000)} << int(HazardKind::Reuse) << "slot 3";
+            << reuse << std::vector<Edit>{reuseEdit(Position(4), 0b1000)} << int(HazardKind::Reuse)
+            << "slot 3";
         QTest::newRow("reuse set on a predicated instruction")
-            << reuse << std::vector<Edit>{reuseEdit(7, 0b1)} << int(HazardKind::Reuse) << "predicated";
+            << reuse << std::vector<Edit>{reuseEdit(Position(7), 0b1)} << int(HazardKind::Reuse)
+            << "predicated";
         QTest::newRow("reuse set on a register the instruction overwrites")
-            << reuse << std::vector<Edit>{reuseEdit(9, 0b1)} << int(HazardKind::Reuse) << "itself overwrites";
+            << reuse << std::vector<Edit>{reuseEdit(Position(9), 0b1)} << int(HazardKind::Reuse)
+            << "itself overwrites";
         QTest::newRow("reuse set before a memory instruction")
-            << reuse << std::vector<Edit>{reuseEdit(11, 0b1)} << int(HazardKind::Reuse)
+            << reuse << std::vector<Edit>{reuseEdit(Position(11), 0b1)} << int(HazardKind::Reuse)
             << "needs a fixed-latency ALU/FMA operation next";
         QTest::newRow("reuse set before another form")
-            << reuse << std::vector<Edit>{reuseEdit(13, 0b1)} << int(HazardKind::Reuse)
+            << reuse << std::vector<Edit>{reuseEdit(Position(13), 0b1)} << int(HazardKind::Reuse)
             << "needs the next instruction to be another FADD";
         // Reuse flags with Y0 on FFMA: measured (bench/results/yield-classes-h200-2026-11-26.md).
         QTest::newRow("reuse set on a yielding instruction")
-            << reuse << std::vector<Edit>{reuseEdit(15, 0b1)} << -1 << "";
+            << reuse << std::vector<Edit>{reuseEdit(Position(15), 0b1)} << -1 << "";
         QTest::newRow("reuse set on the block's last instruction")
-            << reuse << std::vector<Edit>{reuseEdit(16, 0b1)} << int(HazardKind::Reuse)
+            << reuse << std::vector<Edit>{reuseEdit(Position(16), 0b1)} << int(HazardKind::Reuse)
             << "no next instruction";
         // ptxas never pairs reuse flags with Y0, but the pairing was measured on FFMA.
         QTest::newRow("yield flip keeping reuse flags")
-            << reuse << std::vector<Edit>{Edit::control(0, std::nullopt, uint8_t(0), std::nullopt)} << -1
-            << "";
+            << reuse << std::vector<Edit>{Edit::control(Position(0), std::nullopt, uint8_t(0), std::nullopt)}
+            << -1 << "";
         QTest::newRow("yield flip dropping reuse flags")
-            << reuse << std::vector<Edit>{Edit::control(0, std::nullopt, uint8_t(0), uint8_t(0))} << -1 << "";
+            << reuse << std::vector<Edit>{Edit::control(Position(0), std::nullopt, uint8_t(0), uint8_t(0))}
+            << -1 << "";
         // A flag set after a move is judged in the order it will be written; one set before a move is
         // cleared by the reuse fix-up that follows every move.
         QTest::newRow("reuse set after a move that changed the next instruction")
-            << reuse << std::vector<Edit>{Edit::move(6, 5), reuseEdit(4, 0b1)} << int(HazardKind::Reuse)
-            << "needs the next instruction to read R2";
+            << reuse << std::vector<Edit>{Edit::move(Position(6), Position(5)), reuseEdit(Position(4), 0b1)}
+            << int(HazardKind::Reuse) << "needs the next instruction to read R2";
         QTest::newRow("reuse set before a move is cleared by the fix-up")
-            << reuse << std::vector<Edit>{reuseEdit(4, 0b1), Edit::move(6, 5)} << -1 << "";
+            << reuse << std::vector<Edit>{reuseEdit(Position(4), 0b1), Edit::move(Position(6), Position(5))}
+            << -1 << "";
     }
 
     void handmade()
@@ -368,26 +387,26 @@ private slots:
         auto a = analyse(lines);
         LegalityChecker checker(a);
         const auto fix = [&](Schedule& s) { checker.fixReuse(s); };
-        auto report = checker.check({Edit::move(2, 1)});
+        auto report = checker.check({Edit::move(Position(2), Position(1))});
         QVERIFY2(report.legal(), report.summary().c_str());
-        auto split = applyEdits(*a, {Edit::move(2, 1)}, fix);
+        auto split = applyEdits(*a, {Edit::move(Position(2), Position(1))}, fix);
         QVERIFY(split);
-        QCOMPARE(int(split->control[0].reuse), 0);
-        auto stale = applyEdits(*a, {Edit::move(2, 1)});
+        QCOMPARE(int(split->control[InstrId(0)].reuse), 0);
+        auto stale = applyEdits(*a, {Edit::move(Position(2), Position(1))});
         QVERIFY(stale);
         auto refused = checker.check(*stale);
         QVERIFY(!refused.legal());
         QCOMPARE(int(refused.hazards.front().kind), int(HazardKind::Reuse));
         // A new predecessor leaves the pair and its flag alone.
-        auto before = applyEdits(*a, {Edit::move(3, 0)}, fix);
+        auto before = applyEdits(*a, {Edit::move(Position(3), Position(0))}, fix);
         QVERIFY(before);
-        QCOMPARE(int(before->control[0].reuse), 1);
+        QCOMPARE(int(before->control[InstrId(0)].reuse), 1);
         QVERIFY(checker.check(*before).legal());
         // Clearing the flag in place is legal (it only drops a cache hint).
-        QVERIFY(checker.check({Edit::control(0, std::nullopt, std::nullopt, uint8_t(0))}).legal());
+        QVERIFY(checker.check({Edit::control(Position(0), std::nullopt, std::nullopt, uint8_t(0))}).legal());
         // Every FFMA here carries Y1; Y0 is still allowed (measured class; the decode gate has no words
         // to check in a listing built from text).
-        auto flip = checker.check({Edit::control(1, std::nullopt, uint8_t(0), std::nullopt)});
+        auto flip = checker.check({Edit::control(Position(1), std::nullopt, uint8_t(0), std::nullopt)});
         QVERIFY2(flip.legal(), flip.summary().c_str());
     }
 
@@ -396,12 +415,12 @@ private slots:
         Lines lines = {{"IADD3 R2, R3, 0x1, RZ", ctl(6)}, {"IADD3 R5, R2, 0x1, RZ", ctl(1)}};
         auto a = analyse(lines);
         LegalityChecker checker(a);
-        auto s = applyEdits(*a, {Edit::control(0, uint8_t(1), std::nullopt, std::nullopt)});
+        auto s = applyEdits(*a, {Edit::control(Position(0), uint8_t(1), std::nullopt, std::nullopt)});
         QVERIFY(s.ok());
         QVERIFY(!checker.check(*s).legal());
         QVERIFY(checker.rescheduler().repairLatencies(*s));
         QVERIFY(checker.check(*s).legal());
-        QVERIFY(s->control[0].stall >= 6);
+        QVERIFY(s->control[InstrId(0)].stall >= 6);
     }
 
     void samples_data()
@@ -429,21 +448,21 @@ private slots:
             auto report = checker.check(identity);
             QVERIFY2(report.legal(), (a->listing.kernel + ": " + report.summary()).c_str());
             int offered = 0;
-            for (uint32_t i = 0; i < a->listing.instructions.size(); ++i) {
-                if (!a->listing.instructions[i].isMemory()) continue;
-                auto fast = checker.legalTargets(identity, i);
-                for (uint32_t t : fast) {
+            for (Position p : identity.positions()) {
+                const InstrId i = identity.order[p];
+                if (!a->listing.instructions[i.value()].isMemory()) continue;
+                auto fast = checker.legalTargets(identity, p);
+                for (Position t : fast) {
                     ++offered;
-                    auto r = checker.check({Edit::move(i, t)});
+                    auto r = checker.check({Edit::move(p, t)});
                     QVERIFY2(r.legal(), r.summary().c_str());
                 }
                 // The fast path misses nothing the full check would allow.
-                const auto& blk = a->cfg.blocks[a->cfg.blockOf[i]];
-                std::vector<uint32_t> full;
+                std::vector<Position> full;
                 CheckOptions stop;
                 stop.stopAtFirst = true;
-                for (uint32_t t = blk.first; t < blk.end; ++t)
-                    if (t != i && checker.check({Edit::move(i, t)}, stop).legal()) full.push_back(t);
+                for (Position t : positionsOf(blockOfPosition(a->cfg, p)))
+                    if (t != p && checker.check({Edit::move(p, t)}, stop).legal()) full.push_back(t);
                 QCOMPARE(fast, full);
             }
             qInfo("%s: %d legal single memory moves", a->listing.kernel.c_str(), offered);

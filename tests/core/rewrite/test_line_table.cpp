@@ -2,6 +2,7 @@
 // writer against nvdisasm --print-line-info (and -gp, -gi) on the captured Triton cubins and on CUDA
 // cubins built here with -lineinfo, and the decoder against hostile bytes.
 #include "../sass/test_common.h"
+#include "core/rewrite/block_positions.h"
 #include "core/rewrite/cubin_writer.h"
 #include "core/rewrite/legality.h"
 #include "core/rewrite/line_table.h"
@@ -152,7 +153,7 @@ Result<Annotation> originalAnnotation(const Cubin& orig, const std::string& opti
 // --print-line-info-inline (= --print-line-info) match at every position; whole -gi blocks where both
 // files print one (a chain that changes on an unchanged line is not printed by nvdisasm).
 // Returns "" when all hold.
-QString verifyLines(const Cubin& orig, const Kernel& k, const std::vector<uint32_t>& order,
+QString verifyLines(const Cubin& orig, const Kernel& k, const IndexVector<Position, InstrId>& order,
                     const std::vector<uint8_t>& out)
 {
     auto parsed = Cubin::parse(out);
@@ -165,14 +166,14 @@ QString verifyLines(const Cubin& orig, const Kernel& k, const std::vector<uint32
             return QString("%1 does not decode: %2")
                 .arg(name, QString::fromStdString(before ? after.message() : before.message()));
         const auto x = resolvedRows(*before, k), y = resolvedRows(*after, k);
-        for (uint32_t p = 0; p < order.size(); ++p)
-            if (y[p] != x[order[p]])
+        for (Position p : order.indices())
+            if (y[p.value()] != x[order[p].value()])
                 return QString("%1 at position %2 (0x%3, was 0x%4): %5, expected %6")
                     .arg(name)
-                    .arg(p)
-                    .arg(p * 16, 0, 16)
-                    .arg(order[p] * 16, 0, 16)
-                    .arg(y[p], x[order[p]]);
+                    .arg(p.value())
+                    .arg(p.value() * 16, 0, 16)
+                    .arg(order[p].value() * 16, 0, 16)
+                    .arg(y[p.value()], x[order[p].value()]);
         for (const Kernel& other : orig.kernels()) {
             if (other.name == k.name) continue;
             if (resolvedRows(*before, other) != resolvedRows(*after, other))
@@ -186,18 +187,18 @@ QString verifyLines(const Cubin& orig, const Kernel& k, const std::vector<uint32
             return QString("nvdisasm %1: %2")
                 .arg(option, QString::fromStdString(before ? after.message() : before.message()));
         const bool inlineView = std::string(option) == "--print-line-info-inline";
-        for (uint32_t p = 0; p < order.size(); ++p) {
-            const QString& want = before->block[order[p]];
-            const QString& have = after->block[p];
-            const bool same = inlineView
-                                  ? innermost(have) == innermost(want) &&
-                                        (!after->printed[p] || !before->printed[order[p]] || have == want)
-                                  : have == want;
+        for (Position p : order.indices()) {
+            const uint32_t was = order[p].value(), now = p.value();
+            const QString& want = before->block[was];
+            const QString& have = after->block[now];
+            const bool same = inlineView ? innermost(have) == innermost(want) &&
+                                               (!after->printed[now] || !before->printed[was] || have == want)
+                                         : have == want;
             if (!same)
                 return QString("nvdisasm %1 at 0x%2 (was 0x%3): \"%4\", expected \"%5\"")
                     .arg(option)
-                    .arg(p * 16, 0, 16)
-                    .arg(order[p] * 16, 0, 16)
+                    .arg(now * 16, 0, 16)
+                    .arg(was * 16, 0, 16)
                     .arg(have, want);
         }
     }
@@ -437,19 +438,23 @@ private slots:
         const PatchLimits limits = patchLimits(l->cubin, *l->kernel);
         QVERIFY2(limits.refuseAll.empty(), limits.refuseAll.c_str());
         LegalityChecker checker(l->analysis);
-        std::vector<std::pair<uint32_t, std::string>> walls;
+        std::vector<std::pair<InstrId, std::string>> walls;
         for (const auto& u : unpatchableInstructionsWithReasons(l->cubin, *l->kernel))
-            walls.emplace_back(u.index, u.reason);
+            walls.emplace_back(InstrId(u.index), u.reason);
         QVERIFY2(walls.size() < a.listing.instructions.size(), "every instruction is a wall");
         checker.addWalls(walls);
-        const auto moves = checker.legalMoves(Schedule::identity(a), false);
+        const Schedule identity = Schedule::identity(a);
+        const auto moves = checker.legalMoves(identity, false);
         QVERIFY2(!moves.empty(), "the checker finds no legal move");
         auto table = decodeLineTable(l->cubin, l->cubin.findSection(".debug_line"));
         QVERIFY(table.ok());
         const auto rows = resolvedRows(*table, *l->kernel);
+        // The line of the instruction ptxas placed at a position (rows and the annotation before are
+        // indexed by original instruction).
+        auto was = [&](Position p) { return identity.order[p].value(); };
         // The first legal move whose instruction lands where another source line was.
-        auto pick =
-            std::find_if(moves.begin(), moves.end(), [&](auto m) { return rows[m.first] != rows[m.second]; });
+        auto pick = std::find_if(moves.begin(), moves.end(),
+                                 [&](auto m) { return rows[was(m.first)] != rows[was(m.second)]; });
         if (pick == moves.end()) QSKIP("every legal move stays on one source line");
         const auto [from, to] = *pick;
         auto s = applyEdits(a, {Edit::move(from, to)}, [&](Schedule& x) { checker.fixReuse(x); });
@@ -459,20 +464,22 @@ private slots:
         QString problem = verifyBytes(l->cubin, *l->kernel, *out);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         problem = verifyLines(l->cubin, *l->kernel, s->order, *out);
-        QVERIFY2(problem.isEmpty(), qPrintable(QString("move %1 -> %2: %3").arg(from).arg(to).arg(problem)));
+        QVERIFY2(problem.isEmpty(),
+                 qPrintable(QString("move %1 -> %2: %3").arg(from.value()).arg(to.value()).arg(problem)));
         auto before = originalAnnotation(l->cubin, "--print-line-info", *l->kernel);
         auto after = annotate(*out, "--print-line-info", *l->kernel);
         QVERIFY(before.ok() && after.ok());
-        for (uint32_t p = 0; p < s->order.size(); ++p)
-            QVERIFY2(after->block[p] == before->block[s->order[p]],
+        for (Position p : s->positions())
+            QVERIFY2(after->block[p.value()] == before->block[s->order[p].value()],
                      qPrintable(QString("0x%1: %2, expected %3")
-                                    .arg(p * 16, 0, 16)
-                                    .arg(after->block[p], before->block[s->order[p]])));
-        QVERIFY(after->block[to] != before->block[to]); // the move shows: another line at `to` than before
+                                    .arg(p.value() * 16, 0, 16)
+                                    .arg(after->block[p.value()], before->block[s->order[p].value()])));
+        // The move shows: another line at `to` than before.
+        QVERIFY(after->block[to.value()] != before->block[was(to)]);
         qInfo("move %u -> %u (%s): before, at 0x%04x: %s | after, at 0x%04x: %s (0x%04x showed %s before)",
-              from, to, a.listing.instructions[from].text().c_str(), from * 16,
-              qPrintable(before->block[from]), to * 16, qPrintable(after->block[to]), to * 16,
-              qPrintable(before->block[to]));
+              from.value(), to.value(), a.listing.instructions[was(from)].text().c_str(), from.value() * 16,
+              qPrintable(before->block[was(from)]), to.value() * 16, qPrintable(after->block[to.value()]),
+              to.value() * 16, qPrintable(before->block[was(to)]));
     }
 
     void randomMovesKeepRows_data() { kernelRows(); }
@@ -517,7 +524,8 @@ private slots:
         // Reversing every block's interior scatters the rows, which needs more opcodes.
         Schedule s = Schedule::identity(a);
         for (const auto& b : a.cfg.blocks)
-            if (b.end - b.first > 2) std::reverse(s.order.begin() + b.first + 1, s.order.begin() + b.end - 1);
+            if (b.end - b.first > 2)
+                std::reverse(s.order.iter(firstPosition(b) + 1), s.order.iter(endPosition(b) - 1));
         auto out = writeSchedule(l->cubin, a, s);
         QVERIFY2(out.ok(), out.ok() ? "" : out.message().c_str());
         QVERIFY(out->size() > l->cubin.bytes().size());
@@ -556,8 +564,8 @@ private slots:
         };
         std::set<size_t> tried;
         for (const auto& b : a.cfg.blocks)
-            for (uint32_t i = b.first; i + 1 < b.end && tried.size() < 2; ++i) {
-                auto s = applyEdits(a, {Edit::move(i, i + 1)});
+            for (Position p = firstPosition(b); p + 1 < endPosition(b) && tried.size() < 2; ++p) {
+                auto s = applyEdits(a, {Edit::move(p, p + 1)});
                 QVERIFY(s.ok());
                 auto edit = rewriteLineTable(l->cubin, sec, *l->kernel, s->order);
                 QVERIFY(edit.ok());
@@ -571,10 +579,11 @@ private slots:
                 QString problem = verifyBytes(l->cubin, *l->kernel, *out);
                 QVERIFY2(problem.isEmpty(), qPrintable(problem));
                 problem = verifyLines(l->cubin, *l->kernel, s->order, *out);
-                QVERIFY2(
-                    problem.isEmpty(),
-                    qPrintable(
-                        QString("move %1 -> %2 (padding %3): %4").arg(i).arg(i + 1).arg(pad).arg(problem)));
+                QVERIFY2(problem.isEmpty(), qPrintable(QString("move %1 -> %2 (padding %3): %4")
+                                                           .arg(p.value())
+                                                           .arg((p + 1).value())
+                                                           .arg(pad)
+                                                           .arg(problem)));
                 problem = readelfAgrees(*out);
                 QVERIFY2(problem.isEmpty() || problem == kNoReadelf, qPrintable(problem));
             }
@@ -699,7 +708,7 @@ private slots:
         Schedule s = Schedule::identity(*l->analysis);
         const auto& b = l->analysis->cfg.blocks.front();
         QVERIFY(b.end - b.first >= 2);
-        std::swap(s.order[b.first], s.order[b.first + 1]);
+        std::swap(s.order[firstPosition(b)], s.order[firstPosition(b) + 1]);
         auto refused = writeSchedule(*hostile, *l->analysis, s);
         QVERIFY(!refused.ok() && oneLine(refused.message()));
         QVERIFY2(refused.message().find("line table") != std::string::npos, refused.message().c_str());

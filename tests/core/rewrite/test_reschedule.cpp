@@ -59,15 +59,15 @@ private slots:
                           {"IADD3 R9, R8, 0x1, RZ", ctl(5)}});
         LegalityChecker checker(a);
         Schedule s = Schedule::identity(*a);
-        s.move(1, 2);
+        s.move(Position(1), Position(2));
         const auto plain = checker.check(s);
         QVERIFY(!plain.legal());
         QCOMPARE(plain.hazards.front().kind, HazardKind::Latency);
         const auto why = checker.reschedule(s, {0});
         QVERIFY2(!why, why ? why->c_str() : "");
         QVERIFY2(checker.check(s).legal(), checker.check(s).summary().c_str());
-        QVERIFY(s.control[0].stall > 1);
-        QVERIFY(checker.controlRules().valueRefusals(0, s.control[0]).empty());
+        QVERIFY(s.control[InstrId(0)].stall > 1);
+        QVERIFY(checker.controlRules().valueRefusals(InstrId(0), s.control[InstrId(0)]).empty());
     }
 
     // A raise keeps ptxas' yield bit within 1-11; above 11 or with the other bit only pairs ptxas used.
@@ -76,11 +76,11 @@ private slots:
         auto a = analyse({{"IADD3 R2, R1, 0x1, RZ", ctl(2)}, {"IADD3 R3, R2, 0x1, RZ", ctl(4)}});
         const LegalityChecker checker(a);
         const ControlRules& rules = checker.controlRules();
-        QVERIFY(!rules.stallRefusal(0, ctl(9)));
-        QVERIFY(rules.stallRefusal(0, ctl(12, 1)));
-        QVERIFY(rules.stallRefusal(0, ctl(3, 0)));
-        QVERIFY(rules.stallRefusal(1, ctl(3))); // a decrease to a value ptxas never used
-        QCOMPARE(int(*rules.leastAllowedStall(0, 5, 1)), 5);
+        QVERIFY(!rules.stallRefusal(InstrId(0), ctl(9)));
+        QVERIFY(rules.stallRefusal(InstrId(0), ctl(12, 1)));
+        QVERIFY(rules.stallRefusal(InstrId(0), ctl(3, 0)));
+        QVERIFY(rules.stallRefusal(InstrId(1), ctl(3))); // a decrease to a value ptxas never used
+        QCOMPARE(int(*rules.leastAllowedStall(InstrId(0), 5, 1)), 5);
     }
 
     // On every sm_90 sample: ptxas' order with derived codes keeps ptxas' stalls where its pairs stand
@@ -99,23 +99,25 @@ private slots:
                 blocks.push_back(b.index);
             Schedule same = Schedule::identity(*a);
             QVERIFY2(!checker.reschedule(same, blocks), a->listing.kernel.c_str());
-            for (uint32_t i = 0; i < same.control.size(); ++i)
-                QVERIFY2(same.control[i] == a->listing.instructions[i].control, a->listing.kernel.c_str());
+            for (InstrId i : same.instructions())
+                QVERIFY2(same.control[i] == a->listing.instructions[i.value()].control,
+                         a->listing.kernel.c_str());
             Schedule minimal = Schedule::identity(*a);
             const auto why = checker.reschedule(minimal, blocks, true);
             QVERIFY2(!why, (a->listing.kernel + ": " + why.value_or("")).c_str());
             QVERIFY2(checker.check(minimal).legal(), checker.check(minimal).summary().c_str());
-            for (uint32_t i = 0; i < minimal.control.size(); ++i)
-                lowered += minimal.control[i].stall < a->listing.instructions[i].control.stall;
+            for (InstrId i : minimal.instructions())
+                lowered += minimal.control[i].stall < a->listing.instructions[i.value()].control.stall;
             const Schedule identity = Schedule::identity(*a);
             int tried = 0;
-            for (uint32_t p = 0; p < identity.order.size() && tried < 12; ++p) {
-                if (!a->listing.instructions[p].isMemory()) continue;
+            for (Position p = Position(0); p < identity.order.endIndex() && tried < 12; ++p) {
+                const InstrId i = identity.order[p];
+                if (!a->listing.instructions[i.value()].isMemory()) continue;
                 ++tried;
                 for (const auto& [to, s] : checker.rescheduler().rescheduledTargets(identity, p, 8)) {
                     const auto r = checker.check(s);
                     QVERIFY2(r.legal(), (a->listing.kernel + ": " + r.summary()).c_str());
-                    QCOMPARE(s.positionOf()[p], to);
+                    QCOMPARE(s.positionOf()[i], to);
                     ++targets;
                 }
             }

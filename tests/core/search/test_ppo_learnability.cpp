@@ -45,7 +45,7 @@ struct Learning
 bool rewarded(const KernelAnalysis& a, const Schedule& s, const Edit& e)
 {
     return e.kind == Edit::Kind::Control && e.yield && !e.stall && !e.reuse &&
-           a.listing.instructions[s.order[e.at]].cls == InstrClass::Fma;
+           a.listing.instructions[s.order[e.at].value()].cls == InstrClass::Fma;
 }
 
 // `steps` agent steps with `settings`; every choice and draw seeded. The legal actions are those of

@@ -440,8 +440,8 @@ private Q_SLOTS:
         const Schedule original = Schedule::identity(f->kernel->analysis());
         NoisyEvaluator noisy(f->kernel->analysis(), [&](const Schedule& x) {
             double t = 100.0;
-            for (uint32_t p = 0; p < x.order.size(); ++p)
-                if (x.order[p] != original.order[p]) t *= x.order[p] % 2 ? 0.98 : 1.02;
+            for (Position p : x.positions())
+                if (x.order[p] != original.order[p]) t *= x.order[p].value() % 2 ? 0.98 : 1.02;
             return t;
         });
         CandidateEvaluator& evaluator = measured ? static_cast<CandidateEvaluator&>(noisy) : *f->evaluator;
@@ -603,11 +603,11 @@ private Q_SLOTS:
         // One-off calls (they load the policy each time) for every third instruction, all of its edits:
         // each call loads the policy and scores the whole schedule, so every instruction would make this
         // function the suite's slowest on two cores.
-        std::map<uint32_t, std::vector<PolicySuggestion>> once;
-        for (uint32_t pos = 0; pos < start.order.size(); pos += 3) {
+        std::map<Position, std::vector<PolicySuggestion>> once;
+        for (Position pos(0); pos < start.order.endIndex(); pos += 3) {
             auto sug = policySuggestions(*f->kernel, c, path, start, pos, 1000);
             QVERIFY2(sug, sug ? "" : sug.message().c_str());
-            if (f->kernel->checker().isWall(pos)) QVERIFY(sug->empty());
+            if (f->kernel->checker().isWall(start.order[pos])) QVERIFY(sug->empty());
             if (sug->empty()) continue;
             double total = 0;
             for (size_t k = 0; k < sug->size(); ++k) {
@@ -634,10 +634,10 @@ private Q_SLOTS:
                 if (!(x[k].edit == y[k].edit) || x[k].share != y[k].share) return false;
             return true;
         };
-        uint32_t widest = once.begin()->first; // several edits: their shares tell two policies apart
+        Position widest = once.begin()->first; // several edits: their shares tell two policies apart
         for (const auto& [pos, sug] : once) {
             auto kept = advisor.suggestions(*f->kernel, c, path, start, pos, 1000);
-            QVERIFY2(kept && sameAs(*kept, sug), qPrintable(QString::number(pos)));
+            QVERIFY2(kept && sameAs(*kept, sug), qPrintable(QString::number(pos.value())));
             auto top = advisor.suggestions(*f->kernel, c, path, start, pos, 3);
             QVERIFY(top &&
                     sameAs(*top, {sug.begin(), sug.begin() + std::min<ptrdiff_t>(3, ptrdiff_t(sug.size()))}));

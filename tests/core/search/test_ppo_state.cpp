@@ -13,7 +13,7 @@ using namespace sassx::search;
 
 namespace {
 
-Edit moveEdit(uint32_t from, uint32_t to)
+Edit moveEdit(Position from, Position to)
 {
     Edit e;
     e.kind = Edit::Kind::Move;
@@ -28,13 +28,13 @@ PpoState fullState()
     s.numEnvs = 2;
     s.envs = {PpoEpisode::from(-1, 1.0), PpoEpisode::from(4, 1.02)};
     s.envs[1].step = 3;
-    s.envs[1].edits = {moveEdit(11, 14)};
+    s.envs[1].edits = {moveEdit(Position(11), Position(14))};
     s.episodes = 7;
     s.updates = 2;
     PpoTransition t;
     t.env = 1;
     t.base = 4;
-    t.walked = {moveEdit(11, 14)};
+    t.walked = {moveEdit(Position(11), Position(14))};
     t.episodeStep = 2;
     t.speedup = 1.02;
     t.subsetSeed = 18446744073709551557ULL;

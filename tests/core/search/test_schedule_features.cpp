@@ -54,7 +54,7 @@ private Q_SLOTS:
             QVERIFY(moves || a.kind == Edit::Kind::Control);
             QVERIFY(control || a.kind == Edit::Kind::Move);
             if (SearchSpace(space) == SearchSpace::Mem)
-                QVERIFY(f->kernel->analysis().listing.instructions[s.order[a.from]].isMemory());
+                QVERIFY(f->kernel->analysis().listing.instructions[s.order[a.from].value()].isMemory());
             Schedule t = s;
             const auto edits = p.applyAction(t, a);
             if (edits.empty()) {
@@ -98,7 +98,7 @@ private Q_SLOTS:
         const auto legal = checker.legalControlEdits(s, ControlSpace::YieldAndReuse);
         QVERIFY(legal.size() > 40);
         auto key = [](const Edit& e) {
-            return std::vector<uint32_t>{e.at, e.yield.value_or(99), e.reuse.value_or(99),
+            return std::vector<uint32_t>{e.at.value(), e.yield.value_or(99), e.reuse.value_or(99),
                                          e.stall.value_or(99)};
         };
         std::set<std::vector<uint32_t>> listed;
@@ -111,7 +111,7 @@ private Q_SLOTS:
         std::set<std::vector<uint32_t>> seen;
         for (int k = 0; k < 6000; ++k) {
             Schedule t = s;
-            std::vector<uint32_t> edited;
+            std::vector<InstrId> edited;
             const auto e = p.proposeControlAfterMove(t, rng, edited);
             if (!e) continue;
             QVERIFY2(listed.count(key(*e)),
@@ -148,9 +148,9 @@ private Q_SLOTS:
         const size_t max = 20;
         std::map<std::vector<uint32_t>, size_t> where; // an action's index in `all`
         auto key = [](const Edit& e) {
-            return std::vector<uint32_t>{
-                uint32_t(e.kind),    e.from, e.to, e.at, e.stall.value_or(99), e.yield.value_or(99),
-                e.reuse.value_or(99)};
+            return std::vector<uint32_t>{uint32_t(e.kind),    e.from.value(),       e.to.value(),
+                                         e.at.value(),        e.stall.value_or(99), e.yield.value_or(99),
+                                         e.reuse.value_or(99)};
         };
         for (size_t k = 0; k < all.size(); ++k)
             where[key(all[k])] = k;
@@ -234,9 +234,9 @@ private Q_SLOTS:
         const LegalityChecker& checker = f->kernel->checker();
         const EditProposer p(checker, SearchSpace::AllControl);
         auto key = [](const Edit& e) {
-            return std::vector<uint32_t>{
-                uint32_t(e.kind),    e.from, e.to, e.at, e.stall.value_or(99), e.yield.value_or(99),
-                e.reuse.value_or(99)};
+            return std::vector<uint32_t>{uint32_t(e.kind),    e.from.value(),       e.to.value(),
+                                         e.at.value(),        e.stall.value_or(99), e.yield.value_or(99),
+                                         e.reuse.value_or(99)};
         };
         Schedule w = Schedule::identity(f->kernel->analysis());
         Schedule before = w;
@@ -304,22 +304,22 @@ private Q_SLOTS:
         for (int k = 0; k < o.count(); ++k) {
             const Edit& e = actions[size_t(k)];
             const float* r = o.actions.data() + size_t(k) * size_t(o.actionDim);
-            const uint32_t at = e.kind == Edit::Kind::Move ? e.from : e.at;
+            const Position at = e.kind == Edit::Kind::Move ? e.from : e.at;
             for (int d = 0; d < kI; ++d)
-                QCOMPARE(r[d], rows[size_t(at) * kI + size_t(d)]);
+                QCOMPARE(r[d], rows[size_t(at.value()) * kI + size_t(d)]);
             const float* tail = r + 2 * kI;
             // The edited instruction's identity: its opcode class, block and position in the kernel.
             const float* id = tail + 7;
-            const uint32_t i = s.order[at];
+            const InstrId i = s.order[at];
             for (int c = 0; c < kC; ++c)
-                QCOMPARE(id[c], c == int(a.listing.instructions[i].cls) ? 1.0f : 0.0f);
-            QCOMPARE(id[kC], float(a.cfg.blockOf[i]) / float(a.cfg.blocks.size() - 1));
-            QCOMPARE(id[kC + 1], float(at) / float(s.order.size() - 1));
+                QCOMPARE(id[c], c == int(a.listing.instructions[i.value()].cls) ? 1.0f : 0.0f);
+            QCOMPARE(id[kC], float(a.cfg.blockOf[i.value()]) / float(a.cfg.blocks.size() - 1));
+            QCOMPARE(id[kC + 1], float(at.value()) / float(s.order.size() - 1));
             identities.insert(std::vector<float>(id, id + FeatureExtractor::kIdentityDim));
             if (e.kind == Edit::Kind::Move) {
                 sawMove = true;
                 for (int d = 0; d < kI; ++d)
-                    QCOMPARE(r[kI + d], rows[size_t(e.to) * kI + size_t(d)]);
+                    QCOMPARE(r[kI + d], rows[size_t(e.to.value()) * kI + size_t(d)]);
                 QCOMPARE(tail[2], 1.0f);
                 QCOMPARE(tail[0] > 0, e.to > e.from);
             } else if (e.yield) {
@@ -344,7 +344,7 @@ private Q_SLOTS:
         });
         p.applyAction(s, move);
         const auto moved = x.instructionRows(s);
-        QVERIFY(moved[size_t(move.to) * kI + 17] > 0);
+        QVERIFY(moved[size_t(move.to.value()) * kI + 17] > 0);
         QVERIFY(x.observe(s, actions, 0.0, 1.0).state[2] > 0);
     }
 

@@ -309,9 +309,9 @@ private Q_SLOTS:
                     auto base = f->kernel->schedule(s.editsOf(e.base));
                     QVERIFY(base);
                     // The moved instruction itself is a memory instruction.
-                    const uint32_t moved = base->order[ed.from];
-                    QVERIFY2(a.listing.instructions[moved].isMemory(),
-                             a.listing.instructions[moved].text().c_str());
+                    const InstrId moved = base->order[ed.from];
+                    QVERIFY2(a.listing.instructions[moved.value()].isMemory(),
+                             a.listing.instructions[moved.value()].text().c_str());
                     break; // the first edit of each proposal applies to the base schedule as it is
                 }
     }
@@ -423,9 +423,9 @@ private Q_SLOTS:
         const auto& checker = f->kernel->checker();
         EditProposer uniform(checker, SearchSpace::All), guided(checker, SearchSpace::All);
         QVERIFY(uniform.movable().size() > 20);
-        const uint32_t hot = uniform.movable()[uniform.movable().size() / 2];
+        const InstrId hot = uniform.movable()[uniform.movable().size() / 2];
         std::vector<double> w(f->kernel->analysis().listing.instructions.size(), 1.0);
-        w[hot] = double(uniform.movable().size());
+        w[hot.value()] = double(uniform.movable().size());
         guided.setGuide(w);
         QVERIFY(guided.guided() && !uniform.guided());
         auto countHot = [&](const EditProposer& p) {

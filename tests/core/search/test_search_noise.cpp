@@ -36,7 +36,7 @@ SearchState runOnce(const SearchFixture& f, CandidateEvaluator& evaluator, const
 int changedInstructions(const Schedule& s, const Schedule& original)
 {
     int n = 0;
-    for (size_t i = 0; i < s.control.size(); ++i)
+    for (InstrId i : s.instructions())
         n += s.control[i] == original.control[i] ? 0 : 1;
     return n;
 }
@@ -108,7 +108,7 @@ private Q_SLOTS:
         const Edit planted = actions[actions.size() * 2 / 3];
         Schedule target = original;
         QVERIFY(!proposer.applyAction(target, planted).empty());
-        const uint32_t at = target.order[planted.at];
+        const InstrId at = target.order[planted.at];
         const Control goal = target.control[at];
         NoisyEvaluator noisy(f->kernel->analysis(),
                              [&](const Schedule& s) { return s.control[at] == goal ? 100.0 / 1.03 : 100.0; });
@@ -148,7 +148,7 @@ private Q_SLOTS:
         const Edit g = actions[actions.size() / 3], t = actions[actions.size() * 2 / 3];
         QVERIFY(!proposer.applyAction(withG, g).empty());
         QVERIFY(!proposer.applyAction(withT, t).empty());
-        const uint32_t atG = withG.order[g.at], atT = withT.order[t.at];
+        const InstrId atG = withG.order[g.at], atT = withT.order[t.at];
         QVERIFY(atG != atT);
         const Control goalG = withG.control[atG], goalT = withT.control[atT];
         auto hasG = [&](const Schedule& s) { return s.control[atG] == goalG; };

@@ -94,14 +94,14 @@ private Q_SLOTS:
             QVERIFY(named.runs > 0);
             QVERIFY(!named.edits.empty());
             for (const Edit& e : named.edits) {
-                const auto& ins = m_sgemm->analysis().listing.instructions[identity.order[e.at]];
+                const auto& ins = m_sgemm->analysis().listing.instructions[identity.order[e.at].value()];
                 QCOMPARE(ins.baseOpcode, std::string("FFMA"));
                 QCOMPARE(bool(e.reuse), form == InterleaveReuse::Clear);
             }
             const Schedule s = applied(identity, named.edits);
             QVERIFY2(m_sgemm->checker().check(s).legal(), m_sgemm->checker().check(s).summary().c_str());
             // A range without FFMAs finds no run.
-            QCOMPARE(interleaveEdits(*m_sgemm, identity, form, 0, 1).runs, 0);
+            QCOMPARE(interleaveEdits(*m_sgemm, identity, form, Position(0), Position(1)).runs, 0);
         }
     }
 

@@ -35,7 +35,7 @@ private Q_SLOTS:
         session.openInput(cubin);
         QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() || !failed.isEmpty() || !loadFailed.isEmpty(), 300000);
         QVERIFY2(!ready.isEmpty(), "the session could not analyse the sample");
-        std::set<std::pair<uint32_t, uint32_t>> gui;
+        std::set<std::pair<Position, Position>> gui;
         for (const auto& m :
              session.variantTree()->checker()->legalMoves(session.variantTree()->schedule(), false))
             gui.insert(m);
@@ -47,9 +47,9 @@ private Q_SLOTS:
         QVERIFY(cli.waitForFinished(300000));
         QCOMPARE(cli.exitCode(), 0);
         const auto j = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
-        std::set<std::pair<uint32_t, uint32_t>> listed;
+        std::set<std::pair<Position, Position>> listed;
         for (const auto& m : j.at("moves"))
-            listed.emplace(m.at("from").get<uint32_t>(), m.at("to").get<uint32_t>());
+            listed.emplace(m.at("from").get<Position>(), m.at("to").get<Position>());
         QCOMPARE(listed.size(), gui.size());
         QVERIFY(listed == gui);
         // And the notices the listing header shows are the ones the CLI reports.

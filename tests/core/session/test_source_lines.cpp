@@ -61,17 +61,17 @@ void TestSourceLines::linesCoverEveryInstructionOnce()
                     std::make_pair(lines[i].file, lines[i].line) ||
                 lines[i].file < 0);
     for (const auto& l : lines)
-        for (uint32_t i : l.instructions) {
-            QCOMPARE(map->byPosition[i].file, l.file);
-            QCOMPARE(map->byPosition[i].line, l.line);
+        for (InstrId i : l.instructions) {
+            QCOMPARE(map->byPosition[i.value()].file, l.file);
+            QCOMPARE(map->byPosition[i.value()].line, l.line);
             QCOMPARE(sourceLineOf(lines, i), int(&l - lines.data()));
         }
     // attention.py:16 (`bh = tl.program_id(1)`) is one instruction, /*0010*/ S2UR UR4, SR_CTAID.Y.
-    const int entry = sourceLineOf(lines, 1);
+    const int entry = sourceLineOf(lines, InstrId(1));
     QVERIFY(entry >= 0);
     QCOMPARE(map->files[size_t(lines[size_t(entry)].file)].name, std::string("attention.py"));
     QCOMPARE(lines[size_t(entry)].line, 16u);
-    QCOMPARE(lines[size_t(entry)].instructions, std::vector<uint32_t>{1});
+    QVERIFY(lines[size_t(entry)].instructions == std::vector<InstrId>{InstrId(1)});
     // No samples, no variant: nothing counted.
     for (const auto& l : lines)
         QVERIFY(l.samples == 0 && l.changed == 0);
@@ -127,7 +127,7 @@ void TestSourceLines::samplesSumPerLine()
     uint64_t total = 0, hottest = 0;
     for (const auto& l : lines) {
         uint64_t own = 0;
-        for (uint32_t i : l.instructions)
+        for (InstrId i : l.instructions)
             own += stalls->byOriginal[i].samples;
         QCOMPARE(l.samples, own);
         total += l.samples;

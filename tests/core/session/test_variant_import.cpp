@@ -76,16 +76,18 @@ private Q_SLOTS:
         const uint32_t n = uint32_t(a.listing.instructions.size());
         for (uint32_t i = 0; i < n; ++i) {
             if (a.listing.instructions[i].control.stall < 2) continue;
-            const std::vector<Edit> edits{Edit::control(i, 1, std::nullopt, std::nullopt)};
+            // ptxas' order: instruction i is at position i.
+            const InstrId id(i);
+            const std::vector<Edit> edits{Edit::control(Position(i), 1, std::nullopt, std::nullopt)};
             const LegalityReport report = m_kernel->check(edits);
             if (report.legal() || report.hazards.front().kind != HazardKind::Latency) continue;
             const Hazard& h = report.hazards.front();
-            if (h.first == i || h.second == i) continue;
+            if (h.first == id || h.second == id) continue;
             auto s = m_kernel->schedule(edits);
             QVERIFY(s);
             const CheckerVerdict v = judgeDifferences(*m_kernel, *s);
             QCOMPARE(v.differences.size(), size_t(1));
-            QCOMPARE(v.differences[0].instruction, i);
+            QCOMPARE(v.differences[0].instruction.value(), i);
             QVERIFY(v.otherRefusals.empty());
             QVERIFY(std::find(v.differences[0].refusals.begin(), v.differences[0].refusals.end(),
                               h.message) != v.differences[0].refusals.end());
@@ -123,10 +125,10 @@ private Q_SLOTS:
 
         // A write barrier changed: the checker refuses it in its own words; no edit can hold it.
         Schedule sb = identity;
-        uint32_t changed = 0;
-        while (changed < sb.control.size() && sb.control[changed].wbar == kNoBarrier)
+        InstrId changed(0);
+        while (changed < sb.control.endIndex() && sb.control[changed].wbar == kNoBarrier)
             ++changed;
-        QVERIFY(changed < sb.control.size());
+        QVERIFY(changed < sb.control.endIndex());
         sb.control[changed].wbar = uint8_t((sb.control[changed].wbar + 1) % 6);
         auto sbBytes = m_kernel->write(sb);
         QVERIFY(sbBytes && writeFile(tmp("scoreboard.cubin"), *sbBytes));

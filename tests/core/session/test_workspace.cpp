@@ -62,8 +62,8 @@ private Q_SLOTS:
             QVERIFY(kernel);
             for (const auto& u :
                  unpatchableInstructionsWithReasons(kw.cubin(), *kernel, kw.options().patch)) {
-                QVERIFY(kw.checker().isWall(u.index));
-                QCOMPARE(kw.checker().wallReasonOf(u.index), u.reason);
+                QVERIFY(kw.checker().isWall(InstrId(u.index)));
+                QCOMPARE(kw.checker().wallReasonOf(InstrId(u.index)), u.reason);
             }
             const Schedule identity = Schedule::identity(kw.analysis());
             auto moves = kw.legalMoves(identity, true);
@@ -146,23 +146,24 @@ private Q_SLOTS:
         QCOMPARE(m0->samples, original->kernelSamples);
         const auto byPos = eval::stallsByPosition(*original, a.listing.instructions.size());
         for (size_t i = 0; i < byPos.size(); ++i)
-            QCOMPARE(m0->byOriginal[i].samples, byPos[i].samples);
+            QCOMPARE(m0->byOriginal[identity.order[Position(uint32_t(i))]].samples, byPos[i].samples);
         uint64_t blocks = 0;
         for (uint64_t b : m0->byBlock)
             blocks += b;
         QCOMPARE(blocks, m0->samples);
 
-        auto s = (*k)->schedule({Edit::move(172, 159)});
+        auto s = (*k)->schedule({Edit::move(Position(172), Position(159))});
         QVERIFY(s);
-        QCOMPARE(s->order[159], 172u);
+        QCOMPARE(s->order[Position(159)].value(), 172u);
         auto m1 = mapStalls(*moved, a, *s);
         QVERIFY(m1);
         const auto movedByPos = eval::stallsByPosition(*moved, a.listing.instructions.size());
-        QCOMPARE(m1->byOriginal[172].samples, movedByPos[159].samples);
-        QVERIFY(m1->byOriginal[172].samples > 0);
+        QCOMPARE(m1->byOriginal[InstrId(172)].samples, movedByPos[159].samples);
+        QVERIFY(m1->byOriginal[InstrId(172)].samples > 0);
         // The hottest instructions keep their shares within the run-to-run noise (a few tenths of a %).
         for (uint32_t i : {706u, 343u, 137u})
-            QVERIFY2(std::abs(m1->share(i) - m0->share(i)) < 0.01, qPrintable(QString::number(i)));
+            QVERIFY2(std::abs(m1->share(InstrId(i)) - m0->share(InstrId(i))) < 0.01,
+                     qPrintable(QString::number(i)));
         auto json = kernelStallsJson(*m1, a, *s);
         bool found = false;
         for (const auto& ins : json["instructions"])
@@ -193,7 +194,7 @@ private Q_SLOTS:
         } else {
             QCOMPARE(int((*k)->notices().size()), 1);
             QVERIFY(QString::fromStdString((*k)->notices().front()).contains(QStringLiteral("can move")));
-            const auto why = (*k)->whyImmovable(Schedule::identity((*k)->analysis()), 0);
+            const auto why = (*k)->whyImmovable(Schedule::identity((*k)->analysis()), Position(0));
             QVERIFY(why);
             QCOMPARE(why->message, (*k)->immovableReason());
         }

@@ -36,7 +36,7 @@ private slots:
         const PatternEdits interleave = interleaveEdits(kernel, identity);
         QVERIFY(interleave.edits.empty());
         QCOMPARE(interleave.refused, std::vector<std::string>{kRefusal});
-        const auto why = kernel.whyImmovable(identity, 10);
+        const auto why = kernel.whyImmovable(identity, Position(10));
         QVERIFY(why);
         QCOMPARE(why->message, kRefusal);
 
@@ -46,7 +46,8 @@ private slots:
         while (from + 1 < blockOf.size() && blockOf[from] != blockOf[from + 1])
             ++from;
         QVERIFY(from + 1 < blockOf.size());
-        const std::vector<Edit> move{Edit::move(from, from + 1)};
+        // ptxas' order: instruction `from` is at position `from`.
+        const std::vector<Edit> move{Edit::move(Position(from), Position(from + 1))};
         const LegalityReport report = kernel.check(move);
         QVERIFY(!report.legal());
         QCOMPARE(report.hazards.front().message, kRefusal);
@@ -64,7 +65,7 @@ private slots:
         QVERIFY(!written.ok());
         QCOMPARE(written.message(), kRefusal);
         Schedule stalled = identity;
-        stalled.control[from].stall = uint8_t(stalled.control[from].stall + 1);
+        stalled.control[InstrId(from)].stall = uint8_t(stalled.control[InstrId(from)].stall + 1);
         auto controlWritten = kernel.write(stalled);
         QVERIFY(!controlWritten.ok());
         QCOMPARE(controlWritten.message(), kRefusal);

@@ -47,7 +47,7 @@ search::SearchEvaluation evaluation(int step, double speedup)
     e.seconds = 0.01 * step;
     e.base = step - 1;
     e.kind = "candidate";
-    e.edits = {Edit::move(uint32_t(step + 3), uint32_t(step + 1))};
+    e.edits = {Edit::move(Position(uint32_t(step + 3)), Position(uint32_t(step + 1)))};
     e.figures.ok = true;
     e.figures.speedup = e.figures.low = e.figures.high = speedup;
     e.figures.source = "estimate, model sm_90";
@@ -426,8 +426,8 @@ private slots:
         QVERIFY(report->program.fromEstimates);
         const std::string text = renderText(*report);
         QVERIFY2(text.find("program-level ESTIMATE, not a measurement") != std::string::npos, text.c_str());
-        QVERIFY2(text.find("1.1000x estimate") != std::string::npos, text.c_str());
-        QVERIFY2(text.find("1.2500x [1.2000, 1.3000]") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("1.1000× est.") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("1.2500× [1.2000, 1.3000]") != std::string::npos, text.c_str());
         QVERIFY2(text.find("0.4%") != std::string::npos, text.c_str()); // the measured row's noise floor
         QVERIFY2(text.find("(no gain)") != std::string::npos, text.c_str());
         QVERIFY2(text.find("skipped: not a Triton kernel") != std::string::npos, text.c_str());

@@ -118,13 +118,13 @@ private Q_SLOTS:
         QVERIFY2(text.find("in-program speed-ups MEASURED inside the program") != std::string::npos,
                  text.c_str());
         QVERIFY2(text.find("6 interleaved pairs") != std::string::npos, text.c_str());
-        QVERIFY2(text.find("step time 1.0036x [0.9929, 1.0144], noise floor 1.2%, unresolved") !=
+        QVERIFY2(text.find("step time 1.0036× [0.9929, 1.0144], noise floor 1.2%, unresolved") !=
                      std::string::npos,
                  text.c_str());
         // the isolated figure and the in-program one on the kernel's line
         const size_t at = text.find("\nrmsnorm");
         const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
-        QVERIFY2(line.find("1.0800x [1.0600, 1.1000]") != std::string::npos &&
+        QVERIFY2(line.find("1.0800× [1.0600, 1.1000]") != std::string::npos &&
                      line.find(rms) != std::string::npos,
                  line.c_str());
         // the Amdahl figure stays an estimate: the in-program figures do not enter it
