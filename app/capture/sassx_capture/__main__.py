@@ -73,7 +73,9 @@ def time_main(argv):
     from .timing import compare, measure, text_report
     opts, program = split_program(argv)
     ap = argparse.ArgumentParser(prog="python -m sassx_capture time", usage=USAGE)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=None,
+                    help="fresh runs (default 5), or with --before/--after interleaved pairs (default: the "
+                    "fewest whose interval covers 95%%, 6)")
     ap.add_argument("--pattern", help="regex whose group 1 is a time the program prints, e.g. 'step_ms=([0-9.]+)'")
     ap.add_argument("--skip", type=int, default=0, help="matches to drop at the start of each run (warm-up)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -92,7 +94,7 @@ def time_main(argv):
         ap.error("no program after --")
     if (args.kernel_times or args.tune_dir) and args.before is None:
         ap.error("--kernel-times and --tune-dir need --before/--after (the kernel speed-ups are paired)")
-    if args.runs < 1:
+    if args.runs is not None and args.runs < 1:
         ap.error("--runs must be at least 1")
     if (args.before is None) != (args.after is None):
         ap.error("--before and --after go together")
@@ -109,7 +111,7 @@ def time_main(argv):
             print(f"sassx_capture: --baseline {args.baseline}: {e}", file=sys.stderr)
             return 1
     try:
-        result = measure(program, args.runs, args.pattern, args.skip, args.echo)
+        result = measure(program, args.runs or 5, args.pattern, args.skip, args.echo)
     except OSError as e:
         print(f"sassx_capture: cannot run {program[0]}: {e}", file=sys.stderr)
         return 1
@@ -146,6 +148,7 @@ def captured_kernels(tune_dir):
 def interleaved_main(program, args):
     import os
     from .kernel_times import KernelTiming, program_time_document
+    from .stats import MIN_COVERAGE, pairs_needed
     from .timing import interleaved_report, measure_interleaved
     timing = None
     if args.tune_dir:
@@ -156,6 +159,11 @@ def interleaved_main(program, args):
         timing = KernelTiming({k["symbol"] for k in kernels}, kernels)
     elif args.kernel_times:
         timing = KernelTiming()
+    if args.runs is None:
+        args.runs = pairs_needed()
+    elif args.runs < pairs_needed():
+        print(f"sassx_capture: {args.runs} pairs cannot give {MIN_COVERAGE * 100:.0f}% coverage (that needs "
+              f"{pairs_needed()}): every verdict will say the runs do not resolve it", file=sys.stderr)
     try:
         result = measure_interleaved(program, args.runs, args.before, args.after, args.pattern, args.skip,
                                      args.echo, kernel_timing=timing)

@@ -11,30 +11,14 @@ program (in alternating order, ABBA), so that drift of the machine (clocks, temp
 falls on both sides alike.  The speed-up is the median of the pairs' ratios before/after with its
 order-statistic interval; the unpaired medians are reported beside it.
 """
-import math
 import re
 import statistics
 import subprocess
 import sys
 import time
 
-
-def median_interval(values, level=0.95):
-    """(lo, hi, coverage): the widest-needed order statistics x_(k) <= median <= x_(n+1-k) whose
-    coverage under any continuous distribution is >= level, or min..max with its coverage when n is too
-    small for that level."""
-    xs = sorted(values)
-    n = len(xs)
-    if n == 0:
-        return None, None, 0.0
-    best = (xs[0], xs[-1], 1.0 - 2.0 * 0.5 ** n)
-    for k in range(1, n // 2 + 1):  # P(x_(k) <= m <= x_(n+1-k)) = 1 - 2 P(Binom(n, 1/2) < k)
-        tail = sum(math.comb(n, i) for i in range(k)) * 0.5 ** n
-        coverage = 1.0 - 2.0 * tail
-        if coverage < level:
-            break
-        best = (xs[k - 1], xs[n - k], coverage)
-    return best
+from .kernel_times import TIMING, controls_summary, kernel_rows, kernels_report
+from .stats import median_interval, verdict as stats_verdict
 
 
 def values_from_output(text, pattern, skip=0):
@@ -140,9 +124,9 @@ def measure_interleaved(program, pairs, before_cmd, after_cmd, pattern=None, ski
                           "interval": [lo, hi], "coverage": cov},
               "failures": failures, "error": error}
     if kernel_timing:
-        from .kernel_times import TIMING, kernel_rows
         result["kernel_timing"] = TIMING
         result["kernels"] = kernel_rows(kernel_pairs, kernel_timing.capture_kernels)
+        result["controls"] = controls_summary(result["kernels"])
         if not any(k.get("installed") for p in kernel_pairs for k in p.values() if k):
             result["failures"].append("no process of any run installed the launch timer (did the program "
                                       "import triton?): no kernel was timed")
@@ -155,8 +139,7 @@ def interleaved_report(result):
         return f"stopped: {result['error']}"
     text = _step_report(result)
     if "kernels" in result:
-        from .kernel_times import kernels_report
-        text += "\n" + kernels_report(result["kernels"])
+        text += "\n" + kernels_report(result["kernels"], result.get("controls"))
     return text
 
 
@@ -165,8 +148,7 @@ def _step_report(result):
     if s["median"] is None:
         return "no pair of runs succeeded"
     lo, hi = s["interval"]
-    verdict = ("below what these runs resolve (the interval contains 1.0)" if lo <= 1.0 <= hi else
-               "faster after" if lo > 1.0 else "slower after")
+    verdict = stats_verdict(lo, hi, s["coverage"])
     return (f"before: median {b['median']:.6g} over {len(b['values'])} runs, interval "
             f"[{b['interval'][0]:.6g}, {b['interval'][1]:.6g}]\n"
             f"after:  median {a['median']:.6g} over {len(a['values'])} runs, interval "

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "app", "capture"))
 
-from sassx_capture import capture_json, specs, timing  # noqa: E402
+from sassx_capture import capture_json, specs, stats, timing  # noqa: E402
 from sassx_capture.runner import child_environment  # noqa: E402
 
 CAPTURED = os.path.join(ROOT, "samples", "triton", "captured")
@@ -851,10 +851,10 @@ class RecorderWithoutGpu(unittest.TestCase):
 
 class Timing(unittest.TestCase):
     def test_median_interval(self):
-        lo, hi, cov = timing.median_interval([5.0, 1.0, 3.0, 2.0, 4.0])
+        lo, hi, cov = stats.median_interval([5.0, 1.0, 3.0, 2.0, 4.0])
         self.assertEqual((lo, hi), (1.0, 5.0))
         self.assertAlmostEqual(cov, 1 - 2 / 32)
-        lo, hi, cov = timing.median_interval(list(range(1, 21)))
+        lo, hi, cov = stats.median_interval(list(range(1, 21)))
         self.assertGreaterEqual(cov, 0.95)
         self.assertEqual((lo, hi), (6, 15))  # n=20: x_(6)..x_(15), coverage 95.9%
 

@@ -5,6 +5,7 @@ data/program-time.example.json is the document these figures make; the C++ tune 
 tests read it (tests/core/tune/test_tune_report.cpp, tests/widgets/test_tune_dashboard.cpp)."""
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -16,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "app", "capture"))
 
-from sassx_capture import kernel_times, launch_timer  # noqa: E402
+from sassx_capture import kernel_times, launch_timer, stats  # noqa: E402
 from test_capture import FAKE_TRITON, FakeEvent, FakeTorch  # noqa: E402
 
 EXAMPLE = os.path.join(HERE, "data", "program-time.example.json")
@@ -96,18 +97,25 @@ class Statistics(unittest.TestCase):
         self.assertAlmostEqual(rms["before"]["median_us"], 20.2)
         self.assertEqual(rms["before"]["launches"], 24)
         s = rms["speedup"]
-        ratios = sorted((b + 0.05) / (a + 0.05) for b, a in zip(RMS_B, RMS_A))
+        raw = sorted((b + 0.05) / (a + 0.05) for b, a in zip(RMS_B, RMS_A))
         self.assertEqual(s["pairs"], 6)
-        self.assertEqual(s["interval"], [ratios[0], ratios[-1]])  # n=6: min..max, 96.9% coverage
+        self.assertEqual(s["raw"]["interval"], [raw[0], raw[-1]])  # n=6: min..max, 96.9% coverage
         self.assertAlmostEqual(s["coverage"], 1 - 2 / 64)
-        self.assertAlmostEqual(s["median"], (ratios[2] + ratios[3]) / 2)
+        # the controls (sgemm and the uncaptured pointwise kernel ran the same cubin before and after): per
+        # pair the median of their ratios is the drift, and rmsnorm's ratio is divided by it
+        drift = [(b / a + 1.0) / 2 for b, a in zip(SGEMM_B, SGEMM_A)]
+        corrected = sorted((b + 0.05) / (a + 0.05) / d for b, a, d in zip(RMS_B, RMS_A, drift))
+        self.assertTrue(s["drift_removed"])
+        self.assertEqual(s["interval"], [corrected[0], corrected[-1]])
+        self.assertAlmostEqual(s["median"], (corrected[2] + corrected[3]) / 2)
         self.assertTrue(s["resolved"])
         self.assertAlmostEqual(s["noise_floor"], (20.45 - 20.05) / 2 / 20.2)
         self.assertTrue(rms["cubin_changed"])
+        self.assertEqual(rms["role"], "changed")
         sg = rows["sgemm_leakyrelu"]
-        self.assertFalse(sg["speedup"]["resolved"])  # the interval holds 1.0: noise, not a gain
-        self.assertLess(sg["speedup"]["interval"][0], 1.0)
-        self.assertGreater(sg["speedup"]["interval"][1], 1.0)
+        self.assertEqual(sg["role"], "control")
+        self.assertFalse(sg["speedup"]["resolved"])  # a control: never a verdict
+        self.assertFalse(sg["speedup"]["drift_removed"])
         self.assertFalse(sg["cubin_changed"])
         hg = rows["hgemm_leakyrelu"]
         self.assertEqual(hg["status"], "not launched after")
@@ -152,7 +160,8 @@ class Statistics(unittest.TestCase):
         self.assertIn("changed", rms)
         self.assertTrue(rms.endswith("faster after"))
         sg = next(line for line in lines if line.strip().startswith("sgemm_leakyrelu"))
-        self.assertIn("not resolved (the interval contains 1.0)", sg)
+        self.assertIn("control (same cubin before and after", sg)
+        self.assertRegex(lines[1], r"controls: 2 unchanged kernel\(s\) moved 1\.00\d\dx \[")
         hg = next(line for line in lines if line.strip().startswith("hgemm_leakyrelu"))
         self.assertIn("not launched after; after: not launched in pair(s) 1, 2, 3, 4, 5, 6", hg)
         self.assertIn("not a kernel of the capture", text)
@@ -170,6 +179,78 @@ class Statistics(unittest.TestCase):
         self.assertEqual(doc["format"], "sassx-program-time")
         self.assertFalse(doc["step"]["speedup"]["resolved"])
         self.assertAlmostEqual(doc["step"]["speedup"]["noise_floor"], (2.85 - 2.78) / 2 / 2.805, places=6)
+
+
+def drifting_pairs(n_pairs, controls, changed, drift, noise, seed=7):
+    """Pairs of runs in which every after run is `drift` faster (after time = before / drift) on top of
+    uniform noise of +-noise per run figure; `changed` maps a kernel to its true speed-up."""
+    rng = random.Random(seed)
+    pairs = []
+    for i in range(n_pairs):
+        d = drift(i) if callable(drift) else drift
+        before, after = {}, {}
+        for k in range(controls):
+            base = 10.0 + k
+            before[f"c{k}"] = (f"control_{k}", [base * (1 + rng.uniform(-noise, noise))], f"cubin{k}")
+            after[f"c{k}"] = (f"control_{k}", [base / d * (1 + rng.uniform(-noise, noise))], f"cubin{k}")
+        for name, gain in changed.items():
+            before[name] = (name, [50.0 * (1 + rng.uniform(-noise, noise))], f"{name}-original")
+            after[name] = (name, [50.0 / gain / d * (1 + rng.uniform(-noise, noise))], f"{name}-tuned")
+        pairs.append({"before": run(before), "after": run(after)})
+    return pairs
+
+
+class Controls(unittest.TestCase):
+    def test_synthetic_drift_is_removed(self):
+        """After runs uniformly 0.2% faster: unchanged kernels are controls, a changed kernel that did not
+        move is not called faster, a real 3% gain stays."""
+        rows = {r["name"]: r for r in kernel_times.kernel_rows(
+            drifting_pairs(6, 20, {"tuned": 1.03, "same_speed": 1.0}, 1.002, 0.0002))}
+        controls = [r for r in rows.values() if r["role"] == "control"]
+        self.assertEqual(len(controls), 20)
+        for r in controls:
+            self.assertFalse(r["speedup"]["resolved"])
+            self.assertTrue(kernel_times.row_verdict(r).startswith("control"))
+        same = rows["same_speed"]["speedup"]
+        lo, hi = same["raw"]["interval"]
+        self.assertGreater(lo, 1.0, "without the controls the drift alone looks like a gain")
+        self.assertFalse(same["resolved"])
+        self.assertLessEqual(same["interval"][0], 1.0)
+        self.assertGreaterEqual(same["interval"][1], 1.0)
+        tuned = rows["tuned"]["speedup"]
+        self.assertTrue(tuned["resolved"])
+        self.assertAlmostEqual(tuned["median"], 1.03, delta=0.001)
+        self.assertEqual(kernel_times.row_verdict(rows["tuned"]), "faster after")
+        summary = kernel_times.controls_summary(list(rows.values()))
+        self.assertEqual(summary["kernels"], 20)
+        self.assertAlmostEqual(summary["median"], 1.002, delta=0.0002)
+
+    def test_unchanged_kernels_never_called_faster(self):
+        """27 unchanged kernels and 3 pairs whose after runs drift faster by different amounts: none is
+        called faster or slower, and 3 pairs (75% coverage) resolve no changed kernel either."""
+        rows = kernel_times.kernel_rows(drifting_pairs(3, 27, {"tuned": 1.06}, lambda i: 1.001 + 0.001 * i,
+                                                       0.0005))
+        verdicts = [kernel_times.row_verdict(r) for r in rows]
+        self.assertEqual(sum(v.startswith("control") for v in verdicts), 27)
+        self.assertFalse(any(v in ("faster after", "slower after") for v in verdicts))
+        tuned = next(r for r in rows if r["name"] == "tuned")
+        self.assertGreater(tuned["speedup"]["interval"][0], 1.0)
+        self.assertFalse(tuned["speedup"]["resolved"])
+        self.assertIn("75.0% coverage, below 95%: 6 pairs or more resolve it", kernel_times.row_verdict(tuned))
+
+    def test_without_controls_the_drift_stays_and_is_named(self):
+        rows = kernel_times.kernel_rows(drifting_pairs(6, 0, {"a": 1.0, "b": 1.05}, 1.0, 0.0001))
+        self.assertIsNone(kernel_times.controls_summary(rows))
+        for r in rows:
+            self.assertFalse(r["speedup"]["drift_removed"])
+            self.assertIn("no control kernel in these runs: drift not removed", kernel_times.row_verdict(r))
+        self.assertIn("controls: none", kernel_times.kernels_report(rows))
+
+    def test_coverage_rule(self):
+        self.assertEqual(stats.pairs_needed(), 6)
+        self.assertTrue(stats.resolved(1.01, 1.02, 0.96875))
+        self.assertFalse(stats.resolved(1.01, 1.02, 0.9375))  # 5 pairs: min..max covers 93.8%
+        self.assertFalse(stats.resolved(0.99, 1.02, 0.99))
 
 
 class Timer(unittest.TestCase):
