@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # sassx set-up and entry point.
-#   ./run.sh          install what is missing, build, then open the explorer on a bundled sample
-#                     (or, without a display, annotate it headlessly and print where the output went)
-#   ./run.sh test     same set-up, then the whole test suite (ctest)
+#   ./run.sh          install what is missing, build the programs and the samples they open, then open
+#                     the explorer on a bundled sample (or, without a display, annotate it headlessly,
+#                     run a short search and print where the output went)
+#   ./run.sh test     same set-up, build everything, then the whole test suite (ctest)
 # Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -77,11 +78,44 @@ check_nvcc() {
     log "warning: nvcc not found: sample cubins cannot be built (install the CUDA toolkit)"
 }
 
-build() {
+# What `./run.sh` needs: the explorer, the CLI, the GPU worker, and the sm_90 samples the explorer,
+# the headless annotate and search, and the user guide's walk open. `./run.sh test` builds everything:
+# the tests, the benchmarks and the samples for every architecture.
+RUN_TARGETS=(sassx sassx-cli sassx-worker)
+RUN_SAMPLES=(sgemm_leakyrelu flash_attn_fwd hgemm_leakyrelu rmsnorm)
+
+configure() {
   if [ ! -f "$BUILD/build.ninja" ]; then
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   fi
-  cmake --build "$BUILD" -j "$(nproc)"
+}
+
+# The run targets this build defines: without nvcc there are no sample cubins, without Qt Widgets no
+# explorer (SASSX_BUILD_GUI=OFF).
+run_targets() {
+  local t name
+  for t in "${RUN_TARGETS[@]}"; do
+    ninja -C "$BUILD" -t query "$t" >/dev/null 2>&1 && echo "$t"
+  done
+  for name in "${RUN_SAMPLES[@]}"; do
+    for t in "samples/$name.sm_90.cubin" "samples/$name.launch.json"; do
+      ninja -C "$BUILD" -t query "$t" >/dev/null 2>&1 && echo "$t"
+    done
+  done
+  return 0
+}
+
+# build [all]: the run targets, or with "all" everything (the tests included).
+build() {
+  configure
+  if [ "${1:-}" = all ]; then
+    cmake --build "$BUILD" -j "$(nproc)"
+    return
+  fi
+  local targets
+  mapfile -t targets < <(run_targets)
+  [ ${#targets[@]} -gt 0 ] || { log "the build in $BUILD defines none of: ${RUN_TARGETS[*]}"; exit 1; }
+  cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}"
 }
 
 setup() {
@@ -89,7 +123,6 @@ setup() {
   install_optional_apt
   install_nvdisasm
   check_nvcc
-  build
 }
 
 SAMPLE="$BUILD/samples/sgemm_leakyrelu.sm_90.cubin"
@@ -99,6 +132,7 @@ case "${1:-run}" in
   test)
     APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}")
     setup
+    build all
     rc=0
     (cd "$BUILD" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" --timeout 1500) || rc=$?
     # Skips counted as skips, with their reasons; a skip ./run.sh should have prevented fails the run.
@@ -107,6 +141,7 @@ case "${1:-run}" in
     ;;
   run)
     setup
+    build
     if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$BUILD/app/gui/sassx" ]; then
       exec "$BUILD/app/gui/sassx" "$SAMPLE"
     fi
