@@ -7,7 +7,8 @@ USAGE = """python -m sassx_capture [capture] -o DIR [options] -- PROGRAM [ARGS..
        python -m sassx_capture time [--runs N] [--pattern REGEX] [--json] [--baseline FILE] -- PROGRAM [ARGS...]
        python -m sassx_capture time --before CMD --after CMD [--runs N] [--pattern REGEX] [--json]
                                     [--kernel-times | --tune-dir DIR] -- PROGRAM [ARGS...]
-       python -m sassx_capture specs DIR      (rewrite DIR's capture.json and specs from DIR/raw)"""
+       python -m sassx_capture specs DIR      (rewrite DIR's capture.json and specs from DIR/raw)
+       python -m sassx_capture run [--tuned DIR] [--print-env] -- PROGRAM [ARGS...]"""
 
 
 def split_program(argv):
@@ -30,12 +31,53 @@ def capture_main(argv):
     ap.add_argument("--max-snapshot-gib", type=float, default=8.0,
                     help="most argument bytes copied to the host at a kernel's first launch (default 8)")
     ap.add_argument("--no-profiler", action="store_true",
-                    help="no torch.profiler: the total GPU time counts Triton kernels only")
+                    help="no torch.profiler: the total GPU time counts Triton kernels only (without the driver hook)")
+    ap.add_argument("--no-driver", action="store_true",
+                    help="Triton kernels only: no driver hook (libsassx_hook.so), which otherwise lists and "
+                    "captures every kernel the program launches")
     args = ap.parse_args(opts)
     if not program:
         ap.error("no program after --")
     return run_capture(args.out, program, int_inputs=args.int_inputs, max_snapshot_gib=args.max_snapshot_gib,
-                       profiler=not args.no_profiler, max_values_mib=args.max_values_mib)
+                       profiler=not args.no_profiler, max_values_mib=args.max_values_mib,
+                       driver_hook=not args.no_driver)
+
+
+def run_main(argv):
+    """`run --tuned DIR -- PROGRAM`: the program with DIR's tuned kernels in place of its own."""
+    import os
+    import subprocess
+    from . import driver
+    opts, program = split_program(argv)
+    ap = argparse.ArgumentParser(prog="python -m sassx_capture run", usage=USAGE)
+    ap.add_argument("--tuned", metavar="DIR", help="a tuned directory (sassx-cli tune DIR --write-back writes "
+                    "DIR/tuned): its kernels run in place of the program's own; without it the hook passes "
+                    "everything through")
+    ap.add_argument("--print-env", action="store_true",
+                    help="print the environment a job script sets instead (export lines) and run nothing")
+    args = ap.parse_args(opts)
+    if not program and not args.print_env:
+        ap.error("no program after --")
+    hook, why = driver.find_hook()
+    if not hook:
+        print(f"sassx_capture: {why}", file=sys.stderr)
+        return 1
+    if args.tuned and not os.path.isfile(os.path.join(args.tuned, "manifest.json")):
+        print(f"sassx_capture: --tuned {args.tuned}: no manifest.json (sassx-cli tune DIR --write-back writes "
+              "DIR/tuned)", file=sys.stderr)
+        return 1
+    env = driver.hook_environment(os.environ, hook, tuned=args.tuned)
+    if args.print_env:
+        import shlex
+        for k in (driver.ENV_INJECTION, "SASSX_CUPTI", driver.ENV_TUNED):
+            if k in env:
+                print(f"export {k}={shlex.quote(env[k])}")
+        return 0
+    try:
+        return subprocess.call(program, env=env)
+    except OSError as e:
+        print(f"sassx_capture: cannot run {program[0]}: {e}", file=sys.stderr)
+        return 1
 
 
 def specs_main(argv):
@@ -46,10 +88,12 @@ def specs_main(argv):
     ap.add_argument("--int-inputs", choices=("recorded", "range", "skip"), default="recorded")
     ap.add_argument("--max-values-mib", type=float, default=64.0)
     args = ap.parse_args(argv)
+    from . import driver
     processes, cubins, problems = read_records(os.path.join(args.dir, "raw"))
-    for p in problems:
+    driver_processes, driver_problems = driver.read_driver_records(os.path.join(args.dir, "raw", driver.DRIVER_DIR))
+    for p in problems + driver_problems:
         print(f"sassx_capture: {p}", file=sys.stderr)
-    if not any(p.get("kernels") for p in processes):
+    if not any(p.get("kernels") for p in processes + driver_processes):
         from .runner import explain_empty
         print(f"sassx_capture: {args.dir}/raw holds no kernel: {explain_empty(processes, 0)}", file=sys.stderr)
         return 1
@@ -61,8 +105,9 @@ def specs_main(argv):
         pass
     raw = os.path.join(args.dir, "raw")
     capture, specs, cubin_files, values = build_capture(
-        processes, old.get("program") or processes[0].get("argv", []), cubins, int_inputs=args.int_inputs,
-        date=old.get("date"), raw_dir=raw, max_values_bytes=int(args.max_values_mib * 2**20))
+        processes, old.get("program") or (processes[0].get("argv", []) if processes else []), cubins, int_inputs=args.int_inputs,
+        date=old.get("date"), raw_dir=raw, max_values_bytes=int(args.max_values_mib * 2**20),
+        driver_processes=driver_processes)
     write_capture(args.dir, capture, specs, cubin_files, values)
     from .runner import summary
     print(summary(capture, args.dir))
@@ -156,7 +201,7 @@ def interleaved_main(program, args):
         if problem:
             print(f"sassx_capture: {problem}", file=sys.stderr)
             return 1
-        timing = KernelTiming({k["symbol"] for k in kernels}, kernels)
+        timing = KernelTiming({k["symbol"] for k in kernels}, kernels, tune_dir=args.tune_dir)
     elif args.kernel_times:
         timing = KernelTiming()
     if args.runs is None:
@@ -201,6 +246,8 @@ def main(argv=None):
         return time_main(argv[1:])
     if argv[0] == "specs":
         return specs_main(argv[1:])
+    if argv[0] == "run":
+        return run_main(argv[1:])
     if argv[0] == "capture":
         argv = argv[1:]
     return capture_main(argv)

@@ -9,7 +9,7 @@ import math
 import os
 import shutil
 
-from . import spec_json
+from . import driver, spec_json
 from .specs import MAX_VALUES_BYTES, recorded_params, spec_from_record
 
 FORMAT = "sassx-capture"
@@ -99,14 +99,28 @@ def values_sources(rec, spec, raw_dir):
 
 
 def build_capture(processes, program, cubins, int_inputs="recorded", device=None, date=None, raw_dir=None,
-                  max_values_bytes=MAX_VALUES_BYTES):
+                  max_values_bytes=MAX_VALUES_BYTES, driver_processes=None):
     """-> (capture dict, {spec file: spec}, {cubin file: bytes}, {values file: raw/ source}).  `cubins` maps
-    kernel hash -> cubin bytes; `raw_dir` holds the recorded values (None: not checked, for tests)."""
+    kernel hash -> cubin bytes; `raw_dir` holds the recorded values (None: not checked, for tests).
+    `driver_processes`: what the driver hook wrote (driver.read_driver_records), whose files are in
+    raw/driver/: every kernel of the program then gets its GPU time from the hook, and the kernels that are
+    not Triton's are listed, and captured where the hook recorded them."""
     records = merge_kernels(processes)
     names = unique_names(records)
     # processes that launched no recorded kernel (compile workers, say) hold no times
     active = [p for p in processes if p.get("kernels")]
     times, total, source = kernel_times(records, active)
+    hook = None
+    if driver_processes:
+        hook_kernels, images = driver.merge_driver(driver_processes)
+        triton_sha = {h: driver.sha256_hex(b) for h, b in cubins.items() if b}
+        by_image = {}
+        for k in hook_kernels:
+            by_image[k["image_sha256"]] = by_image.get(k["image_sha256"], 0.0) + k["gpu_time_us"]
+        times = [by_image.get(triton_sha.get(r.get("hash")), t) for r, t in zip(records, times)]
+        total = max(sum(k["gpu_time_us"] for k in hook_kernels), sum(times))
+        source = driver.HOOK_TIME_SOURCE
+        hook = (hook_kernels, images, set(triton_sha.values()))
     kernels, skipped, spec_files, cubin_files, values_files = [], [], {}, {}, {}
     for rec, name, t in zip(records, names, times):
         cubin = cubins.get(rec.get("hash"))
@@ -137,16 +151,44 @@ def build_capture(processes, program, cubins, int_inputs="recorded", device=None
         if aliases:
             entry["aliases"] = aliases
         kernels.append(entry)
+    for k in kernels:
+        k["origin"] = "triton"
+    if hook:
+        hook_kernels, images, triton_shas = hook
+        driver_dir = os.path.join(raw_dir or "", driver.DRIVER_DIR)
+        taken = set(names)
+        entries, skips, files = driver.driver_entries(hook_kernels, images, driver_dir, taken, triton_shas,
+                                                      lambda us: share(us, total))
+        kernels += entries
+        skipped += skips
+        for name, (kind, what) in files.items():
+            if kind == "spec":
+                spec_files[name] = what
+            elif name.endswith(".cubin"):
+                with open(what, "rb") as f:
+                    cubin_files[name] = f.read()
+            else:
+                values_files[name] = what
     kernels.sort(key=lambda k: -k["gpu_time_us"])
     devices = sorted({p.get("device") for p in active if p.get("device")})
     capture = {"format": FORMAT, "version": VERSION, "program": list(program),
                "device": device or (devices[0] if devices else None), "date": date,
                "total_gpu_time_us": round(total, 3), "time_source": source,
                "kernels": kernels, "skipped": skipped}
+    if hook:
+        capture["reach"] = reach(kernels, skipped)
     warnings = [w for p in processes for w in p.get("warnings", [])]
     if warnings:
         capture["warnings"] = warnings
     return capture, spec_files, cubin_files, values_files
+
+
+def reach(kernels, skipped):
+    """The shares of the program's GPU time sassx can tune (captured), may not open (NVIDIA's closed-source
+    libraries) and could not capture for another reason."""
+    closed = sum(s["time_share"] for s in skipped if "closed-source" in (s.get("reason") or ""))
+    return {"captured": round(sum(k["time_share"] for k in kernels), 6), "closed_source": round(closed, 6),
+            "other_skipped": round(sum(s["time_share"] for s in skipped) - closed, 6)}
 
 
 def read_records(raw_dir):

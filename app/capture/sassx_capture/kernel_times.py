@@ -316,12 +316,24 @@ def program_time_document(result, date=None):
 class KernelTiming:
     """The runs' side of kernel timing: a fresh directory and environment per run, its summary after."""
 
-    def __init__(self, names=None, capture_kernels=None):
+    def __init__(self, names=None, capture_kernels=None, tune_dir=None):
         self.names = sorted(names) if names else None
         self.capture_kernels = capture_kernels
         self.root = tempfile.mkdtemp(prefix="sassx-kernel-times-")
         self.count = 0
         self.problems = []
+        # Kernels captured at the driver are timed by the driver hook, which also runs the tuned ones in
+        # place of the originals (DIR/tuned, as the before/after commands leave it).
+        self.driver_keys = sorted(k["hash"] for k in capture_kernels or []
+                                  if k.get("origin") not in (None, "triton") and k.get("hash"))
+        self.tuned_dir = os.path.join(tune_dir, "tuned") if tune_dir else None
+        self.hook = None
+        if self.driver_keys:
+            from . import driver
+            self.hook, why = driver.find_hook()
+            if not self.hook:
+                self.problems.append(f"{why}: the {len(self.driver_keys)} kernels captured at the driver are "
+                                     "not timed")
 
     def environment(self, base=None):
         """(environment, directory) for one run."""
@@ -339,6 +351,11 @@ class KernelTiming:
         env.pop(bootstrap.ENV_RAW_DIR, None)
         # Inductor's static launcher calls the driver directly and never Triton's hooks.
         env["TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER"] = "0"
+        if self.hook:
+            from . import driver
+            tuned = self.tuned_dir if self.tuned_dir and os.path.isfile(
+                os.path.join(self.tuned_dir, "manifest.json")) else None
+            env = driver.hook_environment(env, self.hook, time_keys=self.driver_keys, tuned=tuned)
         return env, d
 
     def collect(self, d):

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from . import bootstrap
+from . import bootstrap, driver
 from .capture_json import build_capture, read_records, write_capture
 
 BOOT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot")
@@ -24,7 +24,8 @@ def child_environment(raw_dir, options, base=None):
     return env
 
 
-def run_capture(out_dir, program, int_inputs="recorded", max_snapshot_gib=8.0, profiler=True, max_values_mib=64.0):
+def run_capture(out_dir, program, int_inputs="recorded", max_snapshot_gib=8.0, profiler=True, max_values_mib=64.0,
+                driver_hook=True):
     """Returns the process exit status (the program's when it failed)."""
     out_dir = os.path.abspath(out_dir)
     raw_dir = os.path.join(out_dir, "raw")
@@ -36,24 +37,40 @@ def run_capture(out_dir, program, int_inputs="recorded", max_snapshot_gib=8.0, p
         print(f"sassx_capture: cannot write {out_dir}: {e}", file=sys.stderr)
         return 1
     max_values_bytes = int(max_values_mib * 2**20)
+    env_hook = None
+    if driver_hook:
+        hook, why = driver.find_hook()
+        if hook:
+            driver_dir = os.path.join(raw_dir, driver.DRIVER_DIR)
+            os.makedirs(driver_dir)
+            env_hook = dict(capture_dir=driver_dir, max_snapshot_bytes=int(max_snapshot_gib * 2**30))
+            # One CUPTI subscriber per process: the hook times every kernel, so no profiler runs beside it.
+            profiler = False
+        else:
+            print(f"sassx_capture: {why}", file=sys.stderr)
     options = {"max_snapshot_bytes": int(max_snapshot_gib * 2**30), "profiler": profiler,
                "max_values_bytes": max_values_bytes}
+    env = child_environment(raw_dir, options)
+    if env_hook:
+        env = driver.hook_environment(env, hook, **env_hook)
     try:
-        rc = subprocess.call(program, env=child_environment(raw_dir, options))
+        rc = subprocess.call(program, env=env)
     except OSError as e:
         print(f"sassx_capture: cannot run {program[0]}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         rc = 130
     processes, cubins, problems = read_records(raw_dir)
-    for p in problems:
+    driver_processes, driver_problems = driver.read_driver_records(os.path.join(raw_dir, driver.DRIVER_DIR))
+    for p in problems + driver_problems:
         print(f"sassx_capture: {p}", file=sys.stderr)
-    if not any(p.get("kernels") for p in processes):
+    if not any(p.get("kernels") for p in processes + driver_processes):
         print(f"sassx_capture: nothing captured: {explain_empty(processes, rc)}", file=sys.stderr)
         return rc or 1
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     capture, specs, cubin_files, values = build_capture(processes, program, cubins, int_inputs=int_inputs, date=date,
-                                                        raw_dir=raw_dir, max_values_bytes=max_values_bytes)
+                                                        raw_dir=raw_dir, max_values_bytes=max_values_bytes,
+                                                        driver_processes=driver_processes)
     write_capture(out_dir, capture, specs, cubin_files, values)
     print(summary(capture, out_dir))
     if rc:
@@ -126,5 +143,12 @@ def summary(capture, out_dir):
         lines.append(f"  {k['time_share'] * 100:6.2f}%  {k['gpu_time_us']:12.1f} us  {k['launches']:6d} launches  "
                      f"{k['name']}" + (f"  ({'; '.join(notes)})" if notes else ""))
     for s in capture["skipped"]:
-        lines.append(f"  skipped {s['name']}: {s['reason']}")
+        share = f"{s['time_share'] * 100:.2f}% " if s.get("time_share") else ""
+        where = f" ({s['origin']}: {s['library']})" if s.get("library") else ""
+        lines.append(f"  skipped {share}{s['name']}{where}: {s['reason']}")
+    r = capture.get("reach")
+    if r:
+        lines.append(f"sassx can tune {r['captured'] * 100:.1f}% of the GPU time; NVIDIA's closed-source libraries "
+                     f"hold {r['closed_source'] * 100:.1f}%; {r['other_skipped'] * 100:.1f}% was not captured "
+                     "for the reasons above")
     return "\n".join(lines)

@@ -352,7 +352,8 @@ class CaptureDirectory(unittest.TestCase):
             self.assertEqual(back["device"], "NVIDIA H200")
             k = back["kernels"][0]
             self.assertEqual(set(k), {"name", "hash", "spec", "cubin", "launches", "gpu_time_us", "time_share",
-                                      "triton_cache_dir"})
+                                      "triton_cache_dir", "origin"})
+            self.assertEqual(k["origin"], "triton")
             self.assertEqual(k["hash"], gemm["hash"])  # Triton's kernel hash: what `time --tune-dir` matches
             self.assertEqual(k["time_share"], 0.75)
             self.assertTrue(os.path.isfile(os.path.join(d, k["spec"])))
