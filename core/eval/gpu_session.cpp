@@ -3,11 +3,11 @@
 #include "core/eval/compare.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/input_gen.h"
+#include "core/eval/kernel_args.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 
 namespace sassx::eval {
 
@@ -40,8 +40,8 @@ void GpuSession::tearDown()
     m_incumbent = {};
     m_incumbentCubin.clear();
     // Aliases point into their root's allocation: only owners are released.
-    for (size_t i = 0; i < m_work.size() && i < m_spec.params.size(); ++i)
-        if (m_work[i] && m_spec.params[i].ownsAllocation()) m_ctx->release(m_work[i]);
+    for (size_t i = 0; i < m_work.size() && i < m_spec.slotCount(); ++i)
+        if (m_work[i] && m_spec.slot(i).ownsAllocation()) m_ctx->release(m_work[i]);
     for (auto& set : m_pristine)
         for (cu::DevicePtr p : set)
             if (p) m_ctx->release(p);
@@ -61,14 +61,13 @@ std::optional<Failure> GpuSession::setUp(const LaunchSpec& spec, const protocol:
     tearDown();
     m_spec = spec;
     m_options = options;
-    const size_t n = spec.params.size();
+    // One allocation per owning slot (buffer parameters and memory entries), then the parameters.
+    const size_t n = spec.slotCount();
     m_work.assign(n, 0);
     m_pristine.assign(size_t(options.inputSets), std::vector<cu::DevicePtr>(n, 0));
-    std::vector<std::vector<uint8_t>> args(n);
     m_compared = comparedParams(spec);
-    // Owners first, so that every alias finds its root's allocation.
     for (int i : allocatedParams(spec)) {
-        const ParamSpec& p = spec.params[size_t(i)];
+        const ParamSpec& p = spec.slot(size_t(i));
         cu::DevicePtr ptr = 0;
         if (auto f = m_ctx->alloc(p.bufferBytes(), ptr)) return f;
         m_work[size_t(i)] = ptr;
@@ -93,25 +92,18 @@ std::optional<Failure> GpuSession::setUp(const LaunchSpec& spec, const protocol:
             m_pristine[size_t(k)][size_t(i)] = copy;
         }
     }
-    for (size_t i = 0; i < n; ++i) {
-        const ParamSpec& p = spec.params[i];
-        if (p.kind == ParamKind::Scalar) {
-            args[i] = scalarBytes(p);
-            continue;
-        }
-        if (p.isAlias()) m_work[i] = m_work[size_t(p.aliasRoot)] + p.rootOffset;
-        const cu::DevicePtr ptr = p.kind == ParamKind::Buffer ? m_work[i] : 0;
-        args[i].resize(sizeof(cu::DevicePtr));
-        std::memcpy(args[i].data(), &ptr, sizeof ptr);
-    }
+    const std::vector<uint64_t> addresses(m_work.begin(), m_work.end());
+    std::vector<std::vector<uint8_t>> args(spec.params.size());
+    for (size_t i = 0; i < args.size(); ++i)
+        args[i] = kernelArgBytes(spec, i, addresses);
     m_ctx->setLaunch(spec, std::move(args));
     return std::nullopt;
 }
 
 std::optional<Failure> GpuSession::prepareSet(int k)
 {
-    for (size_t i = 0; i < m_spec.params.size(); ++i) {
-        const ParamSpec& p = m_spec.params[i];
+    for (size_t i = 0; i < m_spec.slotCount(); ++i) {
+        const ParamSpec& p = m_spec.slot(i);
         if (!p.ownsAllocation()) continue; // an alias's memory is its root's, restored through it
         // Inputs are restored every time too: a broken candidate may have scribbled over them.
         if (p.initialised()) {
@@ -131,7 +123,7 @@ std::optional<Failure> GpuSession::runSet(const KernelHandle& kernel, int set,
     if (auto f = m_ctx->synchronize("kernel execution")) return f;
     outputs.resize(m_compared.size());
     for (size_t c = 0; c < m_compared.size(); ++c) {
-        const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+        const ParamSpec& p = m_spec.slot(size_t(m_compared[c]));
         outputs[c].resize(p.bufferBytes());
         if (auto f = m_ctx->check(m_ctx->driver().memcpyDtoH(outputs[c].data(), m_work[size_t(m_compared[c])],
                                                              outputs[c].size()),
@@ -156,14 +148,14 @@ std::optional<Failure> GpuSession::checkCorrect(const KernelHandle& kernel, std:
             std::vector<GpuContext::DevicePair> pairs;
             for (size_t c = 0; c < m_compared.size(); ++c)
                 pairs.push_back({m_referenceOnDevice[size_t(k)][c], m_work[size_t(m_compared[c])],
-                                 m_spec.params[size_t(m_compared[c])].bufferBytes()});
+                                 m_spec.slot(size_t(m_compared[c])).bufferBytes()});
             bool compared = false, same = false;
             if (auto f = m_ctx->sameBytes(pairs, compared, same)) return f;
             if (compared && same) continue;
         }
         if (auto f = runSet(kernel, k, got)) return f;
         for (size_t c = 0; c < m_compared.size(); ++c) {
-            const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+            const ParamSpec& p = m_spec.slot(size_t(m_compared[c]));
             // References were checked NaN-free at load_baseline.
             const CompareResult r =
                 compareBuffers(p.dtype, m_reference[size_t(k)][c], got[c], m_spec.tolerance, true);

@@ -62,6 +62,11 @@ private:
     std::optional<Failure> recordReferences(int inputSets);
     // Input set 0 again must give the same outputs (within the spec's tolerance).
     std::optional<Failure> checkReproducible();
+    // For every root whose spec carries the program's own output digest: whether the original, run on
+    // input set 0, leaves the same bytes. `out` becomes {"matched": [names], "differs": [names]}, or
+    // stays null when no root has a digest. A difference is reported, never a failure: the capture may
+    // have missed memory the kernel reads.
+    std::optional<Failure> compareProgramReference(nlohmann::json& out);
     // Events or graph, and launches per sample, from one timed launch; `singleUs` is that launch.
     std::optional<Failure> chooseLaunchMode(const protocol::BaselineOptions& options, double& singleUs);
     std::optional<Failure> measureNoise(const protocol::BaselineOptions& options, NoiseFigures& noise);
@@ -106,11 +111,11 @@ private:
     protocol::BaselineOptions m_options;
     std::vector<uint8_t> m_baselineCubin;
     KernelHandle m_baseline;
-    std::vector<cu::DevicePtr> m_work;                  // per param: what the kernel receives (0 if none)
-    std::vector<std::vector<cu::DevicePtr>> m_pristine; // [set][param]: input copies, never launched on
+    std::vector<cu::DevicePtr> m_work; // per slot (LaunchSpec::slot): its allocation, 0 if none
+    std::vector<std::vector<cu::DevicePtr>> m_pristine; // [set][slot]: input copies, never launched on
     std::vector<std::vector<std::vector<uint8_t>>> m_reference;  // [set][compared buffer]
     std::vector<std::vector<cu::DevicePtr>> m_referenceOnDevice; // [set][compared buffer]
-    std::vector<int> m_compared;                                 // param indices of compared buffers
+    std::vector<int> m_compared;                                 // slots of compared buffers
     std::vector<std::vector<uint8_t>> m_got; // candidate outputs, reused: no 16 MB reallocation per run
     bool m_useGraph = false;
     int m_launchesPerSample = 1;

@@ -3,6 +3,7 @@
 // mode, the noise floor), each policy step a function that returns data or a Failure.
 #include "core/eval/compare.h"
 #include "core/eval/gpu_session.h"
+#include "core/eval/sha256.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,6 +71,8 @@ json GpuSession::loadBaseline(const json& request)
     if (auto f = setUpBaseline(r.spec, std::move(r.cubin), r.options)) return failureResponse(request, *f);
     if (auto f = recordReferences(r.options.inputSets)) return failureResponse(request, *f);
     if (auto f = checkReproducible()) return failureResponse(request, *f);
+    json programReference;
+    if (auto f = compareProgramReference(programReference)) return failureResponse(request, *f);
     double single = 0.0;
     if (auto f = chooseLaunchMode(r.options, single)) return failureResponse(request, *f);
     m_hasBaseline = true;
@@ -83,6 +86,7 @@ json GpuSession::loadBaseline(const json& request)
     resp["launch_mode"] = launchModeName(m_useGraph ? LaunchMode::Graph : LaunchMode::Events);
     resp["launches_per_sample"] = m_launchesPerSample;
     resp["single_launch_us"] = single;
+    if (!programReference.is_null()) resp["reference"] = std::move(programReference);
     if (r.options.noiseRounds > 0) {
         NoiseFigures noise;
         if (auto f = measureNoise(r.options, noise)) return failureResponse(request, *f);
@@ -125,7 +129,7 @@ std::optional<Failure> GpuSession::recordReferences(int inputSets)
         // A device copy of the reference for the on-device comparison of candidates.
         std::vector<cu::DevicePtr> onDevice;
         for (size_t c = 0; c < m_compared.size(); ++c) {
-            const size_t bytes = m_spec.params[size_t(m_compared[c])].bufferBytes();
+            const size_t bytes = m_spec.slot(size_t(m_compared[c])).bufferBytes();
             cu::DevicePtr copy = 0;
             if (auto f = m_ctx->alloc(bytes, copy)) return f;
             onDevice.push_back(copy);
@@ -134,7 +138,7 @@ std::optional<Failure> GpuSession::recordReferences(int inputSets)
         m_referenceOnDevice.push_back(std::move(onDevice));
         // A reference with NaNs would accept any candidate there: the spec is unsound, not the kernel.
         for (size_t c = 0; c < m_compared.size(); ++c) {
-            const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+            const ParamSpec& p = m_spec.slot(size_t(m_compared[c]));
             if (uint64_t nans = countNaN(p.dtype, m_reference[size_t(k)][c]))
                 return refusal("baseline output " + p.name + " has " + std::to_string(nans) +
                                " NaN element(s) on input set " + std::to_string(k) +
@@ -150,12 +154,36 @@ std::optional<Failure> GpuSession::checkReproducible()
     std::vector<std::vector<uint8_t>> again;
     if (auto f = runSet(m_baseline, 0, again)) return f;
     for (size_t c = 0; c < m_compared.size(); ++c) {
-        const ParamSpec& p = m_spec.params[size_t(m_compared[c])];
+        const ParamSpec& p = m_spec.slot(size_t(m_compared[c]));
         const CompareResult r = compareBuffers(p.dtype, m_reference[0][c], again[c], m_spec.tolerance);
         if (!r.pass)
             return refusal("the baseline is not reproducible on identical inputs (" + r.describe(p.name) +
                            "); an order-dependent kernel needs a \"tolerance\" in its spec");
     }
+    return std::nullopt;
+}
+
+std::optional<Failure> GpuSession::compareProgramReference(json& out)
+{
+    out = nullptr;
+    std::vector<int> roots;
+    for (int i : allocatedParams(m_spec))
+        if (!m_spec.slot(size_t(i)).referenceSha256.empty()) roots.push_back(i);
+    if (roots.empty()) return std::nullopt;
+    if (auto f = prepareSet(0)) return f;
+    if (auto f = m_ctx->launch(m_baseline)) return f;
+    if (auto f = m_ctx->synchronize("kernel execution")) return f;
+    json matched = json::array(), differs = json::array();
+    std::vector<uint8_t> bytes;
+    for (int i : roots) {
+        const ParamSpec& p = m_spec.slot(size_t(i));
+        bytes.resize(p.bufferBytes());
+        if (auto f = m_ctx->check(m_ctx->driver().memcpyDtoH(bytes.data(), m_work[size_t(i)], bytes.size()),
+                                  "cuMemcpyDtoH (program reference)"))
+            return f;
+        (sha256Hex(bytes.data(), bytes.size()) == p.referenceSha256 ? matched : differs).push_back(p.name);
+    }
+    out = {{"matched", std::move(matched)}, {"differs", std::move(differs)}};
     return std::nullopt;
 }
 

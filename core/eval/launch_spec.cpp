@@ -1,22 +1,31 @@
 #include "core/eval/launch_spec.h"
 
-#include "core/eval/sha256.h"
-
-#include <zlib.h>
+#include "core/eval/launch_spec_parse.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <map>
 
 namespace sassx::eval {
 
 using nlohmann::json;
+using spec_parse::EntryAt;
+using spec_parse::entryError;
 
 uint32_t ParamSpec::bankSize() const
 {
-    return kind == ParamKind::Scalar ? uint32_t(dtypeSize(dtype)) : 8u;
+    switch (kind) {
+    case ParamKind::Scalar:
+        return uint32_t(dtypeSize(dtype));
+    case ParamKind::Bytes:
+        return uint32_t(raw.size());
+    case ParamKind::Buffer:
+    case ParamKind::Null:
+        break;
+    }
+    return 8u;
 }
 
 std::string LaunchSpec::cubinPath() const
@@ -27,13 +36,21 @@ std::string LaunchSpec::cubinPath() const
     return p.lexically_normal().string();
 }
 
-namespace {
-
-Error paramError(size_t index, const std::string& name, const std::string& what)
+Error spec_parse::entryError(EntryAt at, const std::string& name, const std::string& what)
 {
-    return makeError("launch spec: params[" + std::to_string(index) + "] (" +
+    return makeError("launch spec: " + std::string(at.list) + "[" + std::to_string(at.index) + "] (" +
                      (name.empty() ? "unnamed" : name) + "): " + what);
 }
+
+bool spec_parse::isSha256Hex(const std::string& s)
+{
+    if (s.size() != 64) return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+namespace {
 
 Result<std::array<uint32_t, 3>> parseDims(const json& j, const char* field)
 {
@@ -56,19 +73,11 @@ Result<std::array<uint32_t, 3>> parseDims(const json& j, const char* field)
     return dims;
 }
 
-bool isSha256Hex(const std::string& s)
-{
-    if (s.size() != 64) return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    return true;
-}
-
-Result<InitSpec> parseInit(const json& j, size_t index, const std::string& name, const std::string& specDir)
+Result<InitSpec> parseInit(const json& j, EntryAt index, const std::string& name, const std::string& specDir)
 {
     InitSpec init;
     if (!j.is_object() || !j.contains("kind") || !j.at("kind").is_string())
-        return paramError(index, name, "\"init\" must be an object with a \"kind\"");
+        return entryError(index, name, "\"init\" must be an object with a \"kind\"");
     const std::string kind = j.at("kind").get<std::string>();
     auto num = [&](const char* key, double& out) -> bool {
         if (!j.contains(key) || !j.at(key).is_number()) return false;
@@ -80,29 +89,29 @@ Result<InitSpec> parseInit(const json& j, size_t index, const std::string& name,
     } else if (kind == "constant") {
         init.kind = InitKind::Constant;
         if (!num("value", init.value))
-            return paramError(index, name, "init constant needs a numeric \"value\"");
+            return entryError(index, name, "init constant needs a numeric \"value\"");
     } else if (kind == "uniform") {
         init.kind = InitKind::Uniform;
         if (!num("low", init.low) || !num("high", init.high))
-            return paramError(index, name, "init uniform needs numeric \"low\" and \"high\"");
-        if (!(init.low <= init.high)) return paramError(index, name, "init uniform needs low <= high");
+            return entryError(index, name, "init uniform needs numeric \"low\" and \"high\"");
+        if (!(init.low <= init.high)) return entryError(index, name, "init uniform needs low <= high");
     } else if (kind == "normal") {
         init.kind = InitKind::Normal;
         if (!num("mean", init.mean) || !num("std", init.std))
-            return paramError(index, name, "init normal needs numeric \"mean\" and \"std\"");
-        if (!(init.std >= 0)) return paramError(index, name, "init normal needs std >= 0");
+            return entryError(index, name, "init normal needs numeric \"mean\" and \"std\"");
+        if (!(init.std >= 0)) return entryError(index, name, "init normal needs std >= 0");
     } else if (kind == "randint") {
         init.kind = InitKind::RandInt;
         if (!num("low", init.low) || !num("high", init.high))
-            return paramError(index, name, "init randint needs numeric \"low\" and \"high\"");
+            return entryError(index, name, "init randint needs numeric \"low\" and \"high\"");
         if (!(init.low < init.high))
-            return paramError(index, name, "init randint needs low < high (high is excluded)");
+            return entryError(index, name, "init randint needs low < high (high is excluded)");
     } else if (kind == "iota") {
         init.kind = InitKind::Iota;
     } else if (kind == "recorded") {
         init.kind = InitKind::Recorded;
         if (!j.contains("file") || !j.at("file").is_string() || j.at("file").get<std::string>().empty())
-            return paramError(index, name, "init recorded needs a \"file\" (relative to the spec)");
+            return entryError(index, name, "init recorded needs a \"file\" (relative to the spec)");
         std::filesystem::path file(j.at("file").get<std::string>());
         if (file.is_relative() && !specDir.empty()) file = std::filesystem::path(specDir) / file;
         init.file = file.lexically_normal().string();
@@ -114,76 +123,25 @@ Result<InitSpec> parseInit(const json& j, size_t index, const std::string& name,
         else if (encoding == "raw")
             init.encoding = ValuesEncoding::Raw;
         else
-            return paramError(index, name, "unknown recorded encoding \"" + encoding + "\" (zlib, raw)");
+            return entryError(index, name, "unknown recorded encoding \"" + encoding + "\" (zlib, raw)");
         if (!j.contains("bytes") || !j.at("bytes").is_number_integer() || j.at("bytes").get<int64_t>() < 1)
-            return paramError(index, name, "init recorded needs a positive integer \"bytes\"");
+            return entryError(index, name, "init recorded needs a positive integer \"bytes\"");
         init.bytes = j.at("bytes").get<uint64_t>();
         if (!j.contains("sha256") || !j.at("sha256").is_string() ||
-            !isSha256Hex(j.at("sha256").get<std::string>()))
-            return paramError(index, name, "init recorded needs \"sha256\": 64 lower-case hex digits");
+            !spec_parse::isSha256Hex(j.at("sha256").get<std::string>()))
+            return entryError(index, name, "init recorded needs \"sha256\": 64 lower-case hex digits");
         init.sha256 = j.at("sha256").get<std::string>();
     } else {
-        return paramError(index, name,
+        return entryError(index, name,
                           "unknown init kind \"" + kind +
                               "\" (zeros, constant, uniform, normal, randint, iota, recorded)");
     }
     return init;
 }
 
-Result<ParamSpec> parseParam(const json& j, size_t index, const std::string& specDir)
+// The fields every buffer root has, parameter or memory entry: role, init and the program's reference.
+Status parseRootFields(const json& j, EntryAt at, ParamSpec& p, const std::string& specDir)
 {
-    ParamSpec p;
-    if (!j.is_object()) return paramError(index, "", "must be an object");
-    if (j.contains("name") && j.at("name").is_string()) p.name = j.at("name").get<std::string>();
-    if (!j.contains("kind") || !j.at("kind").is_string())
-        return paramError(index, p.name, "missing \"kind\" (buffer, scalar, null)");
-    const std::string kind = j.at("kind").get<std::string>();
-    if (kind == "null") {
-        p.kind = ParamKind::Null;
-        return p;
-    }
-    if (kind != "buffer" && kind != "scalar")
-        return paramError(index, p.name, "unknown kind \"" + kind + "\" (buffer, scalar, null)");
-    p.kind = kind == "buffer" ? ParamKind::Buffer : ParamKind::Scalar;
-    if (!j.contains("dtype") || !j.at("dtype").is_string())
-        return paramError(index, p.name, "missing \"dtype\"");
-    auto dt = parseDType(j.at("dtype").get<std::string>());
-    if (!dt)
-        return paramError(index, p.name,
-                          "unknown dtype \"" + j.at("dtype").get<std::string>() +
-                              "\" (f16 bf16 f32 f64 i8 u8 i16 u16 i32 u32 i64 u64)");
-    p.dtype = *dt;
-    if (p.kind == ParamKind::Scalar) {
-        if (!j.contains("value") || !j.at("value").is_number())
-            return paramError(index, p.name, "scalar needs a numeric \"value\"");
-        p.value = j.at("value").get<double>();
-        return p;
-    }
-    if (!j.contains("count") || !j.at("count").is_number_integer() || j.at("count").get<int64_t>() < 1)
-        return paramError(index, p.name, "buffer needs a positive integer \"count\"");
-    p.count = j.at("count").get<uint64_t>();
-    if (p.count > (uint64_t(1) << 36))
-        return paramError(index, p.name, "buffer \"count\" is implausibly large");
-    if (j.contains("alias")) {
-        const json& a = j.at("alias");
-        if (!a.is_object() || !a.contains("of") || !a.at("of").is_string() ||
-            a.at("of").get<std::string>().empty())
-            return paramError(index, p.name, "\"alias\" must be an object {\"of\": NAME, \"offset\": BYTES}");
-        p.aliasOf = a.at("of").get<std::string>();
-        if (a.contains("offset")) {
-            if (!a.at("offset").is_number_integer() || a.at("offset").get<int64_t>() < 0)
-                return paramError(index, p.name, "alias \"offset\" must be a non-negative integer (bytes)");
-            p.aliasOffset = a.at("offset").get<uint64_t>();
-        }
-        // The root's role and init describe the shared memory: an alias saying otherwise is ambiguous.
-        if (j.contains("init") || j.contains("role"))
-            return paramError(index, p.name,
-                              "an alias of " + p.aliasOf +
-                                  " takes its contents and role from it; drop its "
-                                  "\"init\" and \"role\"");
-        p.aliasRoot = int(index); // resolved once every parameter is known
-        return p;
-    }
     const std::string role = j.value("role", std::string("input"));
     if (role == "input")
         p.role = ParamRole::Input;
@@ -192,19 +150,143 @@ Result<ParamSpec> parseParam(const json& j, size_t index, const std::string& spe
     else if (role == "inout")
         p.role = ParamRole::InOut;
     else
-        return paramError(index, p.name, "unknown role \"" + role + "\" (input, output, inout)");
+        return entryError(at, p.name, "unknown role \"" + role + "\" (input, output, inout)");
     if (j.contains("init")) {
-        auto init = parseInit(j.at("init"), index, p.name, specDir);
+        auto init = parseInit(j.at("init"), at, p.name, specDir);
         if (!init) return init.error();
         p.init = init.value();
         if (p.init.kind == InitKind::Recorded && p.init.bytes != p.bufferBytes())
-            return paramError(index, p.name,
+            return entryError(at, p.name,
                               "recorded values hold " + std::to_string(p.init.bytes) + " bytes, the buffer " +
                                   std::to_string(p.bufferBytes()));
     } else if (p.role != ParamRole::Output) {
-        return paramError(index, p.name, "an input/inout buffer needs an \"init\"");
+        return entryError(at, p.name, "an input/inout buffer needs an \"init\"");
     }
+    if (j.contains("reference")) {
+        const json& r = j.at("reference");
+        if (!r.is_object() || !r.contains("sha256") || !r.at("sha256").is_string() ||
+            !spec_parse::isSha256Hex(r.at("sha256").get<std::string>()))
+            return entryError(at, p.name, "\"reference\" must be {\"sha256\": 64 lower-case hex digits}");
+        p.referenceSha256 = r.at("sha256").get<std::string>();
+    }
+    return Ok{};
+}
+
+// dtype and count, then an alias (parameters only) or the root's fields.
+Status parseBufferFields(const json& j, EntryAt at, ParamSpec& p, const std::string& specDir)
+{
+    if (!j.contains("count") || !j.at("count").is_number_integer() || j.at("count").get<int64_t>() < 1)
+        return entryError(at, p.name, "buffer needs a positive integer \"count\"");
+    p.count = j.at("count").get<uint64_t>();
+    if (p.count > (uint64_t(1) << 36)) return entryError(at, p.name, "buffer \"count\" is implausibly large");
+    if (!j.contains("alias")) return parseRootFields(j, at, p, specDir);
+    if (std::string(at.list) == "memory")
+        return entryError(at, p.name,
+                          "a memory entry owns its allocation: it may be an alias target, not an alias");
+    const json& a = j.at("alias");
+    if (!a.is_object() || !a.contains("of") || !a.at("of").is_string() ||
+        a.at("of").get<std::string>().empty())
+        return entryError(at, p.name, "\"alias\" must be an object {\"of\": NAME, \"offset\": BYTES}");
+    p.aliasOf = a.at("of").get<std::string>();
+    if (a.contains("offset")) {
+        if (!a.at("offset").is_number_integer() || a.at("offset").get<int64_t>() < 0)
+            return entryError(at, p.name, "alias \"offset\" must be a non-negative integer (bytes)");
+        p.aliasOffset = a.at("offset").get<uint64_t>();
+    }
+    // The root's role and init describe the shared memory: an alias saying otherwise is ambiguous.
+    if (j.contains("init") || j.contains("role"))
+        return entryError(at, p.name,
+                          "an alias of " + p.aliasOf +
+                              " takes its contents and role from it; drop its "
+                              "\"init\" and \"role\"");
+    if (j.contains("reference"))
+        return entryError(at, p.name,
+                          "an alias of " + p.aliasOf + " has no \"reference\": its root's covers the memory");
+    p.aliasRoot = int(at.index); // resolved once every parameter is known
+    return Ok{};
+}
+
+Status readDType(const json& j, EntryAt at, ParamSpec& p)
+{
+    if (!j.contains("dtype") || !j.at("dtype").is_string())
+        return entryError(at, p.name, "missing \"dtype\"");
+    auto dt = parseDType(j.at("dtype").get<std::string>());
+    if (!dt)
+        return entryError(at, p.name,
+                          "unknown dtype \"" + j.at("dtype").get<std::string>() +
+                              "\" (f16 bf16 f32 f64 i8 u8 i16 u16 i32 u32 i64 u64)");
+    p.dtype = *dt;
+    return Ok{};
+}
+
+Result<ParamSpec> parseParam(const json& j, size_t index, const std::string& specDir)
+{
+    const EntryAt at{"params", index};
+    ParamSpec p;
+    if (!j.is_object()) return entryError(at, "", "must be an object");
+    if (j.contains("name") && j.at("name").is_string()) p.name = j.at("name").get<std::string>();
+    if (!j.contains("kind") || !j.at("kind").is_string())
+        return entryError(at, p.name, "missing \"kind\" (buffer, scalar, null, bytes)");
+    const std::string kind = j.at("kind").get<std::string>();
+    if (kind == "null") {
+        p.kind = ParamKind::Null;
+        return p;
+    }
+    if (kind == "bytes") {
+        p.kind = ParamKind::Bytes;
+        if (Status st = spec_parse::parseBytes(j, at, p); !st) return st.error();
+        return p;
+    }
+    if (kind != "buffer" && kind != "scalar")
+        return entryError(at, p.name, "unknown kind \"" + kind + "\" (buffer, scalar, null, bytes)");
+    p.kind = kind == "buffer" ? ParamKind::Buffer : ParamKind::Scalar;
+    if (Status st = readDType(j, at, p); !st) return st.error();
+    if (p.kind == ParamKind::Scalar) {
+        if (!j.contains("value") || !j.at("value").is_number())
+            return entryError(at, p.name, "scalar needs a numeric \"value\"");
+        p.value = j.at("value").get<double>();
+        return p;
+    }
+    if (Status st = parseBufferFields(j, at, p, specDir); !st) return st.error();
     return p;
+}
+
+// A memory entry: a buffer root that is not a parameter (no "kind", or "buffer").
+Result<ParamSpec> parseMemory(const json& j, size_t index, const std::string& specDir)
+{
+    const EntryAt at{"memory", index};
+    ParamSpec p;
+    p.kind = ParamKind::Buffer;
+    if (!j.is_object()) return entryError(at, "", "must be an object");
+    if (!j.contains("name") || !j.at("name").is_string() || j.at("name").get<std::string>().empty())
+        return entryError(at, "", "needs a \"name\" (what pointers and aliases call it)");
+    p.name = j.at("name").get<std::string>();
+    if (j.contains("kind") && j.at("kind") != "buffer")
+        return entryError(at, p.name, "a memory entry is a buffer (leave out \"kind\")");
+    if (Status st = readDType(j, at, p); !st) return st.error();
+    if (Status st = parseBufferFields(j, at, p, specDir); !st) return st.error();
+    return p;
+}
+
+// Pointers and aliases find their targets by name: a name may stand for one allocation only.
+Status checkNamesUnique(const LaunchSpec& s)
+{
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < s.slotCount(); ++i) {
+        const ParamSpec& p = s.slot(i);
+        if (p.name.empty()) continue;
+        auto [it, fresh] = seen.emplace(p.name, i);
+        if (fresh) continue;
+        auto where = [&](size_t slot) {
+            return slot < s.params.size() ? EntryAt{"params", slot}
+                                          : EntryAt{"memory", slot - s.params.size()};
+        };
+        const EntryAt first = where(it->second);
+        return entryError(where(i), p.name,
+                          "the name is taken by " + std::string(first.list) + "[" +
+                              std::to_string(first.index) + "] (names are unique across params and memory)");
+    }
+    return Ok{};
 }
 
 const char* initName(InitKind k)
@@ -228,46 +310,45 @@ const char* initName(InitKind k)
     return "zeros";
 }
 
-// Resolves every alias to the parameter owning its allocation, refusing unknown or ambiguous targets,
-// targets that are not buffers, cycles and views reaching past the end of the allocation.
-Status resolveAliases(std::vector<ParamSpec>& params)
+// Resolves every alias to the slot owning its allocation (a buffer parameter or a memory entry),
+// refusing unknown targets, targets that are not buffers, cycles and views reaching past the end of the
+// allocation. Names are unique by now.
+Status resolveAliases(LaunchSpec& s)
 {
-    auto byName = [&](const std::string& name, size_t self, int& found) -> std::string {
-        found = -1;
-        for (size_t k = 0; k < params.size(); ++k) {
-            if (params[k].name != name) continue;
-            if (found >= 0) return "its target " + name + " names more than one parameter";
-            found = int(k);
-        }
-        if (found < 0) return "its target " + name + " is not a parameter of the spec";
-        if (params[size_t(found)].kind != ParamKind::Buffer) return "its target " + name + " is not a buffer";
-        if (size_t(found) == self) return "it names itself";
+    auto byName = [&](const std::string& name, size_t self, size_t& found) -> std::string {
+        found = s.slotCount();
+        for (size_t k = 0; k < s.slotCount() && found == s.slotCount(); ++k)
+            if (s.slot(k).name == name) found = k;
+        if (found == s.slotCount())
+            return "its target " + name + " is not a parameter or memory entry of the spec";
+        if (s.slot(found).kind != ParamKind::Buffer) return "its target " + name + " is not a buffer";
+        if (found == self) return "it names itself";
         return {};
     };
-    for (size_t i = 0; i < params.size(); ++i) {
-        ParamSpec& p = params[i];
+    for (size_t i = 0; i < s.params.size(); ++i) {
+        ParamSpec& p = s.params[i];
         if (p.kind != ParamKind::Buffer || p.aliasOf.empty()) continue;
         std::vector<size_t> chain{i};
         uint64_t offset = p.aliasOffset;
         size_t at = i;
-        while (!params[at].aliasOf.empty()) {
-            int next = -1;
-            std::string problem = byName(params[at].aliasOf, at, next);
-            if (!problem.empty()) return paramError(i, p.name, "bad alias: " + problem);
-            if (std::find(chain.begin(), chain.end(), size_t(next)) != chain.end()) {
+        while (!s.slot(at).aliasOf.empty()) {
+            size_t next = 0;
+            std::string problem = byName(s.slot(at).aliasOf, at, next);
+            if (!problem.empty()) return entryError({"params", i}, p.name, "bad alias: " + problem);
+            if (std::find(chain.begin(), chain.end(), next) != chain.end()) {
                 std::string names;
                 for (size_t c : chain)
-                    names += params[c].name + " -> ";
-                return paramError(i, p.name,
-                                  "bad alias: a cycle (" + names + params[size_t(next)].name + ")");
+                    names += s.slot(c).name + " -> ";
+                return entryError({"params", i}, p.name,
+                                  "bad alias: a cycle (" + names + s.slot(next).name + ")");
             }
-            chain.push_back(size_t(next));
-            at = size_t(next);
-            if (!params[at].aliasOf.empty()) offset += params[at].aliasOffset;
+            chain.push_back(next);
+            at = next;
+            if (!s.slot(at).aliasOf.empty()) offset += s.slot(at).aliasOffset;
         }
-        const ParamSpec& root = params[at];
+        const ParamSpec& root = s.slot(at);
         if (offset > root.bufferBytes() || p.bufferBytes() > root.bufferBytes() - offset)
-            return paramError(i, p.name,
+            return entryError({"params", i}, p.name,
                               "bad alias: " + std::to_string(p.bufferBytes()) + " bytes at offset " +
                                   std::to_string(offset) + " of " + root.name + " reach past its " +
                                   std::to_string(root.bufferBytes()) + " bytes");
@@ -310,7 +391,18 @@ Result<LaunchSpec> parseLaunchSpec(const json& j, const std::string& specDir)
         if (!p) return p.error();
         s.params.push_back(std::move(p.value()));
     }
-    if (Status st = resolveAliases(s.params); !st) return st.error();
+    if (j.contains("memory")) {
+        const json& memory = j.at("memory");
+        if (!memory.is_array()) return makeError("launch spec: \"memory\" must be an array");
+        for (size_t i = 0; i < memory.size(); ++i) {
+            auto m = parseMemory(memory[i], i, specDir);
+            if (!m) return m.error();
+            s.memory.push_back(std::move(m.value()));
+        }
+    }
+    if (Status st = checkNamesUnique(s); !st) return st.error();
+    if (Status st = resolveAliases(s); !st) return st.error();
+    if (Status st = spec_parse::resolvePointers(s); !st) return st.error();
     if (j.contains("flops") && j.at("flops").is_number()) s.flops = j.at("flops").get<double>();
     if (j.contains("bytes") && j.at("bytes").is_number()) s.bytes = j.at("bytes").get<double>();
     if (j.contains("tolerance") && !j.at("tolerance").is_null()) {
@@ -338,104 +430,55 @@ Result<LaunchSpec> loadLaunchSpec(const std::string& path)
     return spec;
 }
 
-Result<std::vector<uint8_t>> readRecordedValues(const ParamSpec& p)
-{
-    const InitSpec& init = p.init;
-    auto fail = [&](const std::string& what) {
-        return makeError("launch spec: " + (p.name.empty() ? std::string("unnamed") : p.name) +
-                         ": recorded values " + init.file + ": " + what);
-    };
-    if (p.kind != ParamKind::Buffer || init.kind != InitKind::Recorded) return fail("not a recorded init");
-    std::error_code ec;
-    if (!std::filesystem::exists(init.file, ec)) return fail("missing (no such file)");
-    // A regular file only: a device such as /dev/zero would never end.
-    if (!std::filesystem::is_regular_file(init.file, ec)) return fail("not a regular file");
-    const uint64_t fileSize = std::filesystem::file_size(init.file, ec);
-    if (ec) return fail("cannot read its size");
-    if (fileSize > UINT32_MAX) return fail("larger than 4 GiB, more than any capture writes");
-    if (init.encoding == ValuesEncoding::Raw && fileSize != init.bytes)
-        return fail((fileSize < init.bytes ? "truncated (" : "too long (") + std::to_string(fileSize) +
-                    " of " + std::to_string(init.bytes) + " bytes)");
-    std::ifstream in(init.file, std::ios::binary);
-    if (!in) return fail("missing (cannot open the file)");
-    std::vector<uint8_t> stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<uint8_t> out;
-    if (init.encoding == ValuesEncoding::Raw) {
-        out = std::move(stored);
-    } else {
-        // Inflate into at most the announced size: a stream that wants more is altered, one that ends
-        // early is truncated. The output grows as data arrives, so a spec claiming a huge size with a
-        // small file costs no more memory than the file really holds.
-        z_stream z{};
-        if (inflateInit(&z) != Z_OK) return fail("zlib could not start");
-        z.next_in = stored.data();
-        z.avail_in = uInt(stored.size());
-        uint64_t produced = 0;
-        int rc = Z_OK;
-        while (rc == Z_OK) {
-            if (produced == out.size()) {
-                if (out.size() == init.bytes) {
-                    uint8_t probe = 0;
-                    z.next_out = &probe;
-                    z.avail_out = 1;
-                    rc = inflate(&z, Z_FINISH);
-                    if (z.avail_out == 0) produced = init.bytes + 1; // the stream goes on past the size
-                    break;
-                }
-                out.resize(
-                    size_t(std::min<uint64_t>(init.bytes, std::max<uint64_t>(2 * out.size(), 1 << 20))));
-            }
-            const uint64_t room = std::min<uint64_t>(out.size() - produced, UINT32_MAX);
-            z.next_out = out.data() + produced;
-            z.avail_out = uInt(room);
-            rc = inflate(&z, Z_NO_FLUSH);
-            produced += room - z.avail_out;
-        }
-        const bool consumedAll = z.avail_in == 0;
-        inflateEnd(&z);
-        if (produced > init.bytes)
-            return fail("holds more than the " + std::to_string(init.bytes) + " bytes the spec says");
-        if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR)
-            return fail("not a valid zlib stream (damaged)");
-        if (rc != Z_STREAM_END)
-            return fail("truncated (" + std::to_string(produced) + " of " + std::to_string(init.bytes) +
-                        " bytes)");
-        if (!consumedAll) return fail("has data after its zlib stream (altered)");
-        out.resize(produced);
-    }
-    if (out.size() != init.bytes)
-        return fail((out.size() < init.bytes ? "truncated (" : "too long (") + std::to_string(out.size()) +
-                    " of " + std::to_string(init.bytes) + " bytes)");
-    if (sha256Hex(out.data(), out.size()) != init.sha256)
-        return fail("SHA-256 mismatch (the file was altered or belongs to another capture)");
-    return out;
-}
-
-Status checkRecordedValues(const LaunchSpec& spec)
-{
-    for (const ParamSpec& p : spec.params) {
-        if (p.kind != ParamKind::Buffer || p.isAlias() || p.init.kind != InitKind::Recorded) continue;
-        auto bytes = readRecordedValues(p);
-        if (!bytes) return bytes.error();
-    }
-    return Ok{};
-}
-
 std::vector<int> allocatedParams(const LaunchSpec& spec)
 {
     std::vector<int> out;
-    for (size_t i = 0; i < spec.params.size(); ++i)
-        if (spec.params[i].ownsAllocation()) out.push_back(int(i));
+    for (size_t i = 0; i < spec.slotCount(); ++i)
+        if (spec.slot(i).ownsAllocation()) out.push_back(int(i));
     return out;
 }
 
 std::vector<int> comparedParams(const LaunchSpec& spec)
 {
     std::vector<int> out;
-    for (size_t i = 0; i < spec.params.size(); ++i)
-        if (spec.params[i].compared()) out.push_back(int(i));
+    for (size_t i = 0; i < spec.slotCount(); ++i)
+        if (spec.slot(i).compared()) out.push_back(int(i));
     return out;
 }
+
+namespace {
+
+// dtype, count and either the alias or the root's role, init and reference.
+void bufferToJson(const ParamSpec& p, json& e)
+{
+    e["dtype"] = dtypeName(p.dtype);
+    e["count"] = p.count;
+    if (!p.aliasOf.empty()) {
+        e["alias"] = {{"of", p.aliasOf}, {"offset", p.aliasOffset}};
+        return;
+    }
+    e["role"] = p.role == ParamRole::Input ? "input" : p.role == ParamRole::Output ? "output" : "inout";
+    json init{{"kind", initName(p.init.kind)}};
+    if (p.init.kind == InitKind::Constant) init["value"] = p.init.value;
+    if (p.init.kind == InitKind::Uniform || p.init.kind == InitKind::RandInt) {
+        init["low"] = p.init.low;
+        init["high"] = p.init.high;
+    }
+    if (p.init.kind == InitKind::Normal) {
+        init["mean"] = p.init.mean;
+        init["std"] = p.init.std;
+    }
+    if (p.init.kind == InitKind::Recorded) {
+        init["file"] = p.init.file;
+        init["encoding"] = p.init.encoding == ValuesEncoding::Raw ? "raw" : "zlib";
+        init["bytes"] = p.init.bytes;
+        init["sha256"] = p.init.sha256;
+    }
+    e["init"] = init;
+    if (!p.referenceSha256.empty()) e["reference"] = {{"sha256", p.referenceSha256}};
+}
+
+} // namespace
 
 json toJson(const LaunchSpec& s)
 {
@@ -451,36 +494,13 @@ json toJson(const LaunchSpec& s)
             e["dtype"] = dtypeName(p.dtype);
             e["value"] = p.value;
             break;
-        case ParamKind::Buffer: {
-            e["kind"] = "buffer";
-            e["dtype"] = dtypeName(p.dtype);
-            e["count"] = p.count;
-            if (!p.aliasOf.empty()) {
-                e["alias"] = {{"of", p.aliasOf}, {"offset", p.aliasOffset}};
-                break;
-            }
-            e["role"] = p.role == ParamRole::Input    ? "input"
-                        : p.role == ParamRole::Output ? "output"
-                                                      : "inout";
-            json init{{"kind", initName(p.init.kind)}};
-            if (p.init.kind == InitKind::Constant) init["value"] = p.init.value;
-            if (p.init.kind == InitKind::Uniform || p.init.kind == InitKind::RandInt) {
-                init["low"] = p.init.low;
-                init["high"] = p.init.high;
-            }
-            if (p.init.kind == InitKind::Normal) {
-                init["mean"] = p.init.mean;
-                init["std"] = p.init.std;
-            }
-            if (p.init.kind == InitKind::Recorded) {
-                init["file"] = p.init.file;
-                init["encoding"] = p.init.encoding == ValuesEncoding::Raw ? "raw" : "zlib";
-                init["bytes"] = p.init.bytes;
-                init["sha256"] = p.init.sha256;
-            }
-            e["init"] = init;
+        case ParamKind::Bytes:
+            spec_parse::bytesToJson(p, e);
             break;
-        }
+        case ParamKind::Buffer:
+            e["kind"] = "buffer";
+            bufferToJson(p, e);
+            break;
         }
         params.push_back(e);
     }
@@ -493,6 +513,15 @@ json toJson(const LaunchSpec& s)
            {"flops", s.flops},
            {"bytes", s.bytes},
            {"tolerance", {{"atol", s.tolerance.atol}, {"rtol", s.tolerance.rtol}}}};
+    if (!s.memory.empty()) {
+        json memory = json::array();
+        for (const ParamSpec& m : s.memory) {
+            json e{{"name", m.name}};
+            bufferToJson(m, e);
+            memory.push_back(e);
+        }
+        j["memory"] = std::move(memory);
+    }
     if (!s.cubin.empty()) j["cubin"] = s.cubinPath();
     return j;
 }
@@ -509,7 +538,8 @@ Status validateParams(const LaunchSpec& spec, const std::vector<KernelParam>& pa
         if (params[i].size != want) {
             std::string what = p.kind == ParamKind::Scalar
                                    ? "a " + std::string(dtypeName(p.dtype)) + " scalar"
-                                   : std::string("a pointer");
+                               : p.kind == ParamKind::Bytes ? std::string("its bytes by value")
+                                                            : std::string("a pointer");
             return makeError("kernel " + spec.kernel + " parameter " + std::to_string(i) + " (" + p.name +
                              ") is " + std::to_string(params[i].size) +
                              " bytes in KPARAM_INFO, but the launch spec passes " + what + " (" +

@@ -2,6 +2,9 @@
 // The launch spec (docs/launch-spec.md): how to run one kernel so that its variants can be checked
 // and timed. Parsing is strict: an unknown dtype, a missing count or a buffer without a role is an
 // error with the parameter's name in it, never a silently defaulted launch.
+//
+// Allocations are addressed by *slot*: the parameters in order, then the spec's `memory` entries
+// (device allocations no parameter is, reached through pointers inside `bytes` parameters).
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
 #include "core/eval/dtype.h"
@@ -20,7 +23,11 @@ enum class ParamKind
     Buffer,
     Scalar,
     Null,
+    Bytes, // by value, as exact bytes (a struct, scalar or array), device addresses patched in
 };
+
+// The driver's limit on a kernel's parameters (4 KiB before CUDA 12.1, 32764 bytes since).
+inline constexpr uint32_t kMaxParamBytes = 32764;
 
 enum class ParamRole
 {
@@ -62,6 +69,17 @@ struct InitSpec
     std::string sha256; // 64 lower-case hex digits of the decompressed bytes
 };
 
+// A device address a `bytes` parameter holds: 8 little-endian bytes at `at`, pointing `offset` bytes
+// into `to` (a memory entry or a buffer parameter), resolved to the slot owning that allocation.
+struct PointerPatch
+{
+    uint32_t at = 0;
+    std::string to;
+    uint64_t offset = 0;
+    int root = -1;           // the slot owning the allocation
+    uint64_t rootOffset = 0; // bytes into it: `to`'s own offset into its root plus `offset`
+};
+
 struct ParamSpec
 {
     std::string name;
@@ -79,6 +97,12 @@ struct ParamSpec
     uint64_t aliasOffset = 0;
     int aliasRoot = -1;
     uint64_t rootOffset = 0;
+    // bytes: the parameter's exact bytes and the device addresses written over them at launch.
+    std::vector<uint8_t> raw;
+    std::vector<PointerPatch> pointers;
+    // A root's contents in the program itself after the launch (SHA-256, 64 lower-case hex digits),
+    // when the capture recorded them: the worker says whether the replay reproduces them.
+    std::string referenceSha256;
 
     // Bytes this parameter occupies in the kernel's parameter bank (pointers are 8 bytes).
     uint32_t bankSize() const;
@@ -106,12 +130,21 @@ struct LaunchSpec
     std::array<uint32_t, 3> block{1, 1, 1};
     uint32_t dynamicShared = 0;
     std::vector<ParamSpec> params;
+    // Allocations that are not parameters: buffers (kind Buffer, never aliases) that `bytes`
+    // parameters point into.
+    std::vector<ParamSpec> memory;
     double flops = 0.0;
     double bytes = 0.0;
     Tolerance tolerance;
 
     // Absolute path of the original cubin, or empty when the spec names none.
     std::string cubinPath() const;
+    // Parameters, then memory entries (the allocation plan's index space).
+    size_t slotCount() const { return params.size() + memory.size(); }
+    const ParamSpec& slot(size_t i) const
+    {
+        return i < params.size() ? params[i] : memory[i - params.size()];
+    }
 };
 
 // Parses a spec object; `specDir` resolves the relative cubin path.
@@ -123,8 +156,8 @@ Result<LaunchSpec> loadLaunchSpec(const std::string& path);
 Result<std::vector<uint8_t>> readRecordedValues(const ParamSpec& param);
 // Every recorded-values file of the spec read and checked (readRecordedValues).
 Status checkRecordedValues(const LaunchSpec& spec);
-// Parameter indices of the buffers that own an allocation (aliases share their root's), and of the
-// buffers compared after a run (each shared allocation once, through its root).
+// Slots (LaunchSpec::slot) of the buffers that own an allocation (aliases share their root's), and of
+// the buffers compared after a run (each shared allocation once, through its root).
 std::vector<int> allocatedParams(const LaunchSpec& spec);
 std::vector<int> comparedParams(const LaunchSpec& spec);
 // The canonical JSON form (what the worker protocol carries); parseLaunchSpec(toJson(s)) == s.
@@ -135,5 +168,10 @@ nlohmann::json toJson(const LaunchSpec& spec);
 Status validateParams(const LaunchSpec& spec, const std::vector<KernelParam>& params);
 // Finds spec.kernel in the cubin and validates its parameters.
 Status validateAgainstCubin(const LaunchSpec& spec, const Cubin& cubin);
+
+// The worker's answer about the spec's `reference` digests (load_baseline's "reference": {"matched":
+// [...], "differs": [...]}, whether the original, replayed, left the bytes the program itself had after
+// the launch) as one line for a person; empty when the spec carried none.
+std::string programReferenceLine(const nlohmann::json& baselineAnswer);
 
 } // namespace sassx::eval

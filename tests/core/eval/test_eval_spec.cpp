@@ -315,7 +315,7 @@ private slots:
         j["params"][1]["name"] = "dY";
         auto twice = parseLaunchSpec(j);
         QVERIFY(!twice.ok());
-        QVERIFY2(twice.message().find("its target dY names more than one parameter") != std::string::npos,
+        QVERIFY2(twice.message().find("params[1] (dY): the name is taken by params[0]") != std::string::npos,
                  twice.message().c_str());
 
         j = inPlaceSpec();
