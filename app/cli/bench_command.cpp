@@ -133,6 +133,7 @@ void printJson(const LaunchSpec& spec, const std::string& candidatePath, const E
              {"launches_per_sample", b.launchesPerSample},
              {"source", toJson(b.source)}}},
            {"result", toJson(r)}};
+    if (b.raw.contains("reference")) j["baseline"]["reference"] = b.raw.at("reference");
     if (r.timing)
         j["speedup"] = {{"median", speedup(r.timing->ratio.median)},
                         {"low", speedup(r.timing->ratio.high)},
@@ -212,6 +213,8 @@ int printText(const LaunchSpec& spec, const std::string& candidatePath, const Ba
                 b.source.label().c_str());
     std::printf("noise floor  %.3f%%  (baseline vs itself)  [%s]\n", b.noiseFloor * 100.0,
                 b.source.label().c_str());
+    if (const std::string line = programReferenceLine(b.raw); !line.empty())
+        std::printf("program      %s  [%s]\n", line.c_str(), b.source.label().c_str());
     std::printf("candidate    %s\n", candidatePath.c_str());
     if (!r.correct) {
         std::printf("correct      NO: %s: %s  %s\n", r.failureKind.c_str(), r.failure.c_str(), src.c_str());

@@ -174,6 +174,9 @@ int runSearch(const SearchArgs& a)
     if (!run) return fail(run.message());
     std::fprintf(stderr, "sassx-cli: evaluator: %s (%s)\n",
                  eval::backendName((*run)->choice().backend).c_str(), (*run)->choice().reason.c_str());
+    if (const eval::BaselineInfo* b = (*run)->kernelEvaluator().baseline())
+        if (const std::string line = eval::programReferenceLine(b->raw); !line.empty())
+            std::fprintf(stderr, "sassx-cli: program: %s\n", line.c_str());
     if (!a.resume) {
         options->config = (*run)->resolvedConfig(options->config);
         if (options->config.autoSpace != search::AutoSpace::Off)
