@@ -4,6 +4,7 @@ kernel gain (docs/tune.md, "A program whose step time moves").
 
     python3 bench/tune/attention_prefill.py                    # causal flash attention written in Triton
     python3 bench/tune/attention_prefill.py --attn flex        # torch.compile'd flex_attention instead
+    python3 bench/tune/attention_prefill.py --attn sdpa        # PyTorch's SDPA, FlashAttention backend only
     python3 -m sassx_capture -o /tmp/cap -- python3 bench/tune/attention_prefill.py --steps 3
 
 Each layer: a QKV projection (cuBLAS), causal attention (a Triton kernel), an output projection (cuBLAS)
@@ -92,9 +93,20 @@ def flex_attention_fn(torch, seq):
     return lambda q, k, v, sm_scale: compiled(q, k, v, block_mask=mask, scale=sm_scale)
 
 
+def sdpa_flash_fn(torch):
+    """PyTorch's own flash attention (no Triton): SDPA with only the FlashAttention backend allowed, so
+    that the kernel is PyTorch's flash_fwd from libtorch_cuda.so and a fallback cannot hide."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def attend(q, k, v, sm_scale):
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, scale=sm_scale)
+    return attend
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--attn", choices=("triton", "flex"), default="triton")
+    ap.add_argument("--attn", choices=("triton", "flex", "sdpa"), default="triton")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--seq", type=int, default=8192)
     ap.add_argument("--heads", type=int, default=16)
@@ -114,7 +126,8 @@ def main():
     b, s, h, d = args.batch, args.seq, args.heads, args.head_dim
     dim = h * d
     dtype = torch.float16
-    attend = triton_attention() if args.attn == "triton" else flex_attention_fn(torch, s)
+    attend = (triton_attention() if args.attn == "triton" else flex_attention_fn(torch, s) if args.attn == "flex"
+              else sdpa_flash_fn(torch))
     sm_scale = d ** -0.5
     w_qkv = [torch.randn(3 * dim, dim, device="cuda", dtype=dtype) * dim ** -0.5 for _ in range(args.layers)]
     w_out = [torch.randn(dim, dim, device="cuda", dtype=dtype) * dim ** -0.5 for _ in range(args.layers)]
@@ -139,8 +152,11 @@ def main():
 
     times, out = time_steps(torch, step, args.warmup, args.steps)
     if times:
+        import hashlib
+        digest = hashlib.sha256(out.cpu().numpy().tobytes()).hexdigest()[:16]
         print(summary(times, f"attention {args.attn}, B{b} H{h} S{s} D{d} x{args.layers} layers, "
-                             f"out {float(out.float().abs().mean()):.5f}, {torch.cuda.get_device_name()}"))
+                             f"out {float(out.float().abs().mean()):.5f} sha256:{digest}, "
+                             f"{torch.cuda.get_device_name()}"))
     return 0
 
 

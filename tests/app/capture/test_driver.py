@@ -161,6 +161,43 @@ class DriverCapture(unittest.TestCase):
         self.assertEqual(env[driver.ENV_TUNED], os.path.join(tune, "tuned"))
 
 
+HOOK_PROBE = """
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+print("returned", lib.InitializeInjection())
+"""
+
+
+class HookWithoutDriver(unittest.TestCase):
+    """The built libsassx_hook.so on a machine without libcuda: asked for nothing it does nothing; asked to
+    substitute or capture, it says in one line why it is inactive, and never fails the program."""
+
+    def setUp(self):
+        self.hook, why = driver.find_hook()
+        if not self.hook:
+            self.skipTest(why)
+
+    def call(self, **env):
+        e = {k: v for k, v in os.environ.items() if not k.startswith("SASSX_")}
+        e.update(env)
+        return subprocess.run([sys.executable, "-c", HOOK_PROBE, self.hook], env=e, capture_output=True, text=True,
+                              timeout=60)
+
+    def test_nothing_asked(self):
+        r = self.call()
+        self.assertEqual((r.returncode, r.stdout.strip(), r.stderr), (0, "returned 1", ""))
+
+    def test_no_driver_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            for env in ({"SASSX_TUNED": d}, {"SASSX_HOOK_CAPTURE": d}):
+                r = self.call(**env)
+                self.assertEqual(r.returncode, 0)
+                self.assertEqual(r.stdout.strip(), "returned 1")
+                lines = r.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertTrue(lines[0].startswith("sassx: hook inactive: "), lines[0])
+
+
 class Environment(unittest.TestCase):
     def test_find_hook(self):
         self.assertIn("is not a file", driver.find_hook({"SASSX_HOOK": "/nonexistent/libsassx_hook.so"})[1])

@@ -1,0 +1,58 @@
+#include "app/hook/hook_substitute.h"
+
+#include "app/hook/hook_ledger.h"
+
+#include <cstdio>
+
+namespace sassx::hook {
+
+int Substituter::deviceSm()
+{
+    CUdevice dev = 0;
+    int major = 0, minor = 0;
+    if (m_api.ctxGetDevice(&dev) != CUDA_SUCCESS ||
+        m_api.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
+        m_api.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS)
+        return 0;
+    return major * 10 + minor;
+}
+
+void Substituter::flushMessages()
+{
+    for (const std::string& m : m_table.takeMessages())
+        std::fprintf(stderr, "%s\n", m.c_str());
+}
+
+CUfunction Substituter::function(const ImagePtr& image, const std::string& symbol, std::string& ranSha256)
+{
+    ranSha256 = image->sha256;
+    if (!m_table.holdsImage(image->sha256)) return nullptr;
+    CUcontext ctx = nullptr;
+    m_api.ctxGetCurrent(&ctx);
+    std::lock_guard lock(m_mutex);
+    const auto fkey = std::make_pair(ctx, kernelKey(image->sha256, symbol));
+    if (auto it = m_functions.find(fkey); it != m_functions.end()) {
+        if (it->second) ranSha256 = m_table.decide(image->sha256, image->bytes, symbol, 0).cubinSha256;
+        return it->second;
+    }
+    const inject::Substitution s = m_table.decide(image->sha256, image->bytes, symbol, deviceSm());
+    CUfunction f = nullptr;
+    if (s.cubin) {
+        CUmodule& module = m_modules[{ctx, s.cubinSha256}];
+        CUresult rc = module ? CUDA_SUCCESS : m_api.moduleLoadData(&module, s.cubin->data());
+        if (rc == CUDA_SUCCESS) rc = m_api.moduleGetFunction(&f, module, symbol.c_str());
+        if (rc != CUDA_SUCCESS) {
+            f = nullptr;
+            std::fprintf(stderr,
+                         "sassx: %s runs its original: the driver refused the tuned cubin (CUresult %d)\n",
+                         symbol.c_str(), int(rc));
+        } else {
+            ranSha256 = s.cubinSha256;
+        }
+    }
+    m_functions[fkey] = f;
+    flushMessages();
+    return f;
+}
+
+} // namespace sassx::hook

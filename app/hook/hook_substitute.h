@@ -1,0 +1,39 @@
+#pragma once
+// The tuned kernels, run in place of the program's own without touching its files: each tuned cubin
+// loaded as its own module (once per context) and its function handed out where the original's would
+// be. Decisions come from inject::SubstitutionTable (match by the original image's hash and the kernel
+// name; a mismatch runs the original and says why once on stderr).
+#include "app/hook/hook_modules.h"
+#include "core/inject/substitution_table.h"
+
+#include <map>
+#include <mutex>
+
+namespace sassx::hook {
+
+class Substituter
+{
+public:
+    Substituter(inject::SubstitutionTable table, const DriverApi& api) : m_table(std::move(table)), m_api(api)
+    {
+    }
+
+    bool empty() const { return m_table.empty(); }
+    bool holdsImage(const std::string& sha256) const { return m_table.holdsImage(sha256); }
+
+    // The tuned function for `symbol` of `image` in the current context, or null (run the original);
+    // `ranSha256` is the cubin that will run either way.
+    CUfunction function(const ImagePtr& image, const std::string& symbol, std::string& ranSha256);
+
+private:
+    inject::SubstitutionTable m_table;
+    const DriverApi& m_api;
+    std::mutex m_mutex;
+    std::map<std::pair<CUcontext, std::string>, CUmodule> m_modules;     // by tuned cubin hash
+    std::map<std::pair<CUcontext, std::string>, CUfunction> m_functions; // by kernel key
+
+    int deviceSm();
+    void flushMessages();
+};
+
+} // namespace sassx::hook
