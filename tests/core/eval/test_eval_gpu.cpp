@@ -5,9 +5,11 @@
 #include "core/eval/cupti_profiler.h"
 #include "core/eval/gpu_evaluator.h"
 #include "core/eval/ncu_metrics.h"
+#include "core/eval/sha256.h"
 
 #include <QtTest>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -247,6 +249,69 @@ private slots:
         Status s = e->setBaseline(parseLaunchSpec(j).value(), cubin("eval_smem"));
         QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
         QVERIFY(e->evaluate(candidate("eval_smem")).ok());
+    }
+
+    // eval_add as a capture at the driver describes it: every parameter by-value bytes, the pointers
+    // reaching x and y at two offsets of one recorded allocation and out in another. The original
+    // reproduces the program's output digest (out = fma(a, x, y), as nvcc contracts it); a wrong digest
+    // is reported as differing and fails nothing.
+    void driverCapturedLaunch()
+    {
+        const int n = 4096;
+        std::vector<float> xy(2 * n), out(n);
+        for (int i = 0; i < n; ++i) {
+            xy[size_t(i)] = float(i % 97) / 97.0f - 0.5f;
+            xy[size_t(n + i)] = float(i % 13) - 6.0f;
+            out[size_t(i)] = std::fma(1.5f, xy[size_t(i)], xy[size_t(n + i)]);
+        }
+        QTemporaryDir dir;
+        QFile file(dir.filePath("xy.bin"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(reinterpret_cast<const char*>(xy.data()), qsizetype(xy.size() * 4));
+        file.close();
+        auto pointer = [](const char* name, const char* to, int offset) {
+            return json{{"name", name},
+                        {"kind", "bytes"},
+                        {"size", 8},
+                        {"hex", "0000000000000000"},
+                        {"pointers", {{{"at", 0}, {"to", to}, {"offset", offset}}}}};
+        };
+        json j{{"kernel", "eval_add"},
+               {"grid", {n / 256}},
+               {"block", {256}},
+               {"params",
+                {pointer("x", "xy", 0),
+                 pointer("y", "xy", 4 * n),
+                 pointer("out", "result", 0),
+                 {{"name", "a"}, {"kind", "bytes"}, {"size", 4}, {"hex", "0000c03f"}},
+                 {{"name", "n"}, {"kind", "bytes"}, {"size", 4}, {"hex", "00100000"}}}},
+               {"memory",
+                {{{"name", "xy"},
+                  {"dtype", "f32"},
+                  {"count", 2 * n},
+                  {"role", "input"},
+                  {"init",
+                   {{"kind", "recorded"},
+                    {"file", "xy.bin"},
+                    {"encoding", "raw"},
+                    {"bytes", 8 * n},
+                    {"sha256", sha256Hex(reinterpret_cast<const uint8_t*>(xy.data()), xy.size() * 4)}}}},
+                 {{"name", "result"}, {"dtype", "f32"}, {"count", n}, {"role", "output"}}}}};
+        for (bool right : {true, false}) {
+            j["memory"][1]["reference"] = {
+                {"sha256", right ? sha256Hex(reinterpret_cast<const uint8_t*>(out.data()), out.size() * 4)
+                                 : std::string(64, '0')}};
+            auto spec = parseLaunchSpec(j, dir.path().toStdString());
+            QVERIFY2(spec.ok(), spec.ok() ? "" : spec.message().c_str());
+            auto e = make(true);
+            Status s = e->setBaseline(spec.value(), cubin("eval_add"));
+            QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+            const json& reference = e->baseline().raw.at("reference");
+            QCOMPARE(reference.at(right ? "matched" : "differs"), json::array({"result"}));
+            QVERIFY(reference.at(right ? "differs" : "matched").empty());
+            QVERIFY(e->evaluate(candidate("eval_add")).ok());
+            QCOMPARE(e->evaluate(candidate("eval_add_wrong")).failureKind, std::string("wrong_output"));
+        }
     }
 
     void metricsThroughNcu()
