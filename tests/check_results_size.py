@@ -3,7 +3,8 @@
 GPU machine's 64 MiB working-tree carry stay small:
 
   - bench/ and docs/results/ together hold at most BUDGET bytes of tracked files;
-  - no file there is larger than FILE_LIMIT (ALLOWED names the exceptions, each with its reason);
+  - no file outside samples/ is larger than FILE_LIMIT (ALLOWED names the exceptions, each with its
+    reason): screenshots are palette PNGs (docs/images/update.sh), a large golden listing is gzipped;
   - no archive (.tar*, .tgz, .zip, .7z) anywhere in the tree is larger than FILE_LIMIT.
 
 Raw data is kept as compact CSV and JSON (bench/compact_results.py), never as a tarball of a run.
@@ -20,8 +21,10 @@ import sys
 BUDGET = 12 * 1024 * 1024  # 12 MiB
 FILE_LIMIT = 256 * 1024  # 256 KiB
 SCOPE = ("bench/", "docs/results/")
+# The sample cubins are what they are (ptxas' output, committed for the GPUs nobody here has).
+UNLIMITED = ("samples/",)
 ARCHIVE = re.compile(r"\.(tar|tar\.[a-z0-9]+|tgz|tbz2?|txz|zip|7z)$", re.I)
-# Files under SCOPE allowed above FILE_LIMIT: path -> why it has to be that large.
+# Files allowed above FILE_LIMIT: path -> why it has to be that large.
 ALLOWED = {}
 
 
@@ -60,8 +63,8 @@ def main():
         top = sorted(scoped.items(), key=lambda x: -x[1])[:5]
         problems.append(f"bench/ + docs/results/ hold {kb(total)}, over the {kb(BUDGET)} budget; biggest: "
                         + ", ".join(f"{n} ({kb(s)})" for n, s in top))
-    big = sorted(((n, s) for n, s in scoped.items() if s > FILE_LIMIT and n not in ALLOWED),
-                 key=lambda x: -x[1])
+    big = sorted(((n, s) for n, s in sizes.items()
+                  if s > FILE_LIMIT and n not in ALLOWED and not n.startswith(UNLIMITED)), key=lambda x: -x[1])
     if big:
         problems.append(f"{len(big)} file(s) over {kb(FILE_LIMIT)}: "
                         + ", ".join(f"{n} ({kb(s)})" for n, s in big[:5]))
@@ -74,7 +77,8 @@ def main():
         print("results size budget: " + "; ".join(problems))
         return 1
     print(f"results size budget: bench/ + docs/results/ hold {kb(total)} in {len(scoped)} files "
-          f"(budget {kb(BUDGET)}, largest {kb(max(scoped.values(), default=0))}, limit {kb(FILE_LIMIT)} a file)")
+          f"(budget {kb(BUDGET)}, largest {kb(max(scoped.values(), default=0))}; limit {kb(FILE_LIMIT)} a file "
+          "outside samples/)")
     return 0
 
 
