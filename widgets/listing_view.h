@@ -94,8 +94,8 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 public:
-    // Why the kernel shown cannot be edited at all (core/rewrite/arch_support.h), empty when it can:
-    // then the listing is read-only (no drag, no control or move actions) and says why.
+    // Why the kernel shown cannot be edited at all (editRefusal, core/analysis/arch_model.h), empty when
+    // it can: then the listing is read-only (no drag, no control or move actions) and says why.
     QString editRefusal() const;
 
 private:

@@ -101,7 +101,7 @@ void MainWindow::openPath(const QString& path)
     const QString what = QString::fromStdString(target.path);
     if (target.tritonEntry && what != path)
         statusBar()->showMessage(tr("Opening the Triton cache entry %1").arg(what), 10000);
-    QString arch = QStringLiteral("sm_90");
+    QString arch = QString::fromLatin1(kDefaultArch);
     if (target.needsArch) {
         // Source needs an arch to compile for; the last choice is the default next time.
         QSettings settings;

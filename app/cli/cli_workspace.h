@@ -19,7 +19,7 @@ struct CliKernel
 
 struct WorkspaceArgs
 {
-    std::string arch = "sm_90";
+    std::string arch = sassx::kDefaultArch;
     std::string kernel; // empty: the only kernel
     bool keepStaleLineInfo = false;
 };

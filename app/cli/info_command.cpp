@@ -33,7 +33,7 @@ int runInfo(const InfoArgs& args)
         nlohmann::json cj{
             {"origin", lc.origin}, {"arch", c.archName()}, {"kernels", nlohmann::json::array()}};
         // Blackwell's second form of the code (capmerc) and its merc companions, and whether edits are
-        // allowed at all (core/rewrite/arch_support.h).
+        // allowed at all (core/analysis/arch_model.h).
         nlohmann::json merc = nlohmann::json::array();
         for (const std::string& name : mercSections(c))
             merc.push_back({{"section", name}, {"bytes", c.sections()[size_t(c.findSection(name))].size}});

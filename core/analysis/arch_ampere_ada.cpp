@@ -1,6 +1,7 @@
 // Ampere and Ada (sm_80, sm_86, sm_89): latency tables from public microbenchmarks and Mesa
 // NAK's sm_80 figures (resources/latency/sm_8x.json name theirs), never measured by sassx; the yield
-// and reuse class rows are Hopper's, applied without a measurement of their own.
+// and reuse class rows are Hopper's, applied without a measurement of their own. Everything is allowed,
+// on a table's evidence (TableArchModel::decide).
 #include "core/analysis/arch_model.h"
 
 namespace sassx {

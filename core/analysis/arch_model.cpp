@@ -1,5 +1,7 @@
 #include "core/analysis/arch_model.h"
 
+#include "core/cubin/cubin.h"
+
 #include <map>
 #include <mutex>
 
@@ -45,6 +47,21 @@ const ReuseUnderY0Evidence& TableArchModel::reuseUnderY0Evidence(const Instructi
     return reuseUnderY0EvidenceFor(ins);
 }
 
+ArchDecision TableArchModel::decide(ArchCapability capability, const std::string& archName) const
+{
+    switch (capability) {
+    case ArchCapability::View:
+        return {true, FigureOrigin::Measured, archName + " decodes with the pinned nvdisasm"};
+    case ArchCapability::Estimate:
+        return {true, FigureOrigin::Table, archName + ": latencies from the sm_80-family table"};
+    case ArchCapability::Edit:
+        return {true, FigureOrigin::Table, archName + ": ptxas' own distances and the sm_80-family table"};
+    case ArchCapability::Measure:
+        return {true, FigureOrigin::None, archName + ": the worker runs it on a GPU of its architecture"};
+    }
+    return {};
+}
+
 std::shared_ptr<const ArchModel> ArchModel::forSm(int sm)
 {
     static std::mutex mutex;
@@ -57,6 +74,27 @@ std::shared_ptr<const ArchModel> ArchModel::forSm(int sm)
     // Not a known architecture: no table to load, rows as elsewhere but borrowed.
     if (!model) model = std::make_shared<TableArchModel>(sm, sm, FigureOrigin::None, FigureOrigin::Borrowed);
     return model;
+}
+
+std::vector<std::string> mercSections(const Cubin& cubin)
+{
+    std::vector<std::string> out;
+    for (const ElfSection& s : cubin.sections())
+        if (s.name.starts_with(".nv.capmerc.") || s.name.starts_with(".nv.merc.")) out.push_back(s.name);
+    return out;
+}
+
+std::string editRefusal(const Cubin& cubin)
+{
+    const ArchDecision edit =
+        ArchModel::forSm(cubin.smVersion())->decide(ArchCapability::Edit, cubin.archName());
+    if (!edit.allowed) return edit.reason;
+    for (const std::string& name : mercSections(cubin))
+        if (name.starts_with(".nv.capmerc.text."))
+            return cubin.archName() + ": " + name +
+                   " holds a second form of the code that the driver may run instead of an edited .text; "
+                   "edits are off";
+    return {};
 }
 
 } // namespace sassx

@@ -4,8 +4,8 @@
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
 // Re-exported: what the architecture allows on a loaded cubin (editRefusal, mercSections), which `info`
-// states per cubin before any kernel is opened.
-#include "core/rewrite/arch_support.h"
+// states per cubin before any kernel is opened, and the default architecture (kDefaultArch).
+#include "core/analysis/arch_model.h"
 
 #include <string>
 #include <vector>
@@ -14,7 +14,7 @@ namespace sassx {
 
 struct LoadOptions
 {
-    std::string arch = "sm_90"; // for .cu / .ptx
+    std::string arch = kDefaultArch; // for .cu / .ptx
     std::vector<std::string> extraCompilerArgs;
     int compileTimeoutMs = 300000;
 };

@@ -7,7 +7,7 @@ std::vector<ControlEditOption> legalControlEdits(const KernelWorkspace& kernel, 
 {
     const LegalityChecker& checker = kernel.checker();
     std::vector<ControlEditOption> out;
-    if (!kernel.editRefusal().empty()) return out; // the architecture's refusal (arch_support.h)
+    if (!kernel.editRefusal().empty()) return out; // the architecture's refusal (arch_model.h)
     for (const Edit& e : checker.legalControlEdits(current, space)) {
         // Reuse flags kept under Y0: the evidence row that allows it (nvdisasm prints no marks there).
         const InstrId original = current.order[e.at];

@@ -2,7 +2,7 @@
 
 #include "core/common/text_format.h"
 
-#include "core/rewrite/arch_support.h"
+#include "core/analysis/arch_model.h"
 #include "core/rewrite/diff_export.h"
 #include "core/rewrite/triton_cache.h"
 #include "core/session/variant_import.h"
@@ -122,7 +122,7 @@ Result<TritonWriteBack> writeBackToTriton(const std::string& entry, const std::v
                                           const std::string& kernel)
 {
     // A Blackwell cubin keeps its capmerc code beside .text: an edited one in the cache could run the
-    // original under the tuned one's name (arch_support.h).
+    // original under the tuned one's name (editRefusal, arch_model.h).
     if (auto parsed = Cubin::parse(tuned); parsed)
         if (const std::string why = editRefusal(*parsed); !why.empty()) return makeError(why);
     if (Status s = exportToTritonCache(entry, tuned, kernel); !s) return s.error();

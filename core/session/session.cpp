@@ -73,7 +73,7 @@ quint64 Session::openInput(const QString& path, const QString& arch, const QStri
 {
     const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
     WorkspaceOptions options = m_options;
-    options.arch = arch.isEmpty() ? std::string("sm_90") : arch.toStdString();
+    options.arch = arch.isEmpty() ? std::string(kDefaultArch) : arch.toStdString();
     setBusy(true);
     return m_loadJobs.start(
         [file, options](const JobControl&) { return Workspace::open(file, options); },

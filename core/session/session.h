@@ -54,7 +54,7 @@ public:
     // or kernelChoiceNeeded when the input holds several kernels and none was named.
     // The loaded input stays pending (pendingKernelEntries) and the current session unchanged until a
     // kernel of it is analysed: a failed or cancelled open changes nothing.
-    quint64 openInput(const QString& path, const QString& arch = QStringLiteral("sm_90"),
+    quint64 openInput(const QString& path, const QString& arch = QString::fromLatin1(kDefaultArch),
                       const QString& kernel = {});
     // Analyses kernel `name` of the pending input, or of the current one when none is pending.
     quint64 selectKernel(const QString& name);
@@ -127,7 +127,7 @@ private:
     bool m_busy = false;
 
     WorkspaceOptions m_options;
-    QString m_inputPath, m_arch = QStringLiteral("sm_90"), m_kernel, m_launchSpecPath;
+    QString m_inputPath, m_arch = QString::fromLatin1(kDefaultArch), m_kernel, m_launchSpecPath;
     std::shared_ptr<const Workspace> m_workspace;
     std::shared_ptr<const Workspace> m_pendingWorkspace; // read, waiting for a kernel's analysis
 };

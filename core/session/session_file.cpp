@@ -1,5 +1,6 @@
 #include "core/session/session_file.h"
 
+#include "core/analysis/arch_model.h"
 #include "core/common/atomic_file.h"
 
 #include <cerrno>
@@ -145,7 +146,7 @@ Result<SessionFile> sessionFileFromJson(const json& j)
                          ")");
     SessionFile f;
     f.input = j.value("input", std::string());
-    f.arch = j.value("arch", std::string("sm_90"));
+    f.arch = j.value("arch", std::string(kDefaultArch));
     f.kernel = j.value("kernel", std::string());
     f.launchSpec = j.value("launch_spec", std::string());
     f.currentVariant = j.value("current_variant", 0);

@@ -3,7 +3,6 @@
 #include "core/sass/nvdisasm.h"
 
 #include "core/common/demangle.h"
-#include "core/rewrite/arch_support.h"
 #include "core/rewrite/cubin_writer.h"
 #include "core/rewrite/schedule_recovery.h"
 #include "core/sass/listing.h"
@@ -19,7 +18,7 @@ namespace fs = std::filesystem;
 Result<std::shared_ptr<const Workspace>> Workspace::open(const std::string& path, WorkspaceOptions options)
 {
     LoadOptions load;
-    load.arch = options.arch.empty() ? std::string("sm_90") : options.arch;
+    load.arch = options.arch.empty() ? std::string(kDefaultArch) : options.arch;
     auto in = loadInput(path, load);
     if (!in) return in.error();
     std::shared_ptr<Workspace> ws(new Workspace);

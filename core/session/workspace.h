@@ -26,7 +26,7 @@ namespace sassx {
 
 struct WorkspaceOptions
 {
-    std::string arch = "sm_90"; // for .cu / .ptx inputs
+    std::string arch = kDefaultArch; // for .cu / .ptx inputs
     // What the writer may do with offsets it does not own. The default rewrites line tables, so Triton
     // cubins (which always carry them) are editable and a profiler's source view of a tuned cubin stays
     // right; keepStaleLineInfo is an escape hatch, never set silently.
@@ -108,7 +108,7 @@ public:
     const std::vector<std::string>& notices() const { return m_notices; }
     // Non-empty when no instruction of the kernel may move at all, with the reason.
     const std::string& immovableReason() const { return m_immovable; }
-    // Non-empty when every move and control edit of the kernel is refused (core/rewrite/arch_support.h:
+    // Non-empty when every move and control edit of the kernel is refused (core/analysis/arch_model.h:
     // an architecture without measured evidence, or capmerc code beside .text), in one line. Then check()
     // refuses any edit, legalMoves() is empty and write() writes nothing but the original schedule.
     const std::string& editRefusal() const { return m_editRefusal; }

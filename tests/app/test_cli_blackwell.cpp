@@ -2,7 +2,7 @@
 // the capmerc and merc sections and says edits are off; annotate explains them (LDCU with its
 // scoreboard, the kernel parameters at 0x380); legal lists nothing and says why; move, variants,
 // triton-export and search refuse in one line naming the missing measurement
-// (core/rewrite/arch_support.h).
+// (editRefusal, core/analysis/arch_model.h).
 #include "cli_test_support.h"
 
 #include <QDir>

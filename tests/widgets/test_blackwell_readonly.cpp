@@ -1,7 +1,7 @@
 // A Blackwell cubin in the explorer: the listing opens read-only with the one-line reason
-// (core/rewrite/arch_support.h) in the banner above it, in two font families; a drag does not start,
-// Alt+Up/Down, the edit controller's moves and control edits are refused with that reason, and no
-// variant is made.
+// (editRefusal, core/analysis/arch_model.h) in the banner above it, in two font families; a drag does
+// not start, Alt+Up/Down, the edit controller's moves and control edits are refused with that reason,
+// and no variant is made.
 #include "core/session/session.h"
 #include "core/session/variant_tree.h"
 #include "main_window_support.h"

@@ -1,13 +1,17 @@
-// core/rewrite/arch_support: which architectures may be edited and why not, per family and on the
-// committed Blackwell samples (samples/blackwell); and the CUDA 13 MBARRIER_INSTR_OFFSETS records of the
-// tcgen05 GEMM, read as offsets the writer can follow.
+// What sassx may do with each architecture's cubins and on what evidence (ArchModel::decide), per
+// family and on the committed Blackwell samples (samples/blackwell), with the one-line reasons the front
+// ends show; and the CUDA 13 MBARRIER_INSTR_OFFSETS records of the tcgen05 GEMM, read as offsets the
+// writer can follow.
+#include "core/analysis/arch_model.h"
 #include "core/cubin/cubin.h"
-#include "core/rewrite/arch_support.h"
 
 #include <QDir>
 #include <QtTest>
 
 using namespace sassx;
+
+Q_DECLARE_METATYPE(ArchCapability)
+Q_DECLARE_METATYPE(FigureOrigin)
 
 namespace {
 
@@ -21,32 +25,77 @@ std::string blackwellRefusal(const std::string& arch)
 
 } // namespace
 
-class TestArchSupport : public QObject
+class TestArchDecisions : public QObject
 {
     Q_OBJECT
 private slots:
+    // Each capability of each family, with its evidence and its sentence: Hopper on measurements,
+    // Ampere, Ada and architectures without a file of their own on tables, Blackwell (every sm_10x,
+    // sm_11x and sm_12x, with a table or without) viewed and estimated from tables and never edited.
+    void decisions_data()
+    {
+        QTest::addColumn<int>("sm");
+        QTest::addColumn<ArchCapability>("capability");
+        QTest::addColumn<bool>("allowed");
+        QTest::addColumn<FigureOrigin>("evidence");
+        QTest::addColumn<QString>("reason"); // after "sm_XX"
+        using C = ArchCapability;
+        using O = FigureOrigin;
+        const QString pinned = QStringLiteral(" decodes with the pinned nvdisasm");
+        const QString sm80Estimate = QStringLiteral(": latencies from the sm_80-family table");
+        const QString sm80Edit = QStringLiteral(": ptxas' own distances and the sm_80-family table");
+        const QString worker = QStringLiteral(": the worker runs it on a GPU of its architecture");
+        QTest::newRow("sm_90 view") << 90 << C::View << true << O::Measured << pinned;
+        QTest::newRow("sm_90 estimate") << 90 << C::Estimate << true << O::Measured
+                                        << QStringLiteral(": latencies measured on an H100/H200");
+        QTest::newRow("sm_90 edit") << 90 << C::Edit << true << O::Measured
+                                    << QStringLiteral(
+                                           ": latency, yield and reuse rules measured on an H100/H200");
+        QTest::newRow("sm_90 measure") << 90 << C::Measure << true << O::Measured << worker;
+        for (int sm : {80, 86, 87, 89, 75, 0}) {
+            QTest::addRow("sm_%d view", sm) << sm << C::View << true << O::Measured << pinned;
+            QTest::addRow("sm_%d estimate", sm) << sm << C::Estimate << true << O::Table << sm80Estimate;
+            QTest::addRow("sm_%d edit", sm) << sm << C::Edit << true << O::Table << sm80Edit;
+            QTest::addRow("sm_%d measure", sm) << sm << C::Measure << true << O::None << worker;
+        }
+        for (int sm : {100, 101, 102, 103, 110, 120, 121, 129}) {
+            QTest::addRow("sm_%d view", sm)
+                << sm << C::View << true << O::Table
+                << QStringLiteral(" decodes with nvdisasm 12.8 or newer (sm_103/110/121 "
+                                  "need 13.1); control bits have the Hopper layout");
+            QTest::addRow("sm_%d estimate", sm)
+                << sm << C::Estimate << true << O::Table
+                << QStringLiteral(
+                       ": latencies from a NAK-derived table, labelled as a table, not a measurement");
+            QTest::addRow("sm_%d edit", sm)
+                << sm << C::Edit << false << O::None << QString::fromStdString(blackwellRefusal(""));
+            QTest::addRow("sm_%d measure", sm)
+                << sm << C::Measure << true << O::None
+                << QStringLiteral(": the worker runs it on a Blackwell GPU; none has "
+                                  "been lent, so nothing is measured yet");
+        }
+    }
     void decisions()
     {
-        for (int sm : {100, 101, 103, 110, 120, 121}) {
-            const std::string arch = "sm_" + std::to_string(sm);
-            QCOMPARE(archFamily(sm), ArchFamily::Blackwell);
-            const ArchDecision edit = archSupport(sm, arch, ArchCapability::Edit);
-            QVERIFY(!edit.allowed);
-            QCOMPARE(edit.reason, blackwellRefusal(arch));
-            QVERIFY(archSupport(sm, arch, ArchCapability::View).allowed);
-            const ArchDecision estimate = archSupport(sm, arch, ArchCapability::Estimate);
-            QVERIFY(estimate.allowed);
-            QCOMPARE(estimate.evidence, ArchEvidence::Table); // never a measurement
-            QCOMPARE(archSupport(sm, arch, ArchCapability::Measure).evidence, ArchEvidence::None);
-        }
-        const ArchDecision hopper = archSupport(90, "sm_90a", ArchCapability::Edit);
-        QVERIFY(hopper.allowed);
-        QCOMPARE(hopper.evidence, ArchEvidence::Measured);
-        for (int sm : {80, 86, 89}) {
-            const ArchDecision edit = archSupport(sm, "sm_" + std::to_string(sm), ArchCapability::Edit);
-            QVERIFY(edit.allowed);
-            QCOMPARE(edit.evidence, ArchEvidence::Table);
-        }
+        QFETCH(int, sm);
+        QFETCH(ArchCapability, capability);
+        QFETCH(bool, allowed);
+        QFETCH(FigureOrigin, evidence);
+        QFETCH(QString, reason);
+        const std::string arch = "sm_" + std::to_string(sm);
+        const ArchDecision d = ArchModel::forSm(sm)->decide(capability, arch);
+        QCOMPARE(d.allowed, allowed);
+        QCOMPARE(d.evidence, evidence);
+        QCOMPARE(d.reason, arch + reason.toStdString());
+    }
+
+    // A Blackwell part without a table of its own has no figures, yet is refused as its family is.
+    void blackwellWithoutTable()
+    {
+        auto arch = ArchModel::forSm(102);
+        QCOMPARE(arch->latencyOrigin(), FigureOrigin::None);
+        QVERIFY(arch->latencies().isEmpty());
+        QCOMPARE(arch->tableSm(), 102);
     }
 
     void blackwellSamples_data()
@@ -99,5 +148,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestArchSupport)
-#include "test_arch_support.moc"
+QTEST_GUILESS_MAIN(TestArchDecisions)
+#include "test_arch_decisions.moc"

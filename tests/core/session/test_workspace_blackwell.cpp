@@ -1,6 +1,6 @@
 // The workspace on a Blackwell sample (samples/blackwell): every path that edits refuses with the one
-// line of core/rewrite/arch_support.h, while the original schedule still writes byte for byte; a Hopper
-// sample keeps its edits.
+// line of editRefusal (core/analysis/arch_model.h), while the original schedule still writes byte for
+// byte; a Hopper sample keeps its edits.
 #include "core/session/kernel_edits.h"
 #include "core/session/workspace.h"
 
