@@ -1,6 +1,7 @@
 #include "widgets/tune_dashboard_data.h"
 
 #include "core/session/kernel_evaluator.h" // eval::loadLaunchSpec, re-exported
+#include "core/tune/capture_origins.h"
 #include "core/tune/tune_db.h"
 #include "core/tune/tune_report.h"
 
@@ -28,8 +29,12 @@ TuneDashboardRow rowOf(const tune::TuneReportRow& r)
 {
     TuneDashboardRow row;
     row.kernel = q(r.kernel);
+    if (r.origin) {
+        row.originText = q(tune::originText(*r.origin));
+        row.originFile = q(r.origin->file);
+    }
     row.timeShare = r.timeShare;
-    row.status = q(r.status);
+    row.status = q(tune::kernelStatusName(r.status));
     row.evaluations = r.evaluations;
     row.estimate = r.estimate;
     row.note = q(r.note);

@@ -17,6 +17,7 @@ namespace sassx {
 struct TuneDashboardRow
 {
     QString kernel;
+    QString originText, originFile; // "triton", "library libtorch_cuda.so", "jit"; the library's path
     double timeShare = 0.0;
     QString status; // the newest run's, or "skipped"/"not run"
     qint64 evaluations = 0;

@@ -136,6 +136,7 @@ EvalResult EstimateEvaluator::resultFor(const Result<Estimate>& e) const
     if (!e) return failedResult(failure::kError, e.message());
     EvalResult r;
     r.correct = true; // not refuted; see the header: callers print "unverified"
+    r.outputCheck = OutputCheck::NotRun;
     r.failure = kUnverified;
     r.source = figureSource();
     TimingFigures t;

@@ -36,7 +36,12 @@ FigureSource figureSourceFromJson(const json& j, const FigureSource& fallback)
 
 json toJson(const EvalResult& r)
 {
-    json j{{"correct", r.correct}, {"source", toJson(r.source)}, {"wall_ms", r.wallMs}};
+    // An output check that did not run is stored as none (null), never as a pass.
+    const bool compared = r.outputCheck == OutputCheck::Compared;
+    json j{{"correct", compared ? json(r.correct) : json()},
+           {"output_check", std::string(enumName(kOutputCheckNames, r.outputCheck))},
+           {"source", toJson(r.source)},
+           {"wall_ms", r.wallMs}};
     if (!r.failureKind.empty()) {
         j["failure_kind"] = r.failureKind;
         j["failure"] = r.failure;

@@ -1,6 +1,7 @@
 #pragma once
 // What an evaluator returns for one candidate. Every figure carries its source so that no screen or
 // report can show an estimate as a measurement.
+#include "core/common/enum_names.h"
 #include "core/eval/figure_kind.h"
 #include "core/eval/timing_stats.h"
 
@@ -51,9 +52,23 @@ inline constexpr const char* kProtocol = "protocol";  // worker answered somethi
 inline constexpr const char* kError = "error";        // anything else (bad request, no baseline)
 } // namespace failure
 
+// Whether the candidate's outputs were compared with the original's. The estimate runs nothing: its
+// `correct` only means "not refuted", and it is stored and shown as not run, never as a check that passed.
+enum class OutputCheck
+{
+    Compared,
+    NotRun,
+};
+
+inline constexpr std::array<EnumName<OutputCheck>, 2> kOutputCheckNames{{
+    {OutputCheck::Compared, "compared"},
+    {OutputCheck::NotRun, "not run"},
+}};
+
 struct EvalResult
 {
-    bool correct = false;
+    bool correct = false; // with OutputCheck::NotRun: not refuted, nothing was compared
+    OutputCheck outputCheck = OutputCheck::Compared;
     std::string failureKind; // empty when correct
     std::string failure;     // one sentence for the user
     std::optional<TimingFigures> timing;

@@ -26,9 +26,15 @@ Result<VariantFigures> figuresFromJson(const json& j)
     if (!j.is_object()) return makeError("figures are not a JSON object");
     VariantFigures f;
     auto& r = f.result;
-    r.correct = j.value("correct", false);
     r.source = eval::figureSourceFromJson(j.value("source", json()));
     if (!r.source.kind) return makeError("figures carry no source: refusing to show unlabelled numbers");
+    // No check ran when the file says so, when "correct" is null, and for an estimate (files that stored
+    // an estimate's "not refuted" as true): then `correct` means not refuted, as the estimate sets it.
+    const json check = j.value("output_check", json());
+    const bool notRun = (check.is_string() && check.get<std::string>() == "not run") ||
+                        j.value("correct", json()).is_null() || r.source.isEstimate();
+    r.outputCheck = notRun ? eval::OutputCheck::NotRun : eval::OutputCheck::Compared;
+    r.correct = notRun ? j.value("failure_kind", std::string()).empty() : j.value("correct", false);
     r.failureKind = j.value("failure_kind", std::string());
     r.failure = j.value("failure", std::string());
     r.wallMs = j.value("wall_ms", 0.0);

@@ -6,6 +6,7 @@
 #include "core/eval/backend.h"
 #include "core/eval/eval_result.h"
 #include "core/eval/speedup.h"
+#include "core/tune/capture_origins.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,6 +83,10 @@ std::string text(const json& j, const char* key)
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A verdict needs this coverage as well as an interval that excludes 1.0 (sassx_capture's stats.py: with
+// fewer pairs, about one unchanged kernel in four looks resolved by chance).
+constexpr double kMinCoverage = 0.95;
+
 // A speed-up with its interval, as `sassx_capture time` writes it: {"median", "interval": [lo, hi],
 // "coverage", "pairs", "noise_floor"}. Whether it resolves a difference is decided here, from the
 // interval, not taken from the file.
@@ -109,7 +114,7 @@ Result<PairedSpeedup> pairedSpeedup(const json& s)
         p.pairs < 1)
         return makeError("a speed-up whose interval does not hold its median, or without pairs");
     p.noiseFloor = number(s, "noise_floor").value_or(-1.0);
-    p.resolved = p.low > 1.0 || p.high < 1.0;
+    p.resolved = (p.low > 1.0 || p.high < 1.0) && p.coverage >= kMinCoverage;
     return p;
 }
 
@@ -157,7 +162,9 @@ Result<InProgramTime> inProgramOf(const json& k)
     t.coverage = s->coverage;
     t.noiseFloor = s->noiseFloor;
     t.pairs = s->pairs;
-    t.resolved = s->resolved;
+    t.control = text(k, "role") == "control";
+    t.driftRemoved = k["speedup"].value("drift_removed", json(false)) == json(true);
+    t.resolved = s->resolved && !t.control;
     return t;
 }
 
@@ -176,6 +183,8 @@ json inProgramJson(const InProgramTime& t)
         j["coverage"] = t.coverage;
         j["pairs"] = t.pairs;
         j["resolved"] = t.resolved;
+        j["control"] = t.control;
+        j["drift_removed"] = t.driftRemoved;
         j["noise_floor"] = t.noiseFloor >= 0 ? json(t.noiseFloor) : json();
     }
     return j;
@@ -265,9 +274,10 @@ Result<ProgramTime> loadProgramTime(const std::string& path)
     if (!bytes) return bytes.error();
     const json j = json::parse(bytes->begin(), bytes->end(), nullptr, false);
     if (j.is_discarded() || !j.is_object()) return makeError(path + ": not JSON");
-    if (text(j, "format") != "sassx-program-time" || number(j, "version") != 1.0)
+    const auto version = number(j, "version");
+    if (text(j, "format") != "sassx-program-time" || !(version == 1.0 || version == 2.0))
         return makeError(path +
-                         ": not a sassx-program-time file of version 1 (`sassx_capture time --tune-dir` "
+                         ": not a sassx-program-time file of version 1 or 2 (`sassx_capture time --tune-dir` "
                          "writes one)");
     const json kernels = j.value("kernels", json());
     if (!kernels.is_array()) return makeError(path + ": no kernels list");
@@ -281,6 +291,17 @@ Result<ProgramTime> loadProgramTime(const std::string& path)
         auto t = inProgramOf(kernels[i]);
         if (!t) return makeError(path + ": kernel " + name + ": " + t.message());
         p.kernels[name] = *t;
+    }
+    const json controls = j.value("controls", json());
+    if (controls.is_object()) {
+        auto s = pairedSpeedup(controls);
+        if (!s) return makeError(path + ": controls: " + s.message());
+        p.controls = ProgramTime::Controls{int(number(controls, "kernels").value_or(0.0)),
+                                           s->pairs,
+                                           s->median,
+                                           s->low,
+                                           s->high,
+                                           s->coverage};
     }
     const json step = j.value("step", json());
     if (step.is_object() && step.value("speedup", json()).is_object()) {
@@ -307,6 +328,7 @@ std::string inProgramCell(const TuneReportRow& r)
     const InProgramTime& t = *r.inProgram;
     switch (t.status) {
     case InProgramStatus::Timed:
+        if (t.control) return "control " + speedupText(t.speedup, eval::SpeedupInterval{t.low, t.high});
         return speedupText(t.speedup, eval::SpeedupInterval{t.low, t.high}) +
                (t.resolved ? "" : " unresolved");
     case InProgramStatus::NotLaunched:
@@ -331,7 +353,15 @@ std::string programTimeLine(const TuneReport& report)
     std::string line = "in-program speed-ups MEASURED inside the program (per-launch CUDA events, " +
                        std::to_string(p.pairs) +
                        " interleaved pairs of fresh runs before/after the write-back; " + p.path +
-                       (p.date.empty() ? "" : ", " + p.date) + "); \"unresolved\": the interval holds 1.0";
+                       (p.date.empty() ? "" : ", " + p.date) +
+                       "); \"unresolved\": the interval holds 1.0 or covers less than 95%";
+    if (p.controls)
+        line += "; controls (kernels whose cubin did not change): " + std::to_string(p.controls->kernels) +
+                " moved " +
+                speedupText(p.controls->drift, eval::SpeedupInterval{p.controls->low, p.controls->high}) +
+                ", removed from the changed kernels' figures";
+    else
+        line += "; no control kernel: the drift between runs is not removed";
     if (p.step) {
         const ProgramStepTime& s = *p.step;
         line += "; step time " + speedupText(s.speedup, eval::SpeedupInterval{s.low, s.high}) +
@@ -394,6 +424,14 @@ Result<TuneReport> buildReport(TuneDb& db)
                      });
     if (report.sharesNote.empty()) report.sharesNote = "no kernels";
     report.program = programEstimate(report.rows);
+    // The capture beside the specs says where each kernel came from.
+    for (const DbKernel& k : *kernels) {
+        if (k.spec.empty()) continue;
+        const auto origins = captureOrigins(fs::path(k.spec).parent_path().string());
+        for (TuneReportRow& r : report.rows)
+            if (const auto it = origins.find(r.kernel); it != origins.end() && !r.origin) r.origin = it->second;
+        break;
+    }
     if (const auto path = findProgramTime(db.path(), *kernels)) {
         auto programTime = loadProgramTime(*path);
         if (programTime)
@@ -415,13 +453,16 @@ std::string renderText(const TuneReport& report)
     out += line;
     for (const TuneReportRow& r : report.rows) {
         const std::string edits = r.best && r.best->improved ? std::to_string(r.best->edits.size()) : "-";
-        const std::string status = r.resumed > 0 && r.status == "finished" ? "finished*" : r.status;
         std::snprintf(line, sizeof line, "%-28s %7s %-9s %7lld  %-40s %-14s %-36s %5s  %s\n",
-                      r.kernel.c_str(), pct(r.timeShare).c_str(), status.c_str(), (long long)r.evaluations,
-                      speedupCell(r).c_str(), noiseCell(r).c_str(), inProgramCell(r).c_str(), edits.c_str(),
-                      verifiedCell(r).c_str());
+                      r.kernel.c_str(), pct(r.timeShare).c_str(), statusCell(r).c_str(),
+                      (long long)r.evaluations, speedupCell(r).c_str(), noiseCell(r).c_str(),
+                      inProgramCell(r).c_str(), edits.c_str(), verifiedCell(r).c_str());
         out += line;
-        if (r.status == "skipped" || r.status == "failed") out += "    " + r.status + ": " + r.note + "\n";
+        if (r.origin && r.origin->kind != inject::OriginKind::Triton)
+            out += "    origin: " + originText(*r.origin) +
+                   (r.origin->file.empty() ? "" : " (" + r.origin->file + ")") + "\n";
+        if (r.status == KernelStatus::Skipped || r.status == KernelStatus::Failed)
+            out += "    " + kernelStatusName(r.status) + ": " + r.note + "\n";
     }
     bool resumed = false;
     for (const TuneReportRow& r : report.rows)
@@ -486,6 +527,9 @@ json toJson(const TuneReport& report)
                          {"written_back", b.writtenBack}};
         }
         j["in_program"] = r.inProgram ? inProgramJson(*r.inProgram) : json();
+        j["origin"] = r.origin ? json{{"kind", std::string(enumName(inject::kOriginKindNames, r.origin->kind))},
+                                      {"library", r.origin->file}}
+                               : json();
         rows.push_back(std::move(j));
     }
     const ProgramEstimate& p = report.program;
@@ -508,6 +552,10 @@ json toJson(const TuneReport& report)
                                    {"pairs", t.step->pairs},
                                    {"resolved", t.step->resolved},
                                    {"source", t.step->source}};
+        if (t.controls)
+            programTime["controls"] = {{"kernels", t.controls->kernels}, {"pairs", t.controls->pairs},
+                                       {"drift", t.controls->drift},     {"low", t.controls->low},
+                                       {"high", t.controls->high},       {"coverage", t.controls->coverage}};
     }
     return {{"tool", "sassx-cli tune"},
             {"program_time", programTime},

@@ -6,6 +6,7 @@
 // Beside each isolated speed-up stands the kernel's in-program one when the program was timed before and
 // after the write-back (`sassx_capture time --tune-dir DIR`, DIR/program-time.json, docs/capture.md): a
 // measurement inside the real program, with its paired interval; "not timed" without the file.
+#include "core/inject/module_origin.h"
 #include "core/tune/tune_db.h"
 
 #include <nlohmann/json.hpp>
@@ -35,7 +36,11 @@ struct InProgramTime
     double coverage = 0.0;
     double noiseFloor = -1.0; // half the before runs' interval over their median; -1 when unknown
     int pairs = 0;
-    bool resolved = false; // the interval excludes 1.0
+    bool resolved = false; // the interval excludes 1.0 with enough coverage, and the kernel is no control
+    // A control ran the same cubin before and after: its figure is the drift between the runs, never a
+    // verdict. A changed kernel's figure has that drift removed when the runs had controls.
+    bool control = false;
+    bool driftRemoved = false;
     double beforeUs = 0.0, afterUs = 0.0;
     int64_t launchesBefore = 0, launchesAfter = 0;
     bool cubinChanged = false; // the after runs ran another cubin than the before runs
@@ -58,9 +63,16 @@ struct ProgramTime
     int pairs = 0;
     std::optional<ProgramStepTime> step;
     std::map<std::string, InProgramTime> kernels; // by the capture's kernel name
+    // The controls' figure: how far kernels whose cubin did not change moved between the same runs.
+    struct Controls
+    {
+        int kernels = 0, pairs = 0;
+        double drift = 1.0, low = 1.0, high = 1.0, coverage = 0.0;
+    };
+    std::optional<Controls> controls; // absent: no control kernel, or a version 1 file
 };
 
-// Reads a program-time.json (format "sassx-program-time" version 1); one line when it is not one.
+// Reads a program-time.json (format "sassx-program-time" version 1 or 2); one line when it is not one.
 Result<ProgramTime> loadProgramTime(const std::string& path);
 
 struct TuneReportRow
@@ -79,6 +91,7 @@ struct TuneReportRow
     std::string outDir;
     int64_t runId = 0;
     std::optional<InProgramTime> inProgram; // absent: the kernel was not timed inside the program
+    std::optional<inject::ModuleOrigin> origin; // from capture.json; absent without one
 };
 
 struct ProgramEstimate

@@ -1,12 +1,20 @@
 #include "core/tune/tune_writeback.h"
 
+#include "core/common/read_file.h"
 #include "core/session/schedule_exports.h"
+#include "core/tune/tuned_manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 #include <fstream>
 #include <iterator>
 #include <map>
 
 namespace sassx::tune {
+
+using nlohmann::json;
 
 namespace {
 
@@ -41,6 +49,52 @@ std::string refusal(const DbRun& run, const std::optional<DbBest>& best)
     return {};
 }
 
+// What a written-back best without a Triton cache entry is recorded as, so that --restore finds it.
+constexpr const char* kTunedPrefix = "tuned:";
+
+// The kernel's symbol from its spec (the capture's name may carry a _2 suffix).
+std::string specSymbol(const DbKernel& k)
+{
+    auto bytes = readRegularFile(k.spec);
+    if (!bytes) return k.name;
+    const auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
+    return j.is_object() && j.value("kernel", json()).is_string() ? j["kernel"].get<std::string>() : k.name;
+}
+
+std::string tunedDirOf(const DbKernel& k)
+{
+    return (std::filesystem::path(k.spec).parent_path() / kTunedDir).string();
+}
+
+// A kernel without a Triton cache entry (captured at the driver, or its entry was not found): its best
+// goes into the capture's tuned/ directory, which the driver hook runs in place of the original.
+void writeBackTuned(TuneDb& db, const DbKernel& k, const DbRun& run, const DbBest& best, WriteBackLine& line)
+{
+    auto bytes = readRegularFile(best.cubin);
+    if (!bytes || bytes->empty()) {
+        line.failed = true;
+        line.message = "cannot read its best cubin " + best.cubin;
+        return;
+    }
+    const std::string dir = tunedDirOf(k);
+    auto written = addTuned(dir, {k.name, specSymbol(k), k.cubin}, *bytes);
+    if (!written) {
+        line.failed = true;
+        line.message = dir + ": " + written.message();
+        return;
+    }
+    if (Status s = db.setWrittenBack(run.id, kTunedPrefix + dir); !s) {
+        line.failed = true;
+        line.message = s.message();
+        return;
+    }
+    char gain[48];
+    std::snprintf(gain, sizeof gain, "%.4fx: ", best.speedup);
+    line.changed = true;
+    line.message = gain + ("wrote " + *written + " (run it with `python -m sassx_capture run --tuned " + dir +
+                           " -- PROGRAM`; the program's files are untouched)");
+}
+
 } // namespace
 
 std::vector<WriteBackLine> writeBackBests(TuneDb& db)
@@ -62,7 +116,7 @@ std::vector<WriteBackLine> writeBackBests(TuneDb& db)
         if (std::string why = refusal(run, *best); !why.empty()) {
             line.message = "not written: " + why;
         } else if (k.tritonEntries.empty()) {
-            line.message = "not written: no Triton cache entry known (not from a Triton capture)";
+            writeBackTuned(db, k, run, **best, line);
         } else {
             std::ifstream in((*best)->cubin, std::ios::binary);
             const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
@@ -116,6 +170,14 @@ std::vector<WriteBackLine> restoreBests(TuneDb& db)
             continue;
         }
         const std::string entry = (*best)->writtenBack;
+        if (entry.starts_with(kTunedPrefix)) {
+            const std::string dir = entry.substr(std::string(kTunedPrefix).size());
+            Status s = removeTuned(dir, k.name);
+            if (s) s = db.setWrittenBack(it->second.id, "");
+            lines.push_back({k.name, bool(s), !s,
+                             s ? "removed its tuned cubin from " + dir + " (the original runs again)" : s.message()});
+            continue;
+        }
         if (Status s = restoreTriton(entry); !s) {
             lines.push_back({k.name, false, true, entry + ": " + s.message()});
             continue;

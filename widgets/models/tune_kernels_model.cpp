@@ -58,6 +58,7 @@ QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
             return r.inProgramTimed ? r.inProgramDetail
                                     : tr("Not measured inside the program: sassx_capture time --tune-dir DIR "
                                          "--before ... --after ... writes DIR/program-time.json");
+        if (column == OriginColumn && !r.originFile.isEmpty()) return r.originFile;
         if (r.estimate) tip += QStringLiteral("\n") + tr("Figures from the estimate backend: not measured.");
         return tip;
     }
@@ -65,6 +66,8 @@ QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
     switch (column) {
     case KernelColumn:
         return r.kernel;
+    case OriginColumn:
+        return r.originText.isEmpty() ? QStringLiteral("-") : r.originText;
     case ShareColumn:
         return QStringLiteral("%1%").arg(r.timeShare * 100.0, 0, 'f', 1);
     case StatusColumn:
@@ -94,6 +97,8 @@ QVariant TuneKernelsModel::headerData(int section, Qt::Orientation orientation, 
     switch (section) {
     case KernelColumn:
         return tr("Kernel");
+    case OriginColumn:
+        return tr("Origin");
     case ShareColumn:
         return tr("Time share");
     case StatusColumn:

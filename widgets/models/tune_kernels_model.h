@@ -17,6 +17,7 @@ public:
     enum Columns
     {
         KernelColumn,
+        OriginColumn, // Triton, the library that loaded it, or JIT (capture.json)
         ShareColumn,
         StatusColumn,
         EvaluationsColumn,

@@ -392,7 +392,8 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const
                                                 : QStringLiteral("—");
         case CorrectColumn:
             if (!v->figures) return {};
-            if (v->figures->result.source.isEstimate() && v->figures->result.ok()) return tr("not run");
+            if (v->figures->result.outputCheck == eval::OutputCheck::NotRun && v->figures->result.ok())
+                return tr("not run");
             return v->figures->result.ok() ? tr("yes")
                                            : QString::fromStdString(v->figures->result.failureKind.empty()
                                                                         ? std::string("no")

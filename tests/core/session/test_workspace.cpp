@@ -7,6 +7,7 @@
 #include "core/session/kernel_evaluator.h"
 #include "core/session/kernel_stalls.h"
 #include "core/session/schedule_exports.h"
+#include "core/session/session_file.h"
 #include "core/session/workspace.h"
 
 #include "../sass/test_common.h"
@@ -312,6 +313,18 @@ private Q_SLOTS:
         QVERIFY(base->source.kind == sassx::eval::FigureKind::Estimate);
         QVERIFY(base->timing);
         QCOMPARE(base->timing->ratio.median, 1.0);
+        // The estimate compares no outputs: a session stores that as not run, never as correct.
+        QVERIFY(base->ok() && base->outputCheck == eval::OutputCheck::NotRun);
+        const nlohmann::json stored = figuresToJson(VariantFigures{*base, "2026-12-04T00:00:00Z"});
+        QVERIFY2(stored.at("correct").is_null(), stored.dump().c_str());
+        QCOMPARE(stored.at("output_check").get<std::string>(), std::string("not run"));
+        auto reread = figuresFromJson(stored);
+        QVERIFY(reread && reread->result.ok() && reread->result.outputCheck == eval::OutputCheck::NotRun);
+        nlohmann::json older = stored; // a session written before the check's kind was stored
+        older.erase("output_check");
+        older["correct"] = true;
+        auto fromOlder = figuresFromJson(older);
+        QVERIFY(fromOlder && fromOlder->result.outputCheck == eval::OutputCheck::NotRun);
         auto moves = (*k)->legalMoves(identity, false);
         if (moves.empty()) QSKIP("no legal move in this sample");
         auto s = (*k)->schedule({Edit::move(moves.front().first, moves.front().second)});

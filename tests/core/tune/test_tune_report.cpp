@@ -6,6 +6,7 @@
 // in the report and invents nothing.
 #include "core/tune/tune_db.h"
 #include "core/tune/tune_plan.h"
+#include "core/tune/capture_origins.h"
 #include "core/tune/tune_report.h"
 
 #include <QTemporaryDir>
@@ -52,7 +53,7 @@ std::unique_ptr<TuneDb> database(const fs::path& dir, const fs::path& specDir)
         b.rounds = 40;
         b.noiseFloor = 0.004;
         b.source = "measured, NVIDIA H200";
-        if (!run || !(*db)->finishRun(*run, "finished", {{"summary", name}}, b)) return nullptr;
+        if (!run || !(*db)->finishRun(*run, RunStatus::Finished, {{"summary", name}}, b)) return nullptr;
     }
     return std::move(*db);
 }
@@ -82,11 +83,16 @@ private Q_SLOTS:
         const InProgramTime& rms = p->kernels.at("rmsnorm");
         QCOMPARE(rms.status, InProgramStatus::Timed);
         QVERIFY(rms.resolved);
-        QVERIFY(rms.low > 1.05 && rms.low < rms.speedup && rms.speedup < rms.high);
+        QVERIFY(rms.low > 1.04 && rms.low < rms.speedup && rms.speedup < rms.high);
+        QVERIFY(rms.driftRemoved && !rms.control);
         QCOMPARE(rms.launchesBefore, int64_t(24));
         QVERIFY(rms.cubinChanged);
         QVERIFY(qFuzzyCompare(rms.beforeUs, 20.2));
         QVERIFY(!p->kernels.at("sgemm_leakyrelu").resolved);
+        QVERIFY(p->kernels.at("sgemm_leakyrelu").control);
+        QVERIFY(p->controls);
+        QCOMPARE(p->controls->kernels, 2);
+        QCOMPARE(p->controls->pairs, 6);
         QCOMPARE(p->kernels.at("hgemm_leakyrelu").status, InProgramStatus::NotLaunchedAfter);
         QVERIFY(p->kernels.count("triton_poi_fused_extra_0")); // not a tuned kernel: no row shows it
     }
@@ -104,10 +110,14 @@ private Q_SLOTS:
         QCOMPARE(report->programTime->path, (dir / "program-time.json").string());
 
         const std::string rms = inProgramCell(row(*report, "rmsnorm"));
-        QVERIFY2(rms.starts_with("1.05") && rms.find(" [1.05") != std::string::npos, rms.c_str());
+        QVERIFY2(rms.starts_with("1.05") && rms.find(" [1.04") != std::string::npos, rms.c_str());
         QVERIFY2(rms.find("unresolved") == std::string::npos, rms.c_str());
-        QVERIFY2(inProgramCell(row(*report, "sgemm_leakyrelu")).ends_with(" unresolved"),
+        // an unchanged kernel is a control: never faster, slower or "unresolved"
+        QVERIFY2(inProgramCell(row(*report, "sgemm_leakyrelu")).starts_with("control 1.00"),
                  inProgramCell(row(*report, "sgemm_leakyrelu")).c_str());
+        QVERIFY2(programTimeLine(*report).find(
+                     "controls (kernels whose cubin did not change): 2 moved 1.00") != std::string::npos,
+                 programTimeLine(*report).c_str());
         QCOMPARE(inProgramCell(row(*report, "hgemm_leakyrelu")), std::string("not launched after"));
         QCOMPARE(inProgramCell(row(*report, "softmax")), std::string("not timed"));
         QVERIFY(!row(*report, "softmax").inProgram);
@@ -214,6 +224,67 @@ private Q_SLOTS:
         QVERIFY(line.find('\n') == std::string::npos);
         for (const TuneReportRow& r : report->rows)
             QCOMPARE(inProgramCell(r), std::string("not timed"));
+    }
+
+    // capture.json beside the specs says where each kernel came from; the report and its JSON carry it.
+    void originsFromTheCapture()
+    {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        writeText(dir / "capture.json", R"({"format": "sassx-capture", "version": 1, "kernels": [
+            {"name": "rmsnorm", "origin": "triton"},
+            {"name": "sgemm_leakyrelu", "origin": "library", "library": "/venv/torch/lib/libtorch_cuda.so"},
+            {"name": "hgemm_leakyrelu", "origin": "jit"},
+            {"name": "softmax", "origin": "a kind sassx does not know"}], "skipped": []})");
+        auto db = database(dir, dir);
+        QVERIFY(db);
+        auto report = buildReport(*db);
+        QVERIFY2(report, report ? "" : report.message().c_str());
+        QCOMPARE(row(*report, "rmsnorm").origin->kind, inject::OriginKind::Triton);
+        QCOMPARE(originText(*row(*report, "sgemm_leakyrelu").origin), std::string("library libtorch_cuda.so"));
+        QCOMPARE(originText(*row(*report, "hgemm_leakyrelu").origin), std::string("jit"));
+        QVERIFY(!row(*report, "softmax").origin); // unknown text: no origin invented
+        const std::string text = renderText(*report);
+        QVERIFY2(text.find("    origin: library libtorch_cuda.so (/venv/torch/lib/libtorch_cuda.so)\n") !=
+                     std::string::npos,
+                 text.c_str());
+        const auto j = toJson(*report);
+        bool found = false;
+        for (const auto& r : j["kernels"])
+            if (r["kernel"] == "hgemm_leakyrelu") found = r["origin"]["kind"] == "jit";
+        QVERIFY(found);
+    }
+
+    // A verdict needs an interval that excludes 1.0 with 95% coverage, and a kernel that changed.
+    void verdictRules_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<bool>("resolved");
+        QTest::addColumn<QString>("cell");
+        const QString timed = R"({"name": "rmsnorm", "status": "timed", "role": "%1", "speedup": {"median":
+                                 1.02, "interval": [1.01, 1.03], "coverage": %2, "pairs": %3}})";
+        QTest::newRow("changed, 6 pairs") << timed.arg("changed", "0.96875", "6") << true << "1.0200×";
+        QTest::newRow("changed, 5 pairs") << timed.arg("changed", "0.9375", "5") << false << "unresolved";
+        QTest::newRow("changed, 3 pairs") << timed.arg("changed", "0.75", "3") << false << "unresolved";
+        QTest::newRow("control excluding 1.0") << timed.arg("control", "0.96875", "6") << false << "control";
+    }
+
+    void verdictRules()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(bool, resolved);
+        QFETCH(QString, cell);
+        QTemporaryDir tmp;
+        const fs::path path = fs::path(tmp.path().toStdString()) / "program-time.json";
+        writeText(path, R"({"format": "sassx-program-time", "version": 2, "kernels": [)" +
+                            kernel.toStdString() + "]}");
+        auto p = loadProgramTime(path.string());
+        QVERIFY2(p, p ? "" : p.message().c_str());
+        QCOMPARE(p->kernels.at("rmsnorm").resolved, resolved);
+        TuneReportRow row;
+        row.inProgram = p->kernels.at("rmsnorm");
+        const std::string text = inProgramCell(row);
+        QVERIFY2(text.find(cell.toStdString()) != std::string::npos, text.c_str());
     }
 
     void directoryIsRefused()
