@@ -96,6 +96,8 @@ def capture_names(hashes, capture_kernels):
     for k in capture_kernels or []:
         if k.get("hash"):
             by_hash[k["hash"]] = k["name"]
+        if k.get("driver_key"):
+            by_hash[k["driver_key"]] = k["name"]
         entry = os.path.basename(os.path.normpath(k.get("triton_cache_dir") or "")) if k.get("triton_cache_dir") \
             else None
         if entry:
@@ -313,6 +315,26 @@ def program_time_document(result, date=None):
             "error": result["error"]}
 
 
+def driver_timed(capture_kernels, tune_dir):
+    """The keys of the kernels the driver hook times: those captured at the driver, and Triton kernels
+    without a cache entry, which a write-back puts in DIR/tuned for the hook to run in place of the original
+    (Triton's own hooks would not know the tuned cubin ran).  Sets each one's `driver_key`."""
+    from . import driver
+    keys = []
+    for k in capture_kernels:
+        if k.get("origin") not in (None, "triton") and k.get("hash"):
+            k["driver_key"] = k["hash"]
+        elif k.get("origin") == "triton" and not k.get("triton_cache_dir") and tune_dir and k.get("cubin"):
+            try:
+                with open(os.path.join(tune_dir, k["cubin"]), "rb") as f:
+                    k["driver_key"] = driver.kernel_key(driver.sha256_hex(f.read()), k.get("symbol") or k["name"])
+            except OSError:
+                continue
+        if k.get("driver_key"):
+            keys.append(k["driver_key"])
+    return keys
+
+
 class KernelTiming:
     """The runs' side of kernel timing: a fresh directory and environment per run, its summary after."""
 
@@ -324,8 +346,11 @@ class KernelTiming:
         self.problems = []
         # Kernels captured at the driver are timed by the driver hook, which also runs the tuned ones in
         # place of the originals (DIR/tuned, as the before/after commands leave it).
-        self.driver_keys = sorted(k["hash"] for k in capture_kernels or []
-                                  if k.get("origin") not in (None, "triton") and k.get("hash"))
+        self.driver_keys = sorted(driver_timed(capture_kernels or [], tune_dir))
+        if self.names is not None:  # a kernel the hook times is not also timed by Triton's hooks
+            hooked = {k.get("symbol") or k["name"] for k in capture_kernels or [] if k.get("driver_key")}
+            # None would mean "every Triton kernel": a name no kernel has times none of them instead.
+            self.names = sorted(set(self.names) - hooked) or ["<every watched kernel is timed at the driver>"]
         self.tuned_dir = os.path.join(tune_dir, "tuned") if tune_dir else None
         self.hook = None
         if self.driver_keys:

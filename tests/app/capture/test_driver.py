@@ -160,6 +160,30 @@ class DriverCapture(unittest.TestCase):
         self.assertEqual(json.loads(env[driver.ENV_TIME_KEYS]), [driver.kernel_key(IMAGE, FLASH)])
         self.assertEqual(env[driver.ENV_TUNED], os.path.join(tune, "tuned"))
 
+    def test_triton_kernel_without_cache_entry_is_timed_at_the_driver(self):
+        """Its write-back goes to DIR/tuned, where only the hook knows the tuned cubin ran."""
+        cap, _s, cubins, _v = self.build()
+        gemm = next(k for k in cap["kernels"] if k["name"] == "gemm_leakyrelu")
+        gemm["triton_cache_dir"] = None
+        gemm["symbol"] = "gemm_leakyrelu"
+        tune = os.path.join(self.tmp.name, "tune")
+        os.makedirs(tune)
+        with open(os.path.join(tune, gemm["cubin"]), "wb") as f:
+            f.write(cubins[gemm["cubin"]])
+        hook = os.path.join(self.tmp.name, driver.HOOK_NAME)
+        open(hook, "w").close()
+        os.environ["SASSX_HOOK"] = hook
+        try:
+            timing = kernel_times.KernelTiming({"gemm_leakyrelu"}, cap["kernels"], tune_dir=tune)
+            env, _d = timing.environment({})
+            timing.close()
+        finally:
+            del os.environ["SASSX_HOOK"]
+        key = driver.kernel_key(driver.sha256_hex(cubins[gemm["cubin"]]), "gemm_leakyrelu")
+        self.assertIn(key, json.loads(env[driver.ENV_TIME_KEYS]))
+        self.assertNotIn("gemm_leakyrelu", json.loads(env["SASSX_CAPTURE_TIME_NAMES"]))
+        self.assertEqual(kernel_times.capture_names({key: "gemm_leakyrelu"}, cap["kernels"]), {key: "gemm_leakyrelu"})
+
 
 HOOK_PROBE = """
 import ctypes, sys
