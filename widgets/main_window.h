@@ -44,6 +44,10 @@ public:
     SearchPanel* searchPanel() const { return m_search; }
     StallsPanel* stallsPanel() const { return m_stalls; }
     TuneDashboard* tuneDashboard() const { return m_tune; }
+    // File ▸ Set Launch Spec… without the dialog: the spec is checked against the open kernel
+    // (launch_spec_check.h) and used from now on, or refused with the one-line reason in *error (also in
+    // the status bar) and the spec in use kept.
+    bool setLaunchSpec(const QString& path, QString* error = nullptr);
     // Shows and raises the Search dock.
     void showSearch();
     // Before the session is replaced (another file or kernel) or the window closes: a modified session is

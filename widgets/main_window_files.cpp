@@ -4,6 +4,7 @@
 
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
+#include "widgets/launch_spec_check.h"
 
 #include <QAction>
 #include <QDateTime>
@@ -231,7 +232,33 @@ void MainWindow::setLaunchSpecDialog()
     const QString path = QFileDialog::getOpenFileName(this, tr("Launch Spec"),
                                                       QFileInfo(m_session->inputPath()).absolutePath(),
                                                       tr("Launch specs (*.launch.json);;JSON (*.json)"));
-    if (!path.isEmpty()) m_session->setLaunchSpecPath(path);
+    QString error;
+    if (!path.isEmpty() && !setLaunchSpec(path, &error)) {
+        QMessageBox box(QMessageBox::Warning, tr("Launch spec refused"), error, QMessageBox::Ok, this);
+        box.setObjectName(QStringLiteral("launchSpecRefused"));
+        box.exec();
+    }
+}
+
+bool MainWindow::setLaunchSpec(const QString& path, QString* error)
+{
+    const QString problem = launchSpecProblem(path, m_session->kernelWorkspace().get());
+    if (!problem.isEmpty()) {
+        const QString kept = m_session->launchSpecPath().isEmpty()
+                                 ? tr("no spec is set")
+                                 : tr("%1 stays").arg(QFileInfo(m_session->launchSpecPath()).fileName());
+        const QString message = tr("Launch spec refused: %1; %2").arg(problem, kept);
+        statusBar()->showMessage(message, 15000);
+        if (error) *error = message;
+        return false;
+    }
+    m_session->setLaunchSpecPath(path);
+    const QString name = QFileInfo(path).fileName(), symbol = m_session->kernelSymbol();
+    statusBar()->showMessage(
+        symbol.isEmpty() ? tr("Launch spec %1 set").arg(name)
+                         : tr("Launch spec %1 set: it launches %2 with its parameters").arg(name, symbol),
+        10000);
+    return true;
 }
 
 void MainWindow::importStallsDialog()

@@ -7,7 +7,9 @@
 #include <QFont>
 #include <QFontDatabase>
 #include <QFontInfo>
+#include <QList>
 #include <QSignalSpy>
+#include <QSize>
 #include <QString>
 #include <QTest>
 
@@ -65,6 +67,25 @@ inline void addTwoFontRows()
     const auto [general, other] = twoFontFamilies();
     QTest::newRow("general font") << general;
     QTest::newRow("second family") << other;
+}
+
+// The two window sizes a layout must hold at: a small laptop's and a full-HD screen's.
+inline QList<QSize> twoWindowSizes()
+{
+    return {QSize(1024, 700), QSize(1920, 1080)};
+}
+
+// A data-driven test's rows: "font" (the two families of twoFontFamilies()) × "size" (twoWindowSizes()).
+inline void addFontAndSizeRows()
+{
+    QTest::addColumn<QFont>("font");
+    QTest::addColumn<QSize>("size");
+    const auto [general, other] = twoFontFamilies();
+    for (const QSize size : twoWindowSizes()) {
+        const QString at = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+        QTest::newRow(qPrintable(QStringLiteral("general font, ") + at)) << general << size;
+        QTest::newRow(qPrintable(QStringLiteral("second family, ") + at)) << other << size;
+    }
 }
 
 } // namespace sassx::test
