@@ -50,7 +50,7 @@ struct TuneArgs
     std::string kernels; // NAME,NAME
     int jobs = 1;
     int checkpointEvery = search::SearchControl{}.checkpointEvery;
-    std::string launcher = "local";
+    std::string launcher = std::string(enumName(kLauncherNames, Launcher::Local));
     std::string partition, gres, slurmTime;
     std::vector<std::string> slurmArgs;
     std::optional<int> taskIndex;
@@ -384,6 +384,8 @@ int runTuneCommand(const TuneArgs& given)
     // `tune DIR --write-back` without a budget writes back what the database holds (after a tune, or
     // from another machine's); with a budget it tunes first.
     TuneArgs a = given;
+    auto launcher = parseEnumOrError(kLauncherNames, a.launcher, "--launcher");
+    if (!launcher) return fail(launcher.message());
     if (a.writeBack && a.budgetEvals == 0 && a.budgetTime.empty() && a.totalTime.empty()) a.reportOnly = true;
     auto plan = discoverPlan(a.dir);
     if (!plan) return fail(plan.message());
@@ -403,7 +405,7 @@ int runTuneCommand(const TuneArgs& given)
         return fail("no tune database at " + dbPath + " (tune DIR first, or give its --db)");
     if (a.taskDb) {
         if (!a.taskIndex) return fail("--task-db goes with --task-index");
-        if (a.reportOnly || a.restore || a.writeBack || a.launcher != "local")
+        if (a.reportOnly || a.restore || a.writeBack || *launcher != Launcher::Local)
             return fail("--task-db is what a Slurm array task runs: one kernel, recorded, nothing else");
     }
     auto db = a.taskDb ? openTaskDb(runsDir, plan->kernels[size_t(*a.taskIndex)].name) : TuneDb::open(dbPath);
@@ -418,7 +420,7 @@ int runTuneCommand(const TuneArgs& given)
                     (plan->skipped.empty()
                          ? std::string(" (no *.launch.json beside its cubin)")
                          : ": " + plan->skipped.front().name + ": " + plan->skipped.front().reason));
-    if (a.launcher == "slurm" && !a.taskIndex) {
+    if (*launcher == Launcher::Slurm && !a.taskIndex) {
         if (auto config = configFrom(a); !config) return fail(config.message());
         // Each task's results were merged into the database as it ended; the report is rendered from it.
         if (const int code = runOnSlurm(a, *plan, **db, runsDir); code != 0) return code;
@@ -480,7 +482,7 @@ void addTuneOptions(CLI::App& command, TuneArgs& a)
 void addLauncherOptions(CLI::App& command, TuneArgs& a)
 {
     command.add_option("--launcher", a.launcher, "where the searches run")
-        ->check(oneOf({"local", "slurm"}))
+        ->check(oneOf(enumNameList(kLauncherNames)))
         ->capture_default_str();
     command.add_option("--partition", a.partition, "--launcher slurm: the partition")->type_name("P");
     command.add_option("--gres", a.gres, "--launcher slurm: generic resources per task, e.g. gpu:1")

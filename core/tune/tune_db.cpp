@@ -274,13 +274,14 @@ Result<int64_t> TuneDb::startRun(int64_t kernelId, const std::string& outDir, co
         const std::string now = utcNowIso8601();
         Stmt q(m_db,
                "INSERT INTO runs (kernel_id, status, out_dir, config, backend, started, updated, owner) "
-               "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6)");
+               "VALUES (?1, ?7, ?2, ?3, ?4, ?5, ?5, ?6)");
         q.bind(1, kernelId)
             .bind(2, outDir)
             .bind(3, config)
             .bind(4, backend)
             .bind(5, now)
-            .bind(6, processOwner());
+            .bind(6, processOwner())
+            .bind(7, runStatusName(RunStatus::Running));
         if (!q.ok() || !q.done()) return error("cannot record a run");
         id = sqlite3_last_insert_rowid(m_db);
         return Ok{};
@@ -296,13 +297,17 @@ const char* const kRunColumns =
     "r.started, r.updated, r.resumed, r.evaluations, r.seconds, r.summary, r.error, r.report, r.owner "
     "FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN devices d ON d.id = r.device_id ";
 
-DbRun runFrom(const Stmt& q)
+// The run of the current row; a status the table does not know (another program wrote it) is refused.
+Result<DbRun> runFrom(const Stmt& q)
 {
     DbRun r;
     r.id = q.i64(0);
     r.kernelId = q.i64(1);
     r.kernel = q.text(2);
-    r.status = q.text(3);
+    auto status = parseRunStatus(q.text(3));
+    if (!status)
+        return makeError("run " + std::to_string(r.id) + " of " + r.kernel + ": " + status.message());
+    r.status = *status;
     r.outDir = q.text(4);
     r.config = q.text(5);
     r.backend = q.text(6);
@@ -328,7 +333,11 @@ Result<std::optional<DbRun>> TuneDb::latestRun(const std::string& kernel)
     q.bind(1, kernel);
     if (!q.ok()) return error("cannot read runs");
     const int rc = q.step();
-    if (rc == SQLITE_ROW) return std::optional<DbRun>(runFrom(q));
+    if (rc == SQLITE_ROW) {
+        auto run = runFrom(q);
+        if (!run) return makeError(m_path + ": " + run.message());
+        return std::optional<DbRun>(std::move(*run));
+    }
     if (rc != SQLITE_DONE) return error("cannot read runs");
     return std::optional<DbRun>();
 }
@@ -340,8 +349,11 @@ Result<std::vector<DbRun>> TuneDb::runs()
     if (!q.ok()) return error("cannot read runs");
     std::vector<DbRun> out;
     int rc;
-    while ((rc = q.step()) == SQLITE_ROW)
-        out.push_back(runFrom(q));
+    while ((rc = q.step()) == SQLITE_ROW) {
+        auto run = runFrom(q);
+        if (!run) return makeError(m_path + ": " + run.message());
+        out.push_back(std::move(*run));
+    }
     if (rc != SQLITE_DONE) return error("cannot read runs");
     return out;
 }
@@ -352,10 +364,11 @@ Status TuneDb::resumeRun(int64_t runId, int64_t keptSteps)
         Stmt del(m_db, "DELETE FROM evaluations WHERE run_id = ?1 AND step >= ?2");
         del.bind(1, runId).bind(2, keptSteps);
         if (!del.ok() || !del.done()) return error("cannot trim the run's evaluations");
-        Stmt q(m_db, "UPDATE runs SET status = 'running', resumed = resumed + 1, error = '', updated = ?2, "
+        Stmt q(m_db, "UPDATE runs SET status = ?4, resumed = resumed + 1, error = '', updated = ?2, "
                      "owner = ?3, "
                      "evaluations = (SELECT count(*) FROM evaluations WHERE run_id = ?1) WHERE id = ?1");
         q.bind(1, runId).bind(2, utcNowIso8601()).bind(3, processOwner());
+        q.bind(4, runStatusName(RunStatus::Running));
         if (!q.ok() || !q.done()) return error("cannot mark the run resumed");
         Stmt b(m_db, "DELETE FROM bests WHERE run_id = ?1");
         b.bind(1, runId);
@@ -373,10 +386,10 @@ Status TuneDb::restartRun(int64_t runId, const std::string& config, const std::s
             del.bind(1, runId);
             if (!del.ok() || !del.done()) return error("cannot clear the run");
         }
-        Stmt q(m_db,
-               "UPDATE runs SET status = 'running', config = ?2, backend = ?3, updated = ?4, owner = ?5, "
-               "evaluations = 0, seconds = 0, error = '', summary = '', report = NULL WHERE id = ?1");
+        Stmt q(m_db, "UPDATE runs SET status = ?6, config = ?2, backend = ?3, updated = ?4, owner = ?5, "
+                     "evaluations = 0, seconds = 0, error = '', summary = '', report = NULL WHERE id = ?1");
         q.bind(1, runId).bind(2, config).bind(3, backend).bind(4, utcNowIso8601()).bind(5, processOwner());
+        q.bind(6, runStatusName(RunStatus::Running));
         if (!q.ok() || !q.done()) return error("cannot restart the run");
         return Ok{};
     });
@@ -456,14 +469,16 @@ Result<int64_t> TuneDb::evaluationCount(int64_t runId)
     return q.i64(0);
 }
 
-Status TuneDb::finishRun(int64_t runId, const std::string& status, const json& report,
+Status TuneDb::finishRun(int64_t runId, RunStatus status, const json& report,
                          const std::optional<DbBest>& best)
 {
+    if (status != RunStatus::Finished && status != RunStatus::Stopped)
+        return makeError("a run ends finished or stopped, not " + runStatusName(status));
     return transaction([&]() -> Status {
         Stmt q(m_db, "UPDATE runs SET status = ?2, report = ?3, summary = ?4, updated = ?5, error = '', "
                      "seconds = max(seconds, ?6) WHERE id = ?1");
         q.bind(1, runId)
-            .bind(2, status)
+            .bind(2, runStatusName(status))
             .bind(3, report.dump())
             .bind(4, report.value("summary", std::string()));
         q.bind(5, utcNowIso8601()).bind(6, report.value("seconds", 0.0));
@@ -489,8 +504,8 @@ Status TuneDb::finishRun(int64_t runId, const std::string& status, const json& r
 Status TuneDb::failRun(int64_t runId, const std::string& message)
 {
     return transaction([&]() -> Status {
-        Stmt q(m_db, "UPDATE runs SET status = 'failed', error = ?2, updated = ?3 WHERE id = ?1");
-        q.bind(1, runId).bind(2, message).bind(3, utcNowIso8601());
+        Stmt q(m_db, "UPDATE runs SET status = ?4, error = ?2, updated = ?3 WHERE id = ?1");
+        q.bind(1, runId).bind(2, message).bind(3, utcNowIso8601()).bind(4, runStatusName(RunStatus::Failed));
         if (!q.ok() || !q.done()) return error("cannot record the failure");
         return Ok{};
     });

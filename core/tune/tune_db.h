@@ -11,6 +11,7 @@
 // file of another version or another program is refused with one line, never altered.
 #include "core/common/result.h"
 #include "core/search/search_state.h"
+#include "core/tune/tune_status.h"
 
 #include <nlohmann/json.hpp>
 
@@ -61,8 +62,8 @@ struct DbRun
 {
     int64_t id = 0;
     int64_t kernelId = 0;
-    std::string kernel;           // the kernel's name
-    std::string status;           // "running", "stopped", "finished", "failed"
+    std::string kernel; // the kernel's name
+    RunStatus status = RunStatus::Running;
     std::string outDir;           // RUNS_DIR/<kernel>
     std::string config;           // search::toJson(SearchConfig) as text
     std::string backend;          // "gpu" or "estimate"
@@ -118,10 +119,10 @@ public:
     static std::string processOwner();
     // Whether `owner` is another process of this host that is still alive (a run it holds is busy).
     static bool ownerAlive(const std::string& owner);
-    // Whether `owner` was a process of this host that no longer runs (its "running" run was killed).
+    // Whether `owner` was a process of this host that no longer runs (its Running run was killed).
     static bool ownerGone(const std::string& owner);
 
-    // A new run of the kernel, "running".
+    // A new run of the kernel, Running.
     Result<int64_t> startRun(int64_t kernelId, const std::string& outDir, const std::string& config,
                              const std::string& backend);
     // The kernel's newest run, if any.
@@ -138,8 +139,9 @@ public:
                           double seconds);
     Result<std::vector<search::SearchEvaluation>> evaluations(int64_t runId);
     Result<int64_t> evaluationCount(int64_t runId);
-    // The run's end: "finished" or "stopped" with its report and best, or "failed" with the reason.
-    Status finishRun(int64_t runId, const std::string& status, const nlohmann::json& report,
+    // The run's end: Finished or Stopped with its report and best (another status is refused), or
+    // failRun with the reason.
+    Status finishRun(int64_t runId, RunStatus status, const nlohmann::json& report,
                      const std::optional<DbBest>& best);
     Status failRun(int64_t runId, const std::string& error);
 

@@ -30,7 +30,9 @@ CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
   kernel_id INTEGER NOT NULL REFERENCES kernels(id),
   device_id INTEGER REFERENCES devices(id),
-  status TEXT NOT NULL,          -- running | stopped | finished | failed
+  status TEXT NOT NULL,          -- running | stopped | finished | failed (tune_status.h, RunStatus); the
+                                 -- report adds interrupted (running, its owner process gone), and
+                                 -- skipped / not run for kernels without a run
   out_dir TEXT NOT NULL,
   config TEXT NOT NULL,          -- the search's configuration (JSON)
   backend TEXT NOT NULL,

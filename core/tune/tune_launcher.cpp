@@ -66,7 +66,7 @@ TuneOutcome runLocal(const TunePlan& plan, const TuneLaunch& launch, TuneDb& db,
                 // A kernel an earlier tune finished costs nothing: tuneKernel reports it done.
                 auto latest =
                     budget ? Result<std::optional<DbRun>>(std::nullopt) : db.latestRun(plan.kernels[i].name);
-                const bool done = latest && *latest && (*latest)->status == "finished";
+                const bool done = latest && *latest && (*latest)->status == RunStatus::Finished;
                 if (!budget && !done) {
                     KernelProgress p;
                     p.kernel = plan.kernels[i].name;

@@ -8,6 +8,19 @@
 
 namespace sassx::tune {
 
+// Where a tune's searches run: in this process (runLocal), or as one Slurm array task per kernel
+// (tune_slurm.h).
+enum class Launcher
+{
+    Local,
+    Slurm,
+};
+
+inline constexpr std::array<EnumName<Launcher>, 2> kLauncherNames{{
+    {Launcher::Local, "local"},
+    {Launcher::Slurm, "slurm"},
+}};
+
 struct TuneLaunch
 {
     TuneRunOptions run;          // shared by every kernel; budgetSeconds replaced by `seconds` when given

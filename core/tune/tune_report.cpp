@@ -37,7 +37,7 @@ std::string pct(double ratio)
 
 bool counts(const TuneReportRow& r)
 {
-    return r.status == "finished" && r.best && r.best->improved;
+    return r.status == KernelStatus::Finished && r.best && r.best->improved;
 }
 
 // The kernel's time saved as a fraction of the program's GPU time at speed-up `g` (Amdahl).
@@ -245,6 +245,11 @@ std::string verifiedCell(const TuneReportRow& r)
     return *r.best->verified ? "yes" : "WRONG: " + r.best->verification;
 }
 
+std::string statusCell(const TuneReportRow& r)
+{
+    return kernelStatusName(r.status) + (r.resumed > 0 && r.status == KernelStatus::Finished ? "*" : "");
+}
+
 std::string programLine(const TuneReport& report)
 {
     const ProgramEstimate& p = report.program;
@@ -389,27 +394,27 @@ Result<TuneReport> buildReport(TuneDb& db)
         if (report.sharesNote.empty()) report.sharesNote = k.sharesNote;
         const auto it = latest.find(k.id);
         if (!k.skipped.empty() && it == latest.end()) {
-            row.status = "skipped";
+            row.status = KernelStatus::Skipped;
             row.note = k.skipped;
             report.rows.push_back(std::move(row));
             continue;
         }
         if (it == latest.end()) {
-            row.status = "not run";
+            row.status = KernelStatus::NotRun;
             report.rows.push_back(std::move(row));
             continue;
         }
         const DbRun& r = *it->second;
         row.runId = r.id;
         // A run still marked running whose process is gone was killed: the next tune resumes it.
-        row.status = r.status == "running" && TuneDb::ownerGone(r.owner) ? "interrupted" : r.status;
+        row.status = kernelStatusOf(r.status, r.status == RunStatus::Running && TuneDb::ownerGone(r.owner));
         row.backend = r.backend;
         row.device = r.device;
         row.evaluations = r.evaluations;
         row.seconds = r.seconds;
         row.resumed = r.resumed;
         row.outDir = r.outDir;
-        row.note = r.status == "failed" ? r.error : r.summary;
+        row.note = r.status == RunStatus::Failed ? r.error : r.summary;
         auto best = db.best(r.id);
         if (!best) return best.error();
         row.best = *best;
@@ -466,7 +471,7 @@ std::string renderText(const TuneReport& report)
     }
     bool resumed = false;
     for (const TuneReportRow& r : report.rows)
-        resumed = resumed || (r.resumed > 0 && r.status == "finished");
+        resumed = resumed || (r.resumed > 0 && r.status == KernelStatus::Finished);
     if (resumed) out += "* resumed from a checkpoint after a stop\n";
     return out + programLine(report) + "\n" + programTimeLine(report) + "\n";
 }
@@ -492,7 +497,8 @@ std::string renderHtml(const TuneReport& report)
                 edits += htmlEscape(e.is_string() ? e.get<std::string>() : e.dump()) + "<br>";
         }
         h += "<tr><td>" + htmlEscape(r.kernel) + "</td><td class=\"num\">" + pct(r.timeShare) + "</td><td>" +
-             htmlEscape(r.status) + (r.resumed > 0 ? " (resumed " + std::to_string(r.resumed) + "x)" : "") +
+             htmlEscape(kernelStatusName(r.status)) +
+             (r.resumed > 0 ? " (resumed " + std::to_string(r.resumed) + "x)" : "") +
              "</td><td class=\"num\">" + std::to_string(r.evaluations) + "</td><td" +
              (r.estimate ? " class=\"estimate\"" : "") + ">" + htmlEscape(speedupCell(r)) + "</td><td>" +
              htmlEscape(noiseCell(r)) + "</td><td>" + htmlEscape(inProgramCell(r)) + "</td><td>" + edits +
@@ -507,7 +513,7 @@ json toJson(const TuneReport& report)
 {
     json rows = json::array();
     for (const TuneReportRow& r : report.rows) {
-        json j{{"kernel", r.kernel},   {"time_share", r.timeShare}, {"status", r.status},
+        json j{{"kernel", r.kernel},   {"time_share", r.timeShare}, {"status", kernelStatusName(r.status)},
                {"backend", r.backend}, {"device", r.device},        {"evaluations", r.evaluations},
                {"seconds", r.seconds}, {"resumed", r.resumed},      {"estimate", r.estimate},
                {"note", r.note},       {"run_dir", r.outDir}};

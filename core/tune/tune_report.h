@@ -79,8 +79,7 @@ struct TuneReportRow
 {
     std::string kernel;
     double timeShare = 0.0;
-    std::string
-        status; // the newest run's ("finished", "stopped", "failed", "running"), or "skipped"/"not run"
+    KernelStatus status = KernelStatus::NotRun; // the newest run's, or why there is none
     std::string backend, device;
     int64_t evaluations = 0;
     double seconds = 0.0;
@@ -124,6 +123,8 @@ void attachProgramTime(TuneReport& report, ProgramTime programTime);
 std::string speedupCell(const TuneReportRow& row);
 std::string noiseCell(const TuneReportRow& row);
 std::string verifiedCell(const TuneReportRow& row);
+// The status's name, "finished*" for a finished run that was resumed from a checkpoint.
+std::string statusCell(const TuneReportRow& row);
 std::string programLine(const TuneReport& report);
 // "1.0579x [1.0519, 1.0735]" (+ " unresolved" when the interval holds 1.0), "not launched after",
 // "not timed".

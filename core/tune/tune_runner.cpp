@@ -9,25 +9,6 @@ namespace sassx::tune {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string stateName(KernelState s)
-{
-    switch (s) {
-    case KernelState::Queued:
-        return "queued";
-    case KernelState::Running:
-        return "running";
-    case KernelState::Finished:
-        return "finished";
-    case KernelState::Done:
-        return "done";
-    case KernelState::Stopped:
-        return "stopped";
-    case KernelState::Failed:
-        return "failed";
-    }
-    return "?";
-}
-
 DbBest bestFromReport(const json& report, const std::string& cubinPath)
 {
     DbBest b;
@@ -177,13 +158,13 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
     if (!kernelId) return kernelId.error();
     auto latest = db.latestRun(k.name);
     if (!latest) return latest.error();
-    if (*latest && (*latest)->status == "finished") {
+    if (*latest && (*latest)->status == RunStatus::Finished) {
         p = doneProgress(db, **latest);
         report();
         return p;
     }
     // Two tunes of one directory at once would share the run's checkpoint: the second leaves it alone.
-    if (*latest && (*latest)->status == "running" && TuneDb::ownerAlive((*latest)->owner))
+    if (*latest && (*latest)->status == RunStatus::Running && TuneDb::ownerAlive((*latest)->owner))
         return makeError(
             "kernel " + k.name + " is being tuned by process " +
             (*latest)->owner.substr((*latest)->owner.rfind(':') + 1) +
@@ -238,7 +219,9 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
     if (!result) return failed(result.message());
     const bool finished = result->json.value("finished", true);
     const DbBest best = bestFromReport(result->json, result->bestCubinPath);
-    if (Status s = db.finishRun(runId, finished ? "finished" : "stopped", result->json, best); !s)
+    if (Status s =
+            db.finishRun(runId, finished ? RunStatus::Finished : RunStatus::Stopped, result->json, best);
+        !s)
         return failed(s.message());
     p.state = finished ? KernelState::Finished : KernelState::Stopped;
     p.evaluations = result->json.value("evaluations", p.evaluations);

@@ -24,6 +24,7 @@ struct TuneRunOptions
     const std::atomic_bool* stop = nullptr; // ends the run after the evaluation in flight (resumable)
 };
 
+// A kernel's place in this tune, as the progress board shows it (the database's is RunStatus).
 enum class KernelState
 {
     Queued,
@@ -33,7 +34,20 @@ enum class KernelState
     Stopped,  // stopped before its budget (resumable)
     Failed,
 };
-std::string stateName(KernelState s);
+
+inline constexpr std::array<EnumName<KernelState>, 6> kKernelStateNames{{
+    {KernelState::Queued, "queued"},
+    {KernelState::Running, "running"},
+    {KernelState::Finished, "finished"},
+    {KernelState::Done, "done"},
+    {KernelState::Stopped, "stopped"},
+    {KernelState::Failed, "failed"},
+}};
+
+inline std::string stateName(KernelState s)
+{
+    return std::string(enumName(kKernelStateNames, s));
+}
 
 struct KernelProgress
 {

@@ -40,9 +40,11 @@ std::string verificationNote(const DbBest& best)
 // Why the run's best is not to be written back, or empty when it is.
 std::string refusal(const DbRun& run, const std::optional<DbBest>& best)
 {
-    if (run.status == "running" && TuneDb::ownerGone(run.owner)) // as the report names it
+    const KernelStatus status =
+        kernelStatusOf(run.status, run.status == RunStatus::Running && TuneDb::ownerGone(run.owner));
+    if (status == KernelStatus::Interrupted)
         return "its run was interrupted, not finished (the same tune command resumes it)";
-    if (run.status != "finished") return "its run is " + run.status + ", not finished";
+    if (status != KernelStatus::Finished) return "its run is " + kernelStatusName(status) + ", not finished";
     if (!best || !best->improved) return "nothing clearly beat the original";
     if (!best->verified) return "its best is unverified (" + verificationNote(*best) + ")";
     if (!*best->verified) return "its best was WRONG on fresh inputs (" + best->verification + ")";

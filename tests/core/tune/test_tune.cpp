@@ -266,7 +266,8 @@ private slots:
             best.verification = "correct on fresh inputs";
             best.edits = {"move 5 → 3"};
             best.cubin = "/runs/k1/best.cubin";
-            QVERIFY((*db)->finishRun(*run, "finished", {{"summary", "best 1.04x"}, {"seconds", 0.7}}, best));
+            QVERIFY((*db)->finishRun(*run, RunStatus::Finished, {{"summary", "best 1.04x"}, {"seconds", 0.7}},
+                                     best));
             QVERIFY((*db)->recordSkipped("k2", "its cubin k2.cubin is missing"));
         }
         auto db = TuneDb::open(path); // reopened: the version check passes
@@ -278,7 +279,7 @@ private slots:
                  QStringLiteral("its cubin k2.cubin is missing"));
         auto run = (*db)->latestRun("k1");
         QVERIFY(run && *run);
-        QCOMPARE(QString::fromStdString((*run)->status), QStringLiteral("finished"));
+        QCOMPARE((*run)->status, RunStatus::Finished);
         QCOMPARE(QString::fromStdString((*run)->device), QStringLiteral("model sm_90"));
         QCOMPARE((*run)->evaluations, int64_t(3));
         QCOMPARE(QString::fromStdString((*run)->summary), QStringLiteral("best 1.04x"));
@@ -302,7 +303,7 @@ private slots:
         run = (*db)->latestRun("k1");
         QCOMPARE((*run)->resumed, 1);
         QCOMPARE((*run)->evaluations, int64_t(2));
-        QCOMPARE(QString::fromStdString((*run)->status), QStringLiteral("running"));
+        QCOMPARE((*run)->status, RunStatus::Running);
         QVERIFY(!*(*db)->best((*run)->id));
     }
 
@@ -409,7 +410,7 @@ private slots:
             b.rounds = backend == "gpu" ? 40 : 0;
             b.noiseFloor = backend == "gpu" ? 0.004 : 0.0;
             b.source = backend == "gpu" ? "measured, NVIDIA H100" : "estimate, model sm_90";
-            QVERIFY((*db)->finishRun(*run, "finished", {{"summary", name}}, b));
+            QVERIFY((*db)->finishRun(*run, RunStatus::Finished, {{"summary", name}}, b));
         };
         finished("measured<&>", 0.5, "gpu", 1.25, true);
         finished("estimated", 0.2, "estimate", 1.1, true);

@@ -290,7 +290,7 @@ private slots:
         const auto row = std::find_if(report->rows.begin(), report->rows.end(),
                                       [](const TuneReportRow& r) { return r.kernel == "rmsnorm"; });
         QVERIFY(row != report->rows.end());
-        QCOMPARE(row->status, std::string("finished"));
+        QCOMPARE(row->status, KernelStatus::Finished);
         QCOMPARE(row->evaluations, evaluations);
         QVERIFY(row->estimate && row->best);
         QCOMPARE(row->outDir, (runs / "rmsnorm").string());
