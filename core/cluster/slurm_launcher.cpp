@@ -70,7 +70,7 @@ std::string whyFailed(const ProcessOutput& out)
             if (first.empty()) first = line;
         }
     }
-    return first.empty() ? out.exit : first;
+    return first.empty() ? out.exit.text() : first;
 }
 
 std::string escapePercent(const std::string& path)

@@ -24,13 +24,20 @@ void closeFd(int& fd)
     fd = -1;
 }
 
-std::string describeStatus(int status)
-{
-    if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-    return "status " + std::to_string(status);
-}
 } // namespace
+
+std::string ProcessExit::text() const
+{
+    const std::string name(enumName(kProcessEndNames, end));
+    return end == ProcessEnd::TimedOut ? name : name + " " + std::to_string(code);
+}
+
+ProcessExit ProcessExit::fromWaitStatus(int status)
+{
+    if (WIFEXITED(status)) return {ProcessEnd::Exited, WEXITSTATUS(status)};
+    // waitpid() is never asked about stopped or continued children, so what did not exit was signalled.
+    return {ProcessEnd::Signaled, WIFSIGNALED(status) ? WTERMSIG(status) : status};
+}
 
 Result<std::unique_ptr<Subprocess>> Subprocess::spawn(const Options& options)
 {
@@ -193,24 +200,24 @@ bool Subprocess::readLine(std::string& line, std::chrono::milliseconds timeout)
 
 void Subprocess::kill()
 {
-    if (m_pid <= 0 || !m_exit.empty()) return;
+    if (m_pid <= 0 || m_exit) return;
     ::kill(-m_pid, SIGKILL); // the whole group
     ::kill(m_pid, SIGKILL);
     int status = 0;
     while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
     }
-    m_exit = describeStatus(status);
+    m_exit = ProcessExit::fromWaitStatus(status);
 }
 
-std::string Subprocess::wait(std::chrono::milliseconds timeout)
+std::optional<ProcessExit> Subprocess::wait(std::chrono::milliseconds timeout)
 {
-    if (!m_exit.empty() || m_pid <= 0) return m_exit;
+    if (m_exit || m_pid <= 0) return m_exit;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
         int status = 0;
         const pid_t r = waitpid(m_pid, &status, WNOHANG);
         if (r == m_pid) {
-            m_exit = describeStatus(status);
+            m_exit = ProcessExit::fromWaitStatus(status);
             return m_exit;
         }
         if (std::chrono::steady_clock::now() >= deadline) return {};
@@ -220,7 +227,7 @@ std::string Subprocess::wait(std::chrono::milliseconds timeout)
 
 bool Subprocess::running()
 {
-    return wait(std::chrono::milliseconds(0)).empty();
+    return !wait(std::chrono::milliseconds(0));
 }
 
 Result<ProcessOutput> runProcess(const Subprocess::Options& options, std::chrono::milliseconds timeout)
@@ -230,6 +237,7 @@ Result<ProcessOutput> runProcess(const Subprocess::Options& options, std::chrono
     Subprocess& p = *spawned.value();
     p.closeStdin();
     ProcessOutput result;
+    std::optional<ProcessExit> exit;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto msLeft = [&] {
         return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
@@ -241,7 +249,7 @@ Result<ProcessOutput> runProcess(const Subprocess::Options& options, std::chrono
         const auto left = msLeft();
         if (left <= 0) {
             p.kill();
-            result.exit = "timeout";
+            exit = ProcessExit{ProcessEnd::TimedOut, 0};
             break;
         }
         pollfd fds[2] = {{p.stdoutFd(), POLLIN, 0}, {p.stderrFd(), POLLIN, 0}}; // poll skips fd < 0
@@ -250,13 +258,14 @@ Result<ProcessOutput> runProcess(const Subprocess::Options& options, std::chrono
         result.out += p.takeOutput();
     }
     result.out += p.takeOutput();
-    if (result.exit.empty()) {
-        result.exit = p.wait(std::chrono::milliseconds(std::max<int64_t>(1, msLeft())));
-        if (result.exit.empty()) {
+    if (!exit) {
+        exit = p.wait(std::chrono::milliseconds(std::max<int64_t>(1, msLeft())));
+        if (!exit) {
             p.kill();
-            result.exit = "timeout";
+            exit = ProcessExit{ProcessEnd::TimedOut, 0};
         }
     }
+    result.exit = *exit;
     result.err = p.stderrTail();
     return result;
 }

@@ -3,6 +3,7 @@
 // helper. Used instead of QProcess so that no layer below core/session needs Qt or an event loop: the
 // evaluator's pool runs in any thread, the worker builds without Qt, and nvdisasm, nvcc and ptxas run
 // the same way from every face of sassx.
+#include "core/common/enum_names.h"
 #include "core/common/result.h"
 
 #include <sys/types.h>
@@ -10,12 +11,40 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace sassx {
+
+// How a child process ended, decided on as a value; its text ("exit 3", "signal 9", "timeout") is for
+// messages alone.
+enum class ProcessEnd
+{
+    Exited,   // it returned an exit status
+    Signaled, // a signal ended it
+    TimedOut, // runProcess killed it at its deadline
+};
+
+inline constexpr std::array<EnumName<ProcessEnd>, 3> kProcessEndNames{{
+    {ProcessEnd::Exited, "exit"},
+    {ProcessEnd::Signaled, "signal"},
+    {ProcessEnd::TimedOut, "timeout"},
+}};
+
+struct ProcessExit
+{
+    ProcessEnd end = ProcessEnd::Exited;
+    int code = 0; // the exit status, or the signal's number; 0 for a timeout
+    bool ok() const { return exitedWith(0); }
+    bool exitedWith(int status) const { return end == ProcessEnd::Exited && code == status; }
+    bool timedOut() const { return end == ProcessEnd::TimedOut; }
+    std::string text() const;                      // "exit 3", "signal 9", "timeout"
+    static ProcessExit fromWaitStatus(int status); // what waitpid() reported
+    friend bool operator==(const ProcessExit&, const ProcessExit&) = default;
+};
 
 class Subprocess
 {
@@ -53,9 +82,8 @@ public:
 
     // SIGKILL and reap. Safe to call twice.
     void kill();
-    // Reaps the child if it exited within `timeout`; returns a description ("exit 3", "signal 9")
-    // or an empty string if it is still running.
-    std::string wait(std::chrono::milliseconds timeout);
+    // Reaps the child if it exited within `timeout`; nothing while it still runs.
+    std::optional<ProcessExit> wait(std::chrono::milliseconds timeout);
     bool running();
 
 private:
@@ -67,15 +95,15 @@ private:
     int m_errFd = -1;
     std::string m_out;
     std::string m_errTail;
-    std::string m_exit; // set once reaped
+    std::optional<ProcessExit> m_exit; // set once reaped
 };
 
 struct ProcessOutput
 {
-    std::string out;  // all of stdout (with mergeStderr: stdout and stderr interleaved)
-    std::string err;  // the last few KiB of stderr
-    std::string exit; // "exit 0", "exit 2", "signal 9", "timeout"
-    bool ok() const { return exit == "exit 0"; }
+    std::string out; // all of stdout (with mergeStderr: stdout and stderr interleaved)
+    std::string err; // the last few KiB of stderr
+    ProcessExit exit;
+    bool ok() const { return exit.ok(); }
 };
 
 // Runs a program to completion with its stdin closed, collecting stdout and stderr, killing it (and

@@ -77,7 +77,7 @@ Result<MetricsReport> collectWithCupti(const MetricsRequest& r)
     auto parsed = parseCuptiOneshot(out->out, FigureSource{r.device, FigureKind::Cupti});
     if (!parsed) {
         std::string why = parsed.message();
-        if (!out->ok()) why += " (runner " + out->exit + "; stderr: " + out->err.substr(0, 600) + ")";
+        if (!out->ok()) why += " (runner " + out->exit.text() + "; stderr: " + out->err.substr(0, 600) + ")";
         return makeError(why);
     }
     return parsed;
@@ -120,11 +120,12 @@ Result<StallProfile> collectStallProfile(const MetricsRequest& r, int periodExpo
               periodExponent ? std::to_string(periodExponent) : std::string("auto")};
     auto out = runProcess(o, r.timeout);
     if (!out) return out.error();
-    if (faulted) *faulted = out->exit == "exit 3";
+    if (faulted) *faulted = out->exit.exitedWith(3); // worker_server.h: 3 after a fault
     auto parsed = parsePcSampleOneshot(out->out);
     if (!parsed) {
         std::string why = parsed.message();
-        if (!out->ok()) why += " (sampling child " + out->exit + "; stderr: " + out->err.substr(0, 600) + ")";
+        if (!out->ok())
+            why += " (sampling child " + out->exit.text() + "; stderr: " + out->err.substr(0, 600) + ")";
         return makeError(why);
     }
     return parsed;

@@ -166,8 +166,8 @@ Result<std::vector<MetricValue>> collectWithNcu(const NcuRequest& r)
     FigureSource source{r.device, FigureKind::Ncu};
     auto parsed = parseNcuCsv(out->out, source);
     if (!parsed)
-        return makeError(parsed.message() + " (ncu " + out->exit + "; stderr: " + out->err.substr(0, 600) +
-                         "; stdout: " + out->out.substr(0, 600) + ")");
+        return makeError(parsed.message() + " (ncu " + out->exit.text() + "; stderr: " +
+                         out->err.substr(0, 600) + "; stdout: " + out->out.substr(0, 600) + ")");
     return parsed;
 }
 

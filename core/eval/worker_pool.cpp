@@ -240,10 +240,10 @@ void WorkerPool::step(std::vector<PoolReply>& replies, std::chrono::milliseconds
             onLine(s, line, replies);
         if (s.proc.get() != proc || s.state == State::Retired) continue; // restarted or retired above
         if (proc->stdoutClosed()) {
-            const std::string exit = proc->wait(std::chrono::milliseconds(500));
+            const std::optional<ProcessExit> exit = proc->wait(std::chrono::milliseconds(500));
             const std::string tail = proc->stderrTail();
             const std::string why =
-                "worker exited (" + (exit.empty() ? std::string("no status") : exit) + ")" +
+                "worker exited (" + (exit ? exit->text() : std::string("no status")) + ")" +
                 (tail.empty() ? "" : ": " + tail.substr(tail.size() > 300 ? tail.size() - 300 : 0));
             if (s.state == State::Busy) {
                 failJob(s, replies, failure::kCrash, why);
@@ -344,8 +344,7 @@ void WorkerPool::shutdown()
     for (Slot& s : m_slots) {
         if (!s.proc) continue;
         if (s.state == State::Idle) sendLine(s, protocol::makeShutdown(m_nextId++));
-        if (s.proc->wait(std::chrono::milliseconds(s.state == State::Idle ? 2000 : 0)).empty())
-            s.proc->kill();
+        if (!s.proc->wait(std::chrono::milliseconds(s.state == State::Idle ? 2000 : 0))) s.proc->kill();
         s.proc.reset();
         s.state = State::Dead;
     }

@@ -113,7 +113,7 @@ ChunkResult decodeChunk(const std::string& arch, const std::vector<std::pair<uin
         }
     }
     if (!first->ok() && !anyRejected) {
-        r.error.assign(words.size(), "nvdisasm failed (" + first->exit + "): " +
+        r.error.assign(words.size(), "nvdisasm failed (" + first->exit.text() + "): " +
                                          (unexplained.empty() ? std::string("no message") : unexplained));
         return r;
     }
@@ -127,7 +127,7 @@ ChunkResult decodeChunk(const std::string& arch, const std::vector<std::pair<uin
     if (good.empty()) return r;
     auto second = anyRejected ? runRaw(arch, rawBytes(goodWords)) : std::move(first);
     if (!second || !second->ok()) {
-        const std::string why = second ? second->exit : second.message();
+        const std::string why = second ? second->exit.text() : second.message();
         for (size_t k : good)
             r.error[k] = "nvdisasm failed on the words it accepted (" + why + ")";
         return r;

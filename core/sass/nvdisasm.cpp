@@ -121,7 +121,7 @@ Result<ProcessOutput> runNvdisasmOutput(const std::vector<uint8_t>& bytes,
     options.mergeStderr = mergeStderr;
     auto run = runProcess(options, std::chrono::milliseconds(timeoutMs));
     if (!run) return makeError("cannot start " + tool->string() + ": " + run.message());
-    if (run->exit == "timeout")
+    if (run->exit.timedOut())
         return makeError("nvdisasm did not finish within " + std::to_string(timeoutMs / 1000) + " s");
     return std::move(*run);
 }
@@ -161,7 +161,7 @@ Result<std::string> runNvdisasm(const std::vector<uint8_t>& cubin, const std::ve
             return makeError("nvdisasm cannot decode " + std::to_string(count) +
                              " instruction(s), first at " + first + details);
         }
-        return makeError("nvdisasm failed (" + run->exit +
+        return makeError("nvdisasm failed (" + run->exit.text() +
                          "): " + (err.empty() ? std::string("no message") : err));
     }
     return std::move(run->out);

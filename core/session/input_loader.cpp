@@ -70,11 +70,11 @@ Result<std::string> runTool(const std::string& tool, const std::vector<std::stri
     options.mergeStderr = true;
     auto run = runProcess(options, std::chrono::milliseconds(timeoutMs));
     if (!run) return makeError("cannot start " + tool + ": " + run.message());
-    if (run->exit == "timeout")
+    if (run->exit.timedOut())
         return makeError(tool + " timed out after " + std::to_string(timeoutMs / 1000) + " s");
     std::string out = trimmed(run->out);
     if (!run->ok())
-        return makeError(fs::path(tool).filename().string() + " failed (" + run->exit + "): " + out);
+        return makeError(fs::path(tool).filename().string() + " failed (" + run->exit.text() + "): " + out);
     return out;
 }
 

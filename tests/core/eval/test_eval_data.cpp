@@ -512,7 +512,7 @@ private slots:
         o.argv = {SASSX_PTXAS, "-arch=sm_90", ptx.toStdString(), "-o", out.toStdString()};
         auto r = runProcess(o, std::chrono::milliseconds(60000));
         QVERIFY(r.ok());
-        QVERIFY2(r->ok(), (r->exit + ": " + r->err).c_str());
+        QVERIFY2(r->ok(), (r->exit.text() + ": " + r->err).c_str());
         auto cubin = sassx::Cubin::load(out.toStdString());
         QVERIFY2(cubin.ok(), cubin.ok() ? "" : cubin.message().c_str());
         const auto* flush = cubin->findKernel("sassx_l2_flush");

@@ -241,7 +241,7 @@ private slots:
             {hiding(probe, {"/bin/sh", "-c", "test ! -e \"$0/visible\"", probe.string()}), {}, true}, 30s);
         if (!out || !out->ok()) {
             m_why = "a private mount namespace is not permitted here (unshare --mount as root): " +
-                    (out ? out->out + out->exit : out.message());
+                    (out ? out->out + out->exit.text() : out.message());
             m_unshare.clear();
         }
     }
@@ -264,7 +264,7 @@ private slots:
         const auto task = hiding(submitter, {TUNE_TASK_HELPER, dir.string(), runs.string(), "0"});
         auto out = runProcess({task, {}, true}, 120s);
         QVERIFY(out.ok());
-        QVERIFY2(out->ok(), (out->exit + ": " + out->out).c_str());
+        QVERIFY2(out->ok(), (out->exit.text() + ": " + out->out).c_str());
         QVERIFY2(out->out.find("rmsnorm finished") != std::string::npos, out->out.c_str());
         QVERIFY(out->out.find(mainDb) == std::string::npos);
         // Nothing reached the submitter's database; everything is in the task's own file, which the
