@@ -5,6 +5,7 @@
 #include "core/analysis/arch_model.h"
 #include "core/analysis/kernel_analysis.h"
 #include "core/cubin/cubin.h"
+#include "core/eval/race.h"
 #include "core/sass/listing.h"
 
 #include <algorithm>
@@ -212,7 +213,8 @@ EvalResult EstimateEvaluator::pairedResult(const Candidate& candidate, double re
     const double q = reference > 0 ? t.ratio.median / reference : 0.0;
     t.ratio.median = t.ratio.low = t.ratio.high = q;
     t.paired = true;
-    if (options.race.enabled()) t.race = q < options.race.bar ? "won" : "dropped";
+    if (options.race.enabled())
+        t.race = raceOutcomeName(q < options.race.bar ? RaceOutcome::Won : RaceOutcome::Dropped);
     return r;
 }
 

@@ -52,6 +52,25 @@ bool SpeedupFigures::clearlyAbove(double than) const
     return confirmed && low > than && speedup > than * (1.0 + noiseFloor);
 }
 
+namespace {
+
+// A race's outcome from its name, where a timing or a history carries it as text; "" when not raced.
+Result<std::optional<eval::RaceOutcome>> raceOutcomeFromText(const std::string& text)
+{
+    if (text.empty()) return std::optional<eval::RaceOutcome>();
+    if (auto o = eval::parseRaceOutcome(text)) return std::optional(*o);
+    std::string names;
+    for (eval::RaceOutcome o :
+         {eval::RaceOutcome::Dropped, eval::RaceOutcome::Rejected, eval::RaceOutcome::Won})
+        names += (names.empty()                 ? ""
+                  : o == eval::RaceOutcome::Won ? " or "
+                                                : ", ") +
+                 eval::raceOutcomeName(o);
+    return makeError("a race outcome must be " + names + " (not '" + text + "')");
+}
+
+} // namespace
+
 SpeedupFigures speedupFigures(const eval::EvalResult& r)
 {
     SpeedupFigures f;
@@ -77,7 +96,14 @@ SpeedupFigures speedupFigures(const eval::EvalResult& r)
     f.instances = t.ratio.instances;
     f.confirmed = t.confirmed;
     f.noiseFloor = t.noiseFloor;
-    f.race = t.race;
+    if (auto race = raceOutcomeFromText(t.race)) {
+        f.race = *race;
+    } else {
+        f.ok = false;
+        f.failureKind = eval::failure::kError;
+        f.failure = race.message();
+        return f;
+    }
     if (t.paired) {
         f.paired = f.speedup;
         f.pairedLow = f.low;
@@ -179,7 +205,7 @@ nlohmann::json toJson(const SpeedupFigures& f)
         j["paired_low"] = f.pairedLow;
         j["paired_high"] = f.pairedHigh;
     }
-    if (!f.race.empty()) j["race"] = f.race;
+    if (f.race) j["race"] = eval::raceOutcomeName(*f.race);
     if (!f.ok) {
         j["failure_kind"] = f.failureKind;
         j["failure"] = f.failure;
@@ -205,7 +231,7 @@ SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j)
     f.paired = j.value("paired", 0.0);
     f.pairedLow = j.value("paired_low", f.paired);
     f.pairedHigh = j.value("paired_high", f.paired);
-    f.race = j.value("race", std::string());
+    f.race = eval::parseRaceOutcome(j.value("race", std::string())); // evaluationFromJson refuses others
     return f;
 }
 
@@ -234,6 +260,8 @@ Result<SearchEvaluation> evaluationFromJson(const nlohmann::json& j)
         e.edits = std::move(*edits);
         e.kind = j.at("kind").get<std::string>();
         if (!j.at("figures").contains("ok")) return makeError("a search evaluation has no figures");
+        if (auto race = raceOutcomeFromText(j.at("figures").value("race", std::string())); !race)
+            return makeError("a search evaluation: " + race.message());
         e.figures = speedupFiguresFromJson(j.at("figures"));
         auto outcome = parseOutcome(j.at("outcome").get<std::string>());
         if (!outcome) return makeError("unknown outcome in a search history");
@@ -344,7 +372,7 @@ std::string historyCsvRow(const SearchEvaluation& e)
     std::snprintf(head, sizeof head, "%d,%.3f,", e.step, e.seconds);
     char tail[96];
     std::snprintf(tail, sizeof tail, ",%s,%d,%.6g,%.6f,%s\n", outcomeName(e.outcome).c_str(), e.best ? 1 : 0,
-                  e.temperature, f.paired, f.race.c_str());
+                  e.temperature, f.paired, f.race ? eval::raceOutcomeName(*f.race).c_str() : "");
     return head + csvField(e.kind) + "," + std::to_string(e.base) + "," + csvField(move) + "," +
            (f.ok ? "1" : "0") + "," + csvField(f.ok ? "" : f.failureKind + ": " + f.failure) + "," + nums +
            tail;

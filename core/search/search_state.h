@@ -4,6 +4,7 @@
 // from the last one written with its best variant and history (search_engine.h).
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
+#include "core/eval/race.h"
 #include "core/rewrite/variant.h"
 #include "core/search/climb_state.h"
 #include "core/search/ppo_state.h"
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +47,7 @@ struct SpeedupFigures
     // against the original). 0: measured against the original directly.
     double paired = 0.0;
     double pairedLow = 0.0, pairedHigh = 0.0;
-    std::string race; // "dropped", "rejected", "won" (core/eval/race.h); empty when not raced
+    std::optional<eval::RaceOutcome> race; // empty when not raced
     bool exact() const { return ok && rounds == 0; }
     // Trustworthy enough to report: deterministic, or from fresh confirmation rounds against the
     // original (a chained figure is not).

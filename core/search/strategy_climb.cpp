@@ -256,7 +256,7 @@ void ClimbStrategy::step(StrategyContext& ctx)
     for (size_t i = 0; i < candidates.size(); ++i) {
         const SearchEvaluation& e = ctx.record(candidates[i], candidates[i].kind, results[i], 0.0);
         // Of several winners measured at once, the one that gained most.
-        if (e.outcome != Outcome::Failed && e.figures.race == "won" &&
+        if (e.outcome != Outcome::Failed && e.figures.race == eval::RaceOutcome::Won &&
             (winner < 0 || e.figures.paired > ctx.state().history[first + size_t(winner)].figures.paired))
             winner = int(i);
     }

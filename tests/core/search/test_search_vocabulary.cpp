@@ -90,6 +90,44 @@ private Q_SLOTS:
         QVERIFY(!stopDescription(*back).empty());
     }
 
+    // A race's outcome travels as eval::RaceOutcome; its name only in a history's JSON and CSV, where an
+    // unknown one is refused in one line.
+    void raceOutcomes_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("outcome"); // -1: not raced; -2: refused
+        QTest::newRow("dropped") << "dropped" << int(eval::RaceOutcome::Dropped);
+        QTest::newRow("rejected") << "rejected" << int(eval::RaceOutcome::Rejected);
+        QTest::newRow("won") << "won" << int(eval::RaceOutcome::Won);
+        QTest::newRow("not raced") << "" << -1;
+        QTest::newRow("unknown") << "lost" << -2;
+        QTest::newRow("capitalised") << "Won" << -2;
+    }
+    void raceOutcomes()
+    {
+        QFETCH(QString, name);
+        QFETCH(int, outcome);
+        SearchEvaluation e;
+        e.kind = "move";
+        e.figures.ok = true;
+        e.figures.speedup = e.figures.low = e.figures.high = 1.0;
+        if (outcome >= 0) e.figures.race = eval::RaceOutcome(outcome);
+        nlohmann::json j = toJson(e);
+        if (outcome == -2) j["figures"]["race"] = name.toStdString();
+        QCOMPARE(QString::fromStdString(j["figures"].value("race", std::string())), name);
+        const auto back = evaluationFromJson(j);
+        if (outcome == -2) {
+            QVERIFY(!back);
+            QCOMPARE(QString::fromStdString(back.message()),
+                     "a search evaluation: a race outcome must be dropped, rejected or won (not '" + name +
+                         "')");
+            return;
+        }
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QVERIFY(back->figures.race == e.figures.race);
+        QVERIFY(QString::fromStdString(historyCsvRow(*back)).trimmed().endsWith("," + name));
+    }
+
     // A checkpoint still running has no stop reason (""), and one it does not know is refused in a line.
     void checkpointStopReasons()
     {
