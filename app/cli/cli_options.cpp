@@ -1,6 +1,7 @@
 #include "cli_options.h"
 
 #include <cctype>
+#include <cstdlib>
 
 void configureRoot(CLI::App& root)
 {
@@ -56,6 +57,19 @@ const CLI::Validator& nonNegative()
             return "takes a non-negative number, not '" + value + "'";
         },
         ""); // no description: the type (UINT) already says it
+    return check;
+}
+
+const CLI::Validator& aboveZero()
+{
+    static const CLI::Validator check(
+        [](std::string& value) {
+            char* end = nullptr;
+            const double v = std::strtod(value.c_str(), &end);
+            if (end == value.c_str() || v > 0) return std::string(); // not a number: the type check says so
+            return "takes a number above 0 (leave the option out for no limit), not '" + value + "'";
+        },
+        "");
     return check;
 }
 

@@ -24,6 +24,9 @@ CLI::Validator oneOf(const std::vector<std::string>& choices);
 // For unsigned options, which CLI11 would read "-5" into as 2^64-5: "NAME takes a non-negative number,
 // not '-5'".
 const CLI::Validator& nonNegative();
+// For a budget count, where 0 would be stored as "no limit" (core/search/search_budget.h): "NAME takes a
+// number above 0 (leave the option out for no limit), not '0'".
+const CLI::Validator& aboveZero();
 // A repeatable option (--move A --move B): each occurrence takes exactly one value and every one is
 // kept, in order (CLI11's vectors otherwise swallow the following words as further values).
 CLI::Option* addRepeatable(CLI::App& command, const std::string& name, std::vector<std::string>& values,

@@ -81,10 +81,8 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
     c.candidatesPerGpu = a.perGpu;
     c.budgetEvals = a.budgetEvals;
     if (!a.budgetTime.empty()) {
-        auto t = search::parseDuration(a.budgetTime);
-        if (!t)
-            return makeError("--budget-time takes a duration such as 90s, 10m or 1h, not '" + a.budgetTime +
-                             "'");
+        auto t = search::parseDuration(a.budgetTime, "--budget-time");
+        if (!t) return t.error();
         c.budgetSeconds = *t;
     }
     c.seed = a.seed;
@@ -111,10 +109,7 @@ Result<search::SearchConfig> configFrom(const SearchArgs& a)
 
 void progressBar(const search::SearchStatus& s, const search::SearchConfig& c)
 {
-    double f = 0.0;
-    if (c.budgetEvals > 0) f = std::max(f, double(s.evaluations) / double(c.budgetEvals));
-    if (c.budgetSeconds > 0) f = std::max(f, s.seconds / c.budgetSeconds);
-    f = std::clamp(f, 0.0, 1.0);
+    const double f = search::budgetFraction(c, s.evaluations, s.seconds);
     const int width = 28, filled = int(f * width);
     std::fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %lld evals  %.1f/s  best %.4fx  %s   ", filled,
                  "############################", width - filled, "", f * 100.0, (long long)s.evaluations,
@@ -240,9 +235,8 @@ void addSearchOptions(CLI::App& command, SearchArgs& a)
                     "on a GPU, mem under the estimate")
         ->check(oneOf({"auto", "mem", "all", "yield", "all+control", "rescheduled"}))
         ->capture_default_str();
-    command.add_option("--budget-evals", a.budgetEvals, "stop after N evaluations (0: no limit)")
-        ->check(nonNegative())
-        ->capture_default_str();
+    command.add_option("--budget-evals", a.budgetEvals, "stop after N evaluations (left out: no limit)")
+        ->check(aboveZero());
     command.add_option("--budget-time", a.budgetTime, "stop after this long: 90s, 10m, 1h")
         ->type_name("DURATION");
     command.add_option("--seed", a.seed, "the search's random seed")

@@ -83,10 +83,8 @@ Result<search::SearchConfig> configFrom(const TuneArgs& a)
          {std::tuple<const char*, std::string, double*>{"--budget-time", a.budgetTime, &c.budgetSeconds},
           {"--total-time", a.totalTime, nullptr}}) {
         if (text.empty()) continue;
-        auto t = search::parseDuration(text);
-        if (!t || *t <= 0)
-            return makeError(std::string(name) + " takes a duration such as 90s, 10m or 1h, not '" + text +
-                             "'");
+        auto t = search::parseDuration(text, name);
+        if (!t) return t.error();
         if (seconds) *seconds = *t;
     }
     if (!a.totalTime.empty() && !a.budgetTime.empty())
@@ -317,7 +315,9 @@ Result<TuneLaunch> launchFrom(const TuneArgs& a, const TunePlan& plan, const std
     if (a.evaluator.gpus && evaluator->backend != eval::Backend::Estimate) launch.gpus = evaluator->gpus;
     launch.jobs = a.jobs;
     if (!a.totalTime.empty()) {
-        launch.totalSeconds = *search::parseDuration(a.totalTime);
+        auto total = search::parseDuration(a.totalTime, "--total-time");
+        if (!total) return total.error();
+        launch.totalSeconds = *total;
         launch.seconds = splitBudget(plan, launch.totalSeconds);
     }
     return launch;
@@ -448,7 +448,7 @@ void addTuneOptions(CLI::App& command, TuneArgs& a)
         ->check(oneOf({"auto", "mem", "all", "yield", "all+control", "rescheduled"}))
         ->capture_default_str();
     command.add_option("--budget-evals", a.budgetEvals, "per kernel: stop after N evaluations")
-        ->check(nonNegative());
+        ->check(aboveZero());
     command.add_option("--budget-time", a.budgetTime, "per kernel: stop after this long (90s, 10m, 1h)")
         ->type_name("DURATION");
     command

@@ -224,37 +224,4 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j)
     }
 }
 
-std::optional<double> parseDuration(const std::string& text)
-{
-    if (text.empty()) return std::nullopt;
-    double scale = 1.0;
-    std::string number = text;
-    switch (text.back()) {
-    case 's':
-        scale = 1;
-        number.pop_back();
-        break;
-    case 'm':
-        scale = 60;
-        number.pop_back();
-        break;
-    case 'h':
-        scale = 3600;
-        number.pop_back();
-        break;
-    default:
-        break;
-    }
-    if (number.empty()) return std::nullopt;
-    size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(number, &used);
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    if (used != number.size() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
-    return v * scale;
-}
-
 } // namespace sassx::search

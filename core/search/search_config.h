@@ -3,6 +3,7 @@
 // serialised into every checkpoint so a resumed run continues exactly the run that was started.
 #include "core/common/result.h"
 #include "core/search/agent.h"
+#include "core/search/search_budget.h"
 #include "core/search/search_space.h"
 #include "core/search/search_vocabulary.h"
 
@@ -57,8 +58,9 @@ struct SearchConfig
     // Off: `space` was named. Otherwise --space auto: `space` is provisional (for validate()) until
     // resolveSpace() is given the backend, and the request stays recorded ("space_requested": "auto").
     AutoSpace autoSpace = AutoSpace::Off;
-    int64_t budgetEvals = 0;    // 0: no limit on evaluations
-    double budgetSeconds = 0.0; // 0: no limit on wall time (at least one limit is set)
+    // 0: no limit on that measure (search_budget.h says why a typed zero is refused)
+    int64_t budgetEvals = 0;
+    double budgetSeconds = 0.0;
     uint64_t seed = 1;
     // The list-scheduling result starts the other algorithms when it measured better than the original
     // (its evaluations count against the budget). Spaces without moves ignore it.
@@ -118,8 +120,5 @@ Result<SearchConfig> searchConfigFromJson(const nlohmann::json& j);
 
 // The temperature unit of a backend without noise (the estimate): 0.1%.
 inline constexpr double kMinTemperatureUnit = 0.001;
-
-// "10m", "90s", "1h", "45" (seconds) → seconds; nullopt for anything else.
-std::optional<double> parseDuration(const std::string& text);
 
 } // namespace sassx::search

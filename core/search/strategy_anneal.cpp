@@ -33,10 +33,8 @@ double AnnealStrategy::temperature(const StrategyContext& ctx) const
     const SearchState& s = ctx.state();
     const SearchConfig& c = s.config;
     if (c.preset == AnnealPreset::Sip) return c.sipT0 * std::pow(1.0 - c.sipCooling, double(s.steps));
-    double f = 0.0;
-    if (c.budgetEvals > 0) f = std::max(f, double(s.evaluations()) / double(c.budgetEvals));
-    if (c.budgetSeconds > 0) f = std::max(f, ctx.now() / c.budgetSeconds);
-    return ctx.temperatureUnit() * c.t0 * std::pow(c.tEnd / c.t0, std::clamp(f, 0.0, 1.0));
+    const double f = budgetFraction(c, s.evaluations(), ctx.now());
+    return ctx.temperatureUnit() * c.t0 * std::pow(c.tEnd / c.t0, f);
 }
 
 bool AnnealStrategy::ended(StrategyContext& ctx)

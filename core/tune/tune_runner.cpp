@@ -110,14 +110,6 @@ Result<RunSlot> claimRun(const TuneKernel& k, int64_t kernelId, const std::strin
     return slot;
 }
 
-double budgetFraction(const search::SearchStatus& s, const search::SearchConfig& c)
-{
-    double f = 0.0;
-    if (c.budgetEvals > 0) f = std::max(f, double(s.evaluations) / double(c.budgetEvals));
-    if (c.budgetSeconds > 0) f = std::max(f, s.seconds / c.budgetSeconds);
-    return std::clamp(f, 0.0, 1.0);
-}
-
 // A kernel an earlier tune finished: how it ended, not run again.
 KernelProgress doneProgress(TuneDb& db, const DbRun& run)
 {
@@ -205,7 +197,7 @@ Result<KernelProgress> tuneKernel(const TuneKernel& k, const std::string& shares
         p.evaluations = s.evaluations;
         p.bestSpeedup = s.bestSpeedup;
         p.phase = s.phase;
-        p.fraction = budgetFraction(s, options.config);
+        p.fraction = search::budgetFraction(options.config, s.evaluations, s.seconds);
         report();
     };
     callbacks.onCheckpoint = [&](const search::SearchState&) { sink.flush(); };

@@ -463,31 +463,6 @@ private Q_SLOTS:
         QVERIFY(!refused);
         QVERIFY(QString::fromStdString(refused.message()).contains(QStringLiteral("unknown guide")));
     }
-
-    void durationsParse_data()
-    {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<double>("seconds");
-        QTest::newRow("10m") << "10m" << 600.0;
-        QTest::newRow("90s") << "90s" << 90.0;
-        QTest::newRow("1h") << "1h" << 3600.0;
-        QTest::newRow("45") << "45" << 45.0;
-        QTest::newRow("1.5m") << "1.5m" << 90.0;
-        QTest::newRow("bad") << "ten" << -1.0;
-        QTest::newRow("negative") << "-5m" << -1.0;
-        QTest::newRow("unit only") << "m" << -1.0;
-        QTest::newRow("trailing") << "5mm" << -1.0;
-    }
-    void durationsParse()
-    {
-        QFETCH(QString, text);
-        QFETCH(double, seconds);
-        const auto d = parseDuration(text.toStdString());
-        if (seconds < 0)
-            QVERIFY(!d);
-        else
-            QCOMPARE(d.value_or(-1), seconds);
-    }
 };
 
 QTEST_GUILESS_MAIN(TestSearchEngine)
