@@ -1,11 +1,11 @@
 #include "core/rewrite/triton_cache.h"
 
+#include "core/common/atomic_file.h"
 #include "core/common/read_file.h"
 
 #include <cstdio>
-#include <fcntl.h>
 #include <fstream>
-#include <unistd.h>
+#include <string_view>
 
 namespace sassx {
 
@@ -97,37 +97,17 @@ Status checkTunedCompatible(const Cubin& original, const Cubin& tuned, const std
     return Ok{};
 }
 
-Status writeFileAtomically(const fs::path& path, const std::vector<uint8_t>& bytes)
+namespace {
+
+// The cache entry's files are replaced through the one atomic writer, which follows a symbolic link to
+// the file it names (a cache directory may link its cubin elsewhere) and writes a uniquely named sibling.
+Status replaceFile(const fs::path& path, const std::vector<uint8_t>& bytes)
 {
-    const fs::path tmp =
-        path.parent_path() / ("." + path.filename().string() + ".sassx-tmp-" + std::to_string(getpid()));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return makeError("cannot create " + tmp.string());
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (w <= 0) {
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return makeError("cannot write " + tmp.string());
-        }
-        done += size_t(w);
-    }
-    // Data on disk before the rename makes it visible: a crash leaves the old file or the new one.
-    const bool synced = ::fsync(fd) == 0;
-    ::close(fd);
-    std::error_code ec;
-    if (!synced) {
-        fs::remove(tmp, ec);
-        return makeError("cannot flush " + tmp.string());
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return makeError("cannot replace " + path.string() + ": " + ec.message());
-    }
-    return Ok{};
+    return writeFileAtomically(path.string(),
+                               std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
+
+} // namespace
 
 Status exportToTritonCache(const fs::path& dir, const std::vector<uint8_t>& tunedBytes,
                            const std::string& kernel)
@@ -153,8 +133,8 @@ Status exportToTritonCache(const fs::path& dir, const std::vector<uint8_t>& tune
                          std::to_string(entry->meta["target"]["arch"].get<int>()) + ", the tuned cubin " +
                          tuned->archName());
     if (!entry->hasBackup())
-        if (auto st = writeFileAtomically(entry->backup, keep); !st) return st;
-    return writeFileAtomically(entry->cubin, tunedBytes);
+        if (auto st = replaceFile(entry->backup, keep); !st) return st;
+    return replaceFile(entry->cubin, tunedBytes);
 }
 
 Status restoreTritonCache(const fs::path& dir)
@@ -166,7 +146,7 @@ Status restoreTritonCache(const fs::path& dir)
                          ": nothing to restore (the cubin there is the one Triton wrote)");
     auto bytes = readFile(entry->backup);
     if (!bytes) return bytes.error();
-    if (auto st = writeFileAtomically(entry->cubin, *bytes); !st) return st;
+    if (auto st = replaceFile(entry->cubin, *bytes); !st) return st;
     std::error_code ec;
     fs::remove(entry->backup, ec);
     if (ec)

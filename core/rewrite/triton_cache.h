@@ -47,8 +47,4 @@ Status exportToTritonCache(const std::filesystem::path& dir, const std::vector<u
 // Puts the backup back atomically and removes it. An Error when there is no backup.
 Status restoreTritonCache(const std::filesystem::path& dir);
 
-// Writes bytes to path through a temp file in the same directory and a rename, so a reader sees the
-// old file or the new one, never a partial write.
-Status writeFileAtomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
-
 } // namespace sassx
