@@ -63,9 +63,9 @@ private:
     // Input set 0 again must give the same outputs (within the spec's tolerance).
     std::optional<Failure> checkReproducible();
     // For every root whose spec carries the program's own output digest: whether the original, run on
-    // input set 0, leaves the same bytes. `out` becomes {"matched": [names], "differs": [names]}, or
-    // stays null when no root has a digest. A difference is reported, never a failure: the capture may
-    // have missed memory the kernel reads.
+    // input set 0 with its outputs zeroed (the program's memory before the launch), leaves the same bytes.
+    // `out` becomes {"matched": [names], "differs": [names]}, or stays null when no root has a digest. A
+    // difference is reported, never a failure: the capture may have missed memory the kernel reads.
     std::optional<Failure> compareProgramReference(nlohmann::json& out);
     // Events or graph, and launches per sample, from one timed launch; `singleUs` is that launch.
     std::optional<Failure> chooseLaunchMode(const protocol::BaselineOptions& options, double& singleUs);

@@ -171,6 +171,14 @@ std::optional<Failure> GpuSession::compareProgramReference(json& out)
         if (!m_spec.slot(size_t(i)).referenceSha256.empty()) roots.push_back(i);
     if (roots.empty()) return std::nullopt;
     if (auto f = prepareSet(0)) return f;
+    // The program's memory before its launch: outputs start from zeros (the capture calls output only
+    // memory that held zeros), not from the poison candidates are checked with, which would show in
+    // any byte of the allocation the kernel does not write.
+    for (int i : allocatedParams(m_spec)) {
+        const ParamSpec& p = m_spec.slot(size_t(i));
+        if (!p.initialised())
+            if (auto f = m_ctx->fill(m_work[size_t(i)], 0, p.bufferBytes())) return f;
+    }
     if (auto f = m_ctx->launch(m_baseline)) return f;
     if (auto f = m_ctx->synchronize("kernel execution")) return f;
     json matched = json::array(), differs = json::array();
