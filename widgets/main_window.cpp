@@ -193,6 +193,9 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     // Nothing changes until a kernel of the new input is analysed: a cancelled picker leaves the
     // session, its title and its recent files as they were.
     connect(m_session, &Session::kernelChoiceNeeded, this, &MainWindow::pickKernel);
+    // Unsaved changes are asked about only when the new input has been read and its kernel analysed: a
+    // file that cannot be opened asks nothing.
+    m_session->setReplaceCheck([this] { return replaceSession(); });
     connect(m_session, &Session::analysisReady, this, [this] {
         if (!m_pendingRecent.isEmpty()) addRecent(m_pendingRecent);
         m_pendingRecent.clear();
@@ -255,7 +258,11 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     updateTitle();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The session may outlive the window (it is not always the window's child).
+    m_session->setReplaceCheck({});
+}
 
 void MainWindow::createActions()
 {

@@ -50,9 +50,10 @@ public:
     bool setLaunchSpec(const QString& path, QString* error = nullptr);
     // Shows and raises the Search dock.
     void showSearch();
-    // Before the session is replaced (another file or kernel) or the window closes: a modified session is
-    // saved (to its file, or one the user picks), discarded, or the action cancelled. True: go on.
-    bool maybeSaveChanges();
+    // Before the session is replaced (another file or kernel, once it has opened) or the window closes: a
+    // modified session is saved (to its file, or one the user picks), discarded, or the action cancelled.
+    // True: go on. `replacement` names the file that would replace it.
+    bool maybeSaveChanges(const QString& replacement = {});
     // At start without a file: offers to restore the autosave of a session that was never saved.
     void offerAutosave();
 
@@ -79,6 +80,8 @@ private:
     void removeRecent(const QString& path);
     void rebuildRecentMenu();
     void pickKernel();
+    // The session's replace check: an opened kernel is about to replace the session on screen.
+    bool replaceSession();
     void updateTitle();
     void showDiff(int left, int right);
     void applyDefaultLayout();

@@ -5,6 +5,7 @@
 #include "core/session/input_loader.h"
 #include "core/session/session.h"
 #include "widgets/launch_spec_check.h"
+#include "widgets/tune_dashboard_data.h" // TuneKernelOpen, dropped with a cancelled open
 
 #include <QAction>
 #include <QDateTime>
@@ -37,7 +38,20 @@ bool isSessionFile(const QString& path)
 
 } // namespace
 
-bool MainWindow::maybeSaveChanges()
+bool MainWindow::replaceSession()
+{
+    const QString next = QFileInfo(m_session->pendingInputPath().isEmpty() ? m_session->inputPath()
+                                                                           : m_session->pendingInputPath())
+                             .fileName();
+    if (maybeSaveChanges(next)) return true;
+    // Cancelled: the new input is dropped and nothing on screen changes.
+    m_pendingRecent.clear();
+    m_pendingTune.reset();
+    statusBar()->showMessage(tr("Opening %1 cancelled; nothing changed").arg(next), 10000);
+    return false;
+}
+
+bool MainWindow::maybeSaveChanges(const QString& replacement)
 {
     if (!m_session->store()->isModified() || m_session->inputPath().isEmpty()) return true;
     const bool never = m_session->store()->sessionPath().isEmpty();
@@ -45,8 +59,9 @@ bool MainWindow::maybeSaveChanges()
         never
             ? tr("The session of %1 has never been saved.").arg(QFileInfo(m_session->inputPath()).fileName())
             : tr("%1 has unsaved changes.").arg(QFileInfo(m_session->store()->sessionPath()).fileName());
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
-                    what + QLatin1Char(' ') + tr("Save it first?"),
+    const QString first =
+        replacement.isEmpty() ? tr("Save it first?") : tr("Save it before %1 replaces it?").arg(replacement);
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"), what + QLatin1Char(' ') + first,
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedChanges"));
     box.setDefaultButton(QMessageBox::Save);
@@ -89,8 +104,10 @@ void MainWindow::openPath(const QString& path)
         openTuneDatabase(path);
         return;
     }
-    if (!maybeSaveChanges()) return;
     if (isSessionFile(path)) {
+        // A session file replaces the session as soon as it is read: asked first. Any other input is
+        // asked about once it has opened and its kernel was chosen (the session's replace check).
+        if (!maybeSaveChanges()) return;
         QString error;
         if (!m_session->store()->openSession(path, &error))
             QMessageBox::warning(this, tr("Cannot open session"), error);
@@ -185,7 +202,7 @@ void MainWindow::pickKernel()
         statusBar()->showMessage(tr("Opening %1 cancelled; nothing changed").arg(file), 10000);
         return;
     }
-    // The current session's changes were saved or discarded before the input was opened.
+    // The current session's changes are asked about once this kernel is analysed (replaceSession).
     m_session->selectKernel(QString::fromStdString(entries[size_t(chosen)].key));
 }
 

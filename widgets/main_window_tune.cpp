@@ -50,7 +50,7 @@ void MainWindow::openTuneDatabase(const QString& path)
 
 void MainWindow::openTuneKernel(const TuneKernelOpen& kernel)
 {
-    if (!maybeSaveChanges()) return;
+    // Unsaved changes are asked about once the kernel has opened (MainWindow::replaceSession).
     m_pendingTune = std::make_unique<TuneKernelOpen>(kernel);
     m_pendingRecent.clear();
     statusBar()->showMessage(tr("Opening %1 from the tune database").arg(kernel.kernel), 10000);

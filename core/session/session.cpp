@@ -194,6 +194,12 @@ void Session::startAnalysis(std::shared_ptr<const Workspace> workspace, const QS
                 Q_EMIT analysisFailed(QString::fromStdString(built.message()));
                 return;
             }
+            const bool replaces = workspace != m_workspace || kernel != m_kernel;
+            if (replaces && !m_store.isRestoring() && m_variants.kernel() && m_replaceCheck &&
+                !m_replaceCheck()) {
+                if (workspace == m_pendingWorkspace) m_pendingWorkspace.reset();
+                return;
+            }
             if (workspace != m_workspace) adoptWorkspace(workspace);
             // Another kernel is another session (its variants start anew): not the saved file's.
             if (!m_store.isRestoring() && kernel != m_kernel) m_store.forgetFile();

@@ -26,6 +26,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -65,6 +66,10 @@ public:
     QString pendingInputPath() const;
     // The kernel picker was cancelled: the pending input is dropped, the current session stays.
     void cancelPendingInput();
+    // Asked when an analysed kernel is about to replace the one on screen (another input or another
+    // kernel; not a session file being restored): false keeps the current session and drops the new
+    // one. The front end asks about unsaved changes here, once the new file is known to open.
+    void setReplaceCheck(std::function<bool()> check) { m_replaceCheck = std::move(check); }
     void cancel(); // stops the running load/analysis (its result is dropped)
     bool isBusy() const { return m_busy; }
 
@@ -130,6 +135,7 @@ private:
     QString m_inputPath, m_arch = QString::fromLatin1(kDefaultArch), m_kernel, m_launchSpecPath;
     std::shared_ptr<const Workspace> m_workspace;
     std::shared_ptr<const Workspace> m_pendingWorkspace; // read, waiting for a kernel's analysis
+    std::function<bool()> m_replaceCheck;
 };
 
 } // namespace sassx

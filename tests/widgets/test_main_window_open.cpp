@@ -1,7 +1,8 @@
 // Opening another input never loses what is on screen: an open that fails after the user discarded the
 // unsaved changes keeps the edited session and its autosave; a cancelled kernel picker changes nothing
-// (kernel, variants, title, recent files); another kernel's Search dock does not show the previous
-// kernel's run. Each in two font families (the window's layout must not matter to any of it).
+// (kernel, variants, title, recent files); Save/Discard is asked only once the new file has opened and its
+// kernel was chosen; another kernel's Search dock does not show the previous kernel's run. Each in two font
+// families (the window's layout must not matter to any of it).
 #include "core/session/session.h"
 #include "core/session/session_store.h"
 #include "main_window_support.h"
@@ -19,6 +20,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
 
@@ -94,8 +96,8 @@ private Q_SLOTS:
 
     void failedOpenKeepsTheAutosave_data() { test::addTwoFontRows(); }
 
-    // Discard, then an open that fails: the edited session stays on screen, still modified, and its
-    // autosave stays with it. Only when another input really replaces it does the autosave go.
+    // An open that fails asks nothing: the edited session stays on screen, still modified, and its
+    // autosave stays with it. Only when another input really replaces it (Discard) does the autosave go.
     void failedOpenKeepsTheAutosave()
     {
         QFETCH(QFont, font);
@@ -118,7 +120,9 @@ private Q_SLOTS:
         window->openPath(QDir::temp().absoluteFilePath(QStringLiteral("sassx-no-such-kernel.cubin")));
         QVERIFY(failed.wait(20000) || !failed.isEmpty());
         QTRY_VERIFY(!QApplication::activeModalWidget());
-        QCOMPARE(discard.answered(), 1);
+        // A file that cannot be opened asks nothing about the session it would have replaced.
+        QCOMPARE(discard.answered(), 0);
+        QCOMPARE(discard.others().size(), 1);
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(cubin).fileName());
         QCOMPARE(session->variantTree()->variants().size(), size_t(2));
         QVERIFY(session->store()->isModified());
@@ -128,9 +132,87 @@ private Q_SLOTS:
         // Another input that opens replaces the session: its autosave goes with it.
         session->store()->setAutosaveInterval(0);
         QVERIFY(openAndWait(*window, other));
-        QCOMPARE(discard.answered(), 2);
+        QCOMPARE(discard.answered(), 1);
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(other).fileName());
         QVERIFY(!QFileInfo::exists(SessionStore::autosavePath()));
+    }
+
+    void unsavedChangesAskedOnceTheKernelOpened_data() { test::addFontAndSizeRows(); }
+
+    // Save/Discard is asked only after the new file has been read and its kernel chosen in the picker:
+    // a missing file and a file that is no cubin ask nothing; with several kernels the picker comes
+    // first; Cancel then keeps the session on screen, unsaved, with nothing pending; Discard opens it.
+    void unsavedChangesAskedOnceTheKernelOpened()
+    {
+        QFETCH(QFont, font);
+        QFETCH(QSize, size);
+        QApplication::setFont(font);
+        const QString cubin = test::sampleCubin(QStringLiteral("rmsnorm"));
+        const QString exe = QStringLiteral(SASSX_CUBIN_SAMPLES "/host_exe");
+        SASSX_REQUIRE_SAMPLE(cubin);
+        SASSX_REQUIRE_SAMPLE(exe);
+        const auto window = newWindow();
+        window->resize(size);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        Session* session = window->session();
+        QVERIFY(openAndWait(*window, cubin));
+        QVERIFY(editOnce(*window));
+
+        QStringList asked; // the modal dialogs in the order they came
+        QMessageBox::StandardButton unsavedAnswer = QMessageBox::Cancel;
+        QTimer answer;
+        QObject::connect(&answer, &QTimer::timeout, [&] {
+            QWidget* w = QApplication::activeModalWidget();
+            if (!w) return;
+            asked << (w->objectName().isEmpty() ? QStringLiteral("warning") : w->objectName());
+            if (w->objectName() == QLatin1String("kernelPicker"))
+                static_cast<QDialog*>(w)->accept();
+            else if (w->objectName() == QLatin1String("unsavedChanges"))
+                clickButton(w, unsavedAnswer);
+            else
+                w->close();
+        });
+        answer.start(50);
+
+        QTemporaryDir dir;
+        const QString notCubin = dir.filePath(QStringLiteral("notes.cubin"));
+        QFile f(notCubin);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("these are notes, not a cubin\n");
+        f.close();
+        for (const QString& bad : {dir.filePath(QStringLiteral("missing.cubin")), notCubin}) {
+            asked.clear();
+            QSignalSpy failed(session, &Session::loadFailed);
+            window->openPath(bad);
+            QVERIFY(failed.wait(20000) || !failed.isEmpty());
+            QTRY_VERIFY(!QApplication::activeModalWidget());
+            QTRY_COMPARE(asked, QStringList{QStringLiteral("warning")});
+            QVERIFY(session->store()->isModified());
+        }
+
+        const QString kernel = session->kernelName();
+        const auto analysis = session->analysis();
+        asked.clear();
+        window->openPath(exe);
+        QTRY_VERIFY_WITH_TIMEOUT(asked.size() == 2, 120000);
+        QTRY_VERIFY(!QApplication::activeModalWidget());
+        QCOMPARE(asked, (QStringList{QStringLiteral("kernelPicker"), QStringLiteral("unsavedChanges")}));
+        QCOMPARE(session->kernelName(), kernel);
+        QCOMPARE(session->analysis(), analysis);
+        QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(cubin).fileName());
+        QVERIFY(session->store()->isModified());
+        QVERIFY(session->pendingKernelEntries().empty());
+        QVERIFY(!session->isBusy());
+
+        asked.clear();
+        unsavedAnswer = QMessageBox::Discard;
+        QSignalSpy ready(session, &Session::analysisReady);
+        window->openPath(exe);
+        QVERIFY(ready.wait(120000) || !ready.isEmpty());
+        QCOMPARE(asked, (QStringList{QStringLiteral("kernelPicker"), QStringLiteral("unsavedChanges")}));
+        QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(exe).fileName());
+        QVERIFY(!session->store()->isModified());
     }
 
     void cancelledPickerChangesNothing_data() { test::addTwoFontRows(); }
