@@ -4,6 +4,7 @@
 #include "core/session/variant_tree.h"
 #include "core/session/workspace.h"
 #include "widgets/listing_delegate.h"
+#include "widgets/models/variants_model.h"
 
 #include <QFontDatabase>
 #include <QMouseEvent>
@@ -107,10 +108,17 @@ QString DiffView::summary() const
     const VariantRecord* b = m_variants->variant(m_right);
     if (!a || !b) return {};
     QString s = tr("%1 → %2: ").arg(QString::fromStdString(a->name), QString::fromStdString(b->name));
-    if (m_moved == 0 && m_shifted == 0 && m_controlChanged == 0) return s + tr("identical schedules");
-    return s + tr("%n instruction(s) moved", nullptr, m_moved) +
-           tr(", %n at a new offset", nullptr, m_shifted) +
-           tr(", %n with changed control bits", nullptr, m_controlChanged);
+    if (m_moved == 0 && m_shifted == 0 && m_controlChanged == 0)
+        s += tr("identical schedules");
+    else
+        s += tr("%n instruction(s) moved", nullptr, m_moved) +
+             tr(", %n at a new offset", nullptr, m_shifted) +
+             tr(", %n with changed control bits", nullptr, m_controlChanged);
+    // An imported schedule the checker refuses says so here too, as the HTML export's header does.
+    for (const VariantRecord* v : {a, b != a ? b : nullptr})
+        if (const QString note = VariantsModel::uncheckedNote(v); !note.isEmpty())
+            s += tr("; %1 is %2").arg(QString::fromStdString(v->name), note);
+    return s;
 }
 
 void DiffView::reload()

@@ -11,6 +11,7 @@
 #include "widgets/listing_view.h"
 #include "widgets/metrics_view.h"
 #include "widgets/models/metrics_model.h"
+#include "widgets/models/variants_model.h"
 #include "widgets/search_panel.h"
 #include "widgets/source_panel.h"
 #include "widgets/stalls_panel.h"
@@ -216,14 +217,20 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         // "Measuring with …" must not outlive the measurement.
         const VariantRecord* v = m_session->variantTree()->variant(id);
         const QString name = v ? QString::fromStdString(v->name) : QString();
+        // An imported schedule the checker refuses is measured as asked, never silently.
+        const QString unchecked = VariantsModel::uncheckedNote(v);
         if (v && v->figures && v->figures->result.source.isEstimate()) {
             const auto speedup = v->figures->speedup();
             const QString figure =
                 speedup ? QStringLiteral(": ") + QString::fromStdString(speedup->text()) : QString();
-            statusBar()->showMessage(
-                tr("Estimated %1%2 (static estimate, not a measurement)").arg(name, figure), 5000);
+            const QString what = unchecked.isEmpty()
+                                     ? tr("static estimate, not a measurement")
+                                     : tr("static estimate, not a measurement; %1").arg(unchecked);
+            statusBar()->showMessage(tr("Estimated %1%2 (%3)").arg(name, figure, what), 10000);
         } else {
-            statusBar()->showMessage(tr("Measured %1").arg(name), 5000);
+            statusBar()->showMessage(unchecked.isEmpty() ? tr("Measured %1").arg(name)
+                                                         : tr("Measured %1 (%2)").arg(name, unchecked),
+                                     10000);
         }
         std::vector<int> ids = m_metrics->model()->variants();
         if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);

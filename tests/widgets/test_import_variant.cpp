@@ -16,6 +16,7 @@
 #include <QAbstractItemModelTester>
 #include <QFileDialog>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -262,6 +263,61 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(exported).size() > 0);
         const QString message = window->statusBar()->currentMessage();
         QVERIFY2(message.contains(QStringLiteral("not checked legal")), qPrintable(message));
+    }
+
+    void diffHeaderAndEstimateSayUnchecked_data() { test::addFontAndSizeRows(); }
+
+    // The Diff dock's header and the status line of an estimate of a refused import both say that it is
+    // not checked legal (as its tooltip, the Measure button and the HTML export do).
+    void diffHeaderAndEstimateSayUnchecked()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        SASSX_REQUIRE_SAMPLE(test::sampleSpec(QStringLiteral("rmsnorm")));
+        QFETCH(QFont, font);
+        QFETCH(QSize, size);
+        QApplication::setFont(font);
+        const auto window = test::newWindow();
+        window->resize(size);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        Session* session = window->session();
+        QString error;
+        QVERIFY2(test::openAndWait(*session, m_cubin, &error), qPrintable(error));
+        Schedules s;
+        QVERIFY(makeSchedules(*session->kernelWorkspace(), s));
+        const QString swapPath = m_tmp.filePath(QStringLiteral("swap-header.cubin"));
+        auto swapBytes = session->kernelWorkspace()->write(s.refused);
+        QVERIFY(swapBytes && writeBytes(swapPath, *swapBytes));
+        const int swapped = window->variantsPanel()->importCubin(swapPath, &error);
+        QVERIFY2(swapped > 0, qPrintable(error));
+        const QString name = QString::fromStdString(session->variantTree()->variant(swapped)->name);
+        const int refusals = int(session->variantTree()->variant(swapped)->imported->refusals.size());
+        QVERIFY(refusals > 0);
+
+        Q_EMIT window->variantsPanel()->diffRequested(0, swapped);
+        auto* header = window->findChild<QLabel*>(QStringLiteral("diffSummary"));
+        QVERIFY(header);
+        QTRY_VERIFY(header->isVisible());
+        qInfo("diff header: %s", qPrintable(header->text()));
+        QVERIFY2(header->text().contains(name + QStringLiteral(" is not checked legal")),
+                 qPrintable(header->text()));
+        QVERIFY2(header->text().contains(QStringLiteral("%1 refusal").arg(refusals)),
+                 qPrintable(header->text()));
+        // The original against a legal edit says nothing of the kind.
+        window->diffView()->setVariants(0, 0);
+        QVERIFY(!header->text().contains(QStringLiteral("not checked legal")));
+
+        session->measureQueue()->setEvaluator(std::make_shared<test::FakeEvaluator>());
+        window->variantsPanel()->selectVariants({swapped});
+        QSignalSpy finished(session->measureQueue(), &MeasureQueue::measureFinished);
+        window->variantsPanel()->measureSelected();
+        QVERIFY(finished.wait(30000) || !finished.isEmpty());
+        const QString message = window->statusBar()->currentMessage();
+        qInfo("status: %s", qPrintable(message));
+        QVERIFY2(message.startsWith(QStringLiteral("Estimated ") + name), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("est.")) &&
+                     message.contains(QStringLiteral("not checked legal")),
+                 qPrintable(message));
     }
 
     // A file from before imports has no "imported": it loads, with none.

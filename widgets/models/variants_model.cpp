@@ -314,6 +314,12 @@ QString VariantsModel::importNote(const VariantImport& imported, bool withReason
     return note;
 }
 
+QString VariantsModel::uncheckedNote(const VariantRecord* v)
+{
+    if (!v || !v->imported || v->imported->checkedLegal()) return {};
+    return tr("not checked legal: %n refusal(s) by the checker", nullptr, int(v->imported->refusals.size()));
+}
+
 QVariant VariantsModel::data(const QModelIndex& index, int role) const
 {
     const VariantRecord* v = record(index);

@@ -64,6 +64,9 @@ public:
     // "Imported from PATH; not checked legal: N refusal(s) by the checker." (and, with
     // `withReasons`, each refusal on a line of its own): what the tooltips and the panel's Measure say.
     static QString importNote(const VariantImport& imported, bool withReasons);
+    // "not checked legal: N refusal(s) by the checker" for an imported variant the checker refuses, else
+    // empty: what every message about such a variant (diff header, measure and export messages) adds.
+    static QString uncheckedNote(const VariantRecord* variant);
 
 private:
     void rebuild();
