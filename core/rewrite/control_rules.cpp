@@ -70,12 +70,10 @@ bool issueGapIgnoresYield(uint8_t stall)
 
 int issueGap(uint8_t stall, uint8_t yield)
 {
-    // Measured on an H100 (docs/status.md, "Yield flips per class"; one warp, FADD/FFMA/IADD3):
-    // stall 1-11 issues the next instruction `stall` cycles later under either bit (stall 1 with Y0
-    // takes 2, longer); 12-15 only with Y0, with Y1 after 1 cycle (12, 13) or 2 (14, 15). Stall 0 waits 33
-    // cycles with Y0 (ptxas puts it only on NOP and BRA) and 2 with Y1; it counts 1, the analysis' own
-    // issue cycles, as a lower bound. Every distance the checker verifies is a sum of these lower bounds,
-    // so contention, which only adds cycles, cannot make a check unsafe.
+    // The measured gaps are stated once, at issueGapIgnoresYield (control_rules.h); here 12-15 with Y1
+    // take 1 cycle (12, 13) or 2 (14, 15), and stall 0 (ptxas puts it only on NOP and BRA) counts 1, the
+    // analysis' own issue cycles, as a lower bound. Every distance the checker verifies is a sum of these
+    // lower bounds, so contention, which only adds cycles, cannot make a check unsafe.
     if (stall == 0) return 1;
     if (stall > kYieldNeutralMaxStall && (yield & 1)) return stall >= 14 ? 2 : 1;
     return stall;
@@ -206,10 +204,9 @@ std::optional<std::string> ControlRules::stallRefusal(InstrId i, const Control& 
     if (c.stall == ins.control.stall) return std::nullopt;
     auto it = m_observedStalls.find(ins.baseOpcode);
     if (it != m_observedStalls.end() && (it->second & stallYieldBit(c.stall, c.yield))) return std::nullopt;
-    // A raise within 1-11 keeping ptxas' yield bit: only delays the next issue (stalls 1-11 give their
-    // count under either bit, measured), and nvdisasm decodes every stall 1-11 with each instruction's
-    // own yield and reuse bits on all sm_90 samples (docs/status.md, "Fixed-latency, WAR, WAW and
-    // scoreboard bounds").
+    // A raise within 1-11 keeping ptxas' yield bit: only delays the next issue (issueGapIgnoresYield),
+    // and nvdisasm decodes every stall 1-11 with each instruction's own yield and reuse bits on all sm_90
+    // samples (docs/status.md, "Fixed-latency, WAR, WAW and scoreboard bounds").
     if (c.stall > ins.control.stall && c.stall <= kYieldNeutralMaxStall && ins.control.stall >= 1 &&
         (c.yield & 1) == (ins.control.yield & 1))
         return std::nullopt;
@@ -237,9 +234,9 @@ std::optional<std::string> ControlRules::yieldRefusal(InstrId i, const Control& 
     const uint8_t want = c.yield & 1;
     if (want == (ins.control.yield & 1)) return std::nullopt;
     const std::string who = instructionAt(a, i) + ": the yield bit cannot change here: ";
-    // Within stalls 1..11 the gap is the stall count under either bit (measured: issueGap), so every
-    // distance the checker verifies is unchanged; flipping it on random stall <= 11 instructions kept 200
-    // of 200 Triton variants bitwise correct on an H100 (docs/sass-facts.md, control-bit probe).
+    // Where the gap ignores the bit (issueGapIgnoresYield) every distance the checker verifies is
+    // unchanged; flipping it on random stall <= 11 instructions kept 200 of 200 Triton variants bitwise
+    // correct on an H100 (docs/sass-facts.md, control-bit probe).
     if (!issueGapIgnoresYield(c.stall)) {
         if (c.stall == 0)
             return who + "with stall 0 the yield bit changes the issue gap (33 cycles with Y0, 2 with Y1, "

@@ -20,10 +20,11 @@ namespace sassx {
 
 struct KernelAnalysis;
 
-// Stall counts whose issue gap (as issueGap bounds it) does not depend on the yield bit. Measured on an
-// H100 (docs/status.md, "Yield flips per class"): stalls 1-11 give `stall` cycles under either
-// bit (stall 1 with Y0 takes 2, longer); above 11 Y1 drops the gap to 1-2 cycles; stall 0 gives 33 cycles
-// with Y0 and 2 with Y1 (docs/sass-facts.md, control bits).
+// Stall counts whose issue gap (as issueGap bounds it) does not depend on the yield bit: the one
+// statement of this measured fact, which the checker, the enumerator and the rescheduler take from here.
+// Measured on an H100 (docs/status.md, "Yield flips per class"; one warp, FADD/FFMA/IADD3): stalls 1-11
+// give `stall` cycles under either bit (stall 1 with Y0 takes 2, longer); above 11 Y1 drops the gap to
+// 1-2 cycles; stall 0 gives 33 cycles with Y0 and 2 with Y1 (docs/sass-facts.md, control bits).
 constexpr uint8_t kYieldNeutralMinStall = 1;
 constexpr uint8_t kYieldNeutralMaxStall = 11;
 
@@ -34,9 +35,9 @@ bool issueGapIgnoresYield(uint8_t stall);
 // The fewest cycles from an instruction's issue to the next issue of its warp, given its control bits.
 // Every distance the checker verifies (latency bounds, scoreboard spacing, issue spacing, cross-block
 // bounds) and every distance a move or control edit is enumerated with is a sum of these, so refining
-// the (stall, yield) table here updates checking and enumeration at once. A lower bound, from the
-// measured table (docs/status.md, "Yield flips per class"): the stall count, but 1 for stall 0
-// and 1-2 for a stall above 11 with Y1 (a pairing ptxas never emits).
+// the (stall, yield) table here updates checking and enumeration at once. A lower bound from the gaps
+// measured at issueGapIgnoresYield: the stall count, but 1 for stall 0 and 1-2 for a stall above 11 with
+// Y1 (a pairing ptxas never emits).
 int issueGap(uint8_t stall, uint8_t yield);
 inline int issueGap(const Control& c)
 {

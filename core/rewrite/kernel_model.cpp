@@ -53,7 +53,7 @@ std::optional<uint8_t> KernelModel::stallFloor(const Schedule& s, Position p) co
     const InstrId i = s.order[p];
     const Control& c = s.control[i];
     if (isFixed(i)) return std::nullopt;
-    if (c.stall == 0 || c.stall > 11) return std::nullopt; // 0 and 12-15 mean other gaps (control_rules.h)
+    if (!issueGapIgnoresYield(c.stall)) return std::nullopt; // 0 and 12-15: their gaps follow the yield bit
     // Blocks never change membership, so the block at a position is the original block there.
     const auto& blk = a.cfg.blocks[a.cfg.blockOf[p.value()]];
     if ((p + 1).value() >= blk.end) return std::nullopt; // its gap runs into the next block

@@ -5,6 +5,7 @@
 #include "cli_test_support.h"
 #include "sqlite_query.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -372,6 +373,51 @@ private Q_SLOTS:
         QVERIFY(restored.out.contains("restored the original cubin in " + entry.toUtf8()));
         QCOMPARE(readBytes(entry + "/sgemm_leakyrelu.cubin"), readBytes(original));
         QVERIFY(!QFileInfo::exists(entry + "/sgemm_leakyrelu.cubin.sassx-orig"));
+        QCOMPARE(query(db, "SELECT written_back FROM bests"), QStringList{""});
+    }
+
+    // A kernel without a Triton cache entry (captured at the driver): its verified best goes into the
+    // capture's tuned/ directory and manifest, which the driver hook reads; --restore takes it out; the
+    // report names where the kernel came from.
+    void writeBackIntoTunedDirectory()
+    {
+        const QString dir = tmp("driver-capture");
+        QVERIFY(specDir(dir, {"sgemm_leakyrelu"}));
+        const QJsonObject kernel{{"name", "sgemm_leakyrelu"}, {"spec", "sgemm_leakyrelu.launch.json"},
+                                 {"launches", 4},           {"gpu_time_us", 400.0},
+                                 {"time_share", 0.4},        {"origin", "library"},
+                                 {"library", "/venv/torch/lib/libtorch_cuda.so"}};
+        const QJsonObject capture{{"format", "sassx-capture"},        {"version", 1},
+                                  {"total_gpu_time_us", 1000.0},      {"kernels", QJsonArray{kernel}},
+                                  {"skipped", QJsonArray{}}};
+        QVERIFY(writeBytes(dir + "/capture.json", QJsonDocument(capture).toJson()));
+        const CliRun r = runCli({"tune", dir, "--backend", "estimate", "--budget-evals", "60"});
+        QVERIFY2(r.ok(), qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("origin: library libtorch_cuda.so (/venv/torch/lib/libtorch_cuda.so)"),
+                 r.out.constData());
+        const QString db = dir + "/tune.sqlite";
+        QCOMPARE(query(db, "SELECT improved FROM bests"), QStringList{"1"});
+        query(db, "UPDATE bests SET verified = 1, verification = 'correct on fresh inputs'");
+        const CliRun wrote = runCli({"tune", dir, "--write-back"});
+        QVERIFY2(wrote.ok(), qPrintable(wrote.describe()));
+        QVERIFY2(wrote.out.contains("tuned/sgemm_leakyrelu.tuned.cubin") &&
+                     wrote.out.contains("python -m sassx_capture run --tuned"),
+                 wrote.out.constData());
+        const QByteArray best = readBytes(dir + "/tune-runs/sgemm_leakyrelu/best.cubin");
+        QCOMPARE(readBytes(dir + "/tuned/sgemm_leakyrelu.tuned.cubin"), best);
+        const QJsonObject manifest = QJsonDocument::fromJson(readBytes(dir + "/tuned/manifest.json")).object();
+        QCOMPARE(manifest["format"].toString(), QStringLiteral("sassx-tuned"));
+        const QJsonObject entry = manifest["kernels"].toArray().at(0).toObject();
+        QCOMPARE(entry["kernel"].toString(), QStringLiteral("sgemm_leakyrelu"));
+        QCOMPARE(entry["image_sha256"].toString(),
+                 QString::fromLatin1(QCryptographicHash::hash(readBytes(samplePath("sgemm_leakyrelu.sm_90.cubin")),
+                                                              QCryptographicHash::Sha256)
+                                         .toHex()));
+        const CliRun restored = runCli({"tune", dir, "--restore"});
+        QVERIFY2(restored.ok(), qPrintable(restored.describe()));
+        QVERIFY2(restored.out.contains("removed its tuned cubin"), restored.out.constData());
+        QVERIFY(!QFileInfo::exists(dir + "/tuned/sgemm_leakyrelu.tuned.cubin"));
+        QVERIFY(QJsonDocument::fromJson(readBytes(dir + "/tuned/manifest.json")).object()["kernels"].toArray().isEmpty());
         QCOMPARE(query(db, "SELECT written_back FROM bests"), QStringList{""});
     }
 

@@ -1,15 +1,22 @@
 // The launch spec of a kernel captured at the driver, from a classified parameter buffer and the
 // hook's snapshots: pointers become aliases of memory entries, structs keep their bytes and name their
 // pointers, roles follow what the launch wrote.
+#include "core/cubin/cubin.h"
+#include "core/eval/launch_spec.h"
 #include "core/inject/driver_spec.h"
+
+#include <QTemporaryDir>
 
 #include <QtTest>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace sassx;
 using namespace sassx::inject;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -74,6 +81,41 @@ private slots:
         QCOMPARE(m[1]["reference"]["sha256"], json(b));
         QCOMPARE(m[2]["role"], json("inout"));
         QCOMPARE(s["driver"]["origin"], json("library"));
+    }
+
+    // What the hook writes for a real kernel loads as a launch spec: its layout checked against the
+    // cubin's, the pointers resolved to memory entries.
+    void loadsAsALaunchSpec()
+    {
+        const fs::path original =
+            fs::path(SASSX_SOURCE_DIR) / "samples/blackwell/bw_elementwise.sm_100a.cubin";
+        auto cubin = Cubin::load(original.string());
+        QVERIFY(cubin && !cubin->kernels().empty());
+        const Kernel& k = cubin->kernels().front();
+        QVERIFY(!k.params.empty());
+        std::vector<uint8_t> buf;
+        int pointers = 0;
+        for (const KernelParam& p : k.params) {
+            buf.resize(std::max<size_t>(buf.size(), p.offset + p.size), 0);
+            if (p.size == 8) {
+                const uint64_t address = 0x1000000 + 0x100 * pointers++;
+                std::memcpy(buf.data() + p.offset, &address, 8);
+            }
+        }
+        auto c = classifyParams(buf, k.params, query);
+        QVERIFY(c);
+        std::vector<AllocationSnapshot> snaps(c->allocations.size(),
+                                              {"", std::string(64, '0'), std::string(64, '1'), true});
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        fs::copy_file(original, dir / "k.cubin");
+        const json spec = driverLaunchSpec({"k", k.name, "k.cubin", std::string(64, 'e'), "jit", ""},
+                                           {{1, 1, 1}, {128, 1, 1}, 0, {0, 0, 0}}, *c, snaps);
+        std::ofstream(dir / "k.launch.json") << spec.dump(1);
+        auto loaded = eval::loadLaunchSpec((dir / "k.launch.json").string());
+        QVERIFY2(loaded, loaded ? "" : loaded.message().c_str());
+        QCOMPARE(loaded->params.size(), k.params.size());
+        QCOMPARE(int(c->allocations.size()), pointers > 0 ? 1 : 0);
     }
 
     void clusterLaunch()
