@@ -93,7 +93,7 @@ std::optional<PendingCapture> LaunchCapture::before(const ImagePtr& image, const
             return std::nullopt;
         return inject::AllocationRange{uint64_t(base), uint64_t(size)};
     };
-    Result<inject::ClassifiedLaunch> launch = makeError("no parameters");
+    Result<inject::ClassifiedLaunch> launch = makeError("the launch passed no parameter values");
     if (args.kernelParams || params->empty()) {
         std::vector<std::span<const uint8_t>> values;
         for (const KernelParam& p : *params)

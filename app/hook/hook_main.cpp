@@ -108,7 +108,8 @@ void enter(Hook& h, LaunchView v)
     }
     if (symbol.empty()) return;
     std::string why;
-    ImagePtr image = v.f ? h.modules.ofFunction(h.driver, v.f, symbol, why) : nullptr;
+    ImagePtr image = h.substituter && v.f ? h.substituter->originalOf(v.f) : nullptr;
+    if (!image && v.f) image = h.modules.ofFunction(h.driver, v.f, symbol, why);
     if (!image && !v.f) { // a runtime launch whose function was not resolved: by name alone
         for (const ImagePtr& i : h.modules.all())
             if (i->cubin && i->cubin->findKernel(symbol)) {
@@ -152,7 +153,7 @@ void enter(Hook& h, LaunchView v)
         t_launch.start = h.ledger->begin(v.args.stream);
 }
 
-void exit(Hook& h)
+void leave(Hook& h)
 {
     Guard guard;
     if (!t_launch.active) return;
@@ -236,7 +237,7 @@ void onDriverLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb
         if (cb->callbackSite == CUPTI_API_ENTER && h.substituter) swapInsideRuntime(h, cbid, cb);
         return;
     }
-    if (cb->callbackSite == CUPTI_API_EXIT) return exit(h);
+    if (cb->callbackSite == CUPTI_API_EXIT) return leave(h);
     LaunchView v;
     v.symbol = cb->symbolName;
     switch (cbid) {
@@ -263,6 +264,7 @@ void onDriverLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb
     default: { // cuLaunchKernelEx
         auto* p = static_cast<cuLaunchKernelEx_params*>(const_cast<void*>(cb->functionParams));
         const CUlaunchConfig* c = p->config;
+        if (!c) return; // the driver refuses it
         v.f = p->f;
         v.swap = &p->f;
         v.args = {geometry(c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
@@ -277,7 +279,7 @@ void onDriverLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb
 void onRuntimeLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb)
 {
     if (cb->callbackSite == CUPTI_API_EXIT) {
-        exit(h);
+        leave(h);
         --t_runtimeDepth;
         t_runtimeFunc = nullptr;
         return;
@@ -290,6 +292,7 @@ void onRuntimeLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* c
         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060) {
         auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(cb->functionParams);
         const cudaLaunchConfig_t* c = p->config;
+        if (!c) return; // the runtime refuses it; the exit callback finds nothing to close
         stub = p->func;
         v.args = {geometry(c->gridDim.x, c->gridDim.y, c->gridDim.z, c->blockDim.x, c->blockDim.y,
                            c->blockDim.z, c->dynamicSmemBytes),

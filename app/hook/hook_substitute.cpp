@@ -23,6 +23,13 @@ void Substituter::flushMessages()
         std::fprintf(stderr, "%s\n", m.c_str());
 }
 
+ImagePtr Substituter::originalOf(CUfunction tuned)
+{
+    std::lock_guard lock(m_mutex);
+    const auto it = m_originals.find(tuned);
+    return it == m_originals.end() ? nullptr : it->second;
+}
+
 CUfunction Substituter::function(const ImagePtr& image, const std::string& symbol, std::string& ranSha256)
 {
     ranSha256 = image->sha256;
@@ -48,6 +55,7 @@ CUfunction Substituter::function(const ImagePtr& image, const std::string& symbo
                          symbol.c_str(), int(rc));
         } else {
             ranSha256 = s.cubinSha256;
+            m_originals[f] = image;
         }
     }
     m_functions[fkey] = f;

@@ -24,6 +24,9 @@ public:
     // The tuned function for `symbol` of `image` in the current context, or null (run the original);
     // `ranSha256` is the cubin that will run either way.
     CUfunction function(const ImagePtr& image, const std::string& symbol, std::string& ranSha256);
+    // The original image of a tuned function this substituter handed out, else null: a launch of it is
+    // counted and timed as its original kernel's, with the tuned cubin as the one that ran.
+    ImagePtr originalOf(CUfunction tuned);
 
 private:
     inject::SubstitutionTable m_table;
@@ -31,6 +34,7 @@ private:
     std::mutex m_mutex;
     std::map<std::pair<CUcontext, std::string>, CUmodule> m_modules;     // by tuned cubin hash
     std::map<std::pair<CUcontext, std::string>, CUfunction> m_functions; // by kernel key
+    std::map<CUfunction, ImagePtr> m_originals;                          // tuned function -> its original
 
     int deviceSm();
     void flushMessages();
