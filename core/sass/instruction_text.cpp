@@ -68,8 +68,11 @@ std::string operandText(const Instruction& ins, const Control& c)
     int printed = 0;
     for (const auto& op : ops)
         printed += op.reuse;
+    // Flags kept under Y0: marked `.reuse*`, the '*' of the Reuse field (control_text.h).
+    const bool unprinted = want != 0 && !(c.yield & 1);
     // What nvdisasm printed for ptxas' flags is already the text of these.
-    if (want == (ins.control.reuse & 7) && printed == std::popcount(unsigned(want))) return ins.operandText;
+    if (!unprinted && want == (ins.control.reuse & 7) && printed == std::popcount(unsigned(want)))
+        return ins.operandText;
     const std::array<int, 3> at = markedOperands(ins);
     std::vector<char> marked(ops.size(), 0);
     for (int slot = 0; slot < 3; ++slot)
@@ -85,7 +88,9 @@ std::string operandText(const Instruction& ins, const Control& c)
         if (ops[k].reuse && !marked[k]) {
             if (const size_t m = t.find(".reuse"); m != std::string::npos) t.erase(m, 6);
         } else if (!ops[k].reuse && marked[k]) {
-            t += ".reuse";
+            t += unprinted ? ".reuse*" : ".reuse";
+        } else if (marked[k] && unprinted) {
+            if (const size_t m = t.find(".reuse"); m != std::string::npos) t.insert(m + 6, "*");
         }
         out += t;
         cursor = from + ops[k].text.size();

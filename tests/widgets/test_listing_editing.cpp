@@ -439,6 +439,54 @@ private Q_SLOTS:
         }
     }
 
+    void reuseNotationUnderY0_data() { test::addFontAndSizeRows(); }
+
+    // Reuse flags kept under a cleared yield bit (the FFMA interleave that keeps them): the instruction
+    // text marks each such operand `.reuse*` (nvdisasm prints no `.reuse` there), the Reuse column ends
+    // with the same '*', and both tooltips say what it means. Words with Y1 keep plain `.reuse`.
+    void reuseNotationUnderY0()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        QFETCH(QSize, size);
+        QApplication::setFont(font);
+        Fixture f;
+        f.panel.setFont(font);
+        QString error;
+        QVERIFY2(f.open(m_cubin, size, &error), qPrintable(error));
+        const EditOutcome done = f.controller.applyFfmaInterleave(InterleaveReuse::Keep);
+        QVERIFY2(done.accepted, qPrintable(done.reason));
+        const Schedule& s = f.session.variantTree()->schedule();
+        int kept = 0, plain = 0;
+        for (Position p : s.positions()) {
+            const Control& c = s.control[s.order[p]];
+            if (!(c.reuse & 7)) continue;
+            const int row = f.model()->rowOfPosition(p);
+            const QString text = f.model()->index(row, ListingModel::InstructionColumn).data().toString();
+            const QModelIndex reuse = f.model()->index(row, ListingModel::ReuseColumn);
+            const QString tip = reuse.data(Qt::ToolTipRole).toString();
+            const QString textTip =
+                f.model()->index(row, ListingModel::InstructionColumn).data(Qt::ToolTipRole).toString();
+            if (c.yield & 1) {
+                QVERIFY2(!text.contains(QStringLiteral(".reuse*")) && !reuse.data().toString().contains('*'),
+                         qPrintable(text));
+                plain += text.contains(QStringLiteral(".reuse"));
+                continue;
+            }
+            QVERIFY2(reuseMarks(text) > 0 && text.count(QStringLiteral(".reuse*")) == reuseMarks(text),
+                     qPrintable(text));
+            QVERIFY2(reuse.data().toString().endsWith(QLatin1Char('*')), qPrintable(reuse.data().toString()));
+            QVERIFY2(tip.contains(QStringLiteral("nvdisasm prints no .reuse")), qPrintable(tip));
+            QVERIFY2(textTip.contains(QStringLiteral(".reuse*")) &&
+                         textTip.contains(QStringLiteral("nvdisasm prints no .reuse")),
+                     qPrintable(textTip));
+            ++kept;
+        }
+        QVERIFY(kept > 8);
+        QVERIFY(plain > 0);
+        QVERIFY(ListingModel::columnToolTip(ListingModel::ReuseColumn).contains(QStringLiteral(".reuse*")));
+    }
+
     void refusalsUseTheVariantsAddresses_data() { addFontRows(); }
 
     // In a variant whose moves shifted instructions, a refusal and the stall menu's reasons name the

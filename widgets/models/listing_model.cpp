@@ -180,6 +180,12 @@ int ListingModel::rowOfAddress(uint64_t offset) const
                                                          : -1;
 }
 
+QString ListingModel::unprintedReuseNote()
+{
+    return tr("Y0 with reuse flags (the '*' of a--* and .reuse*): the flags are in the word, but nvdisasm "
+              "prints no .reuse marks under a cleared yield bit.");
+}
+
 QString ListingModel::columnToolTip(int column)
 {
     switch (column) {
@@ -205,7 +211,9 @@ QString ListingModel::columnToolTip(int column)
         return tr("Wait mask: scoreboards that must be clear before this instruction issues.");
     case ReuseColumn:
         return tr("Operand reuse cache flags (a, b, c slots): the register is kept for the next "
-                  "instruction reading the same slot.");
+                  "instruction reading the same slot. A '*' (a--*, and .reuse* on the operand) marks flags "
+                  "kept under a cleared yield bit: they are in the word, but nvdisasm prints no .reuse "
+                  "there.");
     case CycleColumn:
         return tr("Static issue cycle inside the block, from the stall counts of this variant "
                   "(no memory latency: a schedule model, not a measurement).");
@@ -479,9 +487,10 @@ QVariant ListingModel::toolTipData(const InstructionRow& row, int column) const
                    ? tr("Waits on no scoreboard.")
                    : tr("Waits until scoreboard(s) %1 are clear before issuing.").arg(waitText(c.wait));
     case ReuseColumn:
-        return c.reuse == 0 ? tr("No operand reuse.")
-                            : tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
-                                  .arg(reuseText(c.reuse));
+        if (c.reuse == 0) return tr("No operand reuse.");
+        return tr("Keeps operand slot(s) %1 in the reuse cache for the next instruction.")
+                   .arg(reuseText(c.reuse)) +
+               ((c.reuse & 7) && !(c.yield & 1) ? QLatin1Char(' ') + unprintedReuseNote() : QString());
     case SamplesColumn:
         return m_stalls.variant
                    ? stallsText(row.original)
@@ -496,6 +505,7 @@ QVariant ListingModel::toolTipData(const InstructionRow& row, int column) const
     default: {
         const KernelAnalysis& analysis = *m_data.analysis;
         QString tip = QString::fromStdString(instructionText(ins, c));
+        if ((c.reuse & 7) && !(c.yield & 1)) tip += QLatin1Char('\n') + unprintedReuseNote();
         const uint32_t i = row.original.value();
         if (i < analysis.facts.size() && analysis.facts[i].wall)
             tip += tr("\nWall: %1").arg(QString::fromStdString(analysis.facts[i].wallReason));

@@ -102,6 +102,8 @@ public:
     const IndexVector<Position, int>& variantCycles() const { return m_cycles; }
 
     static QString columnToolTip(int column);
+    // What the '*' of the reuse notation means (reuse flags kept under Y0; core/sass/instruction_text.h).
+    static QString unprintedReuseNote();
     // A column with nothing to show in this kernel: no predicated instruction (Pred), no stall samples
     // for the current variant (Samples). The view narrows such columns so the operands get the room.
     bool isColumnEmpty(int column) const;
