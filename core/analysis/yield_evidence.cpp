@@ -7,9 +7,6 @@
 namespace sassx {
 namespace {
 
-constexpr const char* kFixedSource = "bench/results/yield-semantics-h100-2026-11-22.md";
-constexpr const char* kClassSource = "bench/results/yield-classes-h200-2026-11-26.md";
-
 // One row per class the probes cover (bench/yield/classes/README.md lists their kernels). A row whose
 // measurement found a changed gap, scoreboard or result, or that was not run, stays unsafe and says so.
 struct Row
@@ -26,37 +23,43 @@ struct Row
 const std::array<Row, 14>& rows()
 {
     static const std::array<Row, 14> table{{
-        {{Op::MUFU}, {"MUFU", true, false, kClassSource, ""}},
-        {{Op::LDG}, {"LDG", true, false, kClassSource, ""}},
-        {{Op::STG}, {"STG", true, false, kClassSource, ""}},
-        {{Op::LDS}, {"LDS", true, false, kClassSource, ""}},
-        {{Op::STS}, {"STS", true, false, kClassSource, ""}},
-        {{Op::LDGSTS}, {"LDGSTS", true, false, kClassSource, ""}},
-        {{Op::LDSM}, {"LDSM", true, false, kClassSource, ""}},
-        {{Op::CS2R}, {"CS2R", true, false, kClassSource, ""}},
-        {{Op::SHFL}, {"SHFL", true, false, kClassSource, ""}},
-        {{Op::HMMA}, {"HMMA", true, false, kClassSource, ""}},
-        {{Op::DEPBAR}, {"DEPBAR", true, false, kClassSource, ""}},
-        {{Op::BAR}, {"BAR", true, false, kClassSource, ""}},
-        {{Op::MEMBAR}, {"MEMBAR", true, false, kClassSource, ""}},
+        {{Op::MUFU}, {"MUFU", true, false, kYieldClassRow, ""}},
+        {{Op::LDG}, {"LDG", true, false, kYieldClassRow, ""}},
+        {{Op::STG}, {"STG", true, false, kYieldClassRow, ""}},
+        {{Op::LDS}, {"LDS", true, false, kYieldClassRow, ""}},
+        {{Op::STS}, {"STS", true, false, kYieldClassRow, ""}},
+        {{Op::LDGSTS}, {"LDGSTS", true, false, kYieldClassRow, ""}},
+        {{Op::LDSM}, {"LDSM", true, false, kYieldClassRow, ""}},
+        {{Op::CS2R}, {"CS2R", true, false, kYieldClassRow, ""}},
+        {{Op::SHFL}, {"SHFL", true, false, kYieldClassRow, ""}},
+        {{Op::HMMA}, {"HMMA", true, false, kYieldClassRow, ""}},
+        {{Op::DEPBAR}, {"DEPBAR", true, false, kYieldClassRow, ""}},
+        {{Op::BAR}, {"BAR", true, false, kYieldClassRow, ""}},
+        {{Op::MEMBAR}, {"MEMBAR", true, false, kYieldClassRow, ""}},
         // The probe's S2R run is latency-bound (each read waits for the one before), so its issue gap
         // was not measured, though its results were unchanged.
         {{Op::S2R, Op::S2UR},
-         {"S2R", false, false, kClassSource, "its issue gap (the probe's S2R run is latency-bound)"}},
+         {"S2R", false, false, kYieldClassRow, "its issue gap (the probe's S2R run is latency-bound)"}},
     }};
     return table;
 }
 
 } // namespace
 
+std::string citeEvidence(const EvidenceRow& row, const std::string& detail)
+{
+    return std::string("docs/status.md, \"") + row.name + "\": " + (detail.empty() ? "" : detail + ", ") +
+           row.device;
+}
+
 const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins)
 {
     // Fixed-latency ALU and FMA operations: the gap, every read-after-write bound and the results were
     // measured under both bits at stalls 1-11 (reuse flags with Y0: reuseUnderY0EvidenceFor).
-    static const YieldClassEvidence fixedAluFma{"fixed-latency ALU/FMA", true, true, kFixedSource, ""};
+    static const YieldClassEvidence fixedAluFma{"fixed-latency ALU/FMA", true, true, kYieldFixedRow, ""};
     // Other fixed-latency instructions (uniform datapath, fixed-latency MMA): the issue gap is the same
     // measured gap.
-    static const YieldClassEvidence fixedOther{"fixed-latency", true, true, kFixedSource, ""};
+    static const YieldClassEvidence fixedOther{"fixed-latency", true, true, kYieldFixedRow, ""};
     // ALU/FMA first: CS2R of a zero register is one (CS2R of the clock is a special-register read).
     const bool fixed = !ins.variableLatency && !ins.opaque;
     if (fixed && (ins.cls == InstrClass::Alu || ins.cls == InstrClass::Fma)) return fixedAluFma;
@@ -64,13 +67,11 @@ const YieldClassEvidence& yieldEvidenceFor(const Instruction& ins)
         for (Op op : row.opcodes)
             if (op != Op::Unknown && op == ins.op) return row.evidence;
     if (fixed) return fixedOther;
-    static const YieldClassEvidence unmeasured{"", false, false, "", ""};
+    static const YieldClassEvidence unmeasured{"", false, false, {}, ""};
     return unmeasured;
 }
 
 namespace {
-
-constexpr const char* kReuseSource = "bench/results/yield-reuse-h200-2026-11-28.md";
 
 // Bits of ReuseUnderY0Evidence's masks: M(a) is mask Ra, M(a | c) mask Ra+Rc.
 constexpr uint8_t M(int mask)
@@ -93,33 +94,33 @@ struct ReuseRow
 const std::vector<ReuseRow>& reuseRows()
 {
     static const std::vector<ReuseRow> table{
-        {{"FFMA"}, {"FFMA", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"FMUL"}, {"FMUL", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"FADD"}, {"FADD", M(a) | M(c) | M(a | c), 0, kReuseSource}},
-        {{"IMAD"}, {"IMAD", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"IMAD.WIDE"}, {"IMAD.WIDE", M(b), 0, kReuseSource}},
-        {{"IDP"}, {"IDP", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"LEA"}, {"LEA", M(a) | M(b), 0, kReuseSource}},
-        {{"IADD3"}, {"IADD3", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"LOP3"}, {"LOP3", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"SHF"}, {"SHF", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"VIADD"}, {"VIADD", M(a), 0, kReuseSource}},
-        {{"ISETP"}, {"ISETP", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"FSETP"}, {"FSETP", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"FSEL"}, {"FSEL", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"SEL"}, {"SEL", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"FMNMX"}, {"FMNMX", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"VIMNMX"}, {"VIMNMX", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"PRMT"}, {"PRMT", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"F2FP"}, {"F2FP", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"I2FP"}, {"I2FP", M(b), 0, kReuseSource}},
-        {{"HFMA2"}, {"HFMA2", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"HADD2"}, {"HADD2", M(a) | M(c), 0, kReuseSource}},
-        {{"HMUL2"}, {"HMUL2", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"HMNMX2"}, {"HMNMX2", M(a) | M(b) | M(a | b), 0, kReuseSource}},
-        {{"HSETP2"}, {"HSETP2", M(a) | M(c) | M(a | c), 0, kReuseSource}},
-        {{"DFMA"}, {"DFMA", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseSource}},
-        {{"HMMA.1688"}, {"HMMA", M(a), 0, kReuseSource}},
+        {{"FFMA"}, {"FFMA", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"FMUL"}, {"FMUL", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"FADD"}, {"FADD", M(a) | M(c) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"IMAD"}, {"IMAD", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"IMAD.WIDE"}, {"IMAD.WIDE", M(b), 0, kReuseUnderY0Row}},
+        {{"IDP"}, {"IDP", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"LEA"}, {"LEA", M(a) | M(b), 0, kReuseUnderY0Row}},
+        {{"IADD3"}, {"IADD3", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"LOP3"}, {"LOP3", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"SHF"}, {"SHF", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"VIADD"}, {"VIADD", M(a), 0, kReuseUnderY0Row}},
+        {{"ISETP"}, {"ISETP", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"FSETP"}, {"FSETP", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"FSEL"}, {"FSEL", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"SEL"}, {"SEL", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"FMNMX"}, {"FMNMX", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"VIMNMX"}, {"VIMNMX", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"PRMT"}, {"PRMT", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"F2FP"}, {"F2FP", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"I2FP"}, {"I2FP", M(b), 0, kReuseUnderY0Row}},
+        {{"HFMA2"}, {"HFMA2", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"HADD2"}, {"HADD2", M(a) | M(c), 0, kReuseUnderY0Row}},
+        {{"HMUL2"}, {"HMUL2", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"HMNMX2"}, {"HMNMX2", M(a) | M(b) | M(a | b), 0, kReuseUnderY0Row}},
+        {{"HSETP2"}, {"HSETP2", M(a) | M(c) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"DFMA"}, {"DFMA", M(a) | M(b) | M(c) | M(a | b) | M(a | c), 0, kReuseUnderY0Row}},
+        {{"HMMA.1688"}, {"HMMA", M(a), 0, kReuseUnderY0Row}},
     };
     return table;
 }

@@ -1,8 +1,8 @@
 #pragma once
 // What was measured about the yield bit, per instruction class: the rows the yield rule
 // (ControlRules::yieldRefusal) and the reuse-with-Y0 rule cite. A class without a row that says "safe"
-// keeps ptxas' bit, and its refusal names the measurement that is missing (the result file each row
-// cites). The measurements are docs/status.md's "Yield flips per class" (fixed-latency ALU/FMA, then the
+// keeps ptxas' bit, and its refusal names the measurement that is missing by the evidence row it cites.
+// The measurements are docs/status.md's "Yield flips per class" (fixed-latency ALU/FMA, then the
 // variable-latency and special classes; methods in bench/yield/README.md and
 // bench/yield/classes/README.md) and "Reuse flags kept under Y0, per class and mask" (method in
 // bench/yield/reuse/README.md).
@@ -12,6 +12,23 @@
 
 namespace sassx {
 
+// A row of docs/status.md's evidence tables, by its name (the first column, which stays when a later run
+// replaces the row's figures) and the device it was measured on. User-visible text cites rows, never
+// result files, so that it stays true when a run supersedes a row.
+struct EvidenceRow
+{
+    const char* name = ""; // "Yield flips per class"
+    const char* device = "";
+};
+
+inline constexpr EvidenceRow kYieldFixedRow{"Yield flips per class", "H100"}; // fixed-latency ALU/FMA
+inline constexpr EvidenceRow kYieldClassRow{"Yield flips per class", "H200"}; // every other class
+inline constexpr EvidenceRow kReuseUnderY0Row{"Reuse flags kept under Y0, per class and mask", "H200"};
+
+// `docs/status.md, "Yield flips per class": MUFU, H200`: the row, what of it applies (a class, a mask;
+// none where `detail` is empty), and the device.
+std::string citeEvidence(const EvidenceRow& row, const std::string& detail);
+
 struct YieldClassEvidence
 {
     const char* name = ""; // "MUFU", "fixed-latency ALU/FMA", ...
@@ -20,7 +37,7 @@ struct YieldClassEvidence
     // ALU/FMA; loads issued 1 cycle apart faulted (LDG, LDS, LDSM, LDGSTS), so on the other classes
     // only the Y1 → Y0 direction is allowed at stall 1.
     bool stallOneToY1Safe = false;
-    const char* source = "";  // the results file (and row) that says so
+    EvidenceRow cites;        // the evidence row that says so (cited with the class name)
     const char* missing = ""; // what was not measured, for a class that stays refused
 };
 
@@ -38,7 +55,7 @@ struct ReuseUnderY0Evidence
     const char* name = "";   // the probe's class: "FFMA", "IMAD", ...
     uint8_t safeMasks = 0;   // measured: results unchanged in every launch shape
     uint8_t unsafeMasks = 0; // measured: a changed result, a fault or a hang (stays refused)
-    const char* source = ""; // the results file and its row
+    EvidenceRow cites;       // the evidence row (cited with the class name and the mask)
 };
 
 // The row of this instruction's class (by base opcode; fixed-latency forms only), or an empty row

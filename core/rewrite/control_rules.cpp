@@ -120,9 +120,10 @@ std::vector<std::string> ControlRules::valueRefusals(InstrId i, const Control& c
     const Control& orig = ins.control;
     std::vector<std::string> out;
     if (c.stall == 0 && orig.stall != 0)
-        out.push_back(instructionAt(a, i) + ": a stall of 0 is only kept where ptxas used it (it waits 33 "
-                                            "cycles with Y0 and is undefined with Y1; "
-                                            "bench/results/yield-semantics-h100-2026-11-22.md)");
+        out.push_back(instructionAt(a, i) +
+                      ": a stall of 0 is only kept where ptxas used it (it waits 33 cycles with Y0 and is "
+                      "undefined with Y1; " +
+                      citeEvidence(kYieldFixedRow, "stall 0") + ")");
     if (auto why = stallRefusal(i, c)) out.push_back(std::move(*why));
     if (auto why = yieldRefusal(i, c)) out.push_back(std::move(*why));
     // Reuse flags with Y0: ptxas pairs them only with Y1; the pairing is allowed per class and mask where
@@ -169,15 +170,16 @@ std::optional<std::string> ControlRules::reuseUnderY0Refusal(InstrId i, uint8_t 
         return who + "are never written by ptxas (SASSX_YIELD_RULE=ptxas-habits)";
     const auto& row = m_analysis->arch->reuseUnderY0Evidence(ins);
     if (!*row.name)
-        return who + "were not measured on " + ins.baseOpcode +
-               " (no class row of bench/results/yield-reuse-h200-2026-11-28.md covers it; ptxas pairs reuse "
-               "flags only with Y1)";
+        return who + "were not measured on " + ins.baseOpcode + " (" +
+               citeEvidence(kReuseUnderY0Row, "no class covers it") +
+               "; ptxas pairs reuse flags only with Y1)";
+    const std::string cell = std::string(row.name) + ", mask " + reuseMaskName(mask);
     if ((row.unsafeMasks >> mask) & 1)
-        return who + "changed a result, faulted or hung on " + row.name + " (" + row.source + ", row " +
-               row.name + ")";
+        return who + "changed a result, faulted or hung on " + row.name + " (" +
+               citeEvidence(row.cites, cell) + ")";
     if (!((row.safeMasks >> mask) & 1))
-        return who + "were not measured on " + row.name + " (" + row.source + ", row " + row.name +
-               ", has no run of that mask)";
+        return who + "were not measured on " + row.name + " (" +
+               citeEvidence(row.cites, cell + " was not run") + ")";
     return std::nullopt;
 }
 
@@ -190,8 +192,8 @@ std::optional<std::string> ControlRules::keptReuseNote(InstrId i, const Control&
     const auto& row = m_analysis->arch->reuseUnderY0Evidence(ins);
     if (!*row.name || !((row.safeMasks >> mask) & 1)) return std::nullopt;
     return instructionAt(*m_analysis, i) + ": yield cleared with the reuse flags " + reuseMaskName(mask) +
-           " kept (nvdisasm prints no .reuse marks under Y0; measured safe: " + row.source + ", row " +
-           row.name + ")";
+           " kept (nvdisasm prints no .reuse marks under Y0; measured safe: " +
+           citeEvidence(row.cites, std::string(row.name) + ", mask " + reuseMaskName(mask)) + ")";
 }
 
 std::optional<std::string> ControlRules::stallRefusal(InstrId i, const Control& c) const
@@ -213,7 +215,8 @@ std::optional<std::string> ControlRules::stallRefusal(InstrId i, const Control& 
     return instructionAt(*m_analysis, i) + ": ptxas never used a stall of " + std::to_string(c.stall) +
            " with Y" + std::to_string(c.yield & 1) + " on " + ins.baseOpcode +
            " in this kernel, and only a raise within 1-11 keeping the yield bit is measured to just delay "
-           "the next issue (bench/results/yield-semantics-h100-2026-11-22.md)";
+           "the next issue (" +
+           citeEvidence(kYieldFixedRow, "stalls 1-11") + ")";
 }
 
 std::optional<uint8_t> ControlRules::leastAllowedStall(InstrId i, int atLeast, uint8_t yield) const
@@ -239,8 +242,10 @@ std::optional<std::string> ControlRules::yieldRefusal(InstrId i, const Control& 
     // correct on an H100 (docs/sass-facts.md, control-bit probe).
     if (!issueGapIgnoresYield(c.stall)) {
         if (c.stall == 0)
-            return who + "with stall 0 the yield bit changes the issue gap (33 cycles with Y0, 2 with Y1, "
-                         "which nvdisasm cannot decode; bench/results/yield-semantics-h100-2026-11-22.md)";
+            return who +
+                   "with stall 0 the yield bit changes the issue gap (33 cycles with Y0, 2 with Y1, which "
+                   "nvdisasm cannot decode; " +
+                   citeEvidence(kYieldFixedRow, "stall 0") + ")";
         return who + "with stall " + std::to_string(c.stall) + " > " + std::to_string(kYieldNeutralMaxStall) +
                " the yield bit changes the issue gap (" + std::to_string(issueGap(c.stall, 0)) +
                " cycles with Y0, " + std::to_string(issueGap(c.stall, 1)) +
@@ -264,16 +269,15 @@ std::optional<std::string> ControlRules::yieldRefusal(InstrId i, const Control& 
     const auto& ev = m_analysis->arch->yieldEvidence(ins);
     if (!ev.flipSafe) {
         if (!*ev.name)
-            return who + "the yield bit on " + ins.baseOpcode +
-                   " was not measured (no class row in bench/results/yield-classes-h200-2026-11-26.md covers "
-                   "it)";
-        return who + "on " + std::string(ev.name) + " " + ev.missing + " was not measured (" + ev.source +
-               ")";
+            return who + "the yield bit on " + ins.baseOpcode + " was not measured (" +
+                   citeEvidence(kYieldClassRow, "no class covers it") + ")";
+        return who + "on " + std::string(ev.name) + " " + ev.missing + " was not measured (" +
+               citeEvidence(ev.cites, ev.name) + ")";
     }
     if (c.stall == 1 && want == 1 && !ev.stallOneToY1Safe)
         return who + "at stall 1, Y1 issues the next instruction after 1 cycle instead of 2, and on " +
                std::string(ev.name) + " that was not measured safe (loads issued 1 cycle apart faulted; " +
-               ev.source + ")";
+               citeEvidence(ev.cites, ev.name) + ")";
     return std::nullopt;
 }
 

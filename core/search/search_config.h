@@ -37,15 +37,13 @@ enum class AutoSpace : uint8_t
     Tune,   // every kernel of a tune: yield on a GPU, mem under the estimate
 };
 // The space `rule` picks where candidates are measured on a GPU (`measured`) or estimated. On a GPU a
-// search takes all+control: the default climb found 1.019x there on a held-out Triton attention kernel
-// where the mem space found nothing on any held-out kernel, and random variants of the four
-// spaces on one H100 reached mem 1.008x, all 1.013x, all+control 1.027x, rescheduled 1.021x
-// (docs/status.md, "Search spaces, best of 200 random variants"). A tune keeps the yield space its own
-// measurement chose
-// (on an H200 5 of a transformer block's 8 largest kernels gained in it, none in mem:
-// docs/status.md, "A torch.compile'd transformer block"); all+control has not been measured as a tune's
-// default. The estimate scores every yield and reuse edit 1.000x (docs/search.md), so without a GPU only
-// moves can gain: auto keeps the move space that was the default of both (mem).
+// search takes all+control: random variants of the four spaces on one H100 reached mem 1.008x, all
+// 1.013x, all+control 1.027x, rescheduled 1.021x (docs/status.md, "Search spaces, best of 200 random
+// variants"). A tune keeps the yield space its own measurement chose (on an H200 5 of a transformer
+// block's 8 largest kernels gained in it, none in mem: docs/status.md, "A torch.compile'd transformer
+// block"); all+control has not been measured as a tune's default. The estimate scores every yield and
+// reuse edit 1.000x (docs/search.md), so without a GPU only moves can gain: auto keeps the move space that
+// was the default of both (mem). autoSpaceReason() says the same to the user, citing the same rows.
 SearchSpace autoSpace(AutoSpace rule, bool measured);
 // Why autoSpace() picked what it did, in one sentence ("" for Off).
 std::string autoSpaceReason(AutoSpace rule, bool measured);

@@ -127,7 +127,8 @@ void TestCli::namedPattern()
     const CliRun kept = runCli(
         {"move", cubin, "--pattern", "ffma-interleave-keep-reuse", "-o", tmp("interleave-kept.cubin")});
     QVERIFY2(kept.ok(), qPrintable(kept.describe()));
-    QVERIFY2(kept.err.contains("reuse flags Rb kept") && kept.err.contains("yield-reuse-h200"),
+    QVERIFY2(kept.err.contains("reuse flags Rb kept") &&
+                 kept.err.contains("\"Reuse flags kept under Y0, per class and mask\": FFMA, mask Rb, H200"),
              kept.err.constData());
     const CliRun keptAnn = runCli({"annotate", tmp("interleave-kept.cubin"), "--json"});
     QVERIFY2(keptAnn.ok(), qPrintable(keptAnn.describe()));
@@ -174,7 +175,8 @@ void TestCli::yieldEditForms()
     int at = -1;
     for (int i = 0; i < a.size() && at < 0; ++i) {
         const QJsonObject c = a[i].toObject()["control"].toObject();
-        // Ra alone: measured on FFMA under Y0 (bench/results/yield-reuse-h200-2026-11-28.md).
+        // Ra alone: measured on FFMA under Y0 (docs/status.md, "Reuse flags kept under Y0, per class and
+        // mask").
         if (a[i].toObject()["opcode"].toString() == QStringLiteral("FFMA") && c["yield"].toInt() == 1 &&
             c["reuse"].toInt() == 1 && c["stall"].toInt() >= 1 && c["stall"].toInt() <= 11)
             at = i;

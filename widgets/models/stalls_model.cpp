@@ -48,8 +48,8 @@ QVariant StallsModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole) {
         if (index.column() == DeltaColumn)
             return tr("Difference in percentage points of each launch's samples. Shares move by a few tenths "
-                      "of a point between two samplings of the same cubin (docs/results/"
-                      "pcsample-h100-2026-11-23.md): smaller differences are noise.");
+                      "of a point between two samplings of the same cubin (docs/status.md, \"Stall sampling "
+                      "against Nsight Compute\": run-to-run, H100): smaller differences are noise.");
         return QString::fromStdString(eval::stallWordMeaning(r.word.toStdString()));
     }
     if (role == Qt::TextAlignmentRole && index.column() != ReasonColumn)

@@ -530,7 +530,7 @@ private slots:
                 if (!rowSafe) {
                     ++g_tally.keptRefusedByRow;
                     QVERIFY2(!r.legal() && mentions(r, HazardKind::Structure, "with Y0") &&
-                                 mentions(r, HazardKind::Structure, "yield-reuse-h200"),
+                                 mentions(r, HazardKind::Structure, kReuseUnderY0Row.name),
                              where.c_str());
                     continue;
                 }
@@ -540,7 +540,9 @@ private slots:
                 QCOMPARE(r.legal(), values.empty());
                 if (r.legal()) {
                     const auto note = rules.keptReuseNote(i, kept);
-                    QVERIFY(note && note->find(row.source) != std::string::npos);
+                    QVERIFY(note && note->find(citeEvidence(row.cites, std::string(row.name) + ", mask " +
+                                                                           reuseMaskName(mask))) !=
+                                        std::string::npos);
                 }
             }
         }

@@ -80,7 +80,10 @@ private Q_SLOTS:
         c.resolveSpace(measured);
         QCOMPARE(QString::fromStdString(spaceName(c.space)), space);
         QCOMPARE(c.spaceRequested(), std::string("auto"));
-        QVERIFY(!c.spaceReason().empty());
+        // The reason names its evidence: on a GPU a docs/status.md row, under the estimate the model's page.
+        QVERIFY2(c.spaceReason().find(measured ? "docs/status.md, \""
+                                               : "docs/search.md, \"Without a GPU\"") != std::string::npos,
+                 c.spaceReason().c_str());
         QVERIFY(QString::fromStdString(c.describe()).contains(space + QStringLiteral(" (auto)")));
         // The checkpoint and the report keep both the space used and the request.
         const nlohmann::json j = toJson(c);
