@@ -134,6 +134,15 @@ void TestCli::badInput_data()
         "perf");
     row("stalls: --period out of range", "stalls {spec} --period 3", 1, "--period");
 
+    // Budgets: a zero is refused (the search stores 0 as "no limit"; core/search/search_budget.h).
+    row("search: a zero --budget-time", "search {spec} --backend estimate --budget-time 0s -o {tmp}/zero", 1,
+        "--budget-time takes a duration above zero such as 90s, 10m or 1h, not '0s'");
+    row("search: a zero --budget-evals", "search {spec} --backend estimate --budget-evals 0 -o {tmp}/zero", 1,
+        "--budget-evals takes a number above 0");
+    row("tune: a zero --budget-evals", "tune {missing} --budget-evals 0", 1,
+        "--budget-evals takes a number above 0");
+    row("tune: an unknown --launcher", "tune {missing} --budget-evals 5 --launcher pbs", 1, "pbs");
+
     row("unknown command", "frobnicate {missing}", 1, "unknown command 'frobnicate'");
     row("help on an unknown command", "help frobnicate", 1, "unknown command 'frobnicate'");
 }
