@@ -186,7 +186,9 @@ void ListingView::giveWayEmptyColumns()
 
 int ListingView::minimumInstructionWidth() const
 {
-    return 36 * fontMetrics().horizontalAdvance(QLatin1Char('0')) + 10;
+    // Narrow windows give the instruction column's width up first (its tooltip has the whole text): the
+    // control columns after it are what the tool is for, and stay in view down to 1024 px wide.
+    return 18 * fontMetrics().horizontalAdvance(QLatin1Char('0')) + 10;
 }
 
 int ListingView::usableMinimumWidth() const

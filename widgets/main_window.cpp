@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -60,26 +61,27 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     m_variants = new VariantsPanel(m_session->variantTree(), m_session->measureQueue(), m_undoStack, this);
     auto* variantsDock = new QDockWidget(tr("Variants"), this);
     variantsDock->setObjectName(QStringLiteral("variantsDock"));
-    variantsDock->setWidget(m_variants);
+    variantsDock->setWidget(dockContent(m_variants));
     addDockWidget(Qt::RightDockWidgetArea, variantsDock);
 
     m_metrics = new MetricsView(m_session->variantTree(), this);
     auto* metricsDock = new QDockWidget(tr("Metrics"), this);
     metricsDock->setObjectName(QStringLiteral("metricsDock"));
-    metricsDock->setWidget(m_metrics);
+    metricsDock->setWidget(dockContent(m_metrics));
     addDockWidget(Qt::RightDockWidgetArea, metricsDock);
 
     m_stalls = new StallsPanel(m_session->variantTree(), m_session->measureQueue(), this);
     auto* stallsDock = new QDockWidget(tr("Stalls"), this);
     stallsDock->setObjectName(QStringLiteral("stallsDock"));
-    stallsDock->setWidget(m_stalls);
+    stallsDock->setWidget(dockContent(m_stalls));
     addDockWidget(Qt::RightDockWidgetArea, stallsDock);
     // Beside Metrics as a tab: both describe the current variant's measurement.
     tabifyDockWidget(metricsDock, stallsDock);
     // Source lines (from the line tables) as a third tab: with Stalls, where the kernel's time goes.
     auto* sourceDock = new QDockWidget(tr("Source"), this);
     sourceDock->setObjectName(QStringLiteral("sourceDock"));
-    sourceDock->setWidget(new SourcePanel(m_session->variantTree(), m_listing->view(), sourceDock));
+    sourceDock->setWidget(
+        dockContent(new SourcePanel(m_session->variantTree(), m_listing->view(), sourceDock)));
     addDockWidget(Qt::RightDockWidgetArea, sourceDock);
     tabifyDockWidget(stallsDock, sourceDock);
     metricsDock->raise();
@@ -122,7 +124,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     diffBar->addWidget(nextChange);
     diffLayout->addLayout(diffBar);
     diffLayout->addWidget(m_diff, 1);
-    diffDock->setWidget(diffBox);
+    diffDock->setWidget(dockContent(diffBox));
     addDockWidget(Qt::BottomDockWidgetArea, diffDock);
     diffDock->hide();
     connect(m_diff, &DiffView::summaryChanged, diffSummary, &QLabel::setText);
@@ -151,7 +153,7 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     m_search = new SearchPanel(m_session->variantTree(), m_session->searchRuns(), this);
     auto* searchDock = new QDockWidget(tr("Search"), this);
     searchDock->setObjectName(QStringLiteral("searchDock"));
-    searchDock->setWidget(m_search);
+    searchDock->setWidget(dockContent(m_search));
     addDockWidget(Qt::BottomDockWidgetArea, searchDock);
     // Diff and Search share the bottom as tabs: side by side neither fits the default window (a diff
     // needs two listings' width), and a clicked search point should not hide the plot.
@@ -256,13 +258,27 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     applyDefaultLayout();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_layoutRestored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     const QByteArray splitter = settings.value(QStringLiteral("window/listingSplitter")).toByteArray();
     if (!splitter.isEmpty()) m_listing->splitter()->restoreState(splitter);
     // The diff opens on request (Variants ▸ Diff, a search point): a restored layout would otherwise show
     // an original-vs-original diff on every start.
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("diffDock"))) dock->hide();
     updateTitle();
+}
+
+QWidget* MainWindow::dockContent(QWidget* content)
+{
+    // QMainWindow draws a dock over its neighbour when the docks' least sizes do not fit the window (the
+    // Metrics table over the Diff dock's header at 1024x700): in a scroll area a dock's least size is a
+    // few pixels, and a dock too small for its panel scrolls instead.
+    auto* area = new QScrollArea;
+    area->setObjectName(content->objectName().isEmpty() ? QStringLiteral("dockScroll")
+                                                        : content->objectName() + QStringLiteral("Scroll"));
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidget(content);
+    return area;
 }
 
 MainWindow::~MainWindow()
@@ -367,10 +383,13 @@ void MainWindow::applyDefaultLayout()
     // stretches). The gutter starts narrow; its splitter handle widens it.
     auto* variantsDock = findChild<QDockWidget*>(QStringLiteral("variantsDock"));
     auto* metricsDock = findChild<QDockWidget*>(QStringLiteral("metricsDock"));
-    const int side = std::clamp(width() * 34 / 100, 380, 620);
+    // Below 1200 px the side is narrower: the listing keeps its control columns in view.
+    const int side =
+        width() < 1200 ? std::max(280, width() * 30 / 100) : std::clamp(width() * 34 / 100, 380, 620);
     resizeDocks({variantsDock}, {side}, Qt::Horizontal);
     resizeDocks({variantsDock, metricsDock}, {height() * 45 / 100, height() * 55 / 100}, Qt::Vertical);
-    m_listing->splitter()->setSizes({130, std::max(400, width() - side - 130)});
+    const int gutter = width() < 1200 ? 110 : 130;
+    m_listing->splitter()->setSizes({gutter, std::max(400, width() - side - gutter)});
     m_variants->resetColumns();
 }
 
@@ -425,6 +444,15 @@ void MainWindow::showSearch()
 void MainWindow::showDiff(int left, int right)
 {
     m_diff->setVariants(left, right);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // The defaults are for the size the window is shown at (a small screen's, or one a caller set), not
+    // the size it was made with; a layout the user left is kept.
+    if (!m_shownOnce && !m_layoutRestored) applyDefaultLayout();
+    m_shownOnce = true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

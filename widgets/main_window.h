@@ -66,8 +66,11 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    // A dock's panel as the dock holds it: in a scroll area, so that no dock is ever drawn over another.
+    static QWidget* dockContent(QWidget* content);
     void createActions();
     void openDialog();
     void openSessionDialog();
@@ -104,8 +107,10 @@ private:
     std::unique_ptr<TuneKernelOpen> m_pendingTune; // opened from the dashboard, shown once analysed
     QMenu* m_recentMenu = nullptr;
     QLabel* m_busyLabel = nullptr;
-    QByteArray m_defaultState; // dock arrangement before any saved layout was restored
-    QString m_pendingRecent;   // joins Open Recent once it has loaded; a failure drops it from the list
+    QByteArray m_defaultState;     // dock arrangement before any saved layout was restored
+    bool m_layoutRestored = false; // a saved dock arrangement was restored at start
+    bool m_shownOnce = false;
+    QString m_pendingRecent; // joins Open Recent once it has loaded; a failure drops it from the list
 };
 
 } // namespace sassx

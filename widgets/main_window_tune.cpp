@@ -19,7 +19,7 @@ void MainWindow::createTuneDock()
     m_tune = new TuneDashboard(this);
     auto* dock = new QDockWidget(tr("Tune"), this);
     dock->setObjectName(QStringLiteral("tuneDock"));
-    dock->setWidget(m_tune);
+    dock->setWidget(dockContent(m_tune));
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     // With Diff and Search as tabs: a kernel opened from the table shows there, one tab away.
     if (auto* diffDock = findChild<QDockWidget*>(QStringLiteral("diffDock")))

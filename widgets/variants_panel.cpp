@@ -6,10 +6,13 @@
 #include "widgets/models/variants_model.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMessageBox>
+#include <QStyle>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -37,8 +40,22 @@ VariantsPanel::VariantsPanel(VariantTree* variants, MeasureQueue* measure, QUndo
     connect(renameAction, &QAction::triggered, this, &VariantsPanel::renameSelected);
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setMinimumSectionSize(24);
+    // A name carries its speed-up at its end ("climb best 1.0123× est."): when it must be cut, the
+    // middle goes, and the tooltip has it whole.
+    m_tree->setTextElideMode(Qt::ElideMiddle);
     resetColumns();
     m_tree->expandAll();
+    // Once per batch of changes (a search adds thousands of variants): a walk over every name.
+    m_fitNames = new QTimer(this);
+    m_fitNames->setSingleShot(true);
+    m_fitNames->setInterval(0);
+    connect(m_fitNames, &QTimer::timeout, this, &VariantsPanel::fitNameColumn);
+    auto fitSoon = [this] { m_fitNames->start(); };
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, fitSoon);
+    connect(m_model, &QAbstractItemModel::rowsMoved, this, fitSoon);
+    connect(m_model, &QAbstractItemModel::modelReset, this, fitSoon);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, fitSoon);
+    m_tree->viewport()->installEventFilter(this);
 
     auto button = [this](const QString& text, const QString& tip) {
         auto* b = new QToolButton(this);
@@ -156,6 +173,58 @@ void VariantsPanel::resetColumns()
     h->resizeSection(VariantsModel::NameColumn,
                      w(QStringLiteral("anneal #12"), VariantsModel::NameColumn) + m_tree->indentation());
     h->setStretchLastSection(true);
+    m_lastNameFit = 0;
+    fitNameColumn();
+}
+
+int VariantsPanel::widestName(const QModelIndex& parent, int depth) const
+{
+    // Bold is the current variant's font: the widest a name is ever drawn.
+    QFont bold = m_tree->font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    const int icon = m_tree->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, m_tree);
+    int widest = 0;
+    for (int r = 0; r < m_model->rowCount(parent); ++r) {
+        const QModelIndex i = m_model->index(r, VariantsModel::NameColumn, parent);
+        int w = fm.horizontalAdvance(i.data().toString()) + m_tree->indentation() * (depth + 1) + 16;
+        if (!i.data(Qt::DecorationRole).isNull()) w += icon + 4;
+        widest = std::max({widest, w, widestName(i, depth + 1)});
+    }
+    return widest;
+}
+
+void VariantsPanel::fitNameColumn()
+{
+    QHeaderView* h = m_tree->header();
+    // A column widened by hand beyond the last fit stays as the user left it.
+    if (m_lastNameFit > 0 && h->sectionSize(VariantsModel::NameColumn) > m_lastNameFit) return;
+    // The other columns keep their widths, and Source (stretched, last) at least its default: the name
+    // takes what is left, as much as its widest name needs, and never less than the default.
+    int others = 0;
+    for (int c = VariantsModel::EditsColumn; c < VariantsModel::SourceColumn; ++c)
+        others += h->sectionSize(c);
+    const QFontMetrics fm(m_tree->font());
+    const int source =
+        fm.horizontalAdvance(m_model->headerData(VariantsModel::SourceColumn, Qt::Horizontal).toString()) +
+        16;
+    const int least = fm.horizontalAdvance(QStringLiteral("anneal #12")) + 16 + m_tree->indentation();
+    // In a narrow dock the name keeps over half the width (the columns after it scroll): it is what tells
+    // the variants apart.
+    const int room =
+        std::max(m_tree->viewport()->width() - others - source, m_tree->viewport()->width() * 55 / 100);
+    const int want = std::max(least, std::min(widestName({}, 0), room));
+    m_lastNameFit = want;
+    if (h->sectionSize(VariantsModel::NameColumn) == want) return;
+    h->setStretchLastSection(false);
+    h->resizeSection(VariantsModel::NameColumn, want);
+    h->setStretchLastSection(true);
+}
+
+bool VariantsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_tree->viewport() && event->type() == QEvent::Resize) fitNameColumn();
+    return QWidget::eventFilter(watched, event);
 }
 
 void VariantsPanel::updateActions()

@@ -2,11 +2,13 @@
 // The variant tree with each variant's figures and their source; measure, compare, diff, rename and
 // delete act on the selected variants. Activating a variant makes it the current one (the listing
 // shows it, and edits go to it).
+#include <QModelIndex>
 #include <QWidget>
 
 #include <vector>
 
 class QAction;
+class QTimer;
 class QTreeView;
 class QToolButton;
 class QUndoStack;
@@ -41,6 +43,13 @@ public:
     void renameSelected();
     // Column widths back to their defaults (View ▸ Reset Layout, and at start).
     void resetColumns();
+    // The name column as wide as the widest name, within the room the other columns leave; names that
+    // still do not fit are cut in the middle (their speed-up, at the end, stays). Not once the user
+    // widened it.
+    void fitNameColumn();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 Q_SIGNALS:
     void compareRequested(const std::vector<int>& ids);
@@ -48,6 +57,8 @@ Q_SIGNALS:
 
 private:
     void updateActions();
+    // The widest name under `parent` as drawn (bold, indented, with the import mark), in pixels.
+    int widestName(const QModelIndex& parent, int depth) const;
 
     VariantTree* m_variants;
     MeasureQueue* m_queue;
@@ -60,6 +71,8 @@ private:
     QToolButton* m_diff;
     QToolButton* m_rename;
     QToolButton* m_delete;
+    QTimer* m_fitNames = nullptr;
+    int m_lastNameFit = 0; // the name column's width the last fit gave (0: none yet)
 };
 
 } // namespace sassx

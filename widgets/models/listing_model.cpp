@@ -253,9 +253,9 @@ QVariant ListingModel::headerData(int section, Qt::Orientation orientation, int 
     case YieldColumn:
         return tr("Y");
     case WriteSbColumn:
-        return tr("W-SB");
+        return tr("W"); // the scoreboards' own letters (W2, R-): narrow, so the control columns fit
     case ReadSbColumn:
-        return tr("R-SB");
+        return tr("R");
     case WaitColumn:
         return tr("Wait");
     case ReuseColumn:
