@@ -95,9 +95,14 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
                 .arg(to, reg.isEmpty() ? tr("the value") : reg);
         break;
     case DepKind::ImplicitCover:
-        s = tr("%1 has no scoreboard of its own; %2 completes after it on the same pipe and its SB%3 "
-               "covers both, so %1 must stay before it.")
-                .arg(from, to)
+        // The producer may well set a scoreboard of the other kind (its row shows it): what it lacks is the
+        // one for this register, a read scoreboard for a late source read or a write one for its result.
+        s = (d.readScoreboard
+                 ? tr("%1 sets no read scoreboard for %2; %3 reads after it on the same pipe and its SB%4 "
+                      "covers both reads, so %1 must stay before it.")
+                 : tr("%1 sets no write scoreboard for %2; %3 completes after it on the same pipe and its "
+                      "SB%4 covers both results, so %1 must stay before it."))
+                .arg(from, reg.isEmpty() ? tr("this register") : reg, to)
                 .arg(d.scoreboard);
         break;
     case DepKind::Memory:
@@ -194,21 +199,23 @@ std::vector<DependencyGutter::Item> DependencyGutter::collectItems(int selY) con
     return items;
 }
 
-QRect DependencyGutter::placeLabel(QRect want)
+QRect DependencyGutter::placeLabel(QRect want, bool optional)
 {
     // Inside the gutter and beside the listing's rows (never beside its header), at the free height
     // nearest the one asked for, alternating below and above: nested arrows ask for one height. Sizes
-    // come from the font in use, so this holds for any font; only when every height is taken (more
-    // labels than rows of them) does a label overlap another.
-    if (want.width() > width() - 2) want.setWidth(std::max(1, width() - 2));
+    // come from the font in use, so this holds for any font. Two labels never touch (side by side,
+    // "103c" and "23c" would read as "103c23c"): one that finds no free place, or is wider than the
+    // gutter, is left out (a null rect) and its arrow's tooltip still gives the figure.
+    if (want.width() > width() - 2) return {};
     want.moveLeft(std::clamp(want.left(), 1, std::max(1, width() - want.width() - 1)));
     const int top = std::clamp(mapFromGlobal(m_view->viewport()->mapToGlobal(QPoint(0, 0))).y(), 0, height());
     const int bottom = std::clamp(top + m_view->viewport()->height(), top, height()); // one past the last
     const int maxTop = std::max(top, bottom - want.height());
     const int first = std::clamp(want.top(), top, maxTop);
     auto isFree = [&](const QRect& r) {
-        return std::none_of(m_labels.begin(), m_labels.end(),
-                            [&](const QRect& l) { return l.intersects(r); });
+        return std::none_of(m_labels.begin(), m_labels.end(), [&](const QRect& l) {
+            return l.adjusted(-kLabelGap, 0, kLabelGap, 0).intersects(r);
+        });
     };
     const int step = std::max(1, want.height());
     QRect chosen = want;
@@ -228,6 +235,7 @@ QRect DependencyGutter::placeLabel(QRect want)
         }
         if (found) break;
     }
+    if (optional && !isFree(chosen)) return {};
     m_labels.push_back(chosen);
     return chosen;
 }
@@ -267,7 +275,8 @@ void DependencyGutter::drawArrow(QPainter& p, const Item& it, int selY, int x)
     const int h = p.fontMetrics().height() + 1;
     QRect want(x - w - 2, (y1 + y2) / 2 - h / 2, w, h);
     if (want.left() < 1) want.moveLeft(x + 3);
-    p.drawText(placeLabel(want), Qt::AlignRight | Qt::AlignVCenter, label);
+    if (const QRect at = placeLabel(want); !at.isNull())
+        p.drawText(at, Qt::AlignRight | Qt::AlignVCenter, label);
     if (!it.visible) {
         // The other end is off screen: a marker at the clamped end says so.
         const int h = p.fontMetrics().height();
@@ -320,7 +329,7 @@ void DependencyGutter::drawBundle(QPainter& p, bool producer, const std::vector<
     const QString count = QStringLiteral("+%1").arg(members.size());
     const int w = p.fontMetrics().horizontalAdvance(count) + 8;
     const int h = p.fontMetrics().height() + 3;
-    QRect badge = placeLabel(QRect(x - w / 2, (lo + hi) / 2 - h / 2, w, h));
+    QRect badge = placeLabel(QRect(x - w / 2, (lo + hi) / 2 - h / 2, w, h), false);
     p.setPen(Qt::NoPen);
     p.setBrush(color);
     p.drawRoundedRect(badge, 7, 7);

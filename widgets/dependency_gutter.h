@@ -52,8 +52,9 @@ public:
     // What the last paint drew (tests and tooltips use it).
     const std::vector<DrawnEdge>& drawnEdges() const { return m_drawn; }
     const std::vector<DrawnBundle>& drawnBundles() const { return m_bundles; }
-    // Every label drawn by the last paint, in widget coordinates.
+    // Every label drawn by the last paint, in widget coordinates: no two closer than kLabelGap side by side.
     const std::vector<QRect>& drawnLabels() const { return m_labels; }
+    static constexpr int kLabelGap = 4; // the least horizontal space between two labels
     // Expanded: every edge is drawn as its own arrow, however many there are.
     bool isExpanded() const { return m_expanded || m_pinned; }
     void setExpanded(bool expanded);
@@ -81,7 +82,8 @@ private:
     std::vector<Item> collectItems(int selY) const;
     void drawArrow(QPainter& p, const Item& it, int selY, int x);
     void drawBundle(QPainter& p, bool producer, const std::vector<Item>& members, int selY, int x);
-    QRect placeLabel(QRect want);
+    // Where a label of `want`'s size goes; a null rect when `optional` and there is no free place.
+    QRect placeLabel(QRect want, bool optional = true);
     void paintHeat(QPainter& p);
     int rowCenterY(int row, bool* visible) const;
     int variantDistance(const Dependency& d) const;

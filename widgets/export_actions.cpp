@@ -5,6 +5,7 @@
 #include "core/session/session.h"
 #include "core/session/variant_import.h"
 #include "core/session/workspace.h"
+#include "widgets/models/variants_model.h"
 
 #include <QFileDialog>
 #include <QMenu>
@@ -17,9 +18,7 @@ namespace {
 // An imported schedule the checker refuses is written as the user asked, and said to be unchecked.
 QString uncheckedNote(const VariantRecord* v)
 {
-    if (!v || !v->imported || v->imported->checkedLegal()) return {};
-    return QObject::tr(": not checked legal, %n refusal(s) by the checker", nullptr,
-                       int(v->imported->refusals.size()));
+    return VariantsModel::uncheckedNote(v);
 }
 
 } // namespace
@@ -55,6 +54,11 @@ QString ExportActions::fileStem() const
     return m_session->kernelName().replace(QLatin1Char('@'), QLatin1Char('.'));
 }
 
+QString ExportActions::tunedCubinFileName() const
+{
+    return fileStem() + variantStem() + QStringLiteral(".tuned.cubin");
+}
+
 QString ExportActions::variantLabel() const
 {
     const VariantRecord* v = m_session->variantTree()->currentVariant();
@@ -64,10 +68,12 @@ QString ExportActions::variantLabel() const
 
 QString ExportActions::variantStem() const
 {
-    // ".v3" for variant v3; characters a file name should not hold become '_'.
+    // ".v3" for variant v3; characters a file name should not hold become '_'. An imported variant is
+    // named after its file: its ".cubin" goes, or the export would end ".cubin.tuned.cubin".
     const VariantRecord* v = m_session->variantTree()->currentVariant();
     if (!v || v->isOriginal()) return {};
     QString name = QString::fromStdString(v->name);
+    if (name.endsWith(QLatin1String(".cubin"), Qt::CaseInsensitive)) name.chop(6);
     for (QChar& c : name)
         if (!c.isLetterOrNumber() && c != QLatin1Char('-') && c != QLatin1Char('_') && c != QLatin1Char('.'))
             c = QLatin1Char('_');
@@ -83,8 +89,7 @@ void ExportActions::exportCubin()
     }
     // The dialog names the variant it writes: the current one, which the listing shows.
     QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin: %1").arg(variantLabel()),
-                                                fileStem() + variantStem() + QStringLiteral(".tuned.cubin"),
-                                                tr("Cubins (*.cubin)"));
+                                                tunedCubinFileName(), tr("Cubins (*.cubin)"));
     if (path.isEmpty()) return;
     auto bytes = kernel->write(m_session->variantTree()->schedule());
     if (!bytes) {
@@ -97,12 +102,11 @@ void ExportActions::exportCubin()
         return;
     }
     const auto* current = m_session->variantTree()->currentVariant();
-    QString message = tr("Wrote %1 (%2)")
-                          .arg(path, current && !current->isOriginal()
-                                         ? tr("variant %1").arg(QString::fromStdString(current->name))
-                                         : tr("the original schedule"));
-    if (const QString note = uncheckedNote(current); !note.isEmpty()) message += QStringLiteral(", ") + note;
-    Q_EMIT done(message);
+    QString what = current && !current->isOriginal()
+                       ? tr("variant %1").arg(QString::fromStdString(current->name))
+                       : tr("the original schedule");
+    if (const QString note = uncheckedNote(current); !note.isEmpty()) what += QStringLiteral(", ") + note;
+    Q_EMIT done(tr("Wrote %1 (%2)").arg(path, what));
 }
 
 void ExportActions::exportDiff(bool html)

@@ -16,6 +16,8 @@ class ExportActions : public QObject
 public:
     ExportActions(Session* session, QWidget* dialogParent);
     void populate(QMenu* menu);
+    // The name Export ▸ Tuned Cubin offers: "kernel.v3.tuned.cubin" for the current variant v3.
+    QString tunedCubinFileName() const;
 
 Q_SIGNALS:
     // What an action did, in one line ("Wrote …"): the main window shows it on the status bar.

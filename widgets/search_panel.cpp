@@ -465,6 +465,7 @@ void SearchPanel::updateLiveStatus()
     parts << tr("%1 evaluations").arg(locale.toString(qlonglong(s.evaluations)));
     parts << tr("%1/s").arg(QString::number(s.evalsPerSecond, 'f', 1));
     const bool estimate = isEstimate(job->backend());
+    m_plot->setEstimate(estimate);
     parts << tr("best %1").arg(m_liveBest.ok
                                    ? speedupWithInterval(m_liveBest.speedup, m_liveBest.low, m_liveBest.high,
                                                          m_liveBest.rounds, estimate)
@@ -489,6 +490,7 @@ void SearchPanel::updateRecordStatus()
     parts << tr("%1 evaluations").arg(locale.toString(qlonglong(r.history.size())));
     parts << tr("%1/s").arg(QString::number(j.value("evaluations_per_second", 0.0), 'f', 1));
     const nlohmann::json ev = j.value("evaluator", nlohmann::json::object());
+    m_plot->setEstimate(isEstimate(ev.value("backend", std::string())));
     if (r.improved()) {
         const nlohmann::json f =
             j.value("best", nlohmann::json::object()).value("final", nlohmann::json::object());

@@ -229,7 +229,19 @@ void SearchPlot::updateRanges()
 
 void SearchPlot::fitAxisLabel()
 {
-    fitYAxisLabel(this, tr("speed-up (> 1 = faster)"), tr("speed-up"));
+    // The estimate's figures say "est." wherever they are shown, the axis included.
+    if (m_estimate)
+        fitYAxisLabel(this, tr("speed-up est. (> 1 = faster)"), tr("speed-up est."));
+    else
+        fitYAxisLabel(this, tr("speed-up (> 1 = faster)"), tr("speed-up"));
+}
+
+void SearchPlot::setEstimate(bool estimate)
+{
+    if (m_estimate == estimate) return;
+    m_estimate = estimate;
+    fitAxisLabel();
+    scheduleReplot();
 }
 
 void SearchPlot::flush()

@@ -33,6 +33,9 @@ public:
     void setNoiseFloor(double floor);
     // Rings the point of `step` (-1: none).
     void setMarkedStep(int step);
+    // The figures are the static estimate's: the y axis says "speed-up est.".
+    void setEstimate(bool estimate);
+    bool isEstimate() const { return m_estimate; }
     // Applies pending changes (ranges, failure baseline) and replots now instead of on the timer.
     void flush();
 
@@ -76,6 +79,7 @@ private:
     double m_bestValue = 1.0;
     bool m_bestTail = false; // the best line's last point only extends it to the newest evaluation
     double m_noiseFloor = 0.0;
+    bool m_estimate = false;
     double m_minY = 1.0, m_maxY = 1.0;
     double m_failY = 0.0;
     int m_replots = 0;

@@ -7,6 +7,7 @@
 #include "main_window_support.h"
 #include "widget_test_support.h"
 #include "widgets/diff_view.h"
+#include "widgets/export_actions.h"
 #include "widgets/main_window.h"
 #include "widgets/models/variants_model.h"
 #include "widgets/variants_panel.h"
@@ -222,11 +223,17 @@ private Q_SLOTS:
 
     // File ▸ Export ▸ Tuned Cubin of a refused import writes it, and the status bar says it is unchecked;
     // Variant ▸ Import Cubin as Variant… is in the menu.
+    void exportSaysUnchecked_data() { test::addFontAndSizeRows(); }
+
     void exportSaysUnchecked()
     {
         SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        QFETCH(QSize, size);
+        QApplication::setFont(font);
         const auto window = test::newWindow();
         Session* session = window->session();
+        window->resize(size);
         window->show();
         QString error;
         QVERIFY2(test::openAndWait(*session, m_cubin, &error), qPrintable(error));
@@ -263,6 +270,18 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(exported).size() > 0);
         const QString message = window->statusBar()->currentMessage();
         QVERIFY2(message.contains(QStringLiteral("not checked legal")), qPrintable(message));
+        // One parenthesis: "(variant swap-export.cubin, not checked legal: N refusal(s) by the checker)".
+        QVERIFY2(message.contains(QStringLiteral("(variant %1, not checked legal: ")
+                                      .arg(QString::fromStdString(current->name))) &&
+                     !message.contains(QStringLiteral(", :")) && message.endsWith(QLatin1Char(')')),
+                 qPrintable(message));
+        // The name offered for the export drops the imported file's ".cubin".
+        auto* exports = window->findChild<ExportActions*>();
+        QVERIFY(exports);
+        const QString offered = exports->tunedCubinFileName();
+        QVERIFY2(offered.endsWith(QStringLiteral(".swap-export.tuned.cubin")) &&
+                     !offered.contains(QStringLiteral(".cubin.tuned")),
+                 qPrintable(offered));
     }
 
     void diffHeaderAndEstimateSayUnchecked_data() { test::addFontAndSizeRows(); }

@@ -487,6 +487,55 @@ private Q_SLOTS:
         QVERIFY(ListingModel::columnToolTip(ListingModel::ReuseColumn).contains(QStringLiteral(".reuse*")));
     }
 
+    void gutterLabelsApartAndScoreboardsNamed_data() { test::addFontAndSizeRows(); }
+
+    // Every instruction of the SGEMM selected in turn: no two distance labels of the gutter touch (side by
+    // side they read as one number, "103c23c"), and an implicit-cover arrow names the scoreboard its
+    // producer lacks (read or write), never "no scoreboard of its own" beside a row that shows one.
+    void gutterLabelsApartAndScoreboardsNamed()
+    {
+        SASSX_REQUIRE_SAMPLE(m_cubin);
+        QFETCH(QFont, font);
+        QFETCH(QSize, size);
+        QApplication::setFont(font);
+        Fixture f;
+        f.panel.setFont(font);
+        QString error;
+        QVERIFY2(f.open(m_cubin, size, &error), qPrintable(error));
+        DependencyGutter* gutter = f.panel.gutter();
+        const auto& a = *f.session.analysis();
+        int labels = 0, covers = 0;
+        for (uint32_t i = 0; i < a.listing.instructions.size(); i += 3) {
+            f.session.variantTree()->setSelectedInstruction(int(i));
+            gutter->repaint();
+            const auto& drawn = gutter->drawnLabels();
+            labels += int(drawn.size());
+            for (size_t x = 0; x < drawn.size(); ++x) {
+                QVERIFY2(gutter->rect().contains(drawn[x]), "a label outside the gutter");
+                for (size_t y = x + 1; y < drawn.size(); ++y)
+                    QVERIFY2(!drawn[x]
+                                  .adjusted(-DependencyGutter::kLabelGap + 1, 0,
+                                            DependencyGutter::kLabelGap - 1, 0)
+                                  .intersects(drawn[y]),
+                             qPrintable(QStringLiteral("labels touch at %1").arg(i)));
+            }
+        }
+        for (size_t e = 0; e < a.deps.edges().size(); ++e) {
+            const Dependency& d = a.deps.edges()[e];
+            if (d.kind != DepKind::ImplicitCover) continue;
+            const QString tip = gutter->describeEdge(int(e));
+            QVERIFY2(!tip.contains(QStringLiteral("no scoreboard of its own")), qPrintable(tip));
+            if (d.readScoreboard) {
+                QVERIFY2(tip.contains(QStringLiteral("sets no read scoreboard")), qPrintable(tip));
+            } else {
+                QVERIFY2(tip.contains(QStringLiteral("sets no write scoreboard")), qPrintable(tip));
+            }
+            ++covers;
+        }
+        QVERIFY(labels > 100);
+        qInfo("%d labels, %d implicit-cover edges", labels, covers);
+    }
+
     void refusalsUseTheVariantsAddresses_data() { addFontRows(); }
 
     // In a variant whose moves shifted instructions, a refusal and the stall menu's reasons name the

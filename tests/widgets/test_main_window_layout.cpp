@@ -271,6 +271,10 @@ private Q_SLOTS:
         panel->startButton()->click();
         QVERIFY(QTest::qWaitFor([&] { return !recorded.isEmpty() || !failed.isEmpty(); }, 120000));
         QVERIFY(!recorded.isEmpty());
+        // The estimate's figures say "est." on the plot's axis too.
+        QVERIFY(panel->plot()->isEstimate());
+        QVERIFY2(panel->plot()->yAxis->label().startsWith(QStringLiteral("speed-up est.")),
+                 qPrintable(panel->plot()->yAxis->label()));
         dock->setFloating(true);
         for (QSize size : {QSize(900, 420), QSize(520, 360), QSize(420, 300)}) {
             dock->resize(size);
