@@ -80,8 +80,13 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
     // Source lines (from the line tables) as a third tab: with Stalls, where the kernel's time goes.
     auto* sourceDock = new QDockWidget(tr("Source"), this);
     sourceDock->setObjectName(QStringLiteral("sourceDock"));
-    sourceDock->setWidget(
-        dockContent(new SourcePanel(m_session->variantTree(), m_listing->view(), sourceDock)));
+    auto* sourcePanel = new SourcePanel(m_session->variantTree(), m_listing->view(), sourceDock);
+    sourceDock->setWidget(dockContent(sourcePanel));
+    // The folders the user points to for missing source files are the session's (saved with it).
+    sourcePanel->setSourceFolders(m_session->sourceFolders());
+    connect(sourcePanel, &SourcePanel::sourceFoldersChosen, m_session, &Session::setSourceFolders);
+    connect(m_session, &Session::sourceFoldersChanged, sourcePanel,
+            [this, sourcePanel] { sourcePanel->setSourceFolders(m_session->sourceFolders()); });
     addDockWidget(Qt::RightDockWidgetArea, sourceDock);
     tabifyDockWidget(stallsDock, sourceDock);
     metricsDock->raise();

@@ -7,8 +7,12 @@
 #include "widgets/models/source_model.h"
 
 #include <QCheckBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -43,10 +47,21 @@ SourcePanel::SourcePanel(VariantTree* variants, ListingView* listing, QWidget* p
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(SourceModel::LineColumn, Qt::AscendingOrder);
     m_table->setWordWrap(false);
+    m_folder = new QPushButton(tr("Source Folder…"), this);
+    m_folder->setObjectName(QStringLiteral("sourceFolderButton"));
+    m_folder->setToolTip(tr("Point to the folder that holds the source files not found where the line "
+                            "tables say (as a debugger's substitute-path); kept with the session"));
+    connect(m_folder, &QPushButton::clicked, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Source Folder"));
+        if (!folder.isEmpty()) addSourceFolder(folder);
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_status);
-    layout->addWidget(m_column);
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_column, 1);
+    row->addWidget(m_folder);
+    layout->addLayout(row);
     layout->addWidget(m_table, 1);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -60,6 +75,32 @@ SourcePanel::SourcePanel(VariantTree* variants, ListingView* listing, QWidget* p
     });
     connect(variants, &VariantTree::selectionChanged, this, &SourcePanel::followSelection);
     refresh();
+}
+
+void SourcePanel::setSourceFolders(const std::vector<SourceFolder>& folders)
+{
+    m_folders = folders;
+    sassx::setSourceFolders(folders);
+    m_listing->setSourceMap(sourceMapOf(*m_variants));
+    refresh();
+}
+
+bool SourcePanel::addSourceFolder(const QString& folder)
+{
+    const std::shared_ptr<const SourceMap> map = m_model->lines().map;
+    if (!map) return false;
+    for (const SourceFile& f : map->files) {
+        if (!f.foundAt.empty()) continue;
+        std::vector<SourceFolder> folders = m_folders;
+        const std::string dir = QFileInfo(QString::fromStdString(f.path)).path().toStdString();
+        const SourceFolder added{dir == "." ? std::string() : dir,
+                                 QFileInfo(folder).absoluteFilePath().toStdString()};
+        if (std::find(folders.begin(), folders.end(), added) == folders.end()) folders.push_back(added);
+        setSourceFolders(folders);
+        Q_EMIT sourceFoldersChosen(folders);
+        return true;
+    }
+    return false;
 }
 
 QString SourcePanel::statusText() const
@@ -130,6 +171,11 @@ void SourcePanel::refresh()
         m_table->resizeColumnToContents(c);
 
     m_column->setChecked(!m_view->isColumnHidden(ListingModel::SourceColumn));
+    bool anyMissing = false;
+    if (m_model->lines().map)
+        for (const SourceFile& f : m_model->lines().map->files)
+            anyMissing |= f.foundAt.empty();
+    m_folder->setEnabled(anyMissing);
     if (!sameKernel) fitListingColumn();
     const SourceLines& now = m_model->lines();
     if (!now.map)
@@ -141,9 +187,17 @@ void SourcePanel::refresh()
         QStringList missing;
         for (const SourceFile& f : now.map->files)
             if (f.foundAt.empty()) missing << QString::fromStdString(f.name);
-        m_status->setText(
-            tr("%n source line(s)", nullptr, int(now.lines.size())) +
-            (missing.isEmpty() ? QString() : tr("; not found, so without text: %1").arg(missing.join(", "))));
+        m_status->setText(tr("%n source line(s)", nullptr, int(now.lines.size())) +
+                          (missing.isEmpty()
+                               ? QString()
+                               : tr("; not found, so without text: %1 (Source Folder… points to them)")
+                                     .arg(missing.join(", "))));
+        for (const SourceFolder& f : m_folders)
+            m_status->setText(m_status->text() + QLatin1Char('\n') +
+                              tr("Source folder: %1 for %2")
+                                  .arg(QString::fromStdString(f.to), f.from.empty()
+                                                                         ? tr("any file by name")
+                                                                         : QString::fromStdString(f.from)));
     }
     // The same kernel keeps its chosen line (an edit, samples arriving); another kernel starts afresh.
     if (sameKernel && !chosenInstructions.empty()) {

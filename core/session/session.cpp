@@ -165,8 +165,11 @@ void Session::adoptWorkspace(std::shared_ptr<const Workspace> workspace)
     m_inputPath = QString::fromStdString(m_workspace->input().path);
     m_arch = QString::fromStdString(m_workspace->options().arch);
     m_kernel.clear();
-    // A restored session applies its own spec (SessionStore::applyRestore).
-    if (!restoring) applyLaunchSpec(QString::fromStdString(m_workspace->defaultLaunchSpecPath()));
+    // A restored session applies its own spec and source folders (SessionStore::applyRestore).
+    if (!restoring) {
+        applyLaunchSpec(QString::fromStdString(m_workspace->defaultLaunchSpecPath()));
+        restoreSourceFolders({});
+    }
 }
 
 QString Session::defaultLaunchSpecPath() const
@@ -231,6 +234,20 @@ void Session::setLaunchSpecPath(const QString& path)
 void Session::restoreLaunchSpecPath(const QString& path)
 {
     applyLaunchSpec(path);
+}
+
+void Session::setSourceFolders(std::vector<SourceFolder> folders)
+{
+    if (folders == m_sourceFolders) return;
+    restoreSourceFolders(std::move(folders));
+    m_store.markModified();
+}
+
+void Session::restoreSourceFolders(std::vector<SourceFolder> folders)
+{
+    if (folders == m_sourceFolders) return;
+    m_sourceFolders = std::move(folders);
+    Q_EMIT sourceFoldersChanged();
 }
 
 void Session::applyLaunchSpec(const QString& path)

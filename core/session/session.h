@@ -18,6 +18,7 @@
 #include "core/session/job_tracker.h"
 #include "core/session/measure_queue.h"
 #include "core/session/search_runs.h"
+#include "core/session/session_file.h"
 #include "core/session/session_store.h"
 #include "core/session/variant_tree.h"
 #include "core/session/workspace.h"
@@ -104,6 +105,13 @@ public:
     // The spec a session file names (SessionStore): the same, but not a change of the user's.
     void restoreLaunchSpecPath(const QString& path);
 
+    // Where to look for source files the line tables name but this machine has elsewhere (session_file.h);
+    // kept with the session, dropped when another input opens.
+    const std::vector<SourceFolder>& sourceFolders() const { return m_sourceFolders; }
+    // The user's choice (the session is modified); restoreSourceFolders: a session file's.
+    void setSourceFolders(std::vector<SourceFolder> folders);
+    void restoreSourceFolders(std::vector<SourceFolder> folders);
+
 Q_SIGNALS:
     void busyChanged(bool busy);
     // The input was read (it is pending until one of its kernels is analysed).
@@ -113,6 +121,7 @@ Q_SIGNALS:
     void loadFailed(const QString& message);
     void analysisReady();
     void analysisFailed(const QString& message);
+    void sourceFoldersChanged();
 
 private:
     void setBusy(bool busy);
@@ -136,6 +145,7 @@ private:
     std::shared_ptr<const Workspace> m_workspace;
     std::shared_ptr<const Workspace> m_pendingWorkspace; // read, waiting for a kernel's analysis
     std::function<bool()> m_replaceCheck;
+    std::vector<SourceFolder> m_sourceFolders;
 };
 
 } // namespace sassx

@@ -130,6 +130,9 @@ json toJson(const SessionFile& file)
     json searches = json::array();
     for (const SearchRecord& r : file.searches)
         searches.push_back(searchToJson(r));
+    json folders = json::array();
+    for (const SourceFolder& f : file.sourceFolders)
+        folders.push_back({{"from", f.from}, {"to", f.to}});
     return {{"format", "sassx-session"},
             {"version", SessionFile::kVersion},
             {"input", file.input},
@@ -139,7 +142,8 @@ json toJson(const SessionFile& file)
             {"current_variant", file.currentVariant},
             {"selected", file.selected},
             {"variants", variants},
-            {"searches", searches}};
+            {"searches", searches},
+            {"source_folders", folders}};
 }
 
 Result<SessionFile> sessionFileFromJson(const json& j)
@@ -158,6 +162,12 @@ Result<SessionFile> sessionFileFromJson(const json& j)
     f.currentVariant = j.value("current_variant", 0);
     f.selected = j.value("selected", -1);
     if (f.input.empty()) return makeError("session file names no input");
+    // Optional: files from before source folders have none.
+    for (const json& jf : j.value("source_folders", json::array())) {
+        if (!jf.is_object() || !jf.value("from", json()).is_string() || !jf.value("to", json()).is_string())
+            return makeError("session file: a \"source_folders\" entry is not {from, to}");
+        f.sourceFolders.push_back({jf.at("from").get<std::string>(), jf.at("to").get<std::string>()});
+    }
     if (!j.contains("variants") || !j.at("variants").is_array())
         return makeError("session file has no variants array");
     for (const json& jv : j.at("variants")) {

@@ -14,6 +14,16 @@
 
 namespace sassx {
 
+// A folder the user pointed sassx at for source files that are not where the line tables say (the
+// Source dock's "Source Folder…", as a debugger's substitute-path): a file recorded under `from` is read
+// from `to` with the rest of its path, or by its name in `to`.
+struct SourceFolder
+{
+    std::string from; // a directory as the line tables record it
+    std::string to;   // the folder on this machine
+    bool operator==(const SourceFolder&) const = default;
+};
+
 struct SessionFile
 {
     static constexpr int kVersion = 1;
@@ -24,7 +34,8 @@ struct SessionFile
     int currentVariant = 0;
     int selected = -1;
     std::vector<VariantRecord> variants;
-    std::vector<SearchRecord> searches; // finished searches of the kernel ("searches"; optional)
+    std::vector<SearchRecord> searches;      // finished searches of the kernel ("searches"; optional)
+    std::vector<SourceFolder> sourceFolders; // "source_folders" (optional)
     // Read only: what could not be restored whole (a run whose outputs, which hold its history, are
     // gone), one line each, said once when the session reopens.
     std::vector<std::string> notes;

@@ -35,6 +35,7 @@ SessionFile snapshot(const Session& s)
     f.selected = s.variantTree()->selectedInstruction();
     f.variants = s.variantTree()->variants();
     f.searches = s.searchRuns()->searches();
+    f.sourceFolders = s.sourceFolders();
     return f;
 }
 
@@ -145,6 +146,7 @@ void SessionStore::applyRestore()
     tree->replace(std::move(variants), pending->file.currentVariant);
     const QString spec = QString::fromStdString(pending->file.launchSpec);
     m_session->restoreLaunchSpecPath(spec.isEmpty() ? m_session->defaultLaunchSpecPath() : spec);
+    m_session->restoreSourceFolders(pending->file.sourceFolders);
     m_session->searchRuns()->replace(pending->file.searches);
     tree->announceReset(false);
     tree->setSelectedInstruction(pending->file.selected);

@@ -234,6 +234,31 @@ private Q_SLOTS:
         QVERIFY(!sessionFileFromJson(broken));
     }
 
+    // Source folders ("source_folders", the Source dock's substitute-path): kept, optional for files
+    // written before them, and an entry that is not {from, to} is refused in one line.
+    void sourceFolders()
+    {
+        SessionFile file;
+        file.input = "/nowhere/k.cubin";
+        file.kernel = "k";
+        file.sourceFolders = {{"/build/ci/triton_dump", "/home/me/src"}, {"", "/home/me/more"}};
+        const nlohmann::json j = toJson(file);
+        auto back = sessionFileFromJson(j);
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        QVERIFY(back->sourceFolders == file.sourceFolders);
+        nlohmann::json old = j;
+        old.erase("source_folders");
+        auto oldFile = sessionFileFromJson(old);
+        QVERIFY(oldFile && oldFile->sourceFolders.empty());
+        nlohmann::json broken = j;
+        broken["source_folders"][0] = "/home/me/src";
+        auto refused = sessionFileFromJson(broken);
+        QVERIFY(!refused);
+        QVERIFY2(refused.message().find("source_folders") != std::string::npos &&
+                     refused.message().find('\n') == std::string::npos,
+                 refused.message().c_str());
+    }
+
     // A kept run's history stays in its outputs (checkpoint.json), not copied into the session file;
     // outputs written beside the autosave move beside the session when it is saved; a run whose outputs
     // are gone reopens with an empty plot and a note, and only the checkpoint's own name is followed.

@@ -15,12 +15,15 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace sassx;
@@ -88,6 +91,8 @@ private Q_SLOTS:
     void withoutLineTablesSaysSo();
     void layoutInTwoFonts_data();
     void layoutInTwoFonts();
+    void sourceFolderFindsMissingFiles_data();
+    void sourceFolderFindsMissingFiles();
 };
 
 void TestSourcePanel::modelAndListingColumn()
@@ -296,6 +301,94 @@ void TestSourcePanel::layoutInTwoFonts()
     w.panel->refresh();
     qInfo("source map %.2f ms, rows %.2f ms, dock refresh %.2f ms (%zu lines)", double(build) / 1e6,
           double(summarize) / 1e6, double(timer.nsecsElapsed()) / 1e6, rows.size());
+}
+
+void TestSourcePanel::sourceFolderFindsMissingFiles_data()
+{
+    test::addFontAndSizeRows();
+}
+
+// The attention cubin copied where the files its line tables name are neither at the recorded path nor
+// beside it (those that are not on this machine at all): the dock says they are not found and their lines
+// have no text. Pointed at a folder holding it (Source Folder…), the dock
+// and the listing's Source column show the text; the session is modified, and a saved session reopens
+// with the folder and the text.
+void TestSourcePanel::sourceFolderFindsMissingFiles()
+{
+    QFETCH(QFont, font);
+    QFETCH(QSize, size);
+    struct RestoreFont
+    {
+        QFont font = QApplication::font();
+        ~RestoreFont() { QApplication::setFont(font); }
+    } restore;
+    QApplication::setFont(font);
+    QTemporaryDir tmp;
+    QVERIFY(QDir().mkpath(tmp.filePath(QStringLiteral("kernels/cubins"))));
+    QVERIFY(QDir().mkpath(tmp.filePath(QStringLiteral("checkout"))));
+    const QString cubin = tmp.filePath(QStringLiteral("kernels/cubins/attention_fwd.sm_90.cubin"));
+    QVERIFY(QFile::copy(kAttention, cubin));
+    Window w;
+    QString error;
+    QVERIFY2(w.open(cubin, &error), qPrintable(error));
+    w.window->resize(size);
+    w.window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
+    const std::shared_ptr<const SourceMap> before = w.panel->model()->lines().map;
+    QVERIFY(before && !before->files.empty());
+    QStringList missing;
+    for (const SourceFile& f : before->files)
+        if (f.foundAt.empty()) missing << QString::fromStdString(f.name);
+    if (missing.isEmpty()) QSKIP("the attention kernel's source is at the path its line table records");
+    QVERIFY2(w.panel->statusText().contains(QStringLiteral("not found")), qPrintable(w.panel->statusText()));
+    QVERIFY(w.panel->folderButton()->isEnabled());
+    const int row = [&] {
+        for (int r = 0; r < w.panel->model()->rowCount(); ++r)
+            if (const auto& l = w.panel->model()->lines().lines[size_t(r)];
+                !l.instructions.empty() && l.file >= 0 && before->files[size_t(l.file)].foundAt.empty())
+                return r;
+        return -1;
+    }();
+    QVERIFY(row >= 0);
+    QVERIFY(w.panel->model()->index(row, SourceModel::TextColumn).data().toString().isEmpty());
+
+    // The missing files in a folder of their own (each line saying its number: what the text shows must
+    // be the line the table names); the dock pointed at it.
+    for (const QString& name : missing) {
+        QFile f(tmp.filePath(QStringLiteral("checkout/") + name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int line = 1; line <= 20000; ++line)
+            f.write(QStringLiteral("# source line %1\n").arg(line).toUtf8());
+    }
+    QVERIFY(!w.session->store()->isModified());
+    QVERIFY(w.panel->addSourceFolder(tmp.filePath(QStringLiteral("checkout"))));
+    QCOMPARE(w.session->sourceFolders().size(), size_t(1));
+    QVERIFY(w.session->store()->isModified());
+    QVERIFY2(!w.panel->statusText().contains(QStringLiteral("not found")), qPrintable(w.panel->statusText()));
+    const QString text = w.panel->model()->index(row, SourceModel::TextColumn).data().toString();
+    QCOMPARE(text.trimmed(),
+             QStringLiteral("# source line %1").arg(w.panel->model()->lines().lines[size_t(row)].line));
+    const auto& lines = w.panel->model()->lines().lines;
+    const InstrId first = lines[size_t(row)].instructions.front();
+    const QString tip = w.listing->index(w.listing->rowOfOriginal(first), ListingModel::SourceColumn)
+                            .data(Qt::ToolTipRole)
+                            .toString();
+    QVERIFY2(tip.contains(text.trimmed()), qPrintable(tip));
+
+    // Kept with the session: saved, reopened in a new window, the text is there at once.
+    const QString sessionPath = tmp.filePath(QStringLiteral("attention.sassx.json"));
+    QVERIFY2(w.session->store()->save(sessionPath, &error), qPrintable(error));
+    Window again;
+    again.session->store()->setAutosaveInterval(0);
+    again.window = std::make_unique<MainWindow>(again.session);
+    again.session->setParent(again.window.get());
+    again.panel = again.window->findChild<SourcePanel*>();
+    QSignalSpy ready(again.session, &Session::analysisReady);
+    again.window->openPath(sessionPath);
+    QVERIFY(ready.wait(120000) || !ready.isEmpty());
+    QTRY_COMPARE(again.session->sourceFolders().size(), size_t(1));
+    QTRY_VERIFY(!again.panel->model()->index(row, SourceModel::TextColumn).data().toString().isEmpty());
+    QVERIFY(!again.session->store()->isModified());
 }
 
 QTEST_MAIN(TestSourcePanel)

@@ -5,12 +5,44 @@
 
 namespace sassx {
 
+namespace {
+
+// One kernel's map at a time, on the GUI thread: the listing and the Source dock ask for it on every
+// tree change, and it only changes with the kernel (the weak pointer outlives no kernel's identity) or
+// the source folders.
+std::weak_ptr<const KernelWorkspace> cachedKernel;
+std::shared_ptr<const SourceMap> cached;
+std::vector<SourceFolder> folders;
+
+} // namespace
+
+void setSourceFolders(const std::vector<SourceFolder>& f)
+{
+    if (f == folders) return;
+    folders = f;
+    cachedKernel.reset();
+}
+
+void applySourceFolders(SourceMap& map, const std::vector<SourceFolder>& with, const std::string& inputPath)
+{
+    if (with.empty()) return;
+    std::vector<std::string> dirs = sourceSearchDirs(inputPath);
+    for (const SourceFolder& f : with) {
+        for (const SourceFile& file : map.files) {
+            // The rest of the recorded path under `from`, in `to`: .../triton_dump/a/b.py -> TO/a/b.py.
+            const std::string from = f.from.empty() || f.from.back() == '/' ? f.from : f.from + '/';
+            if (from.empty() || file.path.rfind(from, 0) != 0) continue;
+            const std::string rest = file.path.substr(from.size());
+            const size_t slash = rest.rfind('/');
+            dirs.push_back(slash == std::string::npos ? f.to : f.to + '/' + rest.substr(0, slash));
+        }
+        dirs.push_back(f.to);
+    }
+    loadSourceTexts(map, dirs);
+}
+
 std::shared_ptr<const SourceMap> sourceMapOf(const VariantTree& variants)
 {
-    // One kernel's map at a time, on the GUI thread: the listing and the Source dock ask for it on every
-    // tree change, and it only changes with the kernel (the weak pointer outlives no kernel's identity).
-    static std::weak_ptr<const KernelWorkspace> cachedKernel;
-    static std::shared_ptr<const SourceMap> cached;
     const std::shared_ptr<const KernelWorkspace> kernel = variants.kernel();
     if (!kernel) return nullptr;
     const bool same =
@@ -18,6 +50,7 @@ std::shared_ptr<const SourceMap> sourceMapOf(const VariantTree& variants)
     if (same) return cached;
     auto map = kernelSourceMap(*kernel);
     if (map) {
+        applySourceFolders(*map, folders, kernel->input().path);
         cached = std::make_shared<const SourceMap>(std::move(*map));
     } else {
         SourceMap unreadable;
