@@ -102,6 +102,11 @@ def ref_triton_attention(a, s):
                                a["v_ptr"].reshape(shape), s["sm_scale"])
 
 
+def ref_trio(a, s):
+    x = a["x"].astype("float64")
+    return "y", x * x + a["b"].astype("float64")
+
+
 # name -> (reference, max allowed error relative to max |reference|)
 REFERENCES = {
     "hgemm_leakyrelu": (ref_hgemm, 2e-3),
@@ -112,11 +117,13 @@ REFERENCES = {
     "huge_unrolled": (ref_scan, 1e-4),
     "gemm_leakyrelu": (ref_triton_gemm, 2e-3),
     "attention_fwd": (ref_triton_attention, 1e-2),
+    "elementwise_trio": (ref_trio, 1e-6),
 }
 
 
 def find_specs():
     return sorted(glob.glob(os.path.join(HERE, "cuda", "*.launch.json"))) + \
+        sorted(glob.glob(os.path.join(HERE, "multi_kernel", "*.launch.json"))) + \
         sorted(glob.glob(os.path.join(HERE, "triton", "captured", "*.launch.json")))
 
 
@@ -125,6 +132,7 @@ def locate_cubin(spec_path, spec, cubin_dir, nvcc, arch, build_dir):
     cands = [os.path.join(os.path.dirname(spec_path), name)]
     if cubin_dir:
         cands.append(os.path.join(cubin_dir, name))
+        cands.append(os.path.join(cubin_dir, "multi_kernel", name))
     for c in cands:
         if os.path.exists(c):
             return c, "prebuilt"

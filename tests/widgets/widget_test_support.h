@@ -27,6 +27,13 @@ inline QString sampleSpec(const QString& name)
     return QStringLiteral(SASSX_SAMPLES_DIR "/%1.launch.json").arg(name);
 }
 
+// The multi-kernel sample (samples/multi_kernel): three kernels in one cubin, the launch spec (for
+// trio_square_add) beside it.
+inline QString multiKernelSample()
+{
+    return QStringLiteral(SASSX_SAMPLES_DIR "/multi_kernel/elementwise_trio.sm_90.cubin");
+}
+
 // Opens `path` and waits for analysisReady (true) or a failure (false, with the message in *error).
 inline bool openAndWait(Session& session, const QString& path, QString* error = nullptr,
                         int timeoutMs = 120000)
