@@ -31,6 +31,14 @@ using search::SearchSpace;
 
 namespace {
 
+// The unit of the budget box: the unit combo box's item data, never shown or stored as text.
+enum class BudgetUnit
+{
+    Evaluations,
+    Seconds,
+    Minutes,
+};
+
 // "1.0123×", "1.0123× est." under the estimate (core/eval/speedup.h).
 QString times(double speedup, bool estimate)
 {
@@ -161,12 +169,13 @@ void SearchPanel::buildControls()
     m_budget = new QSpinBox(this);
     m_budget->setRange(0, 10'000'000);
     m_budget->setValue(300);
-    m_budget->setToolTip(
-        tr("0: no limit of this kind (the sip preset and list scheduling end on their own)"));
+    // The bottom of the range reads "no limit", never a budget of 0 (core/search/search_budget.h).
+    m_budget->setSpecialValueText(tr("no limit"));
+    m_budget->setToolTip(tr("no limit: only the sip preset and list scheduling end on their own"));
     m_budgetUnit = new QComboBox(this);
-    m_budgetUnit->addItem(tr("evaluations"), QStringLiteral("evals"));
-    m_budgetUnit->addItem(tr("seconds"), QStringLiteral("s"));
-    m_budgetUnit->addItem(tr("minutes"), QStringLiteral("min"));
+    m_budgetUnit->addItem(tr("evaluations"), int(BudgetUnit::Evaluations));
+    m_budgetUnit->addItem(tr("seconds"), int(BudgetUnit::Seconds));
+    m_budgetUnit->addItem(tr("minutes"), int(BudgetUnit::Minutes));
 
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("searchBackend"));
@@ -289,11 +298,11 @@ Result<SearchConfig> SearchPanel::config() const
         if (!space) return makeError("unknown space '" + m_space->currentText().toStdString() + "'");
         c.space = *space;
     }
-    const QString unit = m_budgetUnit->currentData().toString();
-    if (unit == QLatin1String("evals"))
+    const auto unit = BudgetUnit(m_budgetUnit->currentData().toInt());
+    if (unit == BudgetUnit::Evaluations)
         c.budgetEvals = m_budget->value();
     else
-        c.budgetSeconds = m_budget->value() * (unit == QLatin1String("min") ? 60.0 : 1.0);
+        c.budgetSeconds = m_budget->value() * (unit == BudgetUnit::Minutes ? 60.0 : 1.0);
     c.seed = uint64_t(m_seed->value());
     if (Status s = c.validate(); !s) return s.error();
     return c;
@@ -319,10 +328,10 @@ void SearchPanel::setConfig(const SearchConfig& c)
     m_algorithm->setCurrentIndex(std::max(0, m_algorithm->findData(algo)));
     m_space->setCurrentIndex(std::max(0, m_space->findData(QString::fromStdString(c.spaceRequested()))));
     if (c.budgetEvals > 0 || c.budgetSeconds <= 0) {
-        m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(QStringLiteral("evals")));
+        m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(int(BudgetUnit::Evaluations)));
         m_budget->setValue(int(std::min<int64_t>(c.budgetEvals, m_budget->maximum())));
     } else {
-        m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(QStringLiteral("s")));
+        m_budgetUnit->setCurrentIndex(m_budgetUnit->findData(int(BudgetUnit::Seconds)));
         m_budget->setValue(int(std::lround(c.budgetSeconds)));
     }
     m_seed->setValue(int(std::min<uint64_t>(c.seed, uint64_t(m_seed->maximum()))));
