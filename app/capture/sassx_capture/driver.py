@@ -17,6 +17,7 @@ import shutil
 import site
 
 from . import spec_json
+from .process_files import read_process_files
 
 DRIVER_DIR = "driver"  # under the capture's raw/: what the hook writes
 RECORDS_FORMAT = "sassx-driver-records"
@@ -95,23 +96,7 @@ def hook_environment(env, hook, capture_dir=None, time_keys=None, tuned=None, ma
 
 def read_driver_records(driver_dir):
     """(processes, problems) from the <pid>.driver.json files the hook wrote."""
-    processes, problems = [], []
-    if not os.path.isdir(driver_dir):
-        return processes, problems
-    for fn in sorted(os.listdir(driver_dir)):
-        if not fn.endswith(".driver.json"):
-            continue
-        try:
-            with open(os.path.join(driver_dir, fn)) as f:
-                proc = json.load(f)
-        except (OSError, ValueError) as e:
-            problems.append(f"{fn}: {e}")
-            continue
-        if proc.get("format") != RECORDS_FORMAT or proc.get("version") != 1:
-            problems.append(f"{fn}: not {RECORDS_FORMAT} version 1")
-            continue
-        processes.append(proc)
-    return processes, problems
+    return read_process_files(driver_dir, ".driver.json", RECORDS_FORMAT, 1)
 
 
 def merge_driver(processes):

@@ -29,6 +29,7 @@ import statistics
 import tempfile
 
 from .launch_timer import TIMES_FORMAT, VERSION as TIMES_VERSION
+from .process_files import read_process_files
 from .stats import MIN_COVERAGE, median_interval, pairs_needed, resolved
 from .stats import verdict as stats_verdict
 
@@ -42,26 +43,9 @@ STATES = ("before", "after")
 
 
 def read_times(time_dir):
-    """(processes, problems) from the <pid>.times.json files a run's processes wrote."""
-    processes, problems = [], []
-    try:
-        names = sorted(os.listdir(time_dir))
-    except OSError:
-        return processes, problems
-    for fn in names:
-        if not fn.endswith(".times.json"):
-            continue
-        try:
-            with open(os.path.join(time_dir, fn)) as f:
-                proc = json.load(f)
-        except (OSError, ValueError) as e:
-            problems.append(f"{fn}: {e}")
-            continue
-        if proc.get("format") != TIMES_FORMAT or proc.get("version") != TIMES_VERSION:
-            problems.append(f"{fn}: not {TIMES_FORMAT} version {TIMES_VERSION}")
-            continue
-        processes.append(proc)
-    return processes, problems
+    """(processes, problems) from the <pid>.times.json files a run's processes wrote (the launch timer's
+    and the driver hook's, <pid>.driver.times.json)."""
+    return read_process_files(time_dir, ".times.json", TIMES_FORMAT, TIMES_VERSION)
 
 
 def run_summary(processes):
