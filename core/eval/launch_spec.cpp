@@ -378,6 +378,7 @@ Result<LaunchSpec> parseLaunchSpec(const json& j, const std::string& specDir)
     s.block = block.value();
     if (uint64_t(s.block[0]) * s.block[1] * s.block[2] > 1024)
         return makeError("launch spec: \"block\" has more than 1024 threads");
+    if (Status st = spec_parse::parseCluster(j, s); !st) return st.error();
     if (j.contains("dynamic_shared")) {
         if (!j.at("dynamic_shared").is_number_integer() || j.at("dynamic_shared").get<int64_t>() < 0)
             return makeError("launch spec: \"dynamic_shared\" must be a non-negative integer");
@@ -522,6 +523,7 @@ json toJson(const LaunchSpec& s)
         }
         j["memory"] = std::move(memory);
     }
+    if (s.cluster) j["cluster"] = *s.cluster;
     if (!s.cubin.empty()) j["cubin"] = s.cubinPath();
     return j;
 }

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ enum class ParamKind
 
 // The driver's limit on a kernel's parameters (4 KiB before CUDA 12.1, 32764 bytes since).
 inline constexpr uint32_t kMaxParamBytes = 32764;
+
+// Blocks in one thread-block cluster: 8 is the portable limit every cluster-capable GPU launches. Hopper
+// (sm_90) launches up to 16 once the kernel carries CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+// which a program may set (CUTLASS allows it for its SM90 kernels), so a captured spec may hold 16.
+inline constexpr uint32_t kMaxPortableClusterBlocks = 8;
+inline constexpr uint32_t kMaxClusterBlocks = 16;
 
 enum class ParamRole
 {
@@ -128,6 +135,9 @@ struct LaunchSpec
     std::string specDir;
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
+    // Blocks per thread-block cluster in x, y, z, when the program launched the kernel with a cluster
+    // dimension (each divides the grid's); none: an ordinary launch.
+    std::optional<std::array<uint32_t, 3>> cluster;
     uint32_t dynamicShared = 0;
     std::vector<ParamSpec> params;
     // Allocations that are not parameters: buffers (kind Buffer, never aliases) that `bytes`
@@ -139,6 +149,8 @@ struct LaunchSpec
 
     // Absolute path of the original cubin, or empty when the spec names none.
     std::string cubinPath() const;
+    // Blocks in one cluster (0 without a cluster).
+    uint32_t clusterBlocks() const { return cluster ? (*cluster)[0] * (*cluster)[1] * (*cluster)[2] : 0u; }
     // Parameters, then memory entries (the allocation plan's index space).
     size_t slotCount() const { return params.size() + memory.size(); }
     const ParamSpec& slot(size_t i) const
