@@ -85,6 +85,7 @@ sassx::Result<const Driver*> doLoad()
     need(bind(lib, d.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"), "cuMemcpyDtoDAsync_v2");
     need(bind(lib, d.memsetD8Async, "cuMemsetD8Async"), "cuMemsetD8Async");
     need(bind(lib, d.launchKernel, "cuLaunchKernel"), "cuLaunchKernel");
+    bind(lib, d.launchKernelEx, "cuLaunchKernelEx"); // optional: drivers before CUDA 11.8 lack it
     need(bind(lib, d.streamCreate, "cuStreamCreate"), "cuStreamCreate");
     need(bind(lib, d.streamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy"), "cuStreamDestroy");
     need(bind(lib, d.streamSynchronize, "cuStreamSynchronize"), "cuStreamSynchronize");

@@ -23,6 +23,7 @@ using GraphExec = struct CUgraphExec_st*;
 
 inline constexpr Result kSuccess = 0;
 inline constexpr Result kErrorNotFound = 500;
+inline constexpr Result kErrorNotSupported = 801;
 inline constexpr int kAttrClockRate = 13; // kHz
 inline constexpr int kAttrMultiprocessorCount = 16;
 inline constexpr int kAttrL2CacheSize = 38;
@@ -30,11 +31,48 @@ inline constexpr int kAttrCcMajor = 75;
 inline constexpr int kAttrCcMinor = 76;
 inline constexpr int kAttrMaxSharedOptin = 97;
 inline constexpr int kFuncAttrMaxDynamicShared = 8;
+inline constexpr int kFuncAttrNonPortableClusterSizeAllowed = 14;
+inline constexpr int kLaunchAttrClusterDimension = 4;
 inline constexpr unsigned kStreamNonBlocking = 1;
 inline constexpr int kCaptureModeThreadLocal = 1;
 
 // Errors after which the context is unusable (sticky): the worker reports and exits.
 bool isStickyError(Result r);
+
+// cuLaunchKernelEx's arguments as cuda.h lays them out (CUlaunchAttributeValue, CUlaunchAttribute,
+// CUlaunchConfig), naming only the members the worker sets; tests/core/eval/test_cuda_driver_abi.cpp
+// checks offsets and sizes against the toolkit's header where one is installed. The value is a 64-byte
+// union, 8-aligned in cuda.h by its pointer members.
+union alignas(8) LaunchAttributeValue {
+    char pad[64];
+    struct
+    {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } clusterDim;
+};
+
+struct LaunchAttribute
+{
+    int id = 0; // CUlaunchAttributeID, e.g. kLaunchAttrClusterDimension
+    char pad[8 - sizeof(int)] = {};
+    LaunchAttributeValue value{};
+};
+
+struct LaunchConfig
+{
+    unsigned int gridDimX = 1;
+    unsigned int gridDimY = 1;
+    unsigned int gridDimZ = 1;
+    unsigned int blockDimX = 1;
+    unsigned int blockDimY = 1;
+    unsigned int blockDimZ = 1;
+    unsigned int sharedMemBytes = 0;
+    Stream hStream = nullptr;
+    LaunchAttribute* attrs = nullptr;
+    unsigned int numAttrs = 0;
+};
 
 struct Driver
 {
@@ -60,6 +98,8 @@ struct Driver
     Result (*memsetD8Async)(DevicePtr, unsigned char, size_t, Stream) = nullptr;
     Result (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            Stream, void**, void**) = nullptr;
+    // CUDA >= 11.8, optional: only a launch with attributes (a cluster) needs it.
+    Result (*launchKernelEx)(const LaunchConfig*, Function, void**, void**) = nullptr;
     Result (*streamCreate)(Stream*, unsigned) = nullptr;
     Result (*streamDestroy)(Stream) = nullptr;
     Result (*streamSynchronize)(Stream) = nullptr;

@@ -91,6 +91,7 @@ void GpuContext::setLaunch(const LaunchSpec& spec, std::vector<std::vector<uint8
 {
     m_specCopy = spec;
     m_spec = &m_specCopy;
+    m_plan = launchPlan(spec);
     m_argBytes = std::move(argBytes);
     m_args.clear();
     for (auto& a : m_argBytes)
@@ -101,6 +102,10 @@ std::optional<Failure> GpuContext::load(const std::vector<uint8_t>& cubin, Kerne
 {
     out = {};
     if (!m_spec) return Failure{"error", "error", "no launch configured (load_baseline first)"};
+    if (m_plan.extended() && !m_drv->launchKernelEx)
+        return Failure{"failed", "error",
+                       "the spec launches with a " + m_plan.clusterText +
+                           ", which needs cuLaunchKernelEx (CUDA 11.8 or later); this driver lacks it"};
     cu::Result r = m_drv->moduleLoadData(&out.module, cubin.data());
     if (r) {
         auto f = check(r, "cuModuleLoadData");
@@ -152,6 +157,14 @@ std::optional<Failure> GpuContext::load(const std::vector<uint8_t>& cubin, Kerne
             return f;
         }
     }
+    if (m_plan.nonPortableClusterSize) {
+        r = m_drv->funcSetAttribute(out.function, cu::kFuncAttrNonPortableClusterSizeAllowed, 1);
+        if (auto f = check(r, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED=1) for a " +
+                                  m_plan.clusterText)) {
+            unload(out);
+            return f;
+        }
+    }
     return std::nullopt;
 }
 
@@ -170,11 +183,9 @@ void GpuContext::unload(KernelHandle& k)
 
 std::optional<Failure> GpuContext::launch(const KernelHandle& k)
 {
-    const LaunchSpec& s = *m_spec;
-    const cu::Result r =
-        m_drv->launchKernel(k.function, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
-                            s.dynamicShared, m_stream, m_args.data(), nullptr);
-    return check(r, "cuLaunchKernel");
+    const cu::Result r = launchWithPlan(*m_drv, m_plan, k.function, m_stream, m_args.data());
+    if (r == cu::kSuccess) return std::nullopt;
+    return check(r, launchEntryPoint(m_plan));
 }
 
 void GpuContext::loadUtilityKernels()

@@ -3,6 +3,7 @@
 // an L2 flush buffer, and the loading/launching/timing of kernels. Lives in the worker process only.
 #include "core/common/result.h"
 #include "core/eval/cuda_driver.h"
+#include "core/eval/launch_config.h"
 #include "core/eval/launch_spec.h"
 
 #include <memory>
@@ -64,9 +65,12 @@ public:
     // The launch configuration shared by the baseline and every candidate.
     void setLaunch(const LaunchSpec& spec, std::vector<std::vector<uint8_t>> argBytes);
 
-    // cuModuleLoadData + cuModuleGetFunction + parameter check + > 48 KiB shared opt-in.
+    // cuModuleLoadData + cuModuleGetFunction + parameter check + > 48 KiB shared opt-in + the
+    // non-portable cluster size a cluster of more than 8 blocks needs.
     std::optional<Failure> load(const std::vector<uint8_t>& cubin, KernelHandle& out);
     void unload(KernelHandle& k);
+    // The one launch of the spec's kernel (LaunchPlan: with its cluster when it has one); every run,
+    // timed, checked, profiled or sampled, and every graph, goes through it.
     std::optional<Failure> launch(const KernelHandle& k);
     std::optional<Failure> synchronize(const std::string& what);
 
@@ -122,6 +126,7 @@ private:
 
     const LaunchSpec* m_spec = nullptr;
     LaunchSpec m_specCopy;
+    LaunchPlan m_plan;
     std::vector<std::vector<uint8_t>> m_argBytes;
     std::vector<void*> m_args;
 };
