@@ -205,6 +205,18 @@ std::optional<std::string> findProgramTime(const std::string& dbPath, const std:
     return std::nullopt;
 }
 
+// Whether the run's figures are the estimate backend's: the backend as the database and the run's report
+// name it (a run recorded as "auto" has its report say which one measured), never read back from a
+// figure's label.
+bool estimated(const DbRun& r)
+{
+    const json evaluator = r.report.is_object() ? r.report.value("evaluator", json()) : json();
+    const std::string reported =
+        evaluator.is_object() ? evaluator.value("backend", std::string()) : std::string();
+    return eval::parseBackend(r.backend) == eval::Backend::Estimate ||
+           eval::parseBackend(reported) == eval::Backend::Estimate;
+}
+
 } // namespace
 
 // A figure of the report through the one speed-up formatter ("1.0471× [1.0405, 1.0537]", "1.10× est."),
@@ -418,8 +430,7 @@ Result<TuneReport> buildReport(TuneDb& db)
         auto best = db.best(r.id);
         if (!best) return best.error();
         row.best = *best;
-        row.estimate = eval::parseBackend(r.backend) == eval::Backend::Estimate ||
-                       (row.best && eval::FigureSource::fromLabel(row.best->source).isEstimate());
+        row.estimate = estimated(r);
         report.rows.push_back(std::move(row));
     }
     // Largest share first: where the program's time goes (skipped kernels, share 0, last).

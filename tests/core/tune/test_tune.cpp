@@ -392,6 +392,53 @@ private slots:
     }
 
     // The program figure is Σ share × (1 − 1/speed-up) over the finished runs that clearly improved,
+    // A row is the estimate's by the backend that measured (the run's, or its report's for a run
+    // recorded as "auto"), never by its figure's label: the labels here say the opposite.
+    void estimateByBackend_data()
+    {
+        QTest::addColumn<QString>("runBackend");
+        QTest::addColumn<QString>("reportBackend");
+        QTest::addColumn<QString>("label");
+        QTest::addColumn<bool>("estimate");
+        QTest::newRow("estimate run") << "estimate"
+                                      << "estimate"
+                                      << "measured, NVIDIA H100" << true;
+        QTest::newRow("auto, estimated") << "auto"
+                                         << "estimate"
+                                         << "measured, NVIDIA H100" << true;
+        QTest::newRow("auto, measured") << "auto"
+                                        << "gpu"
+                                        << "estimate, model sm_90" << false;
+        QTest::newRow("gpu run") << "gpu"
+                                 << "gpu"
+                                 << "estimate, model sm_90" << false;
+    }
+    void estimateByBackend()
+    {
+        QFETCH(QString, runBackend);
+        QFETCH(QString, reportBackend);
+        QFETCH(QString, label);
+        QFETCH(bool, estimate);
+        const std::string path = tmp("estimate-" + std::string(QTest::currentDataTag()) + ".sqlite");
+        auto db = TuneDb::open(path);
+        QVERIFY(db);
+        auto kid = (*db)->upsertKernel(kernelNamed("k", 1.0), "equal shares");
+        QVERIFY(kid);
+        auto run = (*db)->startRun(*kid, "/runs/k", "{}", runBackend.toStdString());
+        QVERIFY(run);
+        DbBest b;
+        b.improved = true;
+        b.speedup = b.low = b.high = 1.1;
+        b.source = label.toStdString();
+        const nlohmann::json report{{"summary", "k"},
+                                    {"evaluator", {{"backend", reportBackend.toStdString()}}}};
+        QVERIFY((*db)->finishRun(*run, RunStatus::Finished, report, b));
+        auto built = buildReport(**db);
+        QVERIFY2(built, built ? "" : built.message().c_str());
+        QCOMPARE(built->rows.size(), size_t(1));
+        QCOMPARE(built->rows[0].estimate, estimate);
+    }
+
     // labelled an estimate; a row of the estimate backend says so.
     void reportFigures()
     {
