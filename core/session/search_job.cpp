@@ -3,6 +3,7 @@
 #include <QMetaObject>
 
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -23,6 +24,30 @@ struct SearchJob::Shared
 };
 
 namespace {
+
+// A run of --space auto names its folder once its backend has picked the space: the folder was made as
+// "...-climb-auto" before the evaluator was chosen, and is still empty, so it is renamed
+// "...-climb-mem" (another number appended when that exists). Kept as it was when it cannot be.
+std::string folderForResolvedSpace(const std::string& dir, const search::SearchConfig& resolved)
+{
+    namespace fs = std::filesystem;
+    const fs::path from(dir);
+    const std::string name = from.filename().string();
+    const std::string tag = "-auto";
+    const size_t at = name.rfind(tag);
+    if (at == std::string::npos) return dir;
+    const std::string rest = name.substr(at + tag.size()); // "" or "-N" when the first name was taken
+    if (!rest.empty() && (rest[0] != '-' || rest.find_first_not_of("0123456789", 1) != std::string::npos))
+        return dir;
+    const std::string stem = name.substr(0, at) + "-" + search::spaceName(resolved.space);
+    std::error_code ec;
+    fs::path to = from.parent_path() / stem;
+    for (int n = 2; fs::exists(to, ec); ++n)
+        to = from.parent_path() / (stem + "-" + std::to_string(n));
+    if (!fs::is_empty(from, ec) || ec) return dir;
+    fs::rename(from, to, ec);
+    return ec ? dir : to.string();
+}
 
 QString oneLine(const std::string& message)
 {
@@ -89,6 +114,7 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
         Result<SearchReport> report = makeError("the search did not run");
         std::optional<search::SearchState> state;
         QString backend, reason;
+        std::string dir; // the run's folder, named after the space an auto space resolved to
     };
     const std::string dir = outDir.toStdString();
     m_jobs.start(
@@ -105,12 +131,17 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
             SearchRun run(kernel, spec, *choice, options);
             // The space --space auto picks for this backend (a resumed run keeps its own).
             const search::SearchConfig resolved = resume ? config : run.resolvedConfig(config);
+            out.dir = resume || config.autoSpace == search::AutoSpace::Off
+                          ? dir
+                          : folderForResolvedSpace(dir, resolved);
             QMetaObject::invokeMethod(
                 this,
-                [this, shared, backend = out.backend, reason = out.reason, resolved, resume] {
+                [this, shared, backend = out.backend, reason = out.reason, resolved, resume,
+                 runDir = out.dir] {
                     if (shared != m_shared) return;
                     m_backend = backend;
                     m_reason = reason;
+                    m_outDir = QString::fromStdString(runDir);
                     if (!resume) m_config = resolved;
                     Q_EMIT started(backend, reason);
                 },
@@ -118,7 +149,7 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
 
             SearchRunOptions ro;
             ro.config = resolved;
-            ro.outDir = dir;
+            ro.outDir = out.dir;
             ro.resume = resume;
             ro.plan = plan;
             ro.control.stop = &shared->stop;
@@ -143,12 +174,12 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
             };
             out.report = run.run(ro, callbacks);
             if (out.report && !out.state) {
-                auto saved = readSearchCheckpoint(dir);
+                auto saved = readSearchCheckpoint(out.dir);
                 if (saved) out.state = std::move(*saved);
             }
             return out;
         },
-        [this, shared, dir](Outcome out) {
+        [this, shared](Outcome out) {
             drain(shared); // rows still pending arrive before the result
             if (m_paused) {
                 m_paused = false;
@@ -166,7 +197,7 @@ bool SearchJob::start(std::shared_ptr<const KernelWorkspace> kernel, eval::Launc
             SearchJobResult result;
             result.report = std::move(*out.report);
             result.state = std::move(*out.state);
-            result.outDir = dir;
+            result.outDir = out.dir;
             result.backend = out.backend;
             result.reason = out.reason;
             Q_EMIT finished(result);
