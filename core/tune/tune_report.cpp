@@ -445,7 +445,8 @@ Result<TuneReport> buildReport(TuneDb& db)
         if (k.spec.empty()) continue;
         const auto origins = captureOrigins(fs::path(k.spec).parent_path().string());
         for (TuneReportRow& r : report.rows)
-            if (const auto it = origins.find(r.kernel); it != origins.end() && !r.origin) r.origin = it->second;
+            if (const auto it = origins.find(r.kernel); it != origins.end() && !r.origin)
+                r.origin = it->second;
         break;
     }
     if (const auto path = findProgramTime(db.path(), *kernels)) {
@@ -544,9 +545,10 @@ json toJson(const TuneReport& report)
                          {"written_back", b.writtenBack}};
         }
         j["in_program"] = r.inProgram ? inProgramJson(*r.inProgram) : json();
-        j["origin"] = r.origin ? json{{"kind", std::string(enumName(inject::kOriginKindNames, r.origin->kind))},
-                                      {"library", r.origin->file}}
-                               : json();
+        j["origin"] = r.origin
+                          ? json{{"kind", std::string(enumName(inject::kOriginKindNames, r.origin->kind))},
+                                 {"library", r.origin->file}}
+                          : json();
         rows.push_back(std::move(j));
     }
     const ProgramEstimate& p = report.program;

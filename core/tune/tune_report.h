@@ -89,7 +89,7 @@ struct TuneReportRow
     std::string note;      // the skip reason, the failure, or the run's summary
     std::string outDir;
     int64_t runId = 0;
-    std::optional<InProgramTime> inProgram; // absent: the kernel was not timed inside the program
+    std::optional<InProgramTime> inProgram;     // absent: the kernel was not timed inside the program
     std::optional<inject::ModuleOrigin> origin; // from capture.json; absent without one
 };
 

@@ -176,8 +176,9 @@ std::vector<WriteBackLine> restoreBests(TuneDb& db)
             const std::string dir = entry.substr(std::string(kTunedPrefix).size());
             Status s = removeTuned(dir, k.name);
             if (s) s = db.setWrittenBack(it->second.id, "");
-            lines.push_back({k.name, bool(s), !s,
-                             s ? "removed its tuned cubin from " + dir + " (the original runs again)" : s.message()});
+            lines.push_back(
+                {k.name, bool(s), !s,
+                 s ? "removed its tuned cubin from " + dir + " (the original runs again)" : s.message()});
             continue;
         }
         if (Status s = restoreTriton(entry); !s) {

@@ -383,12 +383,17 @@ private Q_SLOTS:
     {
         const QString dir = tmp("driver-capture");
         QVERIFY(specDir(dir, {"sgemm_leakyrelu"}));
-        const QJsonObject kernel{{"name", "sgemm_leakyrelu"}, {"spec", "sgemm_leakyrelu.launch.json"},
-                                 {"launches", 4},           {"gpu_time_us", 400.0},
-                                 {"time_share", 0.4},        {"origin", "library"},
+        const QJsonObject kernel{{"name", "sgemm_leakyrelu"},
+                                 {"spec", "sgemm_leakyrelu.launch.json"},
+                                 {"launches", 4},
+                                 {"gpu_time_us", 400.0},
+                                 {"time_share", 0.4},
+                                 {"origin", "library"},
                                  {"library", "/venv/torch/lib/libtorch_cuda.so"}};
-        const QJsonObject capture{{"format", "sassx-capture"},        {"version", 1},
-                                  {"total_gpu_time_us", 1000.0},      {"kernels", QJsonArray{kernel}},
+        const QJsonObject capture{{"format", "sassx-capture"},
+                                  {"version", 1},
+                                  {"total_gpu_time_us", 1000.0},
+                                  {"kernels", QJsonArray{kernel}},
                                   {"skipped", QJsonArray{}}};
         QVERIFY(writeBytes(dir + "/capture.json", QJsonDocument(capture).toJson()));
         const CliRun r = runCli({"tune", dir, "--backend", "estimate", "--budget-evals", "60"});
@@ -405,19 +410,24 @@ private Q_SLOTS:
                  wrote.out.constData());
         const QByteArray best = readBytes(dir + "/tune-runs/sgemm_leakyrelu/best.cubin");
         QCOMPARE(readBytes(dir + "/tuned/sgemm_leakyrelu.tuned.cubin"), best);
-        const QJsonObject manifest = QJsonDocument::fromJson(readBytes(dir + "/tuned/manifest.json")).object();
+        const QJsonObject manifest =
+            QJsonDocument::fromJson(readBytes(dir + "/tuned/manifest.json")).object();
         QCOMPARE(manifest["format"].toString(), QStringLiteral("sassx-tuned"));
         const QJsonObject entry = manifest["kernels"].toArray().at(0).toObject();
         QCOMPARE(entry["kernel"].toString(), QStringLiteral("sgemm_leakyrelu"));
-        QCOMPARE(entry["image_sha256"].toString(),
-                 QString::fromLatin1(QCryptographicHash::hash(readBytes(samplePath("sgemm_leakyrelu.sm_90.cubin")),
-                                                              QCryptographicHash::Sha256)
-                                         .toHex()));
+        QCOMPARE(
+            entry["image_sha256"].toString(),
+            QString::fromLatin1(QCryptographicHash::hash(readBytes(samplePath("sgemm_leakyrelu.sm_90.cubin")),
+                                                         QCryptographicHash::Sha256)
+                                    .toHex()));
         const CliRun restored = runCli({"tune", dir, "--restore"});
         QVERIFY2(restored.ok(), qPrintable(restored.describe()));
         QVERIFY2(restored.out.contains("removed its tuned cubin"), restored.out.constData());
         QVERIFY(!QFileInfo::exists(dir + "/tuned/sgemm_leakyrelu.tuned.cubin"));
-        QVERIFY(QJsonDocument::fromJson(readBytes(dir + "/tuned/manifest.json")).object()["kernels"].toArray().isEmpty());
+        QVERIFY(QJsonDocument::fromJson(readBytes(dir + "/tuned/manifest.json"))
+                    .object()["kernels"]
+                    .toArray()
+                    .isEmpty());
         QCOMPARE(query(db, "SELECT written_back FROM bests"), QStringList{""});
     }
 

@@ -4,9 +4,9 @@
 // interval holds 1.0, "not launched after" for a kernel the program stopped launching and "not timed"
 // for one the file does not name; without the file every row is "not timed"; a broken file is one line
 // in the report and invents nothing.
+#include "core/tune/capture_origins.h"
 #include "core/tune/tune_db.h"
 #include "core/tune/tune_plan.h"
-#include "core/tune/capture_origins.h"
 #include "core/tune/tune_report.h"
 
 #include <QTemporaryDir>
@@ -241,7 +241,8 @@ private Q_SLOTS:
         auto report = buildReport(*db);
         QVERIFY2(report, report ? "" : report.message().c_str());
         QCOMPARE(row(*report, "rmsnorm").origin->kind, inject::OriginKind::Triton);
-        QCOMPARE(originText(*row(*report, "sgemm_leakyrelu").origin), std::string("library libtorch_cuda.so"));
+        QCOMPARE(originText(*row(*report, "sgemm_leakyrelu").origin),
+                 std::string("library libtorch_cuda.so"));
         QCOMPARE(originText(*row(*report, "hgemm_leakyrelu").origin), std::string("jit"));
         QVERIFY(!row(*report, "softmax").origin); // unknown text: no origin invented
         const std::string text = renderText(*report);
