@@ -72,7 +72,13 @@ LaunchCapture::layout(const ImagePtr& image, const std::string& symbol, CUfuncti
 bool LaunchCapture::copy(const inject::AllocationRange& range, std::vector<uint8_t>& out,
                          std::string& why) const
 {
-    out.resize(range.size);
+    try {
+        out.resize(range.size);
+    } catch (const std::bad_alloc&) {
+        why = "the host has no room for a copy of an allocation of " + std::to_string(range.size >> 20) +
+              " MiB";
+        return false;
+    }
     if (m_api.memcpyDtoH(out.data(), CUdeviceptr(range.base), range.size) == CUDA_SUCCESS) return true;
     why = "the driver could not copy an allocation of " + std::to_string(range.size) + " bytes to the host";
     return false;
@@ -175,7 +181,9 @@ std::string LaunchCapture::after(PendingCapture& p, std::string& problem)
                                       p.image->origin.file};
     const std::string specFile = p.base + ".launch.json";
     std::ofstream out(fs::path(m_dir) / specFile);
-    out << inject::driverLaunchSpec(kernel, p.geometry, p.launch, p.snapshots).dump(1) << "\n";
+    out << inject::driverLaunchSpec(kernel, p.geometry, p.launch, p.snapshots)
+               .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
     if (!out) {
         problem = "cannot write " + (fs::path(m_dir) / specFile).string();
         return {};

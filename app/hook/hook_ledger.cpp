@@ -22,7 +22,8 @@ void writeJson(const std::filesystem::path& path, const json& j)
     const auto tmp = path.string() + ".tmp";
     {
         std::ofstream out(tmp);
-        out << j.dump(1) << "\n";
+        // Library paths need not be UTF-8: replaced, never thrown on inside the user's program.
+        out << j.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);

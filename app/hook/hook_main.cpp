@@ -20,6 +20,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -380,10 +381,25 @@ void onDriverCall(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb)
     }
 }
 
+void dispatch(Hook* h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+
+// Nothing may escape into the driver from inside the user's program: a failure of the hook costs the
+// hook its work for that call, never the program.
 void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data)
 {
     Hook* h = g_hook;
     if (!h || t_inHook > 0) return;
+    try {
+        dispatch(h, domain, cbid, data);
+    } catch (const std::exception& e) {
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true)) say(std::string("the hook skipped a call after an error: ") + e.what());
+    } catch (...) {
+    }
+}
+
+void dispatch(Hook* h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data)
+{
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
         if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
             Guard guard;
@@ -410,10 +426,14 @@ void finish()
     Hook* h = g_hook;
     if (!h) return;
     Guard guard;
-    std::lock_guard lock(h->ledger->mutex());
-    h->ledger->drain(true);
-    if (h->capture) h->ledger->writeListing(h->capture->dir(), h->cuptiPath, h->modules);
-    if (!h->timeDir.empty()) h->ledger->writeTimes(h->timeDir);
+    try {
+        std::lock_guard lock(h->ledger->mutex());
+        h->ledger->drain(true);
+        if (h->capture) h->ledger->writeListing(h->capture->dir(), h->cuptiPath, h->modules);
+        if (!h->timeDir.empty()) h->ledger->writeTimes(h->timeDir);
+    } catch (const std::exception& e) {
+        say(std::string("the hook could not write its files at exit: ") + e.what());
+    }
 }
 
 std::string env(const char* name)
@@ -471,9 +491,12 @@ int initialize()
     }
     h->ledger = std::make_unique<Ledger>(h->driver);
     if (!captureDir.empty()) {
+        // Bytes; anything but a plain number keeps the default (8 GiB) rather than stopping the program.
         const std::string max = env("SASSX_HOOK_MAX_SNAPSHOT");
-        h->capture = std::make_unique<LaunchCapture>(
-            captureDir, max.empty() ? (8ull << 30) : std::stoull(max), h->driver);
+        uint64_t bytes = 8ull << 30;
+        if (!max.empty() && max.find_first_not_of("0123456789") == std::string::npos && max.size() < 20)
+            bytes = std::stoull(max);
+        h->capture = std::make_unique<LaunchCapture>(captureDir, bytes, h->driver);
     }
     h->timeDir = timeDir;
     if (const std::string keys = env("SASSX_HOOK_TIME_KEYS"); !keys.empty()) {
@@ -505,6 +528,13 @@ int initialize()
 // Called by the driver at cuInit when this library is CUDA_INJECTION64_PATH.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-    static int done = sassx::hook::initialize();
+    static int done = [] {
+        try {
+            return sassx::hook::initialize();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "sassx: hook inactive: %s\n", e.what());
+            return 1;
+        }
+    }();
     return done;
 }
