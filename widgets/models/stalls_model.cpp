@@ -6,32 +6,13 @@
 
 namespace sassx {
 
-void StallsModel::setRows(std::vector<Row> rows)
+QVariant StallsModel::cell(const Row& r, int column, int role) const
 {
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
-}
-
-int StallsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int StallsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant StallsModel::data(const QModelIndex& index, int role) const
-{
-    if (!index.isValid() || index.row() >= int(m_rows.size())) return {};
-    const Row& r = m_rows[size_t(index.row())];
     auto percent = [](const std::optional<double>& v) {
         return v ? QVariant(QStringLiteral("%1%").arg(100.0 * *v, 0, 'f', 1)) : QVariant(QStringLiteral("—"));
     };
     if (role == Qt::DisplayRole) {
-        switch (index.column()) {
+        switch (column) {
         case ReasonColumn:
             return r.word;
         case VariantColumn:
@@ -46,13 +27,13 @@ QVariant StallsModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole) {
-        if (index.column() == DeltaColumn)
+        if (column == DeltaColumn)
             return tr("Difference in percentage points of each launch's samples. Shares move by a few tenths "
                       "of a point between two samplings of the same cubin (docs/status.md, \"Stall sampling "
                       "against Nsight Compute\": run-to-run, H100): smaller differences are noise.");
         return QString::fromStdString(eval::stallWordMeaning(r.word.toStdString()));
     }
-    if (role == Qt::TextAlignmentRole && index.column() != ReasonColumn)
+    if (role == Qt::TextAlignmentRole && column != ReasonColumn)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::UserRole) { // sort key: the variant's share, else the original's
         return r.variant.value_or(r.original.value_or(0.0));
@@ -60,10 +41,9 @@ QVariant StallsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant StallsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QString StallsModel::header(int column) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    switch (section) {
+    switch (column) {
     case ReasonColumn:
         return tr("Reason");
     case VariantColumn:

@@ -2,14 +2,22 @@
 // Where a kernel's warps wait, by reason: one row per stall reason with its share of the samples in
 // the current variant and in the original, and the difference. Fed plain value data (StallsPanel
 // computes the rows from the session), so it can be tested on recorded samples.
-#include <QAbstractTableModel>
+#include "widgets/models/row_table_model.h"
+
+#include <QString>
 
 #include <optional>
-#include <vector>
 
 namespace sassx {
 
-class StallsModel : public QAbstractTableModel
+struct StallsRow
+{
+    QString word;
+    std::optional<double> variant;  // share of the variant's samples (0..1)
+    std::optional<double> original; // share of the original's
+};
+
+class StallsModel : public RowTableModel<StallsRow>
 {
     Q_OBJECT
 public:
@@ -21,25 +29,13 @@ public:
         DeltaColumn,
         ColumnCount
     };
-    struct Row
-    {
-        QString word;
-        std::optional<double> variant;  // share of the variant's samples (0..1)
-        std::optional<double> original; // share of the original's
-    };
+    using Row = StallsRow;
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit StallsModel(QObject* parent = nullptr) : RowTableModel(ColumnCount, parent) {}
 
-    void setRows(std::vector<Row> rows);
-    const std::vector<Row>& rows() const { return m_rows; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<Row> m_rows;
+protected:
+    QVariant cell(const Row& r, int column, int role) const override;
+    QString header(int column) const override;
 };
 
 } // namespace sassx

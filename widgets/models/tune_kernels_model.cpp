@@ -2,27 +2,9 @@
 
 namespace sassx {
 
-void TuneKernelsModel::setRows(std::vector<TuneDashboardRow> rows)
+QVariant TuneKernelsModel::sortValue(const TuneDashboardRow& r, int column) const
 {
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
-}
-
-int TuneKernelsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int TuneKernelsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant TuneKernelsModel::sortValue(const QModelIndex& index) const
-{
-    const TuneDashboardRow& r = m_rows[size_t(index.row())];
-    switch (index.column()) {
+    switch (column) {
     case ShareColumn:
         return r.timeShare;
     case EvaluationsColumn:
@@ -36,17 +18,14 @@ QVariant TuneKernelsModel::sortValue(const QModelIndex& index) const
     case EditsColumn:
         return r.edits;
     default:
-        return data(index, Qt::DisplayRole);
+        return cell(r, column, Qt::DisplayRole);
     }
 }
 
-QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
+QVariant TuneKernelsModel::cell(const TuneDashboardRow& r, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const TuneDashboardRow& r = m_rows[size_t(index.row())];
-    const int column = index.column();
     if (role == KernelRole) return r.kernel;
-    if (role == SortRole) return sortValue(index);
+    if (role == SortRole) return sortValue(r, column);
     if (role == Qt::TextAlignmentRole) {
         const bool numeric = column == ShareColumn || column == EvaluationsColumn || column == EditsColumn;
         return int((numeric ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
@@ -91,10 +70,9 @@ QVariant TuneKernelsModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant TuneKernelsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QString TuneKernelsModel::header(int column) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    switch (section) {
+    switch (column) {
     case KernelColumn:
         return tr("Kernel");
     case OriginColumn:

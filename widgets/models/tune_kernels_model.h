@@ -4,13 +4,12 @@
 // backend that made the figures. Fed a TuneDashboardData value; text is the report's own
 // (core/tune/tune_report.h), and SortRole gives the numbers behind it so a QSortFilterProxyModel sorts
 // numeric columns numerically.
+#include "widgets/models/row_table_model.h"
 #include "widgets/tune_dashboard_data.h"
-
-#include <QAbstractTableModel>
 
 namespace sassx {
 
-class TuneKernelsModel : public QAbstractTableModel
+class TuneKernelsModel : public RowTableModel<TuneDashboardRow>
 {
     Q_OBJECT
 public:
@@ -35,20 +34,14 @@ public:
         KernelRole                   // the kernel's name, whatever the column
     };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit TuneKernelsModel(QObject* parent = nullptr) : RowTableModel(ColumnCount, parent) {}
 
-    void setRows(std::vector<TuneDashboardRow> rows);
-    const std::vector<TuneDashboardRow>& rows() const { return m_rows; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant cell(const TuneDashboardRow& r, int column, int role) const override;
+    QString header(int column) const override;
 
 private:
-    QVariant sortValue(const QModelIndex& index) const;
-
-    std::vector<TuneDashboardRow> m_rows;
+    QVariant sortValue(const TuneDashboardRow& r, int column) const;
 };
 
 } // namespace sassx
