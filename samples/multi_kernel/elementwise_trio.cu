@@ -11,7 +11,8 @@
 // Launch (trio_square_add): grid (n4 / 256), block 256, no dynamic shared memory.
 
 extern "C" __global__ void __launch_bounds__(256)
-trio_axpy(const float4* __restrict__ x, float4* __restrict__ y, float a, int n4) {
+    trio_axpy(const float4* __restrict__ x, float4* __restrict__ y, float a, int n4)
+{
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n4) return;
     const float4 xv = x[i];
@@ -24,7 +25,8 @@ trio_axpy(const float4* __restrict__ x, float4* __restrict__ y, float a, int n4)
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-trio_scale(const float4* __restrict__ x, float4* __restrict__ y, float a, int n4) {
+    trio_scale(const float4* __restrict__ x, float4* __restrict__ y, float a, int n4)
+{
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n4) return;
     const float4 xv = x[i];
@@ -32,7 +34,9 @@ trio_scale(const float4* __restrict__ x, float4* __restrict__ y, float a, int n4
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-trio_square_add(const float4* __restrict__ x, const float4* __restrict__ b, float4* __restrict__ y, int n4) {
+    trio_square_add(const float4* __restrict__ x, const float4* __restrict__ b, float4* __restrict__ y,
+                    int n4)
+{
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n4) return;
     const float4 xv = x[i];
