@@ -15,8 +15,9 @@ Reads the tracked files from `git ls-files` when REPO_ROOT is a git work tree, e
 """
 import os
 import re
-import subprocess
 import sys
+
+from repo_files import tracked_files
 
 BUDGET = 12 * 1024 * 1024  # 12 MiB
 FILE_LIMIT = 256 * 1024  # 256 KiB
@@ -26,22 +27,6 @@ UNLIMITED = ("samples/",)
 ARCHIVE = re.compile(r"\.(tar|tar\.[a-z0-9]+|tgz|tbz2?|txz|zip|7z)$", re.I)
 # Files allowed above FILE_LIMIT: path -> why it has to be that large.
 ALLOWED = {}
-
-
-def tracked_files(root):
-    try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True)
-        names = [n for n in out.stdout.decode("utf-8", "replace").split("\0") if n]
-        if names:
-            return names
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    names = []
-    for d, dirs, files in os.walk(root):
-        # Without git: skip what a checkout ignores (.git, .deps and other dot folders, build folders).
-        dirs[:] = [x for x in dirs if not x.startswith(".") and not (d == root and x.startswith("build"))]
-        names += [os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for f in files]
-    return names
 
 
 def kb(n):

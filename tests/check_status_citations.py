@@ -14,29 +14,15 @@ result files (bench/results/, docs/results/) record history and are not checked.
 """
 import os
 import re
-import subprocess
 import sys
+
+from repo_files import tracked_files
 
 EXTENSIONS = (".cpp", ".h", ".py", ".sh", ".md", ".txt", ".cmake")
 SKIP = ("bench/results/", "docs/results/", "tests/data/status_citations/")
 CITATION = re.compile(r"docs/status\.md(?:'s|,)?\s*(?:rows?\s+)?((?:\"[^\"\n]+\"(?:\s*,\s*)?)+)")
 EVIDENCE_ROW = re.compile(r"EvidenceRow\s+\w+\s*\{\s*\"([^\"]+)\"")
 QUOTED = re.compile(r"\"([^\"]+)\"")
-
-
-def tracked_files(root):
-    try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True)
-        names = [n for n in out.stdout.decode("utf-8", "replace").split("\0") if n]
-        if names:
-            return names
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    names = []
-    for d, dirs, files in os.walk(root):
-        dirs[:] = [x for x in dirs if not x.startswith(".") and not (d == root and x.startswith("build"))]
-        names += [os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for f in files]
-    return names
 
 
 def row_names(status_text):
