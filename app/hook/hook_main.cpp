@@ -53,6 +53,9 @@ thread_local const void* t_loadImage = nullptr;   // the image of the driver loa
 thread_local const void* t_runtimeFunc = nullptr; // the host stub of the runtime launch in progress
 thread_local ImagePtr t_lastLoaded;
 thread_local int t_runtimeDepth = 0;
+// Set while the hook asks a runtime for a function: a module the runtime loads lazily for the answer is
+// still the program's, and registered (the hook's own loads, a tuned cubin's, are not).
+thread_local bool t_takeLoads = false;
 
 struct LaunchState
 {
@@ -76,13 +79,19 @@ void say(const std::string& line)
     std::fprintf(stderr, "sassx: %s\n", line.c_str());
 }
 
-ImagePtr unresolvedImage(Hook& h, const std::string& symbol, const std::string& why)
+// A kernel whose module is unknown keeps one placeholder image per name; `origin` (the library of a
+// runtime launch's host stub) still tells a closed-source library's kernel, whose skip is then the license.
+ImagePtr unresolvedImage(Hook& h, const std::string& symbol, const std::string& why,
+                         const inject::ModuleOrigin& origin)
 {
     std::lock_guard lock(h.unresolvedMutex);
     ImagePtr& p = h.unresolved[symbol];
     if (!p) {
         auto image = std::make_shared<LoadedImage>();
         image->problem = why;
+        image->origin = origin;
+        if (origin.kind == inject::OriginKind::Library)
+            image->closedLibrary = inject::closedSourceLibrary(origin.file).value_or("");
         p = image;
     }
     return p;
@@ -96,6 +105,10 @@ struct LaunchView
     const char* symbol = nullptr;
     LaunchArgs args;
     CUfunction* swap = nullptr;
+    const void* stub = nullptr; // a runtime launch's host stub
+    // A CUDA 12+ runtime launch's function argument: a context-less kernel (CUkernel) can take the
+    // stub's place there (cudaLaunchKernel's documented use of cudaLibraryGetKernel's handle).
+    const void** runtimeSwap = nullptr;
 };
 
 void enter(Hook& h, LaunchView v)
@@ -123,11 +136,18 @@ void enter(Hook& h, LaunchView v)
             }
         if (!image && why.empty()) why = "no loaded module holds a kernel of this name";
     }
-    if (!image) image = unresolvedImage(h, symbol, why);
+    if (!image)
+        image = unresolvedImage(
+            h, symbol, why, v.stub ? originOf(v.stub) : inject::ModuleOrigin{inject::OriginKind::Jit, {}});
     std::string ran;
     if (h.substituter && v.swap && !image->sha256.empty())
         if (CUfunction tuned = h.substituter->function(image, symbol, ran)) {
             *v.swap = tuned;
+            t_launch.ranSha256 = ran;
+        }
+    if (h.substituter && v.runtimeSwap && !image->sha256.empty())
+        if (CUkernel tuned = h.substituter->kernel(image, symbol, ran)) {
+            *v.runtimeSwap = reinterpret_cast<const void*>(tuned);
             t_launch.ranSha256 = ran;
         }
     std::lock_guard lock(h.ledger->mutex());
@@ -150,7 +170,9 @@ void enter(Hook& h, LaunchView v)
         else
             t_launch.pending = h.capture->before(image, symbol, v.f, v.args, t_launch.skipped);
     }
-    if (!h.timeDir.empty() && (h.timeKeys.empty() || h.timeKeys.count(kernelKey(image->sha256, symbol))))
+    // A capture times every launch: its listing gives each kernel's share of the program's GPU time.
+    if (h.capture ||
+        (!h.timeDir.empty() && (h.timeKeys.empty() || h.timeKeys.count(kernelKey(image->sha256, symbol)))))
         t_launch.start = h.ledger->begin(v.args.stream);
 }
 
@@ -192,14 +214,60 @@ void clusterFrom(const CUlaunchAttribute* attrs, unsigned n, inject::LaunchGeome
                          attrs[i].value.clusterDim.z};
 }
 
+// The runtime entry points of the CUDA runtime a host stub was registered with.
+struct RuntimeApi
+{
+    using GetFunc = cudaError_t (*)(cudaFunction_t*, const void*);
+    using LastError = cudaError_t (*)();
+    using Version = cudaError_t (*)(int*);
+    GetFunc getFunc = nullptr;
+    LastError peek = nullptr, take = nullptr;
+    int version = 0; // cudaRuntimeGetVersion, 0 when unknown
+};
+
+RuntimeApi runtimeOf(const void* hostStub)
+{
+    // A process may hold several CUDA runtimes (PyTorch's, CuPy's, JAX's, a library's static one): only
+    // the one that registered the stub knows it, and that is the one the stub's library links. Its
+    // dlopen handle searches the library and then its dependencies.
+    static std::mutex mutex;
+    static std::map<std::string, RuntimeApi> byFile;
+    Dl_info info{};
+    if (!hostStub || !dladdr(hostStub, &info) || !info.dli_fname) return {};
+    std::lock_guard lock(mutex);
+    auto [it, inserted] = byFile.try_emplace(info.dli_fname);
+    if (inserted) {
+        // The main program is not dlopen-able by its path: its handle is dlopen(nullptr).
+        void* handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        if (!handle) handle = dlopen(nullptr, RTLD_LAZY);
+        if (handle) {
+            it->second.getFunc = reinterpret_cast<RuntimeApi::GetFunc>(dlsym(handle, "cudaGetFuncBySymbol"));
+            it->second.peek = reinterpret_cast<RuntimeApi::LastError>(dlsym(handle, "cudaPeekAtLastError"));
+            it->second.take = reinterpret_cast<RuntimeApi::LastError>(dlsym(handle, "cudaGetLastError"));
+            if (auto v = reinterpret_cast<RuntimeApi::Version>(dlsym(handle, "cudaRuntimeGetVersion")))
+                v(&it->second.version);
+        }
+    }
+    return it->second;
+}
+
 CUfunction runtimeFunction(const void* hostStub)
 {
-    // The runtime that registered the stub resolves it; a library with its own static runtime is
-    // resolved by name instead (the caller falls back).
-    using GetFunc = cudaError_t (*)(cudaFunction_t*, const void*);
-    static GetFunc get = reinterpret_cast<GetFunc>(dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol"));
+    // The program checks the runtime's last error after its launch: asking may not leave one behind.
+    // With an error already pending the hook does not ask (clearing ours would clear the program's);
+    // a failed answer is taken back, which leaves the state it found. A library with a static runtime
+    // exports none of these: resolved by name instead (the caller falls back).
+    const RuntimeApi rt = runtimeOf(hostStub);
+    if (!rt.getFunc || !rt.peek || !rt.take || rt.peek() != cudaSuccess) return nullptr;
     cudaFunction_t f = nullptr;
-    return get && get(&f, hostStub) == cudaSuccess ? reinterpret_cast<CUfunction>(f) : nullptr;
+    t_takeLoads = true;
+    const cudaError_t rc = rt.getFunc(&f, hostStub);
+    t_takeLoads = false;
+    if (rc != cudaSuccess) {
+        rt.take();
+        return nullptr;
+    }
+    return reinterpret_cast<CUfunction>(f);
 }
 
 CUfunction* swapSlot(CUpti_CallbackId cbid, const CUpti_CallbackData* cb)
@@ -295,6 +363,7 @@ void onRuntimeLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* c
         const cudaLaunchConfig_t* c = p->config;
         if (!c) return; // the runtime refuses it; the exit callback finds nothing to close
         stub = p->func;
+        v.runtimeSwap = const_cast<const void**>(&const_cast<cudaLaunchKernelExC_v11060_params*>(p)->func);
         v.args = {geometry(c->gridDim.x, c->gridDim.y, c->gridDim.z, c->blockDim.x, c->blockDim.y,
                            c->blockDim.z, c->dynamicSmemBytes),
                   reinterpret_cast<CUstream>(c->stream), p->args, nullptr};
@@ -305,11 +374,14 @@ void onRuntimeLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* c
     } else { // cudaLaunchKernel and cudaLaunchCooperativeKernel share their parameter record's layout
         auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(cb->functionParams);
         stub = p->func;
+        v.runtimeSwap = const_cast<const void**>(&const_cast<cudaLaunchKernel_v7000_params*>(p)->func);
         v.args = {geometry(p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y,
                            p->blockDim.z, p->sharedMem),
                   reinterpret_cast<CUstream>(p->stream), p->args, nullptr};
     }
     t_runtimeFunc = stub;
+    v.stub = stub;
+    if (runtimeOf(stub).version < 12000) v.runtimeSwap = nullptr; // takes host stubs only
     {
         Guard guard;
         v.f = runtimeFunction(stub);
@@ -388,7 +460,7 @@ void dispatch(Hook* h, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const
 void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data)
 {
     Hook* h = g_hook;
-    if (!h || t_inHook > 0) return;
+    if (!h || (t_inHook > 0 && !(t_takeLoads && domain == CUPTI_CB_DOMAIN_RESOURCE))) return;
     try {
         dispatch(h, domain, cbid, data);
     } catch (const std::exception& e) {

@@ -63,4 +63,37 @@ CUfunction Substituter::function(const ImagePtr& image, const std::string& symbo
     return f;
 }
 
+CUkernel Substituter::kernel(const ImagePtr& image, const std::string& symbol, std::string& ranSha256)
+{
+    ranSha256 = image->sha256;
+    if (!m_table.holdsImage(image->sha256) || !m_api.libraryLoadData || !m_api.libraryGetKernel)
+        return nullptr;
+    std::lock_guard lock(m_mutex);
+    const std::string key = kernelKey(image->sha256, symbol);
+    if (auto it = m_kernels.find(key); it != m_kernels.end()) {
+        if (it->second) ranSha256 = m_table.decide(image->sha256, image->bytes, symbol, 0).cubinSha256;
+        return it->second;
+    }
+    const inject::Substitution s = m_table.decide(image->sha256, image->bytes, symbol, deviceSm());
+    CUkernel k = nullptr;
+    if (s.cubin) {
+        CUlibrary& library = m_libraries[s.cubinSha256];
+        CUresult rc = library ? CUDA_SUCCESS
+                              : m_api.libraryLoadData(&library, s.cubin->data(), nullptr, nullptr, 0, nullptr,
+                                                      nullptr, 0);
+        if (rc == CUDA_SUCCESS) rc = m_api.libraryGetKernel(&k, library, symbol.c_str());
+        if (rc != CUDA_SUCCESS) {
+            k = nullptr;
+            std::fprintf(stderr,
+                         "sassx: %s runs its original: the driver refused the tuned cubin (CUresult %d)\n",
+                         symbol.c_str(), int(rc));
+        } else {
+            ranSha256 = s.cubinSha256;
+        }
+    }
+    m_kernels[key] = k;
+    flushMessages();
+    return k;
+}
+
 } // namespace sassx::hook

@@ -24,6 +24,9 @@ public:
     // The tuned function for `symbol` of `image` in the current context, or null (run the original);
     // `ranSha256` is the cubin that will run either way.
     CUfunction function(const ImagePtr& image, const std::string& symbol, std::string& ranSha256);
+    // The same as a context-less kernel (cuLibraryLoadData), the handle a CUDA 12+ runtime launch takes
+    // in place of a host stub: how a runtime launch (<<<>>>, cudaLaunchKernel) runs the tuned kernel.
+    CUkernel kernel(const ImagePtr& image, const std::string& symbol, std::string& ranSha256);
     // The original image of a tuned function this substituter handed out, else null: a launch of it is
     // counted and timed as its original kernel's, with the tuned cubin as the one that ran.
     ImagePtr originalOf(CUfunction tuned);
@@ -35,6 +38,8 @@ private:
     std::map<std::pair<CUcontext, std::string>, CUmodule> m_modules;     // by tuned cubin hash
     std::map<std::pair<CUcontext, std::string>, CUfunction> m_functions; // by kernel key
     std::map<CUfunction, ImagePtr> m_originals;                          // tuned function -> its original
+    std::map<std::string, CUlibrary> m_libraries;                        // by tuned cubin hash
+    std::map<std::string, CUkernel> m_kernels;                           // by kernel key
 
     int deviceSm();
     void flushMessages();

@@ -6,6 +6,7 @@ set -euo pipefail
 build=${1:-build}
 mkdir -p .deps/driver
 cp "$build"/app/hook/libsassx_hook.so .deps/driver/
+strip .deps/driver/libsassx_hook.so
 git rev-parse --short HEAD > .deps/driver/commit.txt
 ldd .deps/driver/libsassx_hook.so | awk '{print $1}' > .deps/driver/needs.txt
 du -h .deps/driver/libsassx_hook.so

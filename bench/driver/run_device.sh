@@ -6,7 +6,9 @@
 # output, and time it in interleaved fresh runs with the in-program kernel times (controls included).
 # Needs the search pack (SEARCH_ONLY=1 bench/gpu_suite/pack.sh) and the hook (bench/driver/pack.sh), carried.
 #
-# Usage: OUT=$OUT [PHASE=probe|sdpa|kinds|passthrough|all] [TOTAL=120s] [PAIRS=6] bash bench/driver/run_device.sh
+# Usage: OUT=$OUT [PHASE=probe|sdpa|kinds|llama|passthrough|all] [TOTAL=120s] [PAIRS=6] [CAPTURE_ONLY=1]
+#        [KINDS="cpp_ext cupy jax"] bash bench/driver/run_device.sh
+# CAPTURE_ONLY=1 stops each program after its capture (a first look at what the hook lists).
 set -uo pipefail
 source "$(dirname "$0")"/../lib/device.sh
 D=$PWD/.deps/gpusuite
@@ -30,6 +32,7 @@ loop() {
   step "$name: capture"
   python3 -m sassx_capture -o "$W"/cap -- "$@" --steps 3 > "$W"/capture.txt 2>&1
   tail -20 "$W"/capture.txt
+  [ "${CAPTURE_ONLY:-0}" = 1 ] && { cp "$W"/cap/capture.json "$W"/capture.json 2>/dev/null; return; }
   step "$name: tune"
   sassx-cli tune "$W"/cap --total-time "$TOTAL" > "$W"/tune.txt 2>&1; tail -15 "$W"/tune.txt
   sassx-cli tune "$W"/cap --write-back > "$W"/writeback.txt 2>&1; cat "$W"/writeback.txt
@@ -48,7 +51,13 @@ case "$PHASE" in probe|all) step probe; python3 bench/driver/probe.py "$SASSX_HO
 case "$PHASE" in sdpa|all) loop sdpa python3 bench/tune/attention_prefill.py --attn sdpa --seq 16384 --batch 1 \
   --heads 32 --head-dim 128 --warmup 2 ;; esac
 case "$PHASE" in kinds|all)
-  for k in cpp_ext cupy jax; do loop "$k" python3 bench/driver/kinds.py "$k"; done ;;
+  for k in ${KINDS:-cpp_ext cupy jax}; do loop "$k" python3 bench/driver/kinds.py "$k"; done ;;
+esac
+case "$PHASE" in llama|all)
+  step "llama: what share of a transformers Llama step the capture reaches"
+  W=$O/llama; mkdir -p "$W"
+  python3 -m sassx_capture -o "$W"/cap -- python3 bench/driver/llama_step.py --steps 3 > "$W"/capture.txt 2>&1
+  tail -20 "$W"/capture.txt; cp "$W"/cap/capture.json "$W"/capture.json 2>/dev/null ;;
 esac
 case "$PHASE" in passthrough|all)
   step "pass-through: outputs and step time with the hook loaded and no tuned directory"

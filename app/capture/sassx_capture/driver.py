@@ -80,6 +80,13 @@ def hook_environment(env, hook, capture_dir=None, time_keys=None, tuned=None, ma
     set by the caller; `time_keys` narrows the hook's timing to those kernels."""
     env = dict(env)
     env[ENV_INJECTION] = hook
+    # Every module loaded when the program loads it, not at a kernel's first launch: the hook must know a
+    # kernel's cubin before that launch to record, time or replace it (the user's own setting wins).
+    env.setdefault("CUDA_MODULE_LOADING", "EAGER")
+    if capture_dir:
+        # XLA otherwise takes most of the GPU as one allocation at start, and each kernel's arguments would
+        # span all of it; its "platform" allocator gives every buffer its own (capture runs only).
+        env.setdefault("XLA_PYTHON_CLIENT_ALLOCATOR", "platform")
     cupti = find_cupti(env)
     if cupti:
         env["SASSX_CUPTI"] = cupti
