@@ -137,6 +137,7 @@ void Ledger::writeListing(const std::string& dir, const std::string& cupti, cons
                {"pid", getpid()},
                {"cupti", cupti},
                {"graph_launches", m_graphLaunches},
+               {"runtime_inner_launches", m_runtimeInner.load()},
                {"problems", m_problems},
                {"images", images},
                {"kernels", kernels}});

@@ -6,6 +6,7 @@
 // kernels exactly as it reads Triton's.
 #include "app/hook/hook_modules.h"
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -43,6 +44,9 @@ public:
     void drain(bool wait);
 
     void countGraphLaunch() { ++m_graphLaunches; }
+    // Driver launch calls the runtime made inside a runtime launch: whether this driver reports them is
+    // what decides if a launch record can be swapped under cudart (the listing says).
+    void countRuntimeInnerLaunch() { ++m_runtimeInner; }
     void note(const std::string& problem);
 
     void writeListing(const std::string& dir, const std::string& cupti, const ModuleRegistry& modules);
@@ -60,6 +64,7 @@ private:
     std::deque<Pending> m_pending;
     std::vector<CUevent> m_free;
     int64_t m_graphLaunches = 0;
+    std::atomic<int64_t> m_runtimeInner{0};
     std::vector<std::string> m_problems;
 
     CUevent event();

@@ -301,6 +301,7 @@ void swapInsideRuntime(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData*
 void onDriverLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb)
 {
     if (t_runtimeDepth > 0) {
+        if (cb->callbackSite == CUPTI_API_ENTER) h.ledger->countRuntimeInnerLaunch();
         // The runtime launch around it is counted, timed and recorded at the runtime's level; here only
         // the tuned function can take the original's place.
         if (cb->callbackSite == CUPTI_API_ENTER && h.substituter) swapInsideRuntime(h, cbid, cb);

@@ -46,21 +46,36 @@ def main():
                         os.path.join(HERE, "probe_kernel.cu")])
         if rc:
             sys.exit(f"nvcc: {e}")
-    rc, _o, e = sh(["nvcc", f"-arch={a.arch}", "-o", host, os.path.join(HERE, "probe_host.cu"), "-lcuda"])
-    if rc:
-        sys.exit(f"nvcc: {e}")
+    hosts = {"static": host, "shared": host + "_shared"}
+    for cudart, path in hosts.items():
+        rc, _o, e = sh(["nvcc", f"-arch={a.arch}", f"-cudart={cudart}", "-o", path,
+                        os.path.join(HERE, "probe_host.cu"), "-lcuda"])
+        if rc:
+            sys.exit(f"nvcc: {e}")
+
+    def run_both(env=None):
+        """(worst rc, outputs keyed "<path>" for the static runtime's run, "<path>/shared" for the other's,
+        stderr of both)."""
+        rcs, outs, errs = [], {}, ""
+        for cudart, path in hosts.items():
+            rc, o, e = sh([path, orig], env)
+            rcs.append(rc)
+            errs += e
+            outs.update({(k if cudart == "static" else k + "/shared"): v for k, v in outputs(o).items()})
+        return max(rcs), outs, errs
     result = {"arch": a.arch}
-    rc, o, e = sh([host, orig])
-    result["plain"] = {"rc": rc, "outputs": outputs(o)}
+    rc, o, e = run_both()
+    result["plain"] = {"rc": rc, "outputs": o}
     cap = os.path.join(work, "capture")
     os.makedirs(cap, exist_ok=True)
     env = driver.hook_environment(os.environ, a.hook, capture_dir=cap)
-    rc, o, e = sh([host, orig], env)
-    result["capture"] = {"rc": rc, "outputs": outputs(o), "stderr": e[-2000:]}
+    rc, o, e = run_both(env)
+    result["capture"] = {"rc": rc, "outputs": o, "stderr": e[-2000:]}
     listings = [json.load(open(p)) for p in glob.glob(os.path.join(cap, "*.driver.json"))]
     result["listing"] = [{k: v for k, v in kern.items() if k != "ran_sha256"}
                          for p in listings for kern in p.get("kernels", [])]
     result["images"] = [img for p in listings for img in p.get("images", [])]
+    result["runtime_inner_launches"] = [p.get("runtime_inner_launches") for p in listings]
     shas = sorted({k["image_sha256"] for p in listings for k in p.get("kernels", [])
                    if k.get("symbol") == "sassx_probe_mark" and k.get("image_sha256")})
     tuned_dir = os.path.join(work, "tuned")
@@ -73,16 +88,16 @@ def main():
     times = os.path.join(work, "times")
     os.makedirs(times, exist_ok=True)
     env = driver.hook_environment(dict(os.environ, SASSX_CAPTURE_TIME_DIR=times), a.hook, tuned=tuned_dir)
-    rc, o, e = sh([host, orig], env)
-    result["tuned"] = {"rc": rc, "outputs": outputs(o), "stderr": e[-2000:], "images_mapped": len(shas)}
+    rc, o, e = run_both(env)
+    result["tuned"] = {"rc": rc, "outputs": o, "stderr": e[-2000:], "images_mapped": len(shas)}
     result["times"] = [json.load(open(p)) for p in glob.glob(os.path.join(times, "*.driver.times.json"))]
     env = driver.hook_environment(os.environ, a.hook)  # the hook loaded, asked for nothing: pass-through
-    rc, o, e = sh([host, orig], env)
-    result["pass_through"] = {"rc": rc, "outputs": outputs(o)}
+    rc, o, e = run_both(env)
+    result["pass_through"] = {"rc": rc, "outputs": o}
     result["substituted"] = {path: result["tuned"]["outputs"].get(path) == "2"
-                             for path in ("runtime", "driver", "driver_ex")}
+                             for path in sorted(result["tuned"]["outputs"])}
     json.dump(result, open(os.path.join(a.out, "probe.json"), "w"), indent=1)
-    print(json.dumps(result["substituted"]), "plain:", result["plain"]["outputs"],
+    print(json.dumps(result["substituted"]), "inner:", result["runtime_inner_launches"], "plain:", result["plain"]["outputs"],
           "pass-through:", result["pass_through"]["outputs"])
 
 

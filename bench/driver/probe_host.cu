@@ -1,7 +1,9 @@
 // Launches sassx_probe_mark three ways and prints what each wrote: through the runtime (<<<>>>, the code
 // embedded in this executable), through the driver with a module the program loads itself
 // (cuModuleLoadData + cuModuleGetFunction + cuLaunchKernel), and through cuLaunchKernelEx with a function
-// looked up before any launch. Under the hook with a tuned directory, "2" says the tuned cubin ran.
+// looked up before any launch, and through cuLaunchKernel with a function from cuLibraryGetKernel (no
+// cuModuleGetFunction: only the launch record can carry the tuned one). Built with the static and the
+// shared CUDA runtime (probe.py). Under the hook with a tuned directory, "2" says the tuned cubin ran.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -58,5 +60,19 @@ int main(int argc, char** argv)
     cuLaunchKernelEx(&config, f, params, nullptr);
     cuCtxSynchronize();
     std::printf("driver_ex=%d\n", readBack(d) - 10);
+
+    // A function that never went through cuModuleGetFunction: only the launch record can be swapped.
+    CUlibrary lib = nullptr;
+    CUkernel k = nullptr;
+    CUfunction kf = nullptr;
+    if (cuLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) != CUDA_SUCCESS ||
+        cuLibraryGetKernel(&k, lib, "sassx_probe_mark") != CUDA_SUCCESS || cuKernelGetFunction(&kf, k) != CUDA_SUCCESS) {
+        std::printf("driver_record=load-failed\n");
+        return 1;
+    }
+    base = 20;
+    cuLaunchKernel(kf, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr);
+    cuCtxSynchronize();
+    std::printf("driver_record=%d\n", readBack(d) - 20);
     return 0;
 }
