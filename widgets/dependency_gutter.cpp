@@ -1,6 +1,7 @@
 #include "widgets/dependency_gutter.h"
 
 #include "core/session/annotation_json.h"
+#include "core/session/kernel_stalls.h"
 #include "core/session/variant_tree.h"
 #include "widgets/listing_view.h"
 #include "widgets/models/listing_model.h"
@@ -120,9 +121,8 @@ QString DependencyGutter::describeEdge(int edgeIndex) const
                  .arg(100.0 * st->share(consumer), 0, 'f', 2)
                  .arg(to, QString::fromStdString(c.topWord()))
                  .arg(100.0 * double(c.byWord.front().second) / double(c.samples), 0, 'f', 0);
-        const std::string top = c.topWord();
-        if ((top == "memory wait" || top == "MIO wait") &&
-            (d.kind == DepKind::Raw || d.kind == DepKind::SbConsumer))
+        const auto top = eval::parseStallWord(c.topWord());
+        if (top && eval::waitsOnScoreboard(*top) && (d.kind == DepKind::Raw || d.kind == DepKind::SbConsumer))
             s += QLatin1Char(' ') + tr("It waits for a result such as this one from %1.").arg(from);
     }
     s += QLatin1Char('\n') +

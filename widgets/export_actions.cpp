@@ -37,7 +37,7 @@ void ExportActions::populate(QMenu* menu)
     QAction* wb = menu->addAction(tr("&Triton Cache Write-Back"), this, &ExportActions::writeBackTriton);
     QAction* rs = menu->addAction(tr("Triton Cache &Restore"), this, &ExportActions::restoreTriton);
     auto refresh = [this, wb, rs] {
-        bool triton = m_session->inputKind() == QLatin1String("triton-cache");
+        const bool triton = m_session->inputKind() == InputKind::TritonCache;
         for (QAction* a : {wb, rs}) {
             a->setEnabled(triton);
             a->setToolTip(triton ? QString()

@@ -1,6 +1,6 @@
 #include "widgets/listing_delegate.h"
 
-#include <QHash>
+#include "core/session/kernel_stalls.h"
 
 #include <cmath>
 
@@ -37,22 +37,39 @@ QColor ListingDelegate::stallWordColor(const QString& word)
 {
     // Memory waits red, MIO/shared orange, fixed latency yellow, issue-side (not selected, dispatch)
     // greys, issuing green, barriers blue; anything else purple.
-    static const QHash<QString, QColor> colors = {
-        {QStringLiteral("memory wait"), QColor(0xd6, 0x27, 0x28)},
-        {QStringLiteral("MIO wait"), QColor(0xff, 0x7f, 0x0e)},
-        {QStringLiteral("MIO queue full"), QColor(0xf4, 0xb0, 0x6a)},
-        {QStringLiteral("LSU queue full"), QColor(0xe3, 0x77, 0xc2)},
-        {QStringLiteral("fixed latency"), QColor(0xe6, 0xc2, 0x29)},
-        {QStringLiteral("math pipe busy"), QColor(0x8c, 0x56, 0x4b)},
-        {QStringLiteral("barrier"), QColor(0x1f, 0x77, 0xb4)},
-        {QStringLiteral("warpgroup wait"), QColor(0x17, 0xbe, 0xcf)},
-        {QStringLiteral("issuing"), QColor(0x2c, 0xa0, 0x2c)},
-        {QStringLiteral("not selected"), QColor(0xa0, 0xa0, 0xa0)},
-        {QStringLiteral("dispatch"), QColor(0x70, 0x70, 0x70)},
-        {QStringLiteral("branch"), QColor(0x39, 0x3b, 0x79)},
-        {QStringLiteral("ifetch"), QColor(0xbc, 0xbd, 0x22)},
-    };
-    return colors.value(word, QColor(0x94, 0x67, 0xbd));
+    const QColor other(0x94, 0x67, 0xbd);
+    const auto reason = eval::parseStallWord(word.toStdString());
+    if (!reason) return other;
+    switch (*reason) {
+    case eval::StallReason::LongScoreboard:
+        return QColor(0xd6, 0x27, 0x28);
+    case eval::StallReason::ShortScoreboard:
+        return QColor(0xff, 0x7f, 0x0e);
+    case eval::StallReason::MioThrottle:
+        return QColor(0xf4, 0xb0, 0x6a);
+    case eval::StallReason::LgThrottle:
+        return QColor(0xe3, 0x77, 0xc2);
+    case eval::StallReason::Wait:
+        return QColor(0xe6, 0xc2, 0x29);
+    case eval::StallReason::MathPipeThrottle:
+        return QColor(0x8c, 0x56, 0x4b);
+    case eval::StallReason::Barrier:
+        return QColor(0x1f, 0x77, 0xb4);
+    case eval::StallReason::WarpgroupArrive:
+        return QColor(0x17, 0xbe, 0xcf);
+    case eval::StallReason::Selected:
+        return QColor(0x2c, 0xa0, 0x2c);
+    case eval::StallReason::NotSelected:
+        return QColor(0xa0, 0xa0, 0xa0);
+    case eval::StallReason::DispatchStall:
+        return QColor(0x70, 0x70, 0x70);
+    case eval::StallReason::BranchResolving:
+        return QColor(0x39, 0x3b, 0x79);
+    case eval::StallReason::NoInstructions:
+        return QColor(0xbc, 0xbd, 0x22);
+    default:
+        return other;
+    }
 }
 
 QSize ListingDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const

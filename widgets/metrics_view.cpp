@@ -98,10 +98,9 @@ QString MetricsView::noteText() const
             if (!i.data(MetricsModel::ValueRole).isValid()) continue;
             const QVariant kind = i.data(MetricsModel::SourceKindRole);
             const bool timed = kind.isValid() && kind.toInt() == int(eval::FigureKind::Measured);
-            const QString name = i.data(MetricsModel::MetricNameRole).toString();
+            const auto row = MetricRow(i.data(MetricsModel::MetricRowRole).toInt());
             measured = measured || timed;
-            hardware =
-                hardware || (timed && name != QLatin1String("speedup") && name != QLatin1String("time"));
+            hardware = hardware || (timed && row == MetricRow::Named);
         }
     if (hardware) return {};
     if (measured)

@@ -24,7 +24,8 @@ int runInfo(const InfoArgs& args)
     auto ws = Workspace::open(args.file, workspaceOptions(args.workspace));
     if (!ws) return fail(ws.message());
     const LoadedInput* in = &(*ws)->input();
-    nlohmann::json out{{"path", in->path}, {"kind", in->kind}, {"cubins", nlohmann::json::array()}};
+    nlohmann::json out{
+        {"path", in->path}, {"kind", inputKindName(in->kind)}, {"cubins", nlohmann::json::array()}};
     // Workspace::kernels() lists the same kernels in the same order, with the key --kernel takes.
     const auto& entries = (*ws)->kernels();
     size_t entry = 0;
@@ -71,7 +72,8 @@ int runInfo(const InfoArgs& args)
         std::cout << out.dump(2) << "\n";
         return 0;
     }
-    std::printf("%s: %s, %zu cubin(s)\n", in->path.c_str(), in->kind.c_str(), in->cubins.size());
+    std::printf("%s: %s, %zu cubin(s)\n", in->path.c_str(), inputKindName(in->kind).c_str(),
+                in->cubins.size());
     for (const auto& cj : out["cubins"]) {
         std::printf("  %s (%s)\n", cj["arch"].get<std::string>().c_str(),
                     cj["origin"].get<std::string>().c_str());

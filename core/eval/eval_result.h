@@ -21,9 +21,11 @@ struct FigureSource
     std::string device;
     std::optional<FigureKind> kind;
     bool isEstimate() const { return kind == FigureKind::Estimate; }
+    // Nothing known: no kind and no device (a failure before any evaluator answered).
+    bool empty() const { return !kind && device.empty(); }
     // "measured, NVIDIA H100", "estimate, model sm_90": the written form reports and search records keep.
     std::string label() const;
-    // The inverse of label(); an unknown kind reads as none.
+    // The inverse of label(), for the files that keep that written form; an unknown kind reads as none.
     static FigureSource fromLabel(const std::string& label);
 };
 

@@ -21,36 +21,40 @@ std::string suffixOf(const std::string& name)
     return s;
 }
 
-// CUPTI suffix → word and meaning (the meanings follow Nsight Compute's stall reasons).
+// CUPTI suffix → reason and meaning (the meanings follow Nsight Compute's stall reasons); the word is
+// the reason's name (kStallWordNames).
 struct Word
 {
     const char* suffix;
-    const char* word;
+    StallReason reason;
     const char* meaning;
 };
 constexpr Word kWords[] = {
-    {"selected", "issuing", "the warp was issuing an instruction (not a stall)"},
-    {"not_selected", "not selected", "the warp was ready, but the scheduler issued another warp"},
-    {"long_scoreboard", "memory wait", "waiting for a global, local or texture result (long scoreboard)"},
-    {"short_scoreboard", "MIO wait",
+    {"selected", StallReason::Selected, "the warp was issuing an instruction (not a stall)"},
+    {"not_selected", StallReason::NotSelected, "the warp was ready, but the scheduler issued another warp"},
+    {"long_scoreboard", StallReason::LongScoreboard,
+     "waiting for a global, local or texture result (long scoreboard)"},
+    {"short_scoreboard", StallReason::ShortScoreboard,
      "waiting for a shared-memory, MUFU or other MIO result (short scoreboard)"},
-    {"wait", "fixed latency", "waiting out a fixed-latency dependency: the stall count of the control bits"},
-    {"math_pipe_throttle", "math pipe busy", "the math pipe this instruction needs is busy"},
-    {"mio_throttle", "MIO queue full",
+    {"wait", StallReason::Wait,
+     "waiting out a fixed-latency dependency: the stall count of the control bits"},
+    {"math_pipe_throttle", StallReason::MathPipeThrottle, "the math pipe this instruction needs is busy"},
+    {"mio_throttle", StallReason::MioThrottle,
      "the MIO instruction queue (shared memory, special functions) is full"},
-    {"lg_throttle", "LSU queue full", "the local/global memory instruction queue is full"},
-    {"tex_throttle", "TEX queue full", "the texture (L1TEX) queue is full"},
-    {"barrier", "barrier", "waiting at a barrier for the other warps of the block"},
-    {"membar", "membar", "waiting for a memory barrier"},
-    {"branch_resolving", "branch", "waiting for a branch target to resolve"},
-    {"no_instructions", "ifetch", "the next instruction was not fetched yet (instruction cache)"},
-    {"dispatch_stall", "dispatch", "the dispatcher held the warp back"},
-    {"drain", "drain", "after EXIT, waiting for memory stores to drain"},
-    {"imc_miss", "const miss", "an immediate-constant cache miss"},
-    {"sleeping", "sleeping", "the warp sleeps (NANOSLEEP) or yielded"},
-    {"misc", "misc", "another hardware reason"},
-    {"warpgroup_arrive", "warpgroup wait", "waiting at a warpgroup arrive/wait (wgmma)"},
-    {"gmma", "wgmma", "waiting on a warpgroup matrix multiply"},
+    {"lg_throttle", StallReason::LgThrottle, "the local/global memory instruction queue is full"},
+    {"tex_throttle", StallReason::TexThrottle, "the texture (L1TEX) queue is full"},
+    {"barrier", StallReason::Barrier, "waiting at a barrier for the other warps of the block"},
+    {"membar", StallReason::Membar, "waiting for a memory barrier"},
+    {"branch_resolving", StallReason::BranchResolving, "waiting for a branch target to resolve"},
+    {"no_instructions", StallReason::NoInstructions,
+     "the next instruction was not fetched yet (instruction cache)"},
+    {"dispatch_stall", StallReason::DispatchStall, "the dispatcher held the warp back"},
+    {"drain", StallReason::Drain, "after EXIT, waiting for memory stores to drain"},
+    {"imc_miss", StallReason::ImcMiss, "an immediate-constant cache miss"},
+    {"sleeping", StallReason::Sleeping, "the warp sleeps (NANOSLEEP) or yielded"},
+    {"misc", StallReason::Misc, "another hardware reason"},
+    {"warpgroup_arrive", StallReason::WarpgroupArrive, "waiting at a warpgroup arrive/wait (wgmma)"},
+    {"gmma", StallReason::Gmma, "waiting on a warpgroup matrix multiply"},
 };
 
 const Word* findWord(const std::string& suffix)
@@ -66,7 +70,7 @@ std::string stallWord(const std::string& cuptiName)
 {
     const std::string suffix = suffixOf(cuptiName);
     const Word* w = findWord(suffix);
-    return w ? w->word : suffix;
+    return w ? stallWordName(w->reason) : suffix;
 }
 
 bool isNotIssuedReason(const std::string& cuptiName)
@@ -78,8 +82,9 @@ bool isNotIssuedReason(const std::string& cuptiName)
 
 std::string stallWordMeaning(const std::string& word)
 {
-    for (const Word& w : kWords)
-        if (word == w.word) return w.meaning;
+    if (const auto reason = parseStallWord(word))
+        for (const Word& w : kWords)
+            if (w.reason == *reason) return w.meaning;
     return "a reason this build does not know (CUPTI's own name)";
 }
 

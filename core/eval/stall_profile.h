@@ -4,6 +4,7 @@
 // next instruction and why it did not issue (or that it issued). Samples land on the waiting
 // instruction, not on the producer it waits for. Plain data with JSON both ways: the sampling child
 // prints it, the worker relays it, the CLI and the GUI read it (docs/stalls.md).
+#include "core/common/enum_names.h"
 #include "core/common/result.h"
 #include "core/eval/eval_result.h"
 
@@ -16,6 +17,76 @@
 #include <vector>
 
 namespace sassx::eval {
+
+// The stall reasons sassx knows, one per CUPTI suffix ("long_scoreboard"). A decision on samples
+// (which waits a schedule can change, which wait a producer causes) reads this, never the word.
+enum class StallReason
+{
+    Selected,
+    NotSelected,
+    LongScoreboard,
+    ShortScoreboard,
+    Wait,
+    MathPipeThrottle,
+    MioThrottle,
+    LgThrottle,
+    TexThrottle,
+    Barrier,
+    Membar,
+    BranchResolving,
+    NoInstructions,
+    DispatchStall,
+    Drain,
+    ImcMiss,
+    Sleeping,
+    Misc,
+    WarpgroupArrive,
+    Gmma,
+};
+
+// Each reason's short word, the one the CLI, the GUI and the profile's JSON show ("memory wait").
+inline constexpr std::array<EnumName<StallReason>, 20> kStallWordNames{{
+    {StallReason::Selected, "issuing"},
+    {StallReason::NotSelected, "not selected"},
+    {StallReason::LongScoreboard, "memory wait"},
+    {StallReason::ShortScoreboard, "MIO wait"},
+    {StallReason::Wait, "fixed latency"},
+    {StallReason::MathPipeThrottle, "math pipe busy"},
+    {StallReason::MioThrottle, "MIO queue full"},
+    {StallReason::LgThrottle, "LSU queue full"},
+    {StallReason::TexThrottle, "TEX queue full"},
+    {StallReason::Barrier, "barrier"},
+    {StallReason::Membar, "membar"},
+    {StallReason::BranchResolving, "branch"},
+    {StallReason::NoInstructions, "ifetch"},
+    {StallReason::DispatchStall, "dispatch"},
+    {StallReason::Drain, "drain"},
+    {StallReason::ImcMiss, "const miss"},
+    {StallReason::Sleeping, "sleeping"},
+    {StallReason::Misc, "misc"},
+    {StallReason::WarpgroupArrive, "warpgroup wait"},
+    {StallReason::Gmma, "wgmma"},
+}};
+
+// The reason of a word; none for a word this build does not know (CUPTI's own suffix, kept as is).
+constexpr std::optional<StallReason> parseStallWord(std::string_view word)
+{
+    return parseEnum(kStallWordNames, word);
+}
+inline std::string stallWordName(StallReason r)
+{
+    return std::string(enumName(kStallWordNames, r));
+}
+// Samples of warps that issued or could have: not a wait a schedule can shorten.
+constexpr bool isIssueSide(StallReason r)
+{
+    return r == StallReason::Selected || r == StallReason::NotSelected;
+}
+// A wait for a producer's result through a scoreboard (global/local/texture, or MIO/shared).
+constexpr bool waitsOnScoreboard(StallReason r)
+{
+    return r == StallReason::LongScoreboard || r == StallReason::ShortScoreboard;
+}
 
 struct StallReasonInfo
 {

@@ -77,7 +77,7 @@ SpeedupFigures speedupFigures(const eval::EvalResult& r)
     f.ok = r.ok();
     f.failureKind = r.failureKind;
     f.failure = r.failure;
-    f.source = r.source.label();
+    f.source = r.source;
     if (!r.timing) {
         // A correct result without timing cannot be ranked: a failure of the evaluation, said so.
         if (f.ok) {
@@ -199,7 +199,7 @@ nlohmann::json toJson(const SpeedupFigures& f)
                      {"instances", f.instances},
                      {"confirmed", f.confirmed},
                      {"noise_floor", f.noiseFloor},
-                     {"source", f.source}};
+                     {"source", f.source.label()}};
     if (f.paired != 0.0) {
         j["paired"] = f.paired;
         j["paired_low"] = f.pairedLow;
@@ -225,7 +225,7 @@ SpeedupFigures speedupFiguresFromJson(const nlohmann::json& j)
     f.instances = j.value("instances", 1);
     f.confirmed = j.value("confirmed", false);
     f.noiseFloor = j.value("noise_floor", 0.0);
-    f.source = j.value("source", std::string());
+    f.source = eval::FigureSource::fromLabel(j.value("source", std::string()));
     f.failureKind = j.value("failure_kind", std::string());
     f.failure = j.value("failure", std::string());
     f.paired = j.value("paired", 0.0);

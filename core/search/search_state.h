@@ -36,11 +36,11 @@ struct SpeedupFigures
     double speedup = 0.0; // median of the per-round speed-ups
     double low = 0.0;     // 95% interval
     double high = 0.0;
-    int rounds = 0;          // 0: a deterministic estimate (the interval is the point)
-    int instances = 1;       // fresh instance pairs the rounds spread over (>= 2: interval over instances)
-    bool confirmed = false;  // figures come from fresh confirmation rounds
-    double noiseFloor = 0.0; // ratio units
-    std::string source;      // "measured, NVIDIA H100 …" or "estimate, model sm_90"
+    int rounds = 0;            // 0: a deterministic estimate (the interval is the point)
+    int instances = 1;         // fresh instance pairs the rounds spread over (>= 2: interval over instances)
+    bool confirmed = false;    // figures come from fresh confirmation rounds
+    double noiseFloor = 0.0;   // ratio units
+    eval::FigureSource source; // kept in files as its label: "measured, NVIDIA H100 …"
     // Paired against the base's schedule (a search's incumbent) instead of the original: `paired` is
     // the measured speed-up over that base, and speedup/low/high above are chained to the original
     // through the base's own figure (an estimate of the product until the schedule is re-measured

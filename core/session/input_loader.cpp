@@ -37,14 +37,14 @@ Result<LoadedInput> fromBytes(const std::string& path, std::vector<uint8_t> byte
     if (looksLikeCubin(bytes)) {
         auto c = Cubin::parse(std::move(bytes));
         if (!c) return makeError(path + ": " + c.message());
-        in.kind = "cubin";
+        in.kind = InputKind::Cubin;
         in.cubins.push_back({origin, std::move(*c)});
         return in;
     }
     auto extracted = extractCubins(bytes);
     if (!extracted) return makeError(path + ": " + extracted.message());
-    in.kind = "fatbin";
-    if (bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E') in.kind = "host-binary";
+    in.kind = InputKind::Fatbin;
+    if (bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E') in.kind = InputKind::HostBinary;
     for (auto& e : *extracted) {
         auto c = Cubin::parse(std::move(e.bytes));
         if (!c) return makeError(path + " (" + e.origin + "): " + c.message());
@@ -140,7 +140,7 @@ Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& option
         if (!bytes) return bytes.error();
         auto in = fromBytes(path, std::move(*bytes), cubins.front().filename().string());
         if (!in) return in;
-        in->kind = "triton-cache";
+        in->kind = InputKind::TritonCache;
         fs::path meta = cubins.front();
         meta.replace_extension(".json");
         if (fs::exists(meta, ec)) in->tritonMetadataPath = meta.string();
@@ -165,7 +165,7 @@ Result<LoadedInput> loadInput(const std::string& path, const LoadOptions& option
         std::string origin = fs::path(*tool).filename().string() + " -arch=" + options.arch + " " +
                              fs::path(path).filename().string();
         auto in = fromBytes(path, std::move(*bytes), origin);
-        if (in) in->kind = ext == ".cu" ? "cuda" : "ptx";
+        if (in) in->kind = ext == ".cu" ? InputKind::Cuda : InputKind::Ptx;
         return in;
     }
     auto bytes = readFile(path);

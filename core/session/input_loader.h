@@ -1,6 +1,7 @@
 #pragma once
 // Turns whatever the user has into cubins: a cubin, a fatbin, a host executable or library, CUDA C++
 // or PTX (compiled with nvcc/ptxas for a chosen arch), or a Triton cache entry directory.
+#include "core/common/enum_names.h"
 #include "core/common/result.h"
 #include "core/cubin/cubin.h"
 // Re-exported: what the architecture allows on a loaded cubin (editRefusal, mercSections), which `info`
@@ -25,10 +26,35 @@ struct LoadedCubin
     Cubin cubin;
 };
 
+// What the input was; a Triton cache entry is the one a front end can write a tuned cubin back into.
+enum class InputKind
+{
+    Cubin,
+    Fatbin,
+    HostBinary,
+    Cuda,
+    Ptx,
+    TritonCache,
+};
+
+// The names `sassx-cli info` prints.
+inline constexpr std::array<EnumName<InputKind>, 6> kInputKindNames{{
+    {InputKind::Cubin, "cubin"},
+    {InputKind::Fatbin, "fatbin"},
+    {InputKind::HostBinary, "host-binary"},
+    {InputKind::Cuda, "cuda"},
+    {InputKind::Ptx, "ptx"},
+    {InputKind::TritonCache, "triton-cache"},
+}};
+inline std::string inputKindName(InputKind k)
+{
+    return std::string(enumName(kInputKindNames, k));
+}
+
 struct LoadedInput
 {
     std::string path;
-    std::string kind; // "cubin", "fatbin", "host-binary", "cuda", "ptx", "triton-cache"
+    InputKind kind = InputKind::Cubin;
     std::vector<LoadedCubin> cubins;
     std::string tritonMetadataPath; // for triton-cache inputs
 };

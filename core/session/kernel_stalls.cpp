@@ -91,7 +91,8 @@ std::vector<double> stallGuideWeights(const KernelStalls& stalls, const KernelAn
     for (InstrId i : stalls.byOriginal.indices())
         if (i.value() < n)
             for (const auto& [word, count] : stalls.byOriginal[i].byWord)
-                if (word != "issuing" && word != "not selected") waits[i.value()] += double(count);
+                if (const auto reason = eval::parseStallWord(word); !reason || !eval::isIssueSide(*reason))
+                    waits[i.value()] += double(count);
     std::vector<double> w(n, 0.0);
     double sum = 0.0;
     for (size_t i = 0; i < n; ++i) {

@@ -288,7 +288,7 @@ Result<SearchReport> SearchRun::finish(const SearchRunOptions& options, const Se
     std::snprintf(tail, sizeof tail, " after %lld evaluations in %.1f s (%.1f/s)",
                   (long long)state.evaluations(), state.seconds,
                   state.seconds > 0 ? double(state.evaluations()) / state.seconds : 0.0);
-    const std::string src = final.source.empty() ? baseline.source.label() : final.source;
+    const std::string src = (final.source.empty() ? baseline.source : final.source).label();
     if (improved) {
         const std::string noise = choice().backend == eval::Backend::Gpu ? "; noise floor " + pct(floor) : "";
         report.summary = "best " + speedupText(final) + " (" + src + noise + ")" + tail;

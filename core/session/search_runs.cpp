@@ -40,7 +40,7 @@ std::optional<VariantFigures> figuresOf(const SpeedupFigures& f, double baseline
     auto inv = [](double x) { return x > 0 ? 1.0 / x : 0.0; };
     VariantFigures v;
     v.result.correct = true;
-    v.result.source = eval::FigureSource::fromLabel(f.source);
+    v.result.source = f.source;
     eval::TimingFigures t;
     t.ratio.median = inv(f.speedup);
     t.ratio.low = inv(f.high);
@@ -62,10 +62,9 @@ double baselineUsOf(const nlohmann::json& report)
 }
 
 // A search's figure in a variant's name, "1.0556×", with "est." when the estimate gave it.
-QString nameFigure(double s, const std::string& sourceLabel)
+QString nameFigure(double s, bool estimate)
 {
-    return QString::fromStdString(
-        eval::Speedup{s, {}, 0.0, eval::FigureSource::fromLabel(sourceLabel).isEstimate()}.text());
+    return QString::fromStdString(eval::Speedup{s, {}, 0.0, estimate}.text());
 }
 
 } // namespace
@@ -228,9 +227,11 @@ void SearchRuns::finishSearch(const SearchJobResult& result)
         const nlohmann::json& best = record.report.value("best", nlohmann::json::object());
         const SpeedupFigures final =
             search::speedupFiguresFromJson(best.value("final", nlohmann::json::object()));
-        const QString name = QString::fromStdString(record.label()) + QStringLiteral(" best ") +
-                             nameFigure(final.speedup > 0 ? final.speedup : result.state.bestSpeedup,
-                                        final.source.empty() ? record.backend() : final.source);
+        const QString name =
+            QString::fromStdString(record.label()) + QStringLiteral(" best ") +
+            nameFigure(final.speedup > 0 ? final.speedup : result.state.bestSpeedup,
+                       final.source.empty() ? eval::parseBackend(record.backend()) == eval::Backend::Estimate
+                                            : final.source.isEstimate());
         variantId =
             m_variants->addVariant(0, name, shortEdits(*kernel, result.state.editsOf(result.state.best)));
         if (auto figures = figuresOf(final, baselineUsOf(record.report))) {
@@ -282,7 +283,7 @@ int SearchRuns::openSearchEvaluation(int record, int step, QString* error)
     }
     const search::SearchEvaluation& e = (*history)[size_t(step)];
     QString name = QString::fromStdString(searchLabel(config)) + QStringLiteral(" #%1 ").arg(step);
-    name += e.figures.ok ? nameFigure(e.figures.speedup, e.figures.source) : tr("failed");
+    name += e.figures.ok ? nameFigure(e.figures.speedup, e.figures.source.isEstimate()) : tr("failed");
     const int id = m_variants->addVariant(0, name, std::move(*edits));
     if (auto figures = figuresOf(e.figures, baselineUs)) {
         VariantRecord r = *m_variants->variant(id);

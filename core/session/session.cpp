@@ -30,9 +30,10 @@ void Session::setEvaluatorOptions(const EvaluatorOptions& options)
     m_searches.setEvaluatorOptions(options);
 }
 
-QString Session::inputKind() const
+std::optional<InputKind> Session::inputKind() const
 {
-    return m_workspace ? QString::fromStdString(m_workspace->input().kind) : QString();
+    if (!m_workspace) return std::nullopt;
+    return m_workspace->input().kind;
 }
 
 QStringList Session::kernelNames() const

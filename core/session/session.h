@@ -29,6 +29,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace sassx {
@@ -80,7 +81,7 @@ public:
 
     QString inputPath() const { return m_inputPath; }
     QString arch() const { return m_arch; }
-    QString inputKind() const;
+    std::optional<InputKind> inputKind() const; // none without an input
     // Keys of the input's kernels (Workspace::kernels(): the symbol, or "symbol@sm_80" for one copy
     // of several), and the entries a picker shows.
     QStringList kernelNames() const;

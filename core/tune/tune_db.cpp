@@ -428,7 +428,7 @@ Status TuneDb::addEvaluations(int64_t runId, const std::vector<search::SearchEva
                 .bind(5, e.kind);
             q.bind(6, search::outcomeName(e.outcome)).bind(7, int64_t(e.best)).bind(8, int64_t(f.ok));
             q.bind(9, f.speedup).bind(10, f.low).bind(11, f.high).bind(12, int64_t(f.rounds));
-            q.bind(13, f.noiseFloor).bind(14, f.source);
+            q.bind(13, f.noiseFloor).bind(14, f.source.label());
             q.bind(15, f.failureKind.empty() ? f.failure : f.failureKind + ": " + f.failure);
             q.bind(16, j.value("edits", json::array()).dump()).bind(17, j.dump());
             if (!q.done()) return error("cannot record evaluation " + std::to_string(e.step));

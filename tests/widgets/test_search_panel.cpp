@@ -44,7 +44,7 @@ std::vector<SearchEvaluation> scriptedRows(int n, double noiseFloor, uint32_t se
         e.figures.speedup = 0.97 + 0.05 * u(rng);
         e.figures.low = e.figures.high = e.figures.speedup;
         e.figures.noiseFloor = noiseFloor;
-        e.figures.source = "estimate, model sm_90";
+        e.figures.source = {"model sm_90", sassx::eval::FigureKind::Estimate};
         const double r = u(rng);
         if (r < 0.2) {
             e.outcome = Outcome::Accepted;

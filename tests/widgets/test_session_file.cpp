@@ -181,7 +181,7 @@ private Q_SLOTS:
             e.outcome = outcome;
             e.figures.ok = outcome != search::Outcome::Failed;
             e.figures.speedup = e.figures.ok ? 1.0 + 0.001 * step : 0.0;
-            e.figures.source = "estimate, model sm_90";
+            e.figures.source = {"model sm_90", sassx::eval::FigureKind::Estimate};
             return e;
         };
         SearchRecord r;

@@ -586,6 +586,12 @@ private Q_SLOTS:
                 "lts__t_sector_hit_rate.pct")
                 hitRow = row;
         QVERIFY(hitRow >= 0);
+        // The timing rows come first and say which they are by their row kind, a named figure by its name.
+        QCOMPARE(model.index(0, 1).data(MetricsModel::MetricRowRole).toInt(), int(MetricRow::Speedup));
+        QCOMPARE(model.index(0, 1).data(MetricsModel::MetricNameRole).toString(), QStringLiteral("speedup"));
+        QCOMPARE(model.index(1, 1).data(MetricsModel::MetricRowRole).toInt(), int(MetricRow::Time));
+        QCOMPARE(model.index(1, 1).data(MetricsModel::MetricNameRole).toString(), QStringLiteral("time"));
+        QCOMPARE(model.index(hitRow, 1).data(MetricsModel::MetricRowRole).toInt(), int(MetricRow::Named));
         QCOMPARE(model.index(hitRow, 1).data(MetricsModel::ValueRole).toDouble(), 70.0);
         QCOMPARE(model.index(hitRow, 1).data(MetricsModel::SourceRole).toString(),
                  QStringLiteral("estimate"));

@@ -53,10 +53,11 @@ std::vector<MetricInfo> MetricsModel::knownMetrics()
         for (const char* file : {"nsight.json", "estimate.json"})
             for (const auto& m : resourceObject(file).value(QStringLiteral("metrics")).toArray()) {
                 const QJsonObject o = m.toObject();
-                out.push_back({o.value(QStringLiteral("name")).toString(),
-                               o.value(QStringLiteral("label")).toString(),
-                               o.value(QStringLiteral("unit")).toString(),
-                               o.value(QStringLiteral("kind")).toString() == QLatin1String("percent")});
+                out.push_back(
+                    {o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("label")).toString(),
+                     o.value(QStringLiteral("unit")).toString(),
+                     parseEnum(kMetricScaleNames, o.value(QStringLiteral("kind")).toString().toStdString()) ==
+                         MetricScale::Percent});
             }
         return out;
     }();
@@ -94,8 +95,14 @@ void MetricsModel::rebuild()
         else
             m_records.emplace_back();
     m_metrics.clear();
-    m_metrics.push_back({QStringLiteral("speedup"), tr("Speedup"), QStringLiteral("×"), false});
-    m_metrics.push_back({QStringLiteral("time"), tr("Time per launch"), QStringLiteral("µs"), false});
+    auto rowName = [](MetricRow r) {
+        const std::string_view name = enumName(kMetricRowNames, r);
+        return QString::fromUtf8(name.data(), qsizetype(name.size()));
+    };
+    m_metrics.push_back(
+        {rowName(MetricRow::Speedup), tr("Speedup"), QStringLiteral("×"), false, MetricRow::Speedup});
+    m_metrics.push_back(
+        {rowName(MetricRow::Time), tr("Time per launch"), QStringLiteral("µs"), false, MetricRow::Time});
     // Known metrics in their documented order, then any others an evaluator returned.
     std::vector<MetricInfo> known = knownMetrics();
     std::vector<QString> present;
@@ -131,13 +138,13 @@ bool MetricsModel::value(int row, int column, double* out, eval::FigureSource* s
     const auto& r = v->figures->result;
     const MetricInfo& m = m_metrics[size_t(row)];
     *source = r.source;
-    if (m.name == QLatin1String("speedup")) {
+    if (m.row == MetricRow::Speedup) {
         const auto speedup = v->figures->speedup();
         if (!speedup) return false;
         *out = speedup->value;
         return true;
     }
-    if (m.name == QLatin1String("time")) {
+    if (m.row == MetricRow::Time) {
         // An estimate is a ratio to the original: its nominal-clock time is not a time per launch.
         if (r.source.isEstimate()) return false;
         if (!r.timing || r.timing->candidateMedianUs <= 0) return false;
@@ -170,6 +177,8 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
         return figureSource.kind ? QVariant(int(*figureSource.kind)) : QVariant();
     case MetricNameRole:
         return m.name;
+    case MetricRowRole:
+        return int(m.row);
     case IsPercentRole:
         return m.percent;
     case Qt::TextAlignmentRole:
@@ -180,7 +189,7 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         if (!has) return QStringLiteral("—");
         if (m.percent) return QStringLiteral("%1 %").arg(v, 0, 'f', 1);
-        if (m.name == QLatin1String("speedup"))
+        if (m.row == MetricRow::Speedup)
             // value() found figures with a speed-up in this column; an estimate's says "est.".
             return QString::fromStdString(m_records[size_t(index.column())]->figures->speedup()->text(3));
         return QStringLiteral("%1 %2").arg(v, 0, 'g', 5).arg(m.unit);

@@ -3,6 +3,7 @@
 // Nsight-named metrics), one column per variant. Every cell carries its source (SourceRole) and the
 // column header names it, so an estimate can never pass for a measurement. The model keeps copies of the
 // records it compares, taken from the variant tree whenever one of them changes.
+#include "core/common/enum_names.h"
 #include "core/session/variant_record.h"
 
 #include <QAbstractTableModel>
@@ -14,12 +15,44 @@
 namespace sassx {
 class VariantTree;
 
+// What a row shows: the variant's speed-up, its time per launch (both from its timing), or a figure an
+// evaluator returned by name (an Nsight Compute metric, a CUPTI counter, the estimate's figures).
+enum class MetricRow
+{
+    Speedup,
+    Time,
+    Named,
+};
+
+// The rows' names as MetricNameRole gives them (a named row gives its own).
+inline constexpr std::array<EnumName<MetricRow>, 2> kMetricRowNames{{
+    {MetricRow::Speedup, "speedup"},
+    {MetricRow::Time, "time"},
+}};
+
+// How a metric's value reads (resources/metrics/*.json, "kind"): percentages share the chart's axis.
+enum class MetricScale
+{
+    Percent,
+    Bytes,
+    Time,
+    Count,
+};
+
+inline constexpr std::array<EnumName<MetricScale>, 4> kMetricScaleNames{{
+    {MetricScale::Percent, "percent"},
+    {MetricScale::Bytes, "bytes"},
+    {MetricScale::Time, "time"},
+    {MetricScale::Count, "count"},
+}};
+
 struct MetricInfo
 {
-    QString name;  // Nsight Compute name, or "speedup" / "time"
+    QString name;  // Nsight Compute name, or kMetricRowNames' for the timing rows
     QString label; // what the GUI shows
     QString unit;
     bool percent = false;
+    MetricRow row = MetricRow::Named;
 };
 
 class MetricsModel : public QAbstractTableModel
@@ -32,6 +65,7 @@ public:
         SourceRole,                   // QString: "estimate", "measured on …", "cupti on …", "ncu on …"
         SourceKindRole,               // int: eval::FigureKind of the figure; invalid when unknown
         MetricNameRole,               // QString: the metric's Nsight name
+        MetricRowRole,                // int: the row's MetricRow
         IsPercentRole,                // bool: plotted as a throughput/hit-rate bar
         VariantIdRole,                // int (header data, horizontal)
     };

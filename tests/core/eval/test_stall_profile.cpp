@@ -29,27 +29,41 @@ private Q_SLOTS:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("word");
         QTest::addColumn<bool>("notIssued");
+        QTest::addColumn<int>("reason"); // -1: a word this build does not know
         QTest::newRow("long sb") << "smsp__pcsamp_warps_issue_stalled_long_scoreboard"
-                                 << "memory wait" << false;
+                                 << "memory wait" << false << int(StallReason::LongScoreboard);
         QTest::newRow("long sb ni") << "smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued"
-                                    << "memory wait" << true;
+                                    << "memory wait" << true << int(StallReason::LongScoreboard);
         QTest::newRow("short sb") << "smsp__pcsamp_warps_issue_stalled_short_scoreboard"
-                                  << "MIO wait" << false;
+                                  << "MIO wait" << false << int(StallReason::ShortScoreboard);
         QTest::newRow("wait") << "smsp__pcsamp_warps_issue_stalled_wait"
-                              << "fixed latency" << false;
+                              << "fixed latency" << false << int(StallReason::Wait);
         QTest::newRow("selected") << "smsp__pcsamp_warps_issue_stalled_selected"
-                                  << "issuing" << false;
+                                  << "issuing" << false << int(StallReason::Selected);
+        QTest::newRow("not selected") << "smsp__pcsamp_warps_issue_stalled_not_selected"
+                                      << "not selected" << false << int(StallReason::NotSelected);
         QTest::newRow("unknown") << "smsp__pcsamp_warps_issue_stalled_future_thing"
-                                 << "future_thing" << false;
+                                 << "future_thing" << false << -1;
     }
+    // A CUPTI name gives its word; the word names its reason (kStallWordNames) and back; the decisions
+    // on samples read the reason: issue-side samples are no wait, scoreboard waits wait on a producer.
     void words()
     {
         QFETCH(QString, name);
         QFETCH(QString, word);
         QFETCH(bool, notIssued);
+        QFETCH(int, reason);
         QCOMPARE(QString::fromStdString(stallWord(name.toStdString())), word);
         QCOMPARE(isNotIssuedReason(name.toStdString()), notIssued);
         QVERIFY(!stallWordMeaning(word.toStdString()).empty());
+        const auto parsed = parseStallWord(word.toStdString());
+        QCOMPARE(parsed ? int(*parsed) : -1, reason);
+        if (!parsed) return;
+        QCOMPARE(QString::fromStdString(stallWordName(*parsed)), word);
+        QCOMPARE(isIssueSide(*parsed),
+                 *parsed == StallReason::Selected || *parsed == StallReason::NotSelected);
+        QCOMPARE(waitsOnScoreboard(*parsed),
+                 *parsed == StallReason::LongScoreboard || *parsed == StallReason::ShortScoreboard);
     }
 
     // The recorded SGEMM profile: every sample on an aligned offset inside the kernel, per-instruction

@@ -128,6 +128,44 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(historyCsvRow(*back)).trimmed().endsWith("," + name));
     }
 
+    // An evaluation's figures carry their source as a FigureSource; the checkpoint keeps its label, and a
+    // label read back gives the same kind and device (an unknown kind reads as none, never a guess).
+    void figureSources_data()
+    {
+        QTest::addColumn<QString>("label");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("kind"); // -1: none
+        QTest::newRow("measured") << "measured, NVIDIA H100 80GB HBM3"
+                                  << "NVIDIA H100 80GB HBM3" << int(eval::FigureKind::Measured);
+        QTest::newRow("estimate") << "estimate, model sm_90"
+                                  << "model sm_90" << int(eval::FigureKind::Estimate);
+        QTest::newRow("failed before any answer") << ""
+                                                  << "" << -1;
+        QTest::newRow("unknown kind") << "guessed, GPU"
+                                      << "GPU" << -1;
+    }
+    void figureSources()
+    {
+        QFETCH(QString, label);
+        QFETCH(QString, device);
+        QFETCH(int, kind);
+        SearchEvaluation e;
+        e.kind = "move";
+        e.figures.ok = true;
+        e.figures.speedup = e.figures.low = e.figures.high = 1.0;
+        nlohmann::json j = toJson(e);
+        j["figures"]["source"] = label.toStdString();
+        const auto back = evaluationFromJson(j);
+        QVERIFY2(back, back ? "" : back.message().c_str());
+        const eval::FigureSource& s = back->figures.source;
+        QCOMPARE(QString::fromStdString(s.device), device);
+        QCOMPARE(s.kind ? int(*s.kind) : -1, kind);
+        QCOMPARE(s.isEstimate(), kind == int(eval::FigureKind::Estimate));
+        QCOMPARE(s.empty(), label.isEmpty());
+        if (kind >= 0 || label.isEmpty())
+            QCOMPARE(QString::fromStdString(toJson(*back)["figures"].at("source").get<std::string>()), label);
+    }
+
     // A checkpoint still running has no stop reason (""), and one it does not know is refused in a line.
     void checkpointStopReasons()
     {

@@ -50,7 +50,7 @@ search::SearchEvaluation evaluation(int step, double speedup)
     e.edits = {Edit::move(Position(uint32_t(step + 3)), Position(uint32_t(step + 1)))};
     e.figures.ok = true;
     e.figures.speedup = e.figures.low = e.figures.high = speedup;
-    e.figures.source = "estimate, model sm_90";
+    e.figures.source = {"model sm_90", sassx::eval::FigureKind::Estimate};
     e.outcome = speedup > 1.0 ? search::Outcome::Accepted : search::Outcome::Rejected;
     e.best = speedup > 1.0;
     return e;
