@@ -97,6 +97,14 @@ ImagePtr unresolvedImage(Hook& h, const std::string& symbol, const std::string& 
     return p;
 }
 
+// The library that made a driver launch of a kernel whose module is unknown.
+inject::ModuleOrigin callerOrigin()
+{
+    std::string file = callingLibrary();
+    if (file.empty()) return {inject::OriginKind::Jit, {}};
+    return {inject::OriginKind::Library, std::move(file)};
+}
+
 // One launch, from either API: what it runs, where, with which arguments; `swap` is where another
 // function can be put in its place (the driver call's parameter record), null when there is none.
 struct LaunchView
@@ -136,9 +144,7 @@ void enter(Hook& h, LaunchView v)
             }
         if (!image && why.empty()) why = "no loaded module holds a kernel of this name";
     }
-    if (!image)
-        image = unresolvedImage(
-            h, symbol, why, v.stub ? originOf(v.stub) : inject::ModuleOrigin{inject::OriginKind::Jit, {}});
+    if (!image) image = unresolvedImage(h, symbol, why, v.stub ? originOf(v.stub) : callerOrigin());
     std::string ran;
     if (h.substituter && v.swap && !image->sha256.empty())
         if (CUfunction tuned = h.substituter->function(image, symbol, ran)) {
@@ -397,8 +403,9 @@ void onModuleLoaded(Hook& h, const CUpti_ResourceData* rd)
     inject::ModuleOrigin origin = originOf(md->pCubin);
     if (origin.kind == inject::OriginKind::Jit && t_loadImage) origin = originOf(t_loadImage);
     if (origin.kind == inject::OriginKind::Jit && t_runtimeFunc) origin = originOf(t_runtimeFunc);
+    const std::string loader = origin.kind == inject::OriginKind::Jit ? callingLibrary() : std::string();
     t_lastLoaded =
-        h.modules.add(reinterpret_cast<const uint8_t*>(md->pCubin), md->cubinSize, std::move(origin));
+        h.modules.add(reinterpret_cast<const uint8_t*>(md->pCubin), md->cubinSize, std::move(origin), loader);
 }
 
 void onDriverCall(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb)

@@ -3,6 +3,9 @@
 #include "core/eval/sha256.h"
 
 #include <dlfcn.h>
+#include <execinfo.h>
+
+#include <filesystem>
 
 namespace sassx::hook {
 
@@ -14,7 +17,30 @@ inject::ModuleOrigin originOf(const void* address)
     return {inject::OriginKind::Jit, {}};
 }
 
-ImagePtr ModuleRegistry::add(const uint8_t* data, size_t size, inject::ModuleOrigin origin)
+std::string callingLibrary()
+{
+    // The first frame outside the driver, CUPTI, this hook and the C/C++ runtimes is the code that made
+    // the call: a library that decompresses its own images (cuRAND, cuBLASLt) is named even though the
+    // image itself lies in the heap.
+    void* frames[64];
+    const int n = backtrace(frames, 64);
+    for (int i = 0; i < n; ++i) {
+        Dl_info info{};
+        if (!dladdr(frames[i], &info) || !info.dli_fname || !*info.dli_fname) continue;
+        const std::string name = std::filesystem::path(info.dli_fname).filename().string();
+        static constexpr const char* kSkip[] = {"libcuda.so", "libcupti",  "libsassx_hook",
+                                                "libc.so",    "libc-",     "ld-linux",
+                                                "libpthread", "libstdc++", "libgcc_s"};
+        bool skip = false;
+        for (const char* p : kSkip)
+            skip = skip || name.starts_with(p);
+        if (!skip) return info.dli_fname;
+    }
+    return {};
+}
+
+ImagePtr ModuleRegistry::add(const uint8_t* data, size_t size, inject::ModuleOrigin origin,
+                             const std::string& loader)
 {
     const std::string sha = eval::sha256Hex(data, size);
     {
@@ -27,6 +53,8 @@ ImagePtr ModuleRegistry::add(const uint8_t* data, size_t size, inject::ModuleOri
     image->origin = std::move(origin);
     if (image->origin.kind == inject::OriginKind::Library)
         image->closedLibrary = inject::closedSourceLibrary(image->origin.file).value_or("");
+    if (image->closedLibrary.empty() && !loader.empty())
+        image->closedLibrary = inject::closedSourceLibrary(loader).value_or("");
     auto cubin = Cubin::parse(image->bytes);
     if (cubin)
         image->cubin = std::make_shared<const Cubin>(std::move(*cubin));

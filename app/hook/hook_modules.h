@@ -29,8 +29,10 @@ using ImagePtr = std::shared_ptr<const LoadedImage>;
 class ModuleRegistry
 {
 public:
-    // A module CUPTI reported loaded; `origin` as the caller worked it out.
-    ImagePtr add(const uint8_t* data, size_t size, inject::ModuleOrigin origin);
+    // A module CUPTI reported loaded; `origin` as the caller worked it out; `loader` the library that made
+    // the load call (callingLibrary), whose license also binds an image it built in memory.
+    ImagePtr add(const uint8_t* data, size_t size, inject::ModuleOrigin origin,
+                 const std::string& loader = {});
     void bindModule(CUmodule module, const ImagePtr& image);
     void bindLibrary(CUlibrary library, const ImagePtr& image);
     ImagePtr ofModule(CUmodule module) const;
@@ -55,5 +57,9 @@ private:
 // Where an image in memory came from: the shared library whose mapping holds `address`, else a JIT
 // image (heap). Closed-source NVIDIA libraries are named by inject::closedSourceLibrary.
 inject::ModuleOrigin originOf(const void* address);
+
+// The shared library of the code that called into the driver (the calling stack's first frame outside
+// the driver, CUPTI, the hook and the C/C++ runtimes), "" when none is found.
+std::string callingLibrary();
 
 } // namespace sassx::hook

@@ -4,7 +4,8 @@
 # the sm_90 samples and nvdisasm. The device machine has no Qt and no build tree (bench/pack_lib.sh).
 # Usage (repo root, after a build): [SEARCH_ONLY=1] bench/gpu_suite/pack.sh [BUILD_DIR]
 # SEARCH_ONLY=1: the CLI, the worker and the samples only, without the GPU tests and nvdisasm (14 MB
-# instead of 19); run_device.sh then uses the nvdisasm Triton bundles on the device.
+# instead of 19); run_device.sh then uses the nvdisasm Triton bundles on the device. NVDISASM=1 adds the
+# pinned nvdisasm all the same (bench/driver: library kernels such as FlashAttention's need it).
 # A call carries at most 64 MiB with the tracked tree; the results in it stay small by a budget that
 # ctest checks (docs/architecture.md, "Results"). When the two together exceed it, this script warns and
 # names the largest tracked files: a tracked file missing from the working tree does not travel.
@@ -24,7 +25,7 @@ cp "$build"/tests/core/eval/kernels/*.cubin "$dst"/kernels/
 pack_samples "$dst" "$build"
 # The pinned wheel's nvdisasm (run.sh installs it; it lands in nvidia/cu*/bin), else the one on PATH: the
 # device's own CUDA may be older than the samples need (it listed 822 of flash_attn_fwd's 888).
-[ "${SEARCH_ONLY:-0}" = 1 ] || pack_nvdisasm "$dst" or-path
+[ "${SEARCH_ONLY:-0}" = 1 ] && [ "${NVDISASM:-0}" != 1 ] || pack_nvdisasm "$dst" or-path
 git rev-parse --short HEAD > "$dst"/commit.txt
 git diff --quiet HEAD -- core app tests || echo "(with uncommitted changes)" >> "$dst"/commit.txt
 tar cf - -C .deps gpusuite | xz -9e -T2 > .deps/gpusuite.tar.xz
