@@ -23,8 +23,8 @@ QString uncheckedNote(const VariantRecord* v)
 
 } // namespace
 
-ExportActions::ExportActions(Session* session, QWidget* dialogParent)
-    : QObject(dialogParent), m_session(session), m_parent(dialogParent)
+ExportActions::ExportActions(const Session* session, const VariantTree* variants, QWidget* dialogParent)
+    : QObject(dialogParent), m_session(session), m_variants(variants), m_parent(dialogParent)
 {
 }
 
@@ -61,7 +61,7 @@ QString ExportActions::tunedCubinFileName() const
 
 QString ExportActions::variantLabel() const
 {
-    const VariantRecord* v = m_session->variantTree()->currentVariant();
+    const VariantRecord* v = m_variants->currentVariant();
     return v && !v->isOriginal() ? tr("variant \"%1\"").arg(QString::fromStdString(v->name))
                                  : tr("the original schedule");
 }
@@ -70,7 +70,7 @@ QString ExportActions::variantStem() const
 {
     // ".v3" for variant v3; characters a file name should not hold become '_'. An imported variant is
     // named after its file: its ".cubin" goes, or the export would end ".cubin.tuned.cubin".
-    const VariantRecord* v = m_session->variantTree()->currentVariant();
+    const VariantRecord* v = m_variants->currentVariant();
     if (!v || v->isOriginal()) return {};
     QString name = QString::fromStdString(v->name);
     if (name.endsWith(QLatin1String(".cubin"), Qt::CaseInsensitive)) name.chop(6);
@@ -82,7 +82,7 @@ QString ExportActions::variantStem() const
 
 void ExportActions::exportCubin()
 {
-    auto kernel = m_session->kernelWorkspace();
+    auto kernel = m_variants->kernel();
     if (!kernel) {
         QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
         return;
@@ -91,7 +91,7 @@ void ExportActions::exportCubin()
     QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Tuned Cubin: %1").arg(variantLabel()),
                                                 tunedCubinFileName(), tr("Cubins (*.cubin)"));
     if (path.isEmpty()) return;
-    auto bytes = kernel->write(m_session->variantTree()->schedule());
+    auto bytes = kernel->write(m_variants->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(bytes.message()));
         return;
@@ -101,7 +101,7 @@ void ExportActions::exportCubin()
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
         return;
     }
-    const auto* current = m_session->variantTree()->currentVariant();
+    const auto* current = m_variants->currentVariant();
     QString what = current && !current->isOriginal()
                        ? tr("variant %1").arg(QString::fromStdString(current->name))
                        : tr("the original schedule");
@@ -111,7 +111,7 @@ void ExportActions::exportCubin()
 
 void ExportActions::exportDiff(bool html)
 {
-    auto kernel = m_session->kernelWorkspace();
+    auto kernel = m_variants->kernel();
     if (!kernel) {
         QMessageBox::information(m_parent, tr("Export"), tr("Open a kernel first."));
         return;
@@ -121,15 +121,15 @@ void ExportActions::exportDiff(bool html)
         fileStem() + variantStem() + (html ? QStringLiteral(".diff.html") : QStringLiteral(".diff")),
         html ? tr("HTML (*.html)") : tr("Text (*.diff *.txt)"));
     if (path.isEmpty()) return;
-    const auto* current = m_session->variantTree()->currentVariant();
-    auto diff = diffFromOriginal(*kernel, m_session->variantTree()->schedule(),
-                                 current ? current->name : std::string("current"));
+    const auto* current = m_variants->currentVariant();
+    auto diff =
+        diffFromOriginal(*kernel, m_variants->schedule(), current ? current->name : std::string("current"));
     if (!diff) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(diff.message()));
         return;
     }
     // The checker's verdict on the differences, as `sassx-cli diff` gives it.
-    const CheckerVerdict checker = judgeDifferences(*kernel, m_session->variantTree()->schedule());
+    const CheckerVerdict checker = judgeDifferences(*kernel, m_variants->schedule());
     const std::string text = renderDiff(*diff, html ? DiffFormat::Html : DiffFormat::Text, 3, &checker);
     if (auto s = writeFileAtomically(path.toStdString(), text); !s) {
         QMessageBox::warning(m_parent, tr("Export"), QString::fromStdString(s.message()));
@@ -141,7 +141,7 @@ void ExportActions::exportDiff(bool html)
 
 void ExportActions::writeBackTriton()
 {
-    auto kernel = m_session->kernelWorkspace();
+    auto kernel = m_variants->kernel();
     if (!kernel) return;
     auto entry = tritonEntryCubin(m_session->inputPath().toStdString());
     if (!entry) {
@@ -149,14 +149,14 @@ void ExportActions::writeBackTriton()
         return;
     }
     // Writing ptxas' own schedule back is a restore in disguise: ask before doing it.
-    if (m_session->variantTree()->schedule().isIdentity(kernel->analysis()) &&
+    if (m_variants->schedule().isIdentity(kernel->analysis()) &&
         QMessageBox::question(m_parent, tr("Triton Write-Back"),
                               tr("The current variant is ptxas' original schedule: nothing would change "
                                  "in %1. Write it anyway?")
                                   .arg(QString::fromStdString(*entry)),
                               QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
         return;
-    auto bytes = kernel->write(m_session->variantTree()->schedule());
+    auto bytes = kernel->write(m_variants->schedule());
     if (!bytes) {
         QMessageBox::warning(m_parent, tr("Triton Write-Back"), QString::fromStdString(bytes.message()));
         return;
@@ -171,7 +171,7 @@ void ExportActions::writeBackTriton()
         tr("Wrote %1; ptxas' original is kept at %2 (File ▸ Export ▸ Triton Cache "
            "Restore puts it back). Restart the Triton process so it reloads the cubin.")
             .arg(QString::fromStdString(written->cubin), QString::fromStdString(written->backup));
-    if (const QString note = uncheckedNote(m_session->variantTree()->currentVariant()); !note.isEmpty())
+    if (const QString note = uncheckedNote(m_variants->currentVariant()); !note.isEmpty())
         message += QLatin1Char(' ') + tr("The variant written is %1.").arg(note);
     QMessageBox::information(m_parent, tr("Triton Write-Back"), message);
     Q_EMIT done(message);

@@ -9,12 +9,14 @@ class QWidget;
 namespace sassx {
 
 class Session;
+class VariantTree;
 
 class ExportActions : public QObject
 {
     Q_OBJECT
 public:
-    ExportActions(Session* session, QWidget* dialogParent);
+    // The input's path, kind and kernel come from the session; the schedule written from the tree.
+    ExportActions(const Session* session, const VariantTree* variants, QWidget* dialogParent);
     void populate(QMenu* menu);
     // The name Export ▸ Tuned Cubin offers: "kernel.v3.tuned.cubin" for the current variant v3.
     QString tunedCubinFileName() const;
@@ -34,7 +36,8 @@ private:
     QString variantLabel() const;
     QString variantStem() const;
 
-    Session* m_session;
+    const Session* m_session;
+    const VariantTree* m_variants;
     QWidget* m_parent;
 };
 

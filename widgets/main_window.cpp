@@ -210,10 +210,10 @@ MainWindow::MainWindow(Session* session, QWidget* parent)
         m_undoStack->clear();
         m_metrics->setVariants({0});
         updateTitle();
-        statusBar()->showMessage(
-            tr("%1: %n instruction(s)", nullptr, int(m_session->analysis()->listing.instructions.size()))
-                .arg(m_session->kernelName()),
-            10000);
+        statusBar()->showMessage(tr("%1: %n instruction(s)", nullptr,
+                                    int(m_session->variantTree()->analysis()->listing.instructions.size()))
+                                     .arg(m_session->kernelName()),
+                                 10000);
     });
     connect(m_session->measureQueue(), &MeasureQueue::measureFailed, this, [this](int id, const QString& m) {
         const VariantRecord* v = m_session->variantTree()->variant(id);
@@ -308,7 +308,7 @@ void MainWindow::createActions()
         ->setToolTip(tr("Attach samples taken elsewhere (sassx-cli stalls --json) to the current variant"));
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setToolTipsVisible(true);
-    auto* exports = new ExportActions(m_session, this);
+    auto* exports = new ExportActions(m_session, m_session->variantTree(), this);
     exports->populate(exportMenu);
     connect(exports, &ExportActions::done, this,
             [this](const QString& m) { statusBar()->showMessage(m, 15000); });

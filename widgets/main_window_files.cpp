@@ -259,7 +259,7 @@ void MainWindow::setLaunchSpecDialog()
 
 bool MainWindow::setLaunchSpec(const QString& path, QString* error)
 {
-    const QString problem = launchSpecProblem(path, m_session->kernelWorkspace().get());
+    const QString problem = launchSpecProblem(path, m_session->variantTree()->kernel().get());
     if (!problem.isEmpty()) {
         const QString kept = m_session->launchSpecPath().isEmpty()
                                  ? tr("no spec is set")

@@ -36,38 +36,10 @@ std::optional<InputKind> Session::inputKind() const
     return m_workspace->input().kind;
 }
 
-QStringList Session::kernelNames() const
-{
-    QStringList names;
-    if (m_workspace)
-        for (const auto& n : m_workspace->kernelNames())
-            names << QString::fromStdString(n);
-    return names;
-}
-
-std::vector<KernelEntry> Session::kernelEntries() const
-{
-    return m_workspace ? m_workspace->kernels() : std::vector<KernelEntry>();
-}
-
-int Session::defaultKernelEntry() const
-{
-    return m_workspace && !m_workspace->kernels().empty() ? int(m_workspace->defaultKernel()) : -1;
-}
-
 QString Session::kernelSymbol() const
 {
     const auto kernel = m_variants.kernel();
     return kernel ? QString::fromStdString(kernel->name()) : QString();
-}
-
-QStringList Session::notices() const
-{
-    QStringList out;
-    if (const auto kernel = m_variants.kernel())
-        for (const auto& n : kernel->notices())
-            out << QString::fromStdString(n);
-    return out;
 }
 
 quint64 Session::openInput(const QString& path, const QString& arch, const QString& kernel)

@@ -9,7 +9,9 @@
 // Panels are handed the parts they show, not the Session. The Session is the composition root: it
 // loads inputs and kernels (a thin asynchronous wrapper around the workspace, core/session/
 // workspace.h, so the GUI judges and measures exactly as the CLI and searches do) and resets the parts
-// when another kernel opens.
+// when another kernel opens. Its own face is what no part knows: the input and its pending successor,
+// the kernel chosen, the launch spec, the source folders and whether a load runs. The kernel's
+// workspace and analysis are the variant tree's (VariantTree::kernel, VariantTree::analysis).
 //
 // Loading and analysis run as JobTracker jobs; results come back as queued calls on the session's
 // thread, and a result whose job was cancelled or superseded is dropped.
@@ -62,7 +64,6 @@ public:
     // Analyses kernel `name` of the pending input, or of the current one when none is pending.
     quint64 selectKernel(const QString& name);
     // The pending input's kernels (for a picker), the one to offer first (-1: none), and its path.
-    QStringList pendingKernelNames() const;
     std::vector<KernelEntry> pendingKernelEntries() const;
     int pendingDefaultKernelEntry() const;
     QString pendingInputPath() const;
@@ -82,36 +83,22 @@ public:
     QString inputPath() const { return m_inputPath; }
     QString arch() const { return m_arch; }
     std::optional<InputKind> inputKind() const; // none without an input
-    // Keys of the input's kernels (Workspace::kernels(): the symbol, or "symbol@sm_80" for one copy
-    // of several), and the entries a picker shows.
-    QStringList kernelNames() const;
-    std::vector<KernelEntry> kernelEntries() const;
-    // The entry to offer first (the newest architecture's), -1 without an input.
-    int defaultKernelEntry() const;
     // The current kernel's key (what selectKernel and session files take).
     QString kernelName() const { return m_kernel; }
     // The current kernel's symbol (what launch specs and reports name); empty before an analysis.
     QString kernelSymbol() const;
-    // The current kernel (the variant tree's), null before an analysis.
-    std::shared_ptr<const KernelWorkspace> kernelWorkspace() const { return m_variants.kernel(); }
-    std::shared_ptr<const KernelAnalysis> analysis() const { return m_variants.analysis(); }
-    // What limits edits of the current kernel, in words (e.g. why nothing can move); said once.
-    QStringList notices() const;
 
     QString launchSpecPath() const { return m_launchSpecPath; }
-    // The spec found beside the input (Workspace::defaultLaunchSpecPath), empty when none.
-    QString defaultLaunchSpecPath() const;
     // The user's choice: the measurements and searches use it from now on (the session is modified).
     void setLaunchSpecPath(const QString& path);
-    // The spec a session file names (SessionStore): the same, but not a change of the user's.
+    // The spec a session file or a tune run names: the same, but not a change of the user's.
     void restoreLaunchSpecPath(const QString& path);
 
     // Where to look for source files the line tables name but this machine has elsewhere (session_file.h);
-    // kept with the session, dropped when another input opens.
+    // kept with the session, dropped when another input opens. Setting them is the user's choice (the
+    // session is modified).
     const std::vector<SourceFolder>& sourceFolders() const { return m_sourceFolders; }
-    // The user's choice (the session is modified); restoreSourceFolders: a session file's.
     void setSourceFolders(std::vector<SourceFolder> folders);
-    void restoreSourceFolders(std::vector<SourceFolder> folders);
 
 Q_SIGNALS:
     void busyChanged(bool busy);
@@ -125,6 +112,13 @@ Q_SIGNALS:
     void sourceFoldersChanged();
 
 private:
+    // The store restores what a session file keeps: the spec found beside the input
+    // (Workspace::defaultLaunchSpecPath, empty when none) when the file names none, and the folders.
+    friend class SessionStore;
+    QString defaultLaunchSpecPath() const;
+    void restoreSourceFolders(std::vector<SourceFolder> folders);
+
+    QStringList pendingKernelNames() const;
     void setBusy(bool busy);
     void startAnalysis(std::shared_ptr<const Workspace> workspace, const QString& kernel);
     // The analysed kernel's input becomes the session's.

@@ -63,7 +63,7 @@ private Q_SLOTS:
             QString error;
             QVERIFY2(test::openAndWait(*window->session(), cubin, &error), qPrintable(error));
 
-            const auto kernel = window->session()->kernelWorkspace();
+            const auto kernel = window->session()->variantTree()->kernel();
             QVERIFY(kernel);
             const QString reason = QString::fromStdString(kernel->editRefusal());
             QVERIFY2(reason.startsWith(arch + QStringLiteral(": no measured latency/yield/reuse evidence")),

@@ -116,7 +116,7 @@ private Q_SLOTS:
         session.store()->setAutosaveInterval(0);
         QString error;
         QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
-        const auto& a = *session.analysis();
+        const auto& a = *session.variantTree()->analysis();
         const PatternEdits named =
             ffmaInterleaveEdits(*session.variantTree()->checker(), session.variantTree()->schedule(),
                                 Position(0), Position(UINT32_MAX), InterleaveReuse::Clear);
@@ -173,7 +173,7 @@ private Q_SLOTS:
         view.setVariants(0, id);
 
         // What `sassx-cli diff` counts for the same two schedules (core/rewrite/schedule_diff.h).
-        const auto& analysis = *session.analysis();
+        const auto& analysis = *session.variantTree()->analysis();
         auto expected =
             diffSchedules(DiffSide::fromSchedule(analysis, *session.variantTree()->scheduleOf(0), "a"),
                           DiffSide::fromSchedule(analysis, *session.variantTree()->scheduleOf(id), "b"),

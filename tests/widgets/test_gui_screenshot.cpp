@@ -73,7 +73,7 @@ private Q_SLOTS:
         EditController* controller = w.editController();
         ListingView* view = w.listingPanel()->view();
         ListingModel* model = view->listingModel();
-        const auto& a = *session->analysis();
+        const auto& a = *session->variantTree()->analysis();
 
         // A legal move first, so the variants panel shows a variant.
         auto dragCase = [&](bool needLegal) -> std::optional<std::pair<Position, Position>> {
@@ -160,10 +160,10 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(test::openAndWait(*session, cubin));
-        const auto& deps = session->analysis()->deps;
+        const auto& deps = session->variantTree()->analysis()->deps;
         int busiest = -1;
         size_t most = 0;
-        const auto& insts = session->analysis()->listing.instructions;
+        const auto& insts = session->variantTree()->analysis()->listing.instructions;
         for (uint32_t i = 0; i < insts.size(); ++i)
             if (insts[i].baseOpcode == "LDS" && deps.outgoing(i).size() > most)
                 most = deps.outgoing(i).size(), busiest = int(i);

@@ -141,7 +141,7 @@ private Q_SLOTS:
                 QVERIFY2(!first.trimmed().isEmpty() && first.size() < 400,
                          qPrintable(QFileInfo(path).fileName() + ": " + outcome.left(400)));
                 // The previous kernel stays, intact, or the window is empty: never rows without a kernel.
-                const bool kept = window.session()->analysis() != nullptr;
+                const bool kept = window.session()->variantTree()->analysis() != nullptr;
                 QCOMPARE(window.listingPanel()->view()->model()->rowCount() > 0, kept);
             }
             // Clicking whatever rows are left must not crash (stale rows once did).
@@ -151,7 +151,7 @@ private Q_SLOTS:
         // Still usable: a good kernel opens and its rows click.
         QCOMPARE(openInWindow(window, good), QStringLiteral("ready"));
         clickRows(window, 8);
-        QVERIFY(window.session()->analysis());
+        QVERIFY(window.session()->variantTree()->analysis());
         QVERIFY(window.listingPanel()->view()->model()->rowCount() > 0);
     }
 };

@@ -118,7 +118,7 @@ private Q_SLOTS:
         panel.show();
         QString error;
         QVERIFY2(test::openAndWait(session, m_cubin, &error), qPrintable(error));
-        const auto kernel = session.kernelWorkspace();
+        const auto kernel = session.variantTree()->kernel();
         Schedules s;
         QVERIFY2(makeSchedules(*kernel, s), "rmsnorm has no legal move or no refused dependent swap");
         const QString legalPath = m_tmp.filePath(QStringLiteral("legal.cubin"));
@@ -238,9 +238,9 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(test::openAndWait(*session, m_cubin, &error), qPrintable(error));
         Schedules s;
-        QVERIFY(makeSchedules(*session->kernelWorkspace(), s));
+        QVERIFY(makeSchedules(*session->variantTree()->kernel(), s));
         const QString swapPath = m_tmp.filePath(QStringLiteral("swap-export.cubin"));
-        auto swapBytes = session->kernelWorkspace()->write(s.refused);
+        auto swapBytes = session->variantTree()->kernel()->write(s.refused);
         QVERIFY(swapBytes && writeBytes(swapPath, *swapBytes));
         QAction* import = nullptr;
         QAction* exportCubin = nullptr;
@@ -303,9 +303,9 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(test::openAndWait(*session, m_cubin, &error), qPrintable(error));
         Schedules s;
-        QVERIFY(makeSchedules(*session->kernelWorkspace(), s));
+        QVERIFY(makeSchedules(*session->variantTree()->kernel(), s));
         const QString swapPath = m_tmp.filePath(QStringLiteral("swap-header.cubin"));
-        auto swapBytes = session->kernelWorkspace()->write(s.refused);
+        auto swapBytes = session->variantTree()->kernel()->write(s.refused);
         QVERIFY(swapBytes && writeBytes(swapPath, *swapBytes));
         const int swapped = window->variantsPanel()->importCubin(swapPath, &error);
         QVERIFY2(swapped > 0, qPrintable(error));

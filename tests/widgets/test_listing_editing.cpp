@@ -82,7 +82,7 @@ class TestListingEditing : public QObject
     };
     static DragCase findDragCase(Fixture& f)
     {
-        const auto& a = *f.session.analysis();
+        const auto& a = *f.session.variantTree()->analysis();
         const Schedule& s = f.session.variantTree()->schedule();
         for (Position p : s.positions()) {
             if (!a.listing.instructions[s.order[p].value()].isMemory()) continue;
@@ -283,13 +283,13 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(f.open(m_cubin, QSize(700, 900), &error), qPrintable(error));
         const Schedule& s = f.session.variantTree()->schedule();
-        const auto& cfg = f.session.analysis()->cfg;
+        const auto& cfg = f.session.variantTree()->analysis()->cfg;
 
         // A memory instruction no drag can move: the line names the nearest neighbour's refusal.
         std::optional<Position> stuck;
         for (Position p : s.positions()) {
             if (stuck) break;
-            if (f.session.analysis()->listing.instructions[s.order[p].value()].isMemory() &&
+            if (f.session.variantTree()->analysis()->listing.instructions[s.order[p].value()].isMemory() &&
                 f.controller.legalTargets(p).empty())
                 stuck = p;
         }
@@ -355,7 +355,7 @@ private Q_SLOTS:
         const DragCase c = findDragCase(f);
         if (!c.found)
             QSKIP("no memory instruction with both a legal and an illegal nearby target in this sample");
-        const auto& a = *f.session.analysis();
+        const auto& a = *f.session.variantTree()->analysis();
         const QString opcode = QString::fromStdString(
             a.listing.instructions[f.session.variantTree()->schedule().order[c.from].value()].opcode);
         auto hex = [](Position position) {
@@ -405,7 +405,7 @@ private Q_SLOTS:
         f.panel.setFont(font);
         QString error;
         QVERIFY2(f.open(m_cubin, QSize(1200, 900), &error), qPrintable(error));
-        const auto& a = *f.session.analysis();
+        const auto& a = *f.session.variantTree()->analysis();
         for (InterleaveReuse form : {InterleaveReuse::Clear, InterleaveReuse::Keep}) {
             f.session.variantTree()->setCurrentVariant(0);
             const EditOutcome done = f.controller.applyFfmaInterleave(form);
@@ -503,7 +503,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(f.open(m_cubin, size, &error), qPrintable(error));
         DependencyGutter* gutter = f.panel.gutter();
-        const auto& a = *f.session.analysis();
+        const auto& a = *f.session.variantTree()->analysis();
         int labels = 0, covers = 0;
         for (uint32_t i = 0; i < a.listing.instructions.size(); i += 3) {
             f.session.variantTree()->setSelectedInstruction(int(i));
@@ -552,7 +552,7 @@ private Q_SLOTS:
         QVERIFY2(c.found, "the SGEMM has a memory instruction with a legal move");
         QVERIFY(f.controller.apply(Edit::move(c.from, c.legal)).accepted);
         const Schedule& s = f.session.variantTree()->schedule();
-        const auto& insts = f.session.analysis()->listing.instructions;
+        const auto& insts = f.session.variantTree()->analysis()->listing.instructions;
         const Position moved = c.legal;
         const InstrId orig = s.order[moved];
         // Not where ptxas put it: in the original (identity) order, position `moved` held InstrId `moved`.
@@ -605,7 +605,7 @@ private Q_SLOTS:
             f.panel.setFont(font);
             QString error;
             QVERIFY2(f.open(cubin, QSize(1000, 600), &error), qPrintable(error));
-            const auto& a = *f.session.analysis();
+            const auto& a = *f.session.variantTree()->analysis();
             static const QRegularExpression required(QStringLiteral("Required: (\\d+) cycle"));
             int bounded = 0, least = 0;
             for (uint32_t i = 0; i < a.listing.instructions.size(); ++i) {
@@ -700,14 +700,15 @@ private Q_SLOTS:
         // Find (regex).
         QVERIFY(f.panel.find(QStringLiteral("^\\s*EXIT|\\bEXIT\\b")));
         QCOMPARE(QString::fromStdString(
-                     f.session.analysis()
+                     f.session.variantTree()
+                         ->analysis()
                          ->listing.instructions[size_t(f.session.variantTree()->selectedInstruction())]
                          .baseOpcode),
                  QStringLiteral("EXIT"));
         QVERIFY(!f.panel.find(QStringLiteral("(unbalanced")));
         // "n of m": every FFMA in order, wrapping at the end and, backwards, at the start.
         int ffmas = 0;
-        for (const auto& ins : f.session.analysis()->listing.instructions)
+        for (const auto& ins : f.session.variantTree()->analysis()->listing.instructions)
             ffmas += ins.baseOpcode == "FFMA";
         QVERIFY(ffmas > 2);
         f.session.variantTree()->setSelectedInstruction(0);
@@ -724,7 +725,7 @@ private Q_SLOTS:
         QVERIFY(f.view()->goToAddress(0x20));
         QCOMPARE(f.session.variantTree()->selectedInstruction(), 2);
         // Branch target and back.
-        const auto& insts = f.session.analysis()->listing.instructions;
+        const auto& insts = f.session.variantTree()->analysis()->listing.instructions;
         auto branch = std::find_if(insts.begin(), insts.end(), [](const Instruction& i) {
             return i.branchTarget && i.baseOpcode == "BRA";
         });
@@ -736,7 +737,7 @@ private Q_SLOTS:
             QCOMPARE(f.session.variantTree()->selectedInstruction(), int(branch->index));
         }
         // Gutter: an instruction with producers gets arrows, each explained in words.
-        const auto& deps = f.session.analysis()->deps;
+        const auto& deps = f.session.variantTree()->analysis()->deps;
         int withEdges = -1;
         for (uint32_t i = 0; i < insts.size() && withEdges < 0; ++i)
             if (!deps.incoming(i).empty() && !deps.outgoing(i).empty()) withEdges = int(i);
@@ -864,8 +865,8 @@ private Q_SLOTS:
         f.panel.resize(1200, 900);
         f.panel.show();
         QVERIFY(test::openAndWait(f.session, m_cubin));
-        const auto& deps = f.session.analysis()->deps;
-        const auto& insts = f.session.analysis()->listing.instructions;
+        const auto& deps = f.session.variantTree()->analysis()->deps;
+        const auto& insts = f.session.variantTree()->analysis()->listing.instructions;
         int busiest = -1;
         size_t most = 0;
         for (uint32_t i = 0; i < insts.size(); ++i) {

@@ -66,7 +66,7 @@ bool openAndWait(MainWindow& window, const QString& path)
 // The legal moves of ptxas' own schedule of the open kernel.
 auto originalMoves(const Session& session)
 {
-    auto kernel = session.kernelWorkspace();
+    auto kernel = session.variantTree()->kernel();
     return kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
 }
 
@@ -213,7 +213,7 @@ private Q_SLOTS:
                                 "[_Z13shared_kernelPKfPfi]"));
         QCOMPARE(session->kernelName(), QStringLiteral("_Z13params_kernelfPdic@sm_80"));
         QCOMPARE(session->kernelSymbol(), QStringLiteral("_Z13params_kernelfPdic"));
-        QCOMPARE(session->kernelWorkspace()->cubin().archName(), std::string("sm_80"));
+        QCOMPARE(session->variantTree()->kernel()->cubin().archName(), std::string("sm_80"));
     }
 
     void multiKernelSample_data() { test::addFontAndSizeRows(); }
@@ -534,7 +534,7 @@ private Q_SLOTS:
         QCOMPARE(readAll(backup), original);
 
         // An edited variant: no question; the entry's cubin changes, the backup does not.
-        auto kernel = session->kernelWorkspace();
+        auto kernel = session->variantTree()->kernel();
         const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
         QVERIFY(!moves.empty());
         QVERIFY(

@@ -107,7 +107,7 @@ private Q_SLOTS:
         SASSX_REQUIRE_SAMPLE(cubin);
         const auto window = newWindow();
         QVERIFY(test::openAndWait(*window->session(), cubin));
-        auto kernel = window->session()->kernelWorkspace();
+        auto kernel = window->session()->variantTree()->kernel();
         const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
         QVERIFY(!moves.empty());
         QVERIFY(

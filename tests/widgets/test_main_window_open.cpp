@@ -39,7 +39,7 @@ bool openAndWait(MainWindow& window, const QString& path)
 // Applies the first legal move of ptxas' schedule: the session has an unsaved change.
 bool editOnce(MainWindow& window)
 {
-    auto kernel = window.session()->kernelWorkspace();
+    auto kernel = window.session()->variantTree()->kernel();
     const auto moves = kernel->legalMoves(Schedule::identity(kernel->analysis()), false);
     return !moves.empty() &&
            window.editController()->apply(Edit::move(moves.front().first, moves.front().second)).accepted;
@@ -192,14 +192,14 @@ private Q_SLOTS:
         }
 
         const QString kernel = session->kernelName();
-        const auto analysis = session->analysis();
+        const auto analysis = session->variantTree()->analysis();
         asked.clear();
         window->openPath(exe);
         QTRY_VERIFY_WITH_TIMEOUT(asked.size() == 2, 120000);
         QTRY_VERIFY(!QApplication::activeModalWidget());
         QCOMPARE(asked, (QStringList{QStringLiteral("kernelPicker"), QStringLiteral("unsavedChanges")}));
         QCOMPARE(session->kernelName(), kernel);
-        QCOMPARE(session->analysis(), analysis);
+        QCOMPARE(session->variantTree()->analysis(), analysis);
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(cubin).fileName());
         QVERIFY(session->store()->isModified());
         QVERIFY(session->pendingKernelEntries().empty());
@@ -234,7 +234,7 @@ private Q_SLOTS:
         QVERIFY(editOnce(*window));
         const QString title = window->windowTitle();
         const QString kernel = session->kernelName();
-        const auto analysis = session->analysis();
+        const auto analysis = session->variantTree()->analysis();
 
         Answerer discard(QStringLiteral("unsavedChanges"),
                          [](QWidget* w) { clickButton(w, QMessageBox::Discard); });
@@ -246,7 +246,7 @@ private Q_SLOTS:
         QTRY_VERIFY(!QApplication::activeModalWidget());
         QCOMPARE(choice.size(), 1);
         QCOMPARE(session->kernelName(), kernel);
-        QCOMPARE(session->analysis(), analysis);
+        QCOMPARE(session->variantTree()->analysis(), analysis);
         QCOMPARE(QFileInfo(session->inputPath()).fileName(), QFileInfo(cubin).fileName());
         QCOMPARE(session->variantTree()->variants().size(), size_t(2));
         QVERIFY(session->store()->isModified());

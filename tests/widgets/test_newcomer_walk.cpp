@@ -199,7 +199,7 @@ private:
         Session& s = *w.session();
         ListingView* view = w.listingPanel()->view();
         ListingModel* model = view->listingModel();
-        const auto& a = *s.analysis();
+        const auto& a = *s.variantTree()->analysis();
         for (Position p : s.variantTree()->schedule().positions()) {
             if (!a.listing.instructions[s.variantTree()->schedule().order[p].value()].isMemory()) continue;
             const auto targets = w.editController()->legalTargets(p);
@@ -379,7 +379,7 @@ private Q_SLOTS:
         QTRY_VERIFY(session->variantTree()->currentVariantId() != exportedFrom);
         const VariantRecord* imported = session->variantTree()->currentVariant();
         QVERIFY(imported->imported && imported->imported->checkedLegal());
-        const auto rewritten = session->kernelWorkspace()->write(session->variantTree()->schedule());
+        const auto rewritten = session->variantTree()->kernel()->write(session->variantTree()->schedule());
         QVERIFY(rewritten);
         QVERIFY(QByteArray(reinterpret_cast<const char*>(rewritten->data()), qsizetype(rewritten->size())) ==
                 tunedBytes);

@@ -442,7 +442,7 @@ private Q_SLOTS:
             QVERIFY(bestEdits.ok());
             QVERIFY(!v->edits.empty());
             QVERIFY(v->edits.size() <= bestEdits->size());
-            auto chain = session.kernelWorkspace()->schedule(*bestEdits);
+            auto chain = session.variantTree()->kernel()->schedule(*bestEdits);
             auto stored = session.variantTree()->scheduleOf(bestVariant);
             QVERIFY(chain && stored);
             QVERIFY(chain->order == stored->order);
@@ -481,13 +481,13 @@ private Q_SLOTS:
                          .endsWith(QStringLiteral(" est.")),
                      session.variantTree()->variant(id)->name.c_str());
             {
-                auto chain = session.kernelWorkspace()->schedule(*editsOfEvaluation(r.history, step));
+                auto chain = session.variantTree()->kernel()->schedule(*editsOfEvaluation(r.history, step));
                 auto opened = session.variantTree()->scheduleOf(id);
                 QVERIFY(chain && opened);
                 QVERIFY(chain->order == opened->order && chain->control == opened->control);
                 QVERIFY(!chain->order.empty() &&
-                        !(opened->order == Schedule::identity(*session.analysis()).order &&
-                          opened->control == Schedule::identity(*session.analysis()).control));
+                        !(opened->order == Schedule::identity(*session.variantTree()->analysis()).order &&
+                          opened->control == Schedule::identity(*session.variantTree()->analysis()).control));
             }
             QCOMPARE(session.searchRuns()->openSearchEvaluation(0, step), id);
             QCOMPARE(session.searchRuns()->openSearchEvaluation(0, r.bestStep()), bestVariant);

@@ -31,7 +31,7 @@ private Q_SLOTS:
             Session s;
             s.store()->setAutosaveInterval(0);
             QVERIFY(test::openAndWait(s, cubin));
-            const auto& a = *s.analysis();
+            const auto& a = *s.variantTree()->analysis();
             Position first(0);
             for (const auto& b : a.cfg.blocks)
                 if (b.size() >= 3) {
@@ -90,7 +90,7 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(reopened.variantTree()->currentVariantId(), before.back().id);
-        QVERIFY(!reopened.variantTree()->schedule().isIdentity(*reopened.analysis()));
+        QVERIFY(!reopened.variantTree()->schedule().isIdentity(*reopened.variantTree()->analysis()));
         QVERIFY(reopened.variantTree()->selectedInstruction() >= 0);
         QVERIFY(!reopened.store()->isModified());
         // Saving again writes the same document (nothing lost or invented on the round trip).
@@ -115,7 +115,7 @@ private Q_SLOTS:
         Session s;
         s.store()->setAutosaveInterval(0);
         QVERIFY(test::openAndWait(s, first));
-        const auto& a = *s.analysis();
+        const auto& a = *s.variantTree()->analysis();
         Position at(0);
         for (const auto& b : a.cfg.blocks)
             if (b.size() >= 2) {

@@ -110,7 +110,7 @@ void TestSourcePanel::modelAndListingColumn()
     int instructions = 0;
     for (int r = 0; r < m->rowCount(); ++r)
         instructions += m->index(r, SourceModel::InstructionsColumn).data().toInt();
-    QCOMPARE(instructions, int(w.session->analysis()->listing.instructions.size()));
+    QCOMPARE(instructions, int(w.session->variantTree()->analysis()->listing.instructions.size()));
     const int line16 = rowOf(m, QStringLiteral("attention.py:16"));
     QVERIFY(line16 >= 0);
     QCOMPARE(m->index(line16, SourceModel::InstructionsColumn).data().toInt(), 1);

@@ -142,7 +142,7 @@ private Q_SLOTS:
         QVERIFY(blockSummary);
 
         // The gutter says where a consumer's warps wait: FFMA #137 waits on the LDS.128 #131's result.
-        const auto& deps = session->analysis()->deps;
+        const auto& deps = session->variantTree()->analysis()->deps;
         bool described = false;
         for (uint32_t e : deps.incoming(137))
             if (w.listingPanel()->gutter()->describeEdge(int(e)).contains(QStringLiteral("MIO wait")))

@@ -140,7 +140,7 @@ private Q_SLOTS:
         QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
         QVERIFY(model.rowCount() > 0);
         const int rows = model.rowCount();
-        const auto analysis = session.analysis();
+        const auto analysis = session.variantTree()->analysis();
         session.variantTree()->setSelectedInstruction(3);
         QVERIFY(!test::openAndWait(session, broken, &error));
         // One line says how much could not be decoded and where; the decoder's lines follow as details.
@@ -151,7 +151,7 @@ private Q_SLOTS:
         QVERIFY(error.contains(QLatin1Char('\n')));
         // A failed open changes nothing: the kernel on screen, its rows and its selection stay, and the
         // rows are that kernel's (the model never shows rows of an analysis that is gone).
-        QCOMPARE(session.analysis(), analysis);
+        QCOMPARE(session.variantTree()->analysis(), analysis);
         QCOMPARE(model.rowCount(), rows);
         QCOMPARE(session.variantTree()->selectedInstruction(), 3);
         QCOMPARE(QFileInfo(session.inputPath()).fileName(), QFileInfo(cubin).fileName());
@@ -171,7 +171,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QString error;
         QVERIFY2(test::openAndWait(session, cubin, &error), qPrintable(error));
-        const auto& a = *session.analysis();
+        const auto& a = *session.variantTree()->analysis();
         QCOMPARE(model.rowCount(), int(a.listing.instructions.size() + a.cfg.blocks.size()));
         QVERIFY(model.data(model.index(0, 0), ListingModel::IsSeparatorRole).toBool());
         // Every instruction row maps back to itself.
@@ -223,7 +223,7 @@ private Q_SLOTS:
         model.setListing(listingDataOf(*tree), listingStallsOf(*tree));
         const int rows = model.rowCount();
         QVERIFY(rows > 0);
-        const Edit move = someMove(*session.analysis());
+        const Edit move = someMove(*session.variantTree()->analysis());
         const int row = model.rowOfPosition(move.to);
         const QString before = model.index(row, ListingModel::InstructionColumn).data().toString();
         // The original order is the identity: position move.to holds InstrId move.to.
@@ -239,7 +239,7 @@ private Q_SLOTS:
         const QString other = test::sampleCubin(QStringLiteral("sgemm_leakyrelu"));
         SASSX_REQUIRE_SAMPLE(other);
         QVERIFY2(test::openAndWait(session, other, &error), qPrintable(error));
-        const auto& b = *session.analysis();
+        const auto& b = *session.variantTree()->analysis();
         const int otherRows = int(b.listing.instructions.size() + b.cfg.blocks.size());
         QVERIFY(otherRows != rows);
         QCOMPARE(model.rowCount(), rows);
@@ -247,7 +247,7 @@ private Q_SLOTS:
 
         followVariantTree(&model, tree);
         QCOMPARE(model.rowCount(), otherRows);
-        QCOMPARE(model.listing().analysis, session.analysis());
+        QCOMPARE(model.listing().analysis, session.variantTree()->analysis());
     }
 
     void variantsModel()
@@ -260,7 +260,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(test::openAndWait(session, cubin));
         QCOMPARE(model.rowCount(), 1); // the original
-        const Edit move = someMove(*session.analysis());
+        const Edit move = someMove(*session.variantTree()->analysis());
         const int a = session.variantTree()->addVariant(0, QStringLiteral("a"), {move});
         const int b = session.variantTree()->addVariant(a, QStringLiteral("b"), {move, move});
         const int c = session.variantTree()->addVariant(0, QStringLiteral("c"), {});
@@ -310,7 +310,7 @@ private Q_SLOTS:
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
         QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
-        const Edit move = someMove(*session.analysis());
+        const Edit move = someMove(*session.variantTree()->analysis());
         QRandomGenerator rng(20261122);
         std::vector<int> ids{0};
         for (int i = 0; i < 200; ++i) {
@@ -358,7 +358,7 @@ private Q_SLOTS:
         VariantsModel model(session.variantTree(), session.measureQueue());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
         QVERIFY(test::openAndWait(session, cubin));
-        const Edit move = someMove(*session.analysis());
+        const Edit move = someMove(*session.variantTree()->analysis());
         QRandomGenerator rng(7);
         std::vector<int> ids{0};
         for (int i = 0; i < 60; ++i)
@@ -430,7 +430,7 @@ private Q_SLOTS:
         VariantsModel model(session.variantTree(), session.measureQueue());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
         QVERIFY(test::openAndWait(session, cubin));
-        const Edit move = someMove(*session.analysis());
+        const Edit move = someMove(*session.variantTree()->analysis());
         for (int i = 0; i < 20; ++i)
             session.variantTree()->addVariant(i % 3 ? 0 : session.variantTree()->nextVariantId() - 1,
                                               QStringLiteral("v%1").arg(i), {move});
@@ -473,7 +473,7 @@ private Q_SLOTS:
         panel.resize(600, 400);
         panel.show();
         QVERIFY(test::openAndWait(session, cubin));
-        const Edit move = someMove(*session.analysis());
+        const Edit move = someMove(*session.variantTree()->analysis());
         const int a = session.variantTree()->addVariant(0, QStringLiteral("a"), {move});
         const int b = session.variantTree()->addVariant(0, QStringLiteral("b"), {move});
         const int a1 = session.variantTree()->addVariant(a, QStringLiteral("a1"), {move, move});
@@ -535,8 +535,8 @@ private Q_SLOTS:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QVERIFY(test::openAndWait(session, cubin));
-        const int v =
-            session.variantTree()->addVariant(0, QStringLiteral("v"), {someMove(*session.analysis())});
+        const int v = session.variantTree()->addVariant(0, QStringLiteral("v"),
+                                                        {someMove(*session.variantTree()->analysis())});
         QTreeView* tree = panel.tree();
         static QStringList warnings;
         warnings.clear();
