@@ -403,9 +403,9 @@ void onModuleLoaded(Hook& h, const CUpti_ResourceData* rd)
     inject::ModuleOrigin origin = originOf(md->pCubin);
     if (origin.kind == inject::OriginKind::Jit && t_loadImage) origin = originOf(t_loadImage);
     if (origin.kind == inject::OriginKind::Jit && t_runtimeFunc) origin = originOf(t_runtimeFunc);
-    const std::string loader = origin.kind == inject::OriginKind::Jit ? callingLibrary() : std::string();
+    if (origin.kind == inject::OriginKind::Jit) origin.file = callingLibrary();
     t_lastLoaded =
-        h.modules.add(reinterpret_cast<const uint8_t*>(md->pCubin), md->cubinSize, std::move(origin), loader);
+        h.modules.add(reinterpret_cast<const uint8_t*>(md->pCubin), md->cubinSize, std::move(origin));
 }
 
 void onDriverCall(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* cb)

@@ -39,8 +39,7 @@ std::string callingLibrary()
     return {};
 }
 
-ImagePtr ModuleRegistry::add(const uint8_t* data, size_t size, inject::ModuleOrigin origin,
-                             const std::string& loader)
+ImagePtr ModuleRegistry::add(const uint8_t* data, size_t size, inject::ModuleOrigin origin)
 {
     const std::string sha = eval::sha256Hex(data, size);
     {
@@ -51,10 +50,8 @@ ImagePtr ModuleRegistry::add(const uint8_t* data, size_t size, inject::ModuleOri
     image->sha256 = sha;
     image->bytes.assign(data, data + size);
     image->origin = std::move(origin);
-    if (image->origin.kind == inject::OriginKind::Library)
+    if (!image->origin.file.empty())
         image->closedLibrary = inject::closedSourceLibrary(image->origin.file).value_or("");
-    if (image->closedLibrary.empty() && !loader.empty())
-        image->closedLibrary = inject::closedSourceLibrary(loader).value_or("");
     auto cubin = Cubin::parse(image->bytes);
     if (cubin)
         image->cubin = std::make_shared<const Cubin>(std::move(*cubin));

@@ -29,10 +29,9 @@ using ImagePtr = std::shared_ptr<const LoadedImage>;
 class ModuleRegistry
 {
 public:
-    // A module CUPTI reported loaded; `origin` as the caller worked it out; `loader` the library that made
-    // the load call (callingLibrary), whose license also binds an image it built in memory.
-    ImagePtr add(const uint8_t* data, size_t size, inject::ModuleOrigin origin,
-                 const std::string& loader = {});
+    // A module CUPTI reported loaded; `origin` as the caller worked it out (a closed-source library's file,
+    // as the image's home or its loader, makes it that library's).
+    ImagePtr add(const uint8_t* data, size_t size, inject::ModuleOrigin origin);
     void bindModule(CUmodule module, const ImagePtr& image);
     void bindLibrary(CUlibrary library, const ImagePtr& image);
     ImagePtr ofModule(CUmodule module) const;

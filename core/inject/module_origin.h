@@ -26,7 +26,9 @@ inline constexpr std::array<EnumName<OriginKind>, 3> kOriginKindNames{{
 struct ModuleOrigin
 {
     OriginKind kind = OriginKind::Jit;
-    std::string file; // the library's path (Library)
+    // Library: the library's path; Jit: the library whose code loaded the image, "" when unknown (an image
+    // in memory carries its loader's license: a closed-source library's decompressed kernels are its own).
+    std::string file;
 };
 
 // The closed-source NVIDIA library `file` is part of ("cuBLAS", "cuDNN", ...), or nullopt. By the file

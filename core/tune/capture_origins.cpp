@@ -37,8 +37,9 @@ std::map<std::string, inject::ModuleOrigin> captureOrigins(const std::string& di
 std::string originText(const inject::ModuleOrigin& origin)
 {
     const std::string kind(enumName(inject::kOriginKindNames, origin.kind));
-    if (origin.kind != inject::OriginKind::Library || origin.file.empty()) return kind;
-    return kind + " " + std::filesystem::path(origin.file).filename().string();
+    if (origin.file.empty() || origin.kind == inject::OriginKind::Triton) return kind;
+    const std::string name = std::filesystem::path(origin.file).filename().string();
+    return origin.kind == inject::OriginKind::Library ? kind + " " + name : kind + ", loaded by " + name;
 }
 
 } // namespace sassx::tune

@@ -244,6 +244,9 @@ private Q_SLOTS:
         QCOMPARE(originText(*row(*report, "sgemm_leakyrelu").origin),
                  std::string("library libtorch_cuda.so"));
         QCOMPARE(originText(*row(*report, "hgemm_leakyrelu").origin), std::string("jit"));
+        // An image in memory names the library that loaded it, where the hook saw one.
+        QCOMPARE(originText({inject::OriginKind::Jit, "/venv/cupy/cuda/driver.so"}),
+                 std::string("jit, loaded by driver.so"));
         QVERIFY(!row(*report, "softmax").origin); // unknown text: no origin invented
         const std::string text = renderText(*report);
         QVERIFY2(text.find("    origin: library libtorch_cuda.so (/venv/torch/lib/libtorch_cuda.so)\n") !=
