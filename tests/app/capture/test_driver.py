@@ -229,6 +229,20 @@ class Environment(unittest.TestCase):
         self.assertIsNone(p)
         self.assertIn("SASSX_HOOK", why)
 
+    def test_loading_and_allocator(self):
+        # Modules load eagerly whenever the hook is asked for something; XLA's per-buffer allocator only
+        # for a capture; the program's own settings win.
+        cap = driver.hook_environment({}, "/h.so", capture_dir="/c")
+        self.assertEqual(cap["CUDA_MODULE_LOADING"], "EAGER")
+        self.assertEqual(cap["XLA_PYTHON_CLIENT_ALLOCATOR"], "platform")
+        tuned = driver.hook_environment({}, "/h.so", tuned="/t")
+        self.assertEqual(tuned["CUDA_MODULE_LOADING"], "EAGER")
+        self.assertNotIn("XLA_PYTHON_CLIENT_ALLOCATOR", tuned)
+        own = driver.hook_environment({"CUDA_MODULE_LOADING": "LAZY", "XLA_PYTHON_CLIENT_ALLOCATOR": "bfc"},
+                                      "/h.so", capture_dir="/c")
+        self.assertEqual(own["CUDA_MODULE_LOADING"], "LAZY")
+        self.assertEqual(own["XLA_PYTHON_CLIENT_ALLOCATOR"], "bfc")
+
     def test_run_print_env(self):
         with tempfile.TemporaryDirectory() as d:
             hook = os.path.join(d, driver.HOOK_NAME)
