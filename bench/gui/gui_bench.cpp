@@ -95,7 +95,7 @@ int main(int argc, char** argv)
         return 1;
     }
     const double openMs = open.nsecsElapsed() / 1e6;
-    const size_t n = session.analysis()->listing.instructions.size();
+    const size_t n = session.variantTree()->analysis()->listing.instructions.size();
     rows.push_back({QStringLiteral("open + disassemble + analyse (background job, wall)"), openMs, 1,
                     QStringLiteral("longest UI-thread stall meanwhile: %1 ms").arg(longestGapMs, 0, 'f', 1)});
 
@@ -108,7 +108,7 @@ int main(int argc, char** argv)
 
     // Variant switch: a one-move variant and back (each a model reset of n rows + repaint).
     Position from(0);
-    for (const auto& b : session.analysis()->cfg.blocks)
+    for (const auto& b : session.variantTree()->analysis()->cfg.blocks)
         if (b.size() >= 2) {
             from = firstPosition(b) + 1;
             break;
@@ -180,7 +180,7 @@ int main(int argc, char** argv)
     rows.push_back({QStringLiteral("regex find next LDG"), ms, runs, {}});
 
     // Drag start: legal targets of a memory instruction in the biggest block.
-    const auto& a = *session.analysis();
+    const auto& a = *session.variantTree()->analysis();
     const BasicBlock* biggest = &a.cfg.blocks.front();
     for (const auto& b : a.cfg.blocks)
         if (b.size() > biggest->size()) biggest = &b;

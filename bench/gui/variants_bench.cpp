@@ -108,7 +108,7 @@ struct Edits
 // Two legal adjacent moves, each checked by the session's legality checker.
 std::optional<Edits> legalEdits(const Session& session)
 {
-    const KernelAnalysis& a = *session.analysis();
+    const KernelAnalysis& a = *session.variantTree()->analysis();
     auto first = session.variantTree()->checker()->legalMoves(Schedule::identity(a), false);
     for (const auto& [from, to] : first) {
         Edits e;
@@ -404,7 +404,7 @@ int main(int argc, char** argv)
     QString md = QStringLiteral("Kernel: `%1` (%2, %3 instructions). Edits: `%4` (top level), `%4; %5` "
                                 "(nested); both legal by the session's checker.\n\n")
                      .arg(QFileInfo(bench.cubin).fileName(), bench.session.kernelName())
-                     .arg(bench.session.analysis()->listing.instructions.size())
+                     .arg(bench.session.variantTree()->analysis()->listing.instructions.size())
                      .arg(QString::fromStdString(edits->nested[0].describe()),
                           QString::fromStdString(edits->nested[1].describe()));
     md += QStringLiteral("Qt %1 (%2 QPA), %3, %4 CPU threads.\n\n")
