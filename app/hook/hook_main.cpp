@@ -79,14 +79,24 @@ void say(const std::string& line)
     std::fprintf(stderr, "sassx: %s\n", line.c_str());
 }
 
-// A kernel whose module is unknown keeps one placeholder image per name; `origin` (the library of a
-// runtime launch's host stub) still tells a closed-source library's kernel, whose skip is then the license.
-ImagePtr unresolvedImage(Hook& h, const std::string& symbol, const std::string& why,
-                         const inject::ModuleOrigin& origin)
+// The library that made a driver launch of a kernel whose module is unknown.
+inject::ModuleOrigin callerOrigin()
+{
+    std::string file = callingLibrary();
+    if (file.empty()) return {inject::OriginKind::Jit, {}};
+    return {inject::OriginKind::Library, std::move(file)};
+}
+
+// A kernel whose module is unknown keeps one placeholder image per name; its origin (the library of a
+// runtime launch's host stub, else the launching library) still tells a closed-source library's kernel, whose
+// skip is then the license.
+ImagePtr unresolvedImage(Hook& h, const std::string& symbol, const std::string& why, const void* stub)
 {
     std::lock_guard lock(h.unresolvedMutex);
     ImagePtr& p = h.unresolved[symbol];
     if (!p) {
+        // Once per name: walking the stack (callerOrigin) costs more than a launch should.
+        const inject::ModuleOrigin origin = stub ? originOf(stub) : callerOrigin();
         auto image = std::make_shared<LoadedImage>();
         image->problem = why;
         image->origin = origin;
@@ -95,14 +105,6 @@ ImagePtr unresolvedImage(Hook& h, const std::string& symbol, const std::string& 
         p = image;
     }
     return p;
-}
-
-// The library that made a driver launch of a kernel whose module is unknown.
-inject::ModuleOrigin callerOrigin()
-{
-    std::string file = callingLibrary();
-    if (file.empty()) return {inject::OriginKind::Jit, {}};
-    return {inject::OriginKind::Library, std::move(file)};
 }
 
 // One launch, from either API: what it runs, where, with which arguments; `swap` is where another
@@ -144,7 +146,7 @@ void enter(Hook& h, LaunchView v)
             }
         if (!image && why.empty()) why = "no loaded module holds a kernel of this name";
     }
-    if (!image) image = unresolvedImage(h, symbol, why, v.stub ? originOf(v.stub) : callerOrigin());
+    if (!image) image = unresolvedImage(h, symbol, why, v.stub);
     std::string ran;
     if (h.substituter && v.swap && !image->sha256.empty())
         if (CUfunction tuned = h.substituter->function(image, symbol, ran)) {
