@@ -30,6 +30,31 @@ ImagePtr Substituter::originalOf(CUfunction tuned)
     return it == m_originals.end() ? nullptr : it->second;
 }
 
+template <class Handle, class Key, class Load>
+Handle Substituter::resolve(std::map<Key, Handle>& cache, const Key& key, const ImagePtr& image,
+                            const std::string& symbol, std::string& ranSha256, Load load)
+{
+    if (auto it = cache.find(key); it != cache.end()) {
+        if (it->second) ranSha256 = m_table.decide(image->sha256, image->bytes, symbol, 0).cubinSha256;
+        return it->second;
+    }
+    const inject::Substitution s = m_table.decide(image->sha256, image->bytes, symbol, deviceSm());
+    Handle handle = nullptr;
+    if (s.cubin) {
+        if (const CUresult rc = load(s, handle); rc != CUDA_SUCCESS) {
+            handle = nullptr;
+            std::fprintf(stderr,
+                         "sassx: %s runs its original: the driver refused the tuned cubin (CUresult %d)\n",
+                         symbol.c_str(), int(rc));
+        } else {
+            ranSha256 = s.cubinSha256;
+        }
+    }
+    cache[key] = handle;
+    flushMessages();
+    return handle;
+}
+
 CUfunction Substituter::function(const ImagePtr& image, const std::string& symbol, std::string& ranSha256)
 {
     ranSha256 = image->sha256;
@@ -37,30 +62,14 @@ CUfunction Substituter::function(const ImagePtr& image, const std::string& symbo
     CUcontext ctx = nullptr;
     m_api.ctxGetCurrent(&ctx);
     std::lock_guard lock(m_mutex);
-    const auto fkey = std::make_pair(ctx, kernelKey(image->sha256, symbol));
-    if (auto it = m_functions.find(fkey); it != m_functions.end()) {
-        if (it->second) ranSha256 = m_table.decide(image->sha256, image->bytes, symbol, 0).cubinSha256;
-        return it->second;
-    }
-    const inject::Substitution s = m_table.decide(image->sha256, image->bytes, symbol, deviceSm());
-    CUfunction f = nullptr;
-    if (s.cubin) {
-        CUmodule& module = m_modules[{ctx, s.cubinSha256}];
-        CUresult rc = module ? CUDA_SUCCESS : m_api.moduleLoadData(&module, s.cubin->data());
-        if (rc == CUDA_SUCCESS) rc = m_api.moduleGetFunction(&f, module, symbol.c_str());
-        if (rc != CUDA_SUCCESS) {
-            f = nullptr;
-            std::fprintf(stderr,
-                         "sassx: %s runs its original: the driver refused the tuned cubin (CUresult %d)\n",
-                         symbol.c_str(), int(rc));
-        } else {
-            ranSha256 = s.cubinSha256;
-            m_originals[f] = image;
-        }
-    }
-    m_functions[fkey] = f;
-    flushMessages();
-    return f;
+    return resolve(m_functions, std::make_pair(ctx, kernelKey(image->sha256, symbol)), image, symbol,
+                   ranSha256, [&](const inject::Substitution& s, CUfunction& f) {
+                       CUmodule& module = m_modules[{ctx, s.cubinSha256}];
+                       CUresult rc = module ? CUDA_SUCCESS : m_api.moduleLoadData(&module, s.cubin->data());
+                       if (rc == CUDA_SUCCESS) rc = m_api.moduleGetFunction(&f, module, symbol.c_str());
+                       if (rc == CUDA_SUCCESS) m_originals[f] = image;
+                       return rc;
+                   });
 }
 
 CUkernel Substituter::kernel(const ImagePtr& image, const std::string& symbol, std::string& ranSha256)
@@ -69,31 +78,15 @@ CUkernel Substituter::kernel(const ImagePtr& image, const std::string& symbol, s
     if (!m_table.holdsImage(image->sha256) || !m_api.libraryLoadData || !m_api.libraryGetKernel)
         return nullptr;
     std::lock_guard lock(m_mutex);
-    const std::string key = kernelKey(image->sha256, symbol);
-    if (auto it = m_kernels.find(key); it != m_kernels.end()) {
-        if (it->second) ranSha256 = m_table.decide(image->sha256, image->bytes, symbol, 0).cubinSha256;
-        return it->second;
-    }
-    const inject::Substitution s = m_table.decide(image->sha256, image->bytes, symbol, deviceSm());
-    CUkernel k = nullptr;
-    if (s.cubin) {
-        CUlibrary& library = m_libraries[s.cubinSha256];
-        CUresult rc = library ? CUDA_SUCCESS
-                              : m_api.libraryLoadData(&library, s.cubin->data(), nullptr, nullptr, 0, nullptr,
-                                                      nullptr, 0);
-        if (rc == CUDA_SUCCESS) rc = m_api.libraryGetKernel(&k, library, symbol.c_str());
-        if (rc != CUDA_SUCCESS) {
-            k = nullptr;
-            std::fprintf(stderr,
-                         "sassx: %s runs its original: the driver refused the tuned cubin (CUresult %d)\n",
-                         symbol.c_str(), int(rc));
-        } else {
-            ranSha256 = s.cubinSha256;
-        }
-    }
-    m_kernels[key] = k;
-    flushMessages();
-    return k;
+    return resolve(m_kernels, kernelKey(image->sha256, symbol), image, symbol, ranSha256,
+                   [&](const inject::Substitution& s, CUkernel& k) {
+                       CUlibrary& library = m_libraries[s.cubinSha256];
+                       CUresult rc = library ? CUDA_SUCCESS
+                                             : m_api.libraryLoadData(&library, s.cubin->data(), nullptr,
+                                                                     nullptr, 0, nullptr, nullptr, 0);
+                       if (rc == CUDA_SUCCESS) rc = m_api.libraryGetKernel(&k, library, symbol.c_str());
+                       return rc;
+                   });
 }
 
 } // namespace sassx::hook

@@ -42,6 +42,11 @@ private:
     std::map<std::string, CUkernel> m_kernels;                           // by kernel key
 
     int deviceSm();
+    // A cached handle of the tuned kernel for `key`, else the table's decision loaded by `load` (which
+    // returns the driver's answer); a refusal is cached as null and said once. The caller holds m_mutex.
+    template <class Handle, class Key, class Load>
+    Handle resolve(std::map<Key, Handle>& cache, const Key& key, const ImagePtr& image,
+                   const std::string& symbol, std::string& ranSha256, Load load);
     void flushMessages();
 };
 

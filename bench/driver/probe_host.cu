@@ -66,7 +66,8 @@ int main(int argc, char** argv)
     CUkernel k = nullptr;
     CUfunction kf = nullptr;
     if (cuLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) != CUDA_SUCCESS ||
-        cuLibraryGetKernel(&k, lib, "sassx_probe_mark") != CUDA_SUCCESS || cuKernelGetFunction(&kf, k) != CUDA_SUCCESS) {
+        cuLibraryGetKernel(&k, lib, "sassx_probe_mark") != CUDA_SUCCESS ||
+        cuKernelGetFunction(&kf, k) != CUDA_SUCCESS) {
         std::printf("driver_record=load-failed\n");
         return 1;
     }
