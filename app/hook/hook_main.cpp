@@ -259,13 +259,12 @@ RuntimeApi runtimeOf(const void* hostStub)
     return it->second;
 }
 
-CUfunction runtimeFunction(const void* hostStub)
+CUfunction runtimeFunction(const RuntimeApi& rt, const void* hostStub)
 {
     // The program checks the runtime's last error after its launch: asking may not leave one behind.
     // With an error already pending the hook does not ask (clearing ours would clear the program's);
     // a failed answer is taken back, which leaves the state it found. A library with a static runtime
     // exports none of these: resolved by name instead (the caller falls back).
-    const RuntimeApi rt = runtimeOf(hostStub);
     if (!rt.getFunc || !rt.peek || !rt.take || rt.peek() != cudaSuccess) return nullptr;
     cudaFunction_t f = nullptr;
     t_takeLoads = true;
@@ -390,10 +389,11 @@ void onRuntimeLaunch(Hook& h, CUpti_CallbackId cbid, const CUpti_CallbackData* c
     }
     t_runtimeFunc = stub;
     v.stub = stub;
-    if (runtimeOf(stub).version < 12000) v.runtimeSwap = nullptr; // takes host stubs only
+    const RuntimeApi rt = runtimeOf(stub);
+    if (rt.version < 12000) v.runtimeSwap = nullptr; // takes host stubs only
     {
         Guard guard;
-        v.f = runtimeFunction(stub);
+        v.f = runtimeFunction(rt, stub);
     }
     enter(h, v);
 }
